@@ -1,0 +1,1 @@
+# corefile: rules added by its owner

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libcudainspect: the reader library behind the `cudainspect` CLI and the GDB plugin.
+ *
+ * Stages, one source file each under corefile/, each a function of the previous one's output:
+ *   source    -> a memory reader over an ELF core (plain or zstd), a record file (snapshot or
+ *                persistent), a live pid, or a caller-supplied buffer (GDB, fuzzers);
+ *   locate    -> where the flight record is in that memory;
+ *   decode    -> a validated, owned copy of the record (struct ci_model); input is untrusted;
+ *   diagnose  -> per-stream progress, the faulting launch, pointer attributions, error timeline;
+ *   symbolize -> host backtraces of the core's threads and symbols for recorded stacks (libdwfl);
+ *   render    -> text views or one JSON document.
+ *
+ * Errors: every fallible function returns a struct ci_error * (NULL on success) and puts its
+ * result in the last out-parameter, which is set only on success.  The caller owns the error and
+ * frees it with ci_error_destroy().  Objects made by *_create/*_open are freed by the matching
+ * *_destroy/*_close, which accept NULL.
+ */
+#ifndef CUDAINSPECT_H
+#define CUDAINSPECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "cudainspect/record.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUDAINSPECT_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------------------------------- */
+/* Errors and exit codes                                                                      */
+
+/* Process exit codes of the `cudainspect` CLI (documented in docs/CLI.md). */
+enum ci_exit {
+	CI_EXIT_OK = 0,          /* report produced */
+	CI_EXIT_INTERNAL = 1,    /* out of memory or a bug */
+	CI_EXIT_USAGE = 2,       /* bad flags or arguments */
+	CI_EXIT_BAD_INPUT = 3,   /* input missing, unreadable, not a core/record, or corrupt */
+	CI_EXIT_NO_RECORD = 4,   /* input is fine but holds no flight record */
+};
+
+/* Error codes, with the exit code each maps to and a default message. */
+#define CI_ERRORS(X)                                                                   \
+	X(CI_ERR_NOMEM, CI_EXIT_INTERNAL, "out of memory")                             \
+	X(CI_ERR_INTERNAL, CI_EXIT_INTERNAL, "internal error")                         \
+	X(CI_ERR_USAGE, CI_EXIT_USAGE, "usage error")                                  \
+	X(CI_ERR_IO, CI_EXIT_BAD_INPUT, "cannot read input")                           \
+	X(CI_ERR_FORMAT, CI_EXIT_BAD_INPUT, "input is not a core or record file")      \
+	X(CI_ERR_CORRUPT, CI_EXIT_BAD_INPUT, "input is corrupt")                       \
+	X(CI_ERR_VERSION, CI_EXIT_BAD_INPUT, "unsupported record format version")      \
+	X(CI_ERR_NO_RECORD, CI_EXIT_NO_RECORD, "no flight record found")               \
+	X(CI_ERR_UNAVAILABLE, CI_EXIT_BAD_INPUT, "memory not captured in the input")
+
+enum ci_error_code {
+#define CI_ERROR_ENUM(code, exit, msg) code,
+	CI_ERRORS(CI_ERROR_ENUM)
+#undef CI_ERROR_ENUM
+};
+
+struct ci_error {
+	enum ci_error_code code;
+	char message[512];       /* full sentence(s): what happened, with path/address */
+};
+
+/* Make an error with a printf-style message.  Never returns NULL (falls back to a static
+ * out-of-memory error, which ci_error_destroy ignores). */
+struct ci_error *ci_error_create(enum ci_error_code code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), returns_nonnull));
+void ci_error_destroy(struct ci_error *err);
+/* The CLI exit code for an error code. */
+enum ci_exit ci_error_exit(enum ci_error_code code);
+const char *ci_error_code_name(enum ci_error_code code);
+
+/* Warnings collected by any stage (truncated core, torn entries, missing debug info…), shown
+ * by the renderers.  Owned by whoever embeds the list. */
+struct ci_warnings {
+	char **items;
+	size_t count;
+};
+void ci_warnings_add(struct ci_warnings *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ci_warnings_deinit(struct ci_warnings *w);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stage 1: source                                                                            */
+
+enum ci_source_kind {
+	CI_SOURCE_CORE = 1,      /* ELF core from the kernel */
+	CI_SOURCE_GCORE = 2,     /* ELF core written by gdb's gcore */
+	CI_SOURCE_RECORD = 3,    /* a snapshot or persistent record file (starts with the magic) */
+	CI_SOURCE_PID = 4,       /* a live process */
+	CI_SOURCE_BUFFER = 5,    /* caller-supplied bytes (GDB JIT entry, fuzzers, tests) */
+};
+
+/* A thread of the process as the core or /proc sees it.  Registers are x86-64
+ * user_regs_struct order (see host-core.md); only the ones the unwinder needs are kept. */
+struct ci_core_thread {
+	uint32_t tid;
+	int32_t cursig;          /* pr_cursig of this thread (kernel cores) */
+	bool crashed;            /* the thread the kernel dumped first (received the signal) */
+	uint64_t pc, sp, fp;
+	uint64_t regs[27];       /* full user_regs_struct, for libdwfl */
+	char name[16];           /* from /proc for live pids; from the record's thread table else */
+};
+
+/* A file-backed mapping from NT_FILE (cores) or /proc/PID/maps (live). */
+struct ci_mapping {
+	uint64_t start, end, file_offset;
+	char *path;
+};
+
+struct ci_source_info {
+	enum ci_source_kind kind;
+	char *path;              /* the input as given; NULL for buffers and pids */
+	uint32_t pid;            /* 0 if unknown */
+	int32_t signal;          /* si_signo from NT_SIGINFO (0 if none or gcore) */
+	int32_t si_code;
+	uint64_t fault_addr;     /* si_addr for SIGSEGV/SIGBUS */
+	char *executable;        /* best guess: NT_FILE/AT_EXECFN/psargs, /proc/PID/exe */
+	char *psargs;            /* PRPSINFO pr_psargs or /proc/PID/cmdline */
+	struct ci_core_thread *threads;
+	size_t thread_count;
+	struct ci_mapping *mappings;
+	size_t mapping_count;
+	bool truncated;          /* some segments are cut short by EOF */
+	bool compressed;         /* input was zstd */
+};
+
+struct ci_source;
+
+struct ci_source_options {
+	bool progress;           /* print progress on stderr (the CLI sets it when stderr is a tty) */
+};
+
+/* Open PATH: an ELF core (kernel or gcore), a zstd-compressed core, or a record file.  The kind
+ * is detected from the content, not the name.  Fails with CI_ERR_IO, CI_ERR_FORMAT or
+ * CI_ERR_CORRUPT. */
+struct ci_error *ci_source_open(const char *path, const struct ci_source_options *opts,
+				struct ci_source **ret);
+/* Attach read-only to a live process (process_vm_readv or /proc/PID/mem). */
+struct ci_error *ci_source_open_pid(pid_t pid, const struct ci_source_options *opts,
+				    struct ci_source **ret);
+/* Wrap LEN bytes at BUF that live at address BASE in the process (copied). */
+struct ci_error *ci_source_from_buffer(const void *buf, size_t len, uint64_t base,
+				       struct ci_source **ret);
+void ci_source_close(struct ci_source *src);
+
+const struct ci_source_info *ci_source_info(const struct ci_source *src);
+struct ci_warnings *ci_source_warnings(struct ci_source *src);
+/* The libelf handle of a core source (for libdwfl), or NULL. */
+struct Elf *ci_source_elf(const struct ci_source *src);
+/* The file descriptor that backs an ELF core (decompressed copy for .zst), or -1. */
+int ci_source_fd(const struct ci_source *src);
+
+/* Read LEN bytes at process address ADDR.  Fails with CI_ERR_UNAVAILABLE when any byte is not
+ * in the input (not dumped, past a truncation, not mapped); never returns partial data. */
+struct ci_error *ci_source_read(struct ci_source *src, uint64_t addr, void *buf, size_t len);
+/* Whether the live process source reads a moving target (the decoder then uses seqlock reads). */
+bool ci_source_is_live(const struct ci_source *src);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stage 2: locate                                                                            */
+
+enum ci_locate_method {
+	CI_LOCATE_NT_FILE = 1,   /* the memfd name "/memfd:cudainspect…" in NT_FILE or maps */
+	CI_LOCATE_SYMBOL = 2,    /* the recorder's exported pointer symbol */
+	CI_LOCATE_SCAN = 3,      /* page-start magic scan */
+	CI_LOCATE_FILE = 4,      /* the input is a record file */
+	CI_LOCATE_BUFFER = 5,    /* the caller's buffer */
+};
+
+struct ci_location {
+	uint64_t address;        /* where the record starts in the source's address space */
+	uint64_t size;           /* header's record_size, as far as the source holds it */
+	enum ci_locate_method method;
+};
+
+/* Find the flight record.  CI_ERR_NO_RECORD if there is none. */
+struct ci_error *ci_locate(struct ci_source *src, struct ci_location *ret);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stage 3: decode                                                                            */
+
+/* Per-section decode statistics, the honest account of what was and was not trusted. */
+struct ci_section_stats {
+	uint32_t kind;
+	bool present;
+	uint64_t capacity;
+	uint64_t head;           /* entries ever claimed (writer's count) */
+	uint64_t accepted;       /* complete entries decoded */
+	uint64_t torn;           /* BUSY or changing during a live read: not trusted */
+	uint64_t invalid;        /* seq/slot mismatch or failed validation: not trusted */
+	uint64_t overwritten;    /* head - capacity for rings: lost by design */
+	uint64_t dropped;        /* writer's dropped counter */
+};
+
+#define CI_SECTION_KIND_MAX 32
+
+/* The decoded record: copies of every accepted entry, in owned arrays, with every reference
+ * (slot numbers, string offsets, stack ids) checked.  Invalid references are replaced by
+ * CI_NONE / 0.  Strings are resolved through ci_model_string(), which never returns NULL. */
+struct ci_model {
+	struct ci_header header;
+	struct ci_location location;
+	struct ci_section_stats sections[CI_SECTION_KIND_MAX]; /* indexed by enum ci_section_kind */
+
+	/* Tables keep their slot numbers: entry i of these arrays is slot i.  Slots that were
+	 * never written or are invalid have seq == 0. */
+	struct ci_host_module *host_modules; size_t host_module_count;
+	struct ci_device *devices; size_t device_count;
+	struct ci_context *contexts; size_t context_count;
+	struct ci_stream *streams; size_t stream_count;
+	struct ci_code_module *code_modules; size_t code_module_count;
+	struct ci_function *functions; size_t function_count;
+	struct ci_thread *threads; size_t thread_count;
+
+	/* Rings: accepted entries only, sorted by time_ns then seq (oldest first). */
+	struct ci_launch *launches; size_t launch_count;
+	struct ci_api_error *errors; size_t error_count;
+	struct ci_event *events; size_t event_count;
+	struct ci_alloc *frees; size_t free_count;
+	/* Live allocations (state LIVE, complete), sorted by address. */
+	struct ci_alloc *allocs; size_t alloc_count;
+
+	/* Breadcrumbs: crumbs[stream slot's crumb_slot]. */
+	uint64_t *crumbs; size_t crumb_count;
+
+	/* Stack depot: stack id N is stacks[N - 1]; frames are bounds-checked. */
+	struct ci_stack *stacks; size_t stack_count;
+	uint64_t *frames; size_t frame_count;
+
+	char *strings; size_t strings_size;   /* always NUL-terminated at strings_size - 1 */
+
+	struct ci_warnings warnings;
+};
+
+/* Decode the record found at LOC.  Refuses an unknown major version (CI_ERR_VERSION) and a
+ * header that cannot be trusted (CI_ERR_CORRUPT); everything below the header degrades entry
+ * by entry and is counted in sections[]. */
+struct ci_error *ci_decode(struct ci_source *src, const struct ci_location *loc,
+			   struct ci_model **ret);
+/* Decode a record held entirely in memory (GDB JIT entry, fuzzers). */
+struct ci_error *ci_decode_buffer(const void *buf, size_t len, struct ci_model **ret);
+void ci_model_destroy(struct ci_model *model);
+
+/* String at OFF of the record's string table; "" if OFF is out of range. */
+const char *ci_model_string(const struct ci_model *model, uint32_t off);
+/* Frames of stack ID (1-based) or NULL with *n = 0. */
+const uint64_t *ci_model_stack(const struct ci_model *model, uint32_t id, size_t *n);
+/* Kernel name for a launch ("<unknown function 0x…>" style fallback is the renderer's job). */
+const char *ci_model_function_name(const struct ci_model *model, uint32_t function_slot);
+/* Names for enums, for renderers: "cuMemAlloc"-independent, stable lowercase words. */
+const char *ci_alloc_kind_name(uint32_t kind);
+const char *ci_launch_api_name(uint32_t api);
+const char *ci_event_kind_name(uint32_t kind);
+const char *ci_stream_kind_name(uint32_t kind);
+const char *ci_crumb_status_name(uint32_t status);
+/* CUresult name and description ("CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was
+ * encountered"), from a table built from cuda.h; unknown codes give "CUresult 1234". */
+const char *ci_cuda_result_name(int32_t result);
+const char *ci_cuda_result_text(int32_t result);
+/* Sticky errors poison the context (illegal address, launch failure, …). */
+bool ci_cuda_result_is_sticky(int32_t result);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stage 4: diagnose                                                                          */
+
+enum ci_launch_state {
+	CI_LS_UNKNOWN = 0,       /* no breadcrumb information */
+	CI_LS_FINISHED = 1,
+	CI_LS_IN_FLIGHT = 2,
+	CI_LS_NOT_STARTED = 3,
+};
+
+enum ci_confidence {
+	CI_CONF_NONE = 0,
+	CI_CONF_LOW = 1,
+	CI_CONF_MEDIUM = 2,
+	CI_CONF_HIGH = 3,
+	CI_CONF_EXACT = 4,       /* only from a GPU core dump (later) */
+};
+
+enum ci_relation {
+	CI_REL_INSIDE = 1,
+	CI_REL_PAST_END = 2,
+	CI_REL_BEFORE_START = 3,
+	CI_REL_FREED = 4,
+	CI_REL_UNKNOWN = 5,
+};
+
+struct ci_stream_progress {
+	uint32_t stream;         /* model stream slot */
+	uint64_t crumb;          /* last breadcrumb value the GPU wrote */
+	uint64_t launched;       /* last per-stream sequence handed out */
+	size_t finished, in_flight, not_started, unknown; /* counts over recorded launches */
+	ptrdiff_t oldest_unfinished; /* index into model->launches, -1 if none */
+};
+
+struct ci_attribution {
+	size_t launch;           /* index into model->launches */
+	uint32_t arg;            /* parameter index */
+	uint64_t address;
+	enum ci_relation relation;
+	const struct ci_alloc *alloc; /* live (model->allocs) or freed (model->frees), or NULL */
+	uint64_t offset;         /* from start (inside, before_start) or from end (past_end) */
+};
+
+struct ci_diagnosis {
+	enum ci_launch_state *launch_state; /* parallel to model->launches */
+	struct ci_stream_progress *streams; size_t stream_count;
+	ptrdiff_t faulting_launch;   /* index into model->launches, -1 if none */
+	enum ci_confidence confidence;
+	char *reasoning;             /* one or more sentences: why this launch */
+	struct ci_attribution *attributions; size_t attribution_count;
+	ptrdiff_t first_sticky_error;/* index into model->errors, -1 if none */
+	ptrdiff_t first_error;       /* first non-success of any kind, -1 if none */
+	uint32_t error_tid;          /* thread that observed the first sticky (else first) error */
+	int32_t signal;              /* from the source or the record header */
+	uint32_t signal_tid;
+};
+
+struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_source_info *info,
+			     struct ci_diagnosis **ret);
+void ci_diagnosis_destroy(struct ci_diagnosis *diag);
+const char *ci_launch_state_name(enum ci_launch_state s);   /* "finished", "in_flight", … */
+const char *ci_confidence_name(enum ci_confidence c);       /* "low", "medium", "high", "exact" */
+const char *ci_relation_name(enum ci_relation r);           /* "inside", "past_end", … */
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stage 5: symbolize and unwind                                                              */
+
+struct ci_frame {
+	uint64_t address;
+	char *module;            /* path or NULL */
+	uint64_t module_offset;
+	char *function;          /* NULL if unknown; demangled when possible */
+	uint64_t function_offset;
+	char *file;              /* NULL if no line info */
+	int line;
+	bool inlined;            /* an inline frame at the same address as the next one */
+};
+
+struct ci_thread_stack {
+	uint32_t tid;
+	char name[16];
+	bool crashed;
+	struct ci_frame *frames;
+	size_t frame_count;
+	char *note;              /* why unwinding stopped early, or NULL */
+};
+
+struct ci_symbolizer;
+
+struct ci_symbolizer_options {
+	const char *sysroot;     /* prefix for module paths that do not open as they are */
+	const char *executable;  /* --exe override */
+	const char *debuginfo_path; /* extra debug directories (':'-separated) */
+	bool debuginfod;         /* allow libdebuginfod lookups (off by default) */
+};
+
+/* Build a symbolizer for SRC (a core: modules from the core; a record/buffer/pid: modules from
+ * the record's host module table).  Best effort: failures become warnings, not errors, except
+ * out of memory. */
+struct ci_error *ci_symbolizer_create(struct ci_source *src, const struct ci_model *model,
+				      const struct ci_symbolizer_options *opts,
+				      struct ci_symbolizer **ret);
+void ci_symbolizer_destroy(struct ci_symbolizer *sym);
+/* Symbolize ADDRESS (a return address when IS_RETURN, looked up at address - 1).  Appends to
+ * *frames one frame, or several when inline frames exist. */
+struct ci_error *ci_symbolize(struct ci_symbolizer *sym, uint64_t address, bool is_return,
+			      struct ci_frame **frames, size_t *count);
+/* Unwind every thread in a core or live process.  Empty (not an error) for records/buffers. */
+struct ci_error *ci_unwind_threads(struct ci_symbolizer *sym, size_t max_frames,
+				   struct ci_thread_stack **ret, size_t *count);
+void ci_frames_free(struct ci_frame *frames, size_t count);
+void ci_thread_stacks_free(struct ci_thread_stack *stacks, size_t count);
+struct ci_warnings *ci_symbolizer_warnings(struct ci_symbolizer *sym);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stage 6: render                                                                            */
+
+enum ci_view {
+	CI_VIEW_SUMMARY = 0,
+	CI_VIEW_CONTEXTS,
+	CI_VIEW_STREAMS,
+	CI_VIEW_KERNELS,
+	CI_VIEW_ALLOCS,
+	CI_VIEW_ERRORS,
+	CI_VIEW_THREADS,
+	CI_VIEW_FAULT,
+	CI_VIEW_ALL,
+};
+
+struct ci_render_options {
+	enum ci_view view;
+	size_t last;             /* kernels: last N launches (0 = default 20) */
+	bool has_stream_filter; uint64_t stream_filter;   /* stream handle or id */
+	bool has_thread_filter; uint32_t thread_filter;
+	const char *kernel_filter;                        /* substring */
+	bool freed;              /* allocs: include recent frees */
+	int width;               /* terminal width, 0 = 100 */
+	bool color;
+};
+
+/* Everything the renderers need, gathered by the front end (CLI or plugin). */
+struct ci_report {
+	const struct ci_source_info *source;   /* may be NULL (plugin from a buffer) */
+	const struct ci_model *model;
+	const struct ci_diagnosis *diagnosis;
+	struct ci_symbolizer *symbolizer;      /* may be NULL: addresses only */
+	const struct ci_thread_stack *threads; size_t thread_count;
+	const struct ci_warnings *const *warnings; size_t warning_lists;
+};
+
+struct ci_error *ci_render_text(FILE *out, const struct ci_report *report,
+				const struct ci_render_options *opts);
+/* One JSON document (schema: docs/JSON.md, "version" key first). */
+#define CI_JSON_SCHEMA_VERSION 1
+struct ci_error *ci_render_json(FILE *out, const struct ci_report *report,
+				const struct ci_render_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUDAINSPECT_H */

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cudainspect flight record: the one contract between the recorder (which writes it in a
+ * live process) and the reader and GDB plugin (which decode it from a core, a snapshot file, a
+ * persistent file, a live pid or GDB's JIT interface).
+ *
+ * The record is one contiguous, page-aligned region of fixed size.  It starts with
+ * struct ci_header, which points (by offset from the start of the region, never by pointer) to a
+ * directory of sections.  Every section holds fixed-size entries, except the byte areas
+ * (strings, frames, breadcrumbs, symbol image).  All integers are little-endian, all structs
+ * have explicit padding, and every size is pinned by a static assertion below, so the bytes mean
+ * the same everywhere.  docs/FORMAT.md is the prose version of this file, including the
+ * versioning rules.
+ *
+ * Publishing.  Every entry starts with a 64-bit `seq`.  A writer claims index I of a section by
+ * an atomic add on the section's `head` (possibly in chunks), then takes the slot
+ * (I % capacity) by atomically exchanging the slot's seq with CI_SEQ_BUSY; if the previous value
+ * was already CI_SEQ_BUSY another writer owns the slot and this entry is dropped (counted in
+ * `dropped`).  The writer then fills the payload and publishes it with a release store of
+ * seq = I + 1.  Hence: seq == 0 means never written, seq == CI_SEQ_BUSY means being written (a
+ * reader that finds it in a core or snapshot has found a torn entry), and any other value means
+ * the payload is exactly the one published with that seq.  A reader of a live process copies
+ * the entry and re-reads seq; it accepts the copy only if seq did not change.  A reader accepts
+ * an entry only if (seq - 1) % capacity equals its slot and seq <= head.
+ *
+ * Fields that change after publication (destroy times, per-stream counters, states of the
+ * allocation table) are naturally aligned 64- or 32-bit words updated with single atomic stores,
+ * so they are never torn.
+ */
+#ifndef CUDAINSPECT_RECORD_H
+#define CUDAINSPECT_RECORD_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CI_RECORD_MAGIC "CUDAINSP" /* 8 bytes at offset 0, no NUL */
+#define CI_RECORD_MAGIC_LEN 8
+
+/* A reader refuses a major it does not know; it accepts any minor of a major it knows and
+ * ignores what it does not understand (new sections, bytes past the entry sizes it knows). */
+#define CI_FORMAT_MAJOR 1
+#define CI_FORMAT_MINOR 0
+
+/* How a reader finds the record (docs/FORMAT.md, "Locating"): the memfd backing it is named
+ * CI_MEMFD_NAME, so NT_FILE and /proc/PID/maps show "/memfd:cudainspect-record (deleted)"; the
+ * recorder exports CI_RECORD_SYMBOL, a `void *` holding the region's address (0 until
+ * created); and the region starts a page with the magic.  The region is also registered with
+ * GDB's JIT interface (__jit_debug_descriptor) as one jit_code_entry whose symfile is the whole
+ * region. */
+#define CI_MEMFD_NAME "cudainspect-record"
+#define CI_RECORD_SYMBOL "cudainspect_record"
+#define CI_PERSISTENT_SUFFIX ".cirec"  /* <dir>/cudainspect-<host>-<pid>.cirec */
+#define CI_SNAPSHOT_SUFFIX ".cisnap"   /* <dir>/cudainspect-<host>-<pid>-<reason>.cisnap */
+
+#define CI_SEQ_BUSY UINT64_MAX
+#define CI_SECTION_ALIGN 64u
+#define CI_NAME_MAX 64 /* fixed inline name fields (host, thread names) */
+
+/* ---------------------------------------------------------------------------------------- */
+/* Header                                                                                     */
+
+/* ci_header.state: what the process was doing when these bytes were taken. */
+enum ci_record_state {
+	CI_STATE_LIVE = 1,       /* process running (or killed without warning) */
+	CI_STATE_EXITED = 2,     /* exit handlers ran */
+	CI_STATE_SIGNALED = 3,   /* a fatal signal handler ran; see fatal_* */
+};
+
+/* ci_header.origin: how these bytes came to be where the reader found them. */
+enum ci_record_origin {
+	CI_ORIGIN_MEMFD = 1,      /* the in-process memfd mapping (cores, live pids, GDB) */
+	CI_ORIGIN_PERSISTENT = 2, /* a MAP_SHARED file under CUDAINSPECT_DIR */
+	CI_ORIGIN_SNAPSHOT = 3,   /* a copy written by the recorder; see snapshot_reason */
+};
+
+enum ci_snapshot_reason {
+	CI_SNAP_NONE = 0,
+	CI_SNAP_SIGNAL = 1,       /* fatal signal */
+	CI_SNAP_STICKY_ERROR = 2, /* first sticky CUDA error (e.g. CUDA_ERROR_ILLEGAL_ADDRESS) */
+	CI_SNAP_EXIT = 3,         /* normal exit */
+	CI_SNAP_REQUEST = 4,      /* explicit request (SIGUSR, API) */
+};
+
+/* Stack capture modes (ci_header.stack_mode). */
+enum ci_stack_mode {
+	CI_STACKS_OFF = 0,
+	CI_STACKS_FAST = 1,     /* frame-pointer walk validated against loaded modules */
+	CI_STACKS_ACCURATE = 2, /* DWARF CFI unwinding */
+};
+
+/* ci_header.flags */
+#define CI_HDR_DEGRADED     (1u << 0) /* recorder fell back to pass-through at some point */
+#define CI_HDR_TRUNCATED    (1u << 1) /* some table was full; see section `dropped` */
+#define CI_HDR_CRUMBS_OFF   (1u << 2) /* breadcrumbs disabled by configuration */
+#define CI_HDR_FORKED_CHILD (1u << 3) /* this record was created in a fork() child */
+
+struct ci_header {
+	char magic[8];                /* CI_RECORD_MAGIC */
+	uint16_t major;               /* CI_FORMAT_MAJOR */
+	uint16_t minor;               /* CI_FORMAT_MINOR */
+	uint32_t header_size;         /* sizeof(struct ci_header) of the writer */
+	uint64_t record_size;         /* bytes in the whole region, multiple of page_size */
+	uint32_t page_size;
+	uint32_t section_count;       /* entries in the section directory */
+	uint64_t section_dir_offset;  /* from the start of the region */
+	uint32_t section_entry_size;  /* sizeof(struct ci_section) of the writer */
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t flags;               /* CI_HDR_* (atomic or-updates) */
+	char host[CI_NAME_MAX];       /* gethostname(), NUL-terminated */
+	char recorder_version[32];    /* e.g. "0.1.0", NUL-terminated */
+	uint64_t start_realtime_ns;   /* CLOCK_REALTIME at record creation */
+	uint64_t start_monotonic_ns;  /* CLOCK_MONOTONIC at the same instant */
+	uint64_t record_base;         /* address of the region in the process that wrote it */
+	uint32_t exe_str;             /* string offset: /proc/self/exe target */
+	uint32_t cmdline_str;         /* string offset: argv joined by spaces, bounded */
+	uint32_t stack_mode;          /* enum ci_stack_mode */
+	uint32_t stack_depth;         /* max frames per stack */
+	uint32_t crumb_every_launches; /* breadcrumb cadence K (1 = every launch, 0 = time only) */
+	uint32_t crumb_every_us;      /* breadcrumb cadence T in microseconds (0 = not by time) */
+	uint32_t param_bytes_max;     /* bytes of kernel parameters kept per launch */
+	uint32_t crumb_width;         /* 8 (cuStreamWriteValue64) or 4 (32-bit fallback) */
+	/* Mutable state, updated with atomic stores. */
+	uint32_t state;               /* enum ci_record_state */
+	uint32_t origin;              /* enum ci_record_origin (a snapshot rewrites it) */
+	uint32_t snapshot_reason;     /* enum ci_snapshot_reason */
+	int32_t fatal_signal;         /* signal number when state == SIGNALED */
+	uint32_t fatal_tid;           /* thread that received it */
+	int32_t fatal_si_code;
+	uint64_t fatal_addr;          /* si_addr for SIGSEGV/SIGBUS/SIGILL/SIGFPE */
+	uint64_t snapshot_monotonic_ns;
+	uint64_t end_monotonic_ns;    /* exit or signal time */
+	uint64_t first_sticky_error_seq; /* seq of the first sticky entry in the error ring, or 0 */
+	uint64_t write_generation;    /* bumped by every snapshot write; lets readers spot reuse */
+	uint64_t reserved[16];
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* Section directory                                                                          */
+
+enum ci_section_kind {
+	CI_SEC_HOST_MODULES = 1, /* struct ci_host_module, append-only table */
+	CI_SEC_DEVICES = 2,      /* struct ci_device, append-only table */
+	CI_SEC_CONTEXTS = 3,     /* struct ci_context, append-only table */
+	CI_SEC_STREAMS = 4,      /* struct ci_stream, append-only table */
+	CI_SEC_CODE_MODULES = 5, /* struct ci_code_module (CUmodule, CUlibrary), append-only */
+	CI_SEC_FUNCTIONS = 6,    /* struct ci_function (CUfunction, CUkernel), append-only */
+	CI_SEC_LAUNCHES = 7,     /* struct ci_launch, ring */
+	CI_SEC_ALLOCS = 8,       /* struct ci_alloc, open-addressed table of live allocations */
+	CI_SEC_FREES = 9,        /* struct ci_alloc, ring of recent frees */
+	CI_SEC_ERRORS = 10,      /* struct ci_api_error, ring */
+	CI_SEC_EVENTS = 11,      /* struct ci_event, ring */
+	CI_SEC_STACKS = 12,      /* struct ci_stack, stack depot index */
+	CI_SEC_FRAMES = 13,      /* uint64_t return addresses, byte area (entry_size 8) */
+	CI_SEC_STRINGS = 14,     /* NUL-terminated strings, byte area (entry_size 1) */
+	CI_SEC_BREADCRUMBS = 15, /* uint64_t per stream, written by the GPU (entry_size 8) */
+	CI_SEC_THREADS = 16,     /* struct ci_thread, append-only table */
+	CI_SEC_SYMBOL_IMAGE = 17,/* an ELF image of allocation symbols for GDB (byte area) */
+};
+
+struct ci_section {
+	uint32_t kind;        /* enum ci_section_kind */
+	uint32_t entry_size;  /* bytes per entry; 1 or 8 for byte areas */
+	uint64_t offset;      /* from the start of the region, CI_SECTION_ALIGN-aligned */
+	uint64_t capacity;    /* entries (byte areas: entry_size units) */
+	uint64_t head;        /* entries (units) ever claimed; rings wrap, tables stop */
+	uint64_t dropped;     /* entries that could not be stored: full, contended, too long */
+	uint64_t torn;        /* writer-side count of entries abandoned mid-write (usually 0) */
+	uint64_t reserved[2];
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* Tables                                                                                     */
+
+/* Index into a table is its slot number; references between entries use slot numbers, with
+ * CI_NONE meaning "no such entry".  Strings are byte offsets into CI_SEC_STRINGS; offset 0 is
+ * the empty string.  Stack ids are CI_SEC_STACKS slot + 1; 0 means no stack. */
+#define CI_NONE UINT32_MAX
+
+/* A loaded host ELF object (executable, shared library, vdso). */
+struct ci_host_module {
+	uint64_t seq;
+	uint64_t base;          /* load bias (dlpi_addr) */
+	uint64_t start;         /* lowest PT_LOAD address */
+	uint64_t end;           /* end of the highest PT_LOAD */
+	uint64_t load_ns;       /* CLOCK_MONOTONIC */
+	uint64_t unload_ns;     /* 0 while loaded (atomic store at dlclose) */
+	uint32_t path_str;
+	uint32_t build_id_len;  /* 0 if the object has no NT_GNU_BUILD_ID */
+	uint8_t build_id[32];
+};
+
+struct ci_device {
+	uint64_t seq;
+	uint64_t total_mem;
+	int32_t ordinal;        /* CUdevice */
+	int32_t cc_major;
+	int32_t cc_minor;
+	int32_t sm_count;
+	uint8_t uuid[16];
+	char name[96];
+	char pci_bus_id[16];
+};
+
+enum ci_context_kind {
+	CI_CTX_PRIMARY = 1,
+	CI_CTX_EXPLICIT = 2,
+	CI_CTX_GREEN = 3,
+};
+
+struct ci_context {
+	uint64_t seq;
+	uint64_t handle;        /* CUcontext */
+	uint64_t ctx_id;        /* cuCtxGetId, 0 if unknown */
+	uint64_t create_ns;
+	uint64_t destroy_ns;    /* 0 while alive */
+	uint32_t device;        /* CI_SEC_DEVICES slot */
+	uint32_t kind;          /* enum ci_context_kind */
+	uint32_t flags;         /* creation flags */
+	uint32_t create_tid;
+	uint32_t create_stack;
+	uint32_t pad;
+};
+
+enum ci_stream_kind {
+	CI_STREAM_CREATED = 1,       /* cuStreamCreate* */
+	CI_STREAM_LEGACY = 2,        /* NULL / CU_STREAM_LEGACY under legacy semantics */
+	CI_STREAM_PER_THREAD = 3,    /* CU_STREAM_PER_THREAD or NULL through a _ptsz entry point */
+};
+
+/* Why breadcrumbs are missing on a stream (ci_stream.crumb_status). */
+enum ci_crumb_status {
+	CI_CRUMB_OK = 0,
+	CI_CRUMB_DISABLED = 1,       /* by configuration */
+	CI_CRUMB_CAPTURING = 2,      /* skipped while the stream was capturing (last reason seen) */
+	CI_CRUMB_UNSUPPORTED = 3,    /* device cannot do stream memory ops */
+	CI_CRUMB_REGISTER_FAILED = 4,/* host registration of the breadcrumb page failed */
+	CI_CRUMB_WRITE_FAILED = 5,   /* cuStreamWriteValue* returned an error */
+	CI_CRUMB_NO_SLOT = 6,        /* breadcrumb area full */
+};
+
+struct ci_stream {
+	uint64_t seq;
+	uint64_t handle;        /* CUstream as the application passed it (0, 1, 2 or a handle) */
+	uint64_t stream_id;     /* cuStreamGetId, 0 if unknown */
+	uint64_t create_ns;
+	uint64_t destroy_ns;    /* 0 while alive */
+	uint64_t launches;      /* per-stream launch sequence: last number handed out (atomic) */
+	uint64_t crumb_enqueued;/* last launch sequence followed by a breadcrumb write (atomic) */
+	uint64_t crumb_skipped; /* launches that got no breadcrumb because of crumb_status */
+	uint32_t ctx;           /* CI_SEC_CONTEXTS slot */
+	uint32_t kind;          /* enum ci_stream_kind */
+	uint32_t flags;         /* CU_STREAM_* creation flags */
+	int32_t priority;
+	uint32_t owner_tid;     /* creating thread; for PER_THREAD streams, the owning thread */
+	uint32_t crumb_slot;    /* index into CI_SEC_BREADCRUMBS, CI_NONE if none */
+	uint32_t crumb_status;  /* enum ci_crumb_status (atomic) */
+	uint32_t create_stack;
+};
+
+enum ci_code_module_kind {
+	CI_CODE_MODULE = 1,     /* CUmodule */
+	CI_CODE_LIBRARY = 2,    /* CUlibrary (context-independent) */
+};
+
+struct ci_code_module {
+	uint64_t seq;
+	uint64_t handle;
+	uint64_t load_ns;
+	uint64_t unload_ns;
+	uint64_t image_size;    /* bytes of the image when known, else 0 */
+	uint64_t image_hash;    /* FNV-1a 64 of the image bytes when known, else 0 */
+	uint32_t kind;          /* enum ci_code_module_kind */
+	uint32_t ctx;           /* CI_SEC_CONTEXTS slot, CI_NONE for libraries */
+	uint32_t source_str;    /* file name, or "" when loaded from memory */
+	uint32_t load_stack;
+};
+
+enum ci_function_kind {
+	CI_FUNC_FUNCTION = 1,   /* CUfunction */
+	CI_FUNC_KERNEL = 2,     /* CUkernel (may be launched cast to CUfunction) */
+};
+
+#define CI_PARAMS_MAX 32 /* parameter layout entries kept per function */
+
+struct ci_function {
+	uint64_t seq;
+	uint64_t handle;
+	uint32_t kind;          /* enum ci_function_kind */
+	uint32_t code_module;   /* CI_SEC_CODE_MODULES slot or CI_NONE */
+	uint32_t name_str;      /* kernel name as the driver or the caller gave it (maybe mangled) */
+	uint32_t nparams;       /* parameters reported by cuFuncGetParamInfo, 0 if unknown */
+	uint32_t params_known;  /* 1 if the layout below is valid */
+	uint32_t pad;
+	uint16_t param_offset[CI_PARAMS_MAX];
+	uint16_t param_size[CI_PARAMS_MAX];
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* Rings                                                                                      */
+
+enum ci_launch_api {
+	CI_LAUNCH_KERNEL = 1,        /* cuLaunchKernel(_ptsz) */
+	CI_LAUNCH_KERNEL_EX = 2,     /* cuLaunchKernelEx(_ptsz) */
+	CI_LAUNCH_COOPERATIVE = 3,   /* cuLaunchCooperativeKernel(_ptsz) */
+	CI_LAUNCH_HOST_FUNC = 4,     /* cuLaunchHostFunc(_ptsz) */
+	CI_LAUNCH_GRAPH = 5,         /* cuGraphLaunch(_ptsz) */
+	CI_LAUNCH_LEGACY = 6,        /* cuLaunch, cuLaunchGrid(Async) */
+};
+
+/* ci_launch.flags */
+#define CI_LAUNCH_PTSZ          (1u << 0) /* came through a per-thread-default-stream entry */
+#define CI_LAUNCH_CRUMB         (1u << 1) /* a breadcrumb write was enqueued right after it */
+#define CI_LAUNCH_CAPTURED      (1u << 2) /* the stream was capturing: not executed now */
+#define CI_LAUNCH_FAILED        (1u << 3) /* the launch call itself returned an error */
+#define CI_LAUNCH_PARAMS_EXTRA  (1u << 4) /* parameters came from `extra` (a packed buffer) */
+#define CI_LAUNCH_PARAMS_CUT    (1u << 5) /* more parameter bytes than param_bytes_max */
+#define CI_LAUNCH_COOPERATIVE_ATTR (1u << 6)
+#define CI_LAUNCH_PDL           (1u << 7) /* programmatic dependent launch attributes */
+
+#define CI_LAUNCH_PARAM_BYTES 128 /* inline parameter bytes per launch (upper bound) */
+
+struct ci_launch {
+	uint64_t seq;
+	uint64_t time_ns;         /* CLOCK_MONOTONIC when the call was made */
+	uint64_t stream_seq;      /* per-stream launch sequence number (1-based) */
+	uint64_t aux;             /* CUgraphExec for graphs, CUhostFn for host functions */
+	uint64_t function_handle; /* the CUfunction/CUkernel as passed (also if not in the table) */
+	uint32_t function;        /* CI_SEC_FUNCTIONS slot or CI_NONE */
+	uint32_t stream;          /* CI_SEC_STREAMS slot or CI_NONE */
+	uint32_t ctx;             /* CI_SEC_CONTEXTS slot or CI_NONE */
+	uint32_t tid;
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t cluster[3];      /* from launch attributes, 0 if none */
+	uint32_t shared_mem;
+	uint32_t stack;           /* stack id */
+	int32_t result;           /* CUresult the launch call returned */
+	uint16_t api;             /* enum ci_launch_api */
+	uint16_t flags;           /* CI_LAUNCH_* */
+	int16_t priority;         /* launch attribute priority, 0 if none */
+	uint16_t param_len;       /* valid bytes in params[] */
+	uint32_t pad;
+	uint64_t reserved;
+	uint8_t params[CI_LAUNCH_PARAM_BYTES]; /* packed as the kernel sees them (param_offset) */
+};
+
+enum ci_alloc_kind {
+	CI_ALLOC_DEVICE = 1,      /* cuMemAlloc */
+	CI_ALLOC_PITCH = 2,       /* cuMemAllocPitch */
+	CI_ALLOC_MANAGED = 3,     /* cuMemAllocManaged */
+	CI_ALLOC_ASYNC = 4,       /* cuMemAllocAsync */
+	CI_ALLOC_POOL_ASYNC = 5,  /* cuMemAllocFromPoolAsync */
+	CI_ALLOC_VMM_RESERVE = 6, /* cuMemAddressReserve */
+	CI_ALLOC_VMM_MAP = 7,     /* cuMemMap of a cuMemCreate handle */
+	CI_ALLOC_HOST = 8,        /* cuMemAllocHost / cuMemHostAlloc */
+	CI_ALLOC_HOST_REGISTER = 9, /* cuMemHostRegister */
+	CI_ALLOC_VMM_CREATE = 10, /* cuMemCreate (physical handle, address 0) */
+};
+
+/* ci_alloc.state, for the live table (the free ring always holds FREED). */
+enum ci_alloc_state {
+	CI_ALLOC_EMPTY = 0,
+	CI_ALLOC_LIVE = 1,
+	CI_ALLOC_FREEING = 2,     /* being moved to the free ring */
+	CI_ALLOC_TOMB = 3,        /* freed; slot reusable */
+	CI_ALLOC_FREED = 4,
+};
+
+/* Live allocations are an open-addressed table keyed by address: home slot
+ * ci_alloc_hash(address) % capacity, linear probing for at most CI_ALLOC_PROBE_MAX slots.
+ * seq is the allocation id (global, 1-based) for LIVE entries; CI_SEQ_BUSY while written.
+ * The free ring holds copies with the free fields filled in, seq = ring index + 1. */
+#define CI_ALLOC_PROBE_MAX 256
+
+static inline uint64_t ci_alloc_hash(uint64_t address)
+{
+	address ^= address >> 33;
+	address *= 0xff51afd7ed558ccdULL;
+	address ^= address >> 33;
+	return address;
+}
+
+struct ci_alloc {
+	uint64_t seq;
+	uint64_t id;              /* allocation id, 1-based, never reused */
+	uint64_t address;         /* device pointer (host pointer for HOST kinds) */
+	uint64_t size;            /* bytes (pitch allocations: pitch * height) */
+	uint64_t time_ns;
+	uint64_t aux;             /* pitch; CUmemGenericAllocationHandle; pool; host flags */
+	uint64_t free_ns;         /* free ring only */
+	uint32_t state;           /* enum ci_alloc_state (atomic) */
+	uint32_t kind;            /* enum ci_alloc_kind */
+	uint32_t ctx;
+	uint32_t stream;          /* async kinds */
+	uint32_t tid;
+	uint32_t stack;
+	uint32_t free_tid;        /* free ring only */
+	uint32_t free_stack;      /* free ring only */
+	uint32_t free_stream;     /* cuMemFreeAsync stream, CI_NONE otherwise */
+	uint32_t pad;
+};
+
+/* A non-success CUresult from any wrapped call. */
+#define CI_API_NAME_MAX 40
+#define CI_ARGS_MAX 120
+
+/* ci_api_error.flags */
+#define CI_ERROR_STICKY (1u << 0) /* the context is poisoned (illegal address, launch failure…) */
+#define CI_ERROR_FIRST_STICKY (1u << 1)
+
+struct ci_api_error {
+	uint64_t seq;
+	uint64_t time_ns;
+	int32_t result;           /* CUresult */
+	uint32_t tid;
+	uint32_t stack;
+	uint32_t ctx;             /* CI_NONE if unknown */
+	uint32_t stream;          /* CI_NONE if none */
+	uint32_t flags;           /* CI_ERROR_* */
+	char api[CI_API_NAME_MAX];/* exact entry point, e.g. "cuStreamSynchronize_ptsz" */
+	char args[CI_ARGS_MAX];   /* short argument summary */
+};
+
+enum ci_event_kind {
+	CI_EV_CTX_SYNC = 1,         /* a = ctx handle */
+	CI_EV_STREAM_SYNC = 2,      /* a = stream handle */
+	CI_EV_EVENT_SYNC = 3,       /* a = event */
+	CI_EV_EVENT_RECORD = 4,     /* a = event, stream = where */
+	CI_EV_STREAM_WAIT_EVENT = 5,/* a = event, stream = waiter */
+	CI_EV_CAPTURE_BEGIN = 6,    /* value = mode */
+	CI_EV_CAPTURE_END = 7,      /* a = CUgraph */
+	CI_EV_GRAPH_INSTANTIATE = 8,/* a = CUgraphExec, b = CUgraph */
+	CI_EV_GRAPH_LAUNCH = 9,     /* a = CUgraphExec (also in the launch ring) */
+	CI_EV_MODULE_LOAD = 10,     /* a = handle, value = code module slot */
+	CI_EV_MODULE_UNLOAD = 11,
+	CI_EV_CTX_CREATE = 12,
+	CI_EV_CTX_DESTROY = 13,
+	CI_EV_STREAM_CREATE = 14,
+	CI_EV_STREAM_DESTROY = 15,
+	CI_EV_STREAM_QUERY = 16,    /* only recorded when it does not return success */
+	CI_EV_EVENT_QUERY = 17,
+	CI_EV_INIT = 18,            /* cuInit; value = flags */
+	CI_EV_MEMCPY = 19,          /* a = dst, b = src, value = bytes */
+	CI_EV_MEMSET = 20,
+	CI_EV_FORK = 21,            /* value = child pid (parent) */
+};
+
+struct ci_event {
+	uint64_t seq;
+	uint64_t time_ns;
+	uint64_t duration_ns;     /* for synchronizations: how long the call took */
+	uint64_t a;
+	uint64_t b;
+	uint64_t value;
+	uint32_t kind;            /* enum ci_event_kind */
+	uint32_t tid;
+	uint32_t stream;          /* CI_SEC_STREAMS slot or CI_NONE */
+	uint32_t ctx;
+	int32_t result;           /* CUresult of the call */
+	uint32_t stack;
+};
+
+/* Stack depot: stacks are deduplicated by content.  frames_offset indexes CI_SEC_FRAMES in
+ * 8-byte units.  The first frame is the return address into the code that called CUDA. */
+struct ci_stack {
+	uint64_t seq;
+	uint64_t hash;
+	uint32_t frames_offset;
+	uint32_t nframes;
+};
+
+struct ci_thread {
+	uint64_t seq;
+	uint64_t first_ns;        /* first CUDA call seen on the thread */
+	uint32_t tid;
+	uint32_t pad;
+	char name[16];            /* PR_GET_NAME at first sight */
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* Size pins: changing any of these is a format change (see docs/FORMAT.md).                  */
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(struct ci_header) == 400, "ci_header size");
+_Static_assert(sizeof(struct ci_section) == 64, "ci_section size");
+_Static_assert(sizeof(struct ci_host_module) == 88, "ci_host_module size");
+_Static_assert(sizeof(struct ci_device) == 160, "ci_device size");
+_Static_assert(sizeof(struct ci_context) == 64, "ci_context size");
+_Static_assert(sizeof(struct ci_stream) == 96, "ci_stream size");
+_Static_assert(sizeof(struct ci_code_module) == 64, "ci_code_module size");
+_Static_assert(sizeof(struct ci_function) == 168, "ci_function size");
+_Static_assert(sizeof(struct ci_launch) == 256, "ci_launch size");
+_Static_assert(sizeof(struct ci_alloc) == 96, "ci_alloc size");
+_Static_assert(sizeof(struct ci_api_error) == 200, "ci_api_error size");
+_Static_assert(sizeof(struct ci_event) == 72, "ci_event size");
+_Static_assert(sizeof(struct ci_stack) == 24, "ci_stack size");
+_Static_assert(sizeof(struct ci_thread) == 40, "ci_thread size");
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUDAINSPECT_RECORD_H */

@@ -1,0 +1,1 @@
+# recorder: rules added by its owner

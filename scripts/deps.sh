@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Install (or, with --check, only verify) what cudainspect needs on Debian 12.
+# Everything comes from Debian's archive through apt-get; the CUDA toolkit is expected at
+# $CUDA_HOME (default /usr/local/cuda) and is not installed here.
+set -euo pipefail
+
+packages=(
+	gcc make perl            # build, prove
+	libelf-dev libdw-dev elfutils   # reader: libelf/libdwfl, eu-stack for benchmarks
+	libzstd-dev zstd         # reader: systemd-coredump .zst cores
+	gdb                      # plugin and tests
+	clang libclang-rt-14-dev # libFuzzer harnesses, sanitizer runtimes
+	binutils file procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+cuda_home=${CUDA_HOME:-/usr/local/cuda}
+
+if [ "${1:-}" = "--check" ]; then
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "cudainspect: missing Debian packages: ${missing[*]}; run 'make deps' first" >&2
+		exit 1
+	fi
+	if [ ! -f "$cuda_home/include/cuda.h" ]; then
+		echo "cudainspect: no CUDA toolkit at $cuda_home (cuda.h not found); set CUDA_HOME" >&2
+		exit 1
+	fi
+	exit 0
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "deps: installing ${missing[*]}"
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	# Try without a refresh first: it works offline when the lists are current.
+	if ! $sudo apt-get install -y --no-install-recommends "${missing[@]}" >/tmp/cudainspect-apt.log 2>&1; then
+		$sudo apt-get update >>/tmp/cudainspect-apt.log 2>&1 || true
+		if ! $sudo apt-get install -y --no-install-recommends "${missing[@]}" >>/tmp/cudainspect-apt.log 2>&1; then
+			tail -20 /tmp/cudainspect-apt.log >&2
+			echo "deps: apt-get install failed (log: /tmp/cudainspect-apt.log)" >&2
+			exit 1
+		fi
+	fi
+fi
+if [ ! -f "$cuda_home/include/cuda.h" ]; then
+	echo "deps: no CUDA toolkit at $cuda_home (cuda.h not found); install it or set CUDA_HOME" >&2
+	exit 1
+fi
+echo "deps: ok"

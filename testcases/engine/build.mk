@@ -1,0 +1,1 @@
+# testcases/engine: rules added by its owner

@@ -1,0 +1,1 @@
+# testcases/sim: rules added by its owner
