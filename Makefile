@@ -31,7 +31,10 @@ ALL       :=
 TEST_DEPS :=
 INSTALL_TARGETS :=
 
-.PHONY: all deps check check-asan demo bench fuzz install clean
+.PHONY: all deps check check-asan demo fuzz install clean
+# `make fuzz` runs the libFuzzer harnesses for longer (FUZZ_SECONDS each); parts append to FUZZ_TARGETS.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS :=
 all: deps-check
 
 include recorder/build.mk
@@ -64,9 +67,14 @@ check-asan: deps
 	@CI_BUILD=$(abspath build-asan) CI_SANITIZE=address CUDA_HOME=$(CUDA_HOME) \
 		prove -r --timer tests/
 
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS)
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@CI_BUILD=$(abspath $(BUILD)) scripts/demo.sh
+
+install: all $(INSTALL_TARGETS)
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
