@@ -198,6 +198,7 @@ struct ci_section_stats {
 	uint64_t invalid;        /* seq/slot mismatch or failed validation: not trusted */
 	uint64_t overwritten;    /* head - capacity for rings: lost by design */
 	uint64_t dropped;        /* writer's dropped counter */
+	uint64_t missing;        /* not in the input (truncated core, uncaptured pages): unknown */
 };
 
 #define CI_SECTION_KIND_MAX 32
