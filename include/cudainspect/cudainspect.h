@@ -295,6 +295,14 @@ enum ci_relation {
 	CI_REL_UNKNOWN = 5,
 };
 
+/* What kind of failure the record shows, which decides how the faulting launch is chosen. */
+enum ci_verdict {
+	CI_VERDICT_NONE = 0,     /* no error recorded and nothing in flight */
+	CI_VERDICT_DEVICE_FAULT, /* a sticky error: the GPU faulted in some launch */
+	CI_VERDICT_API_ERROR,    /* a CUDA call failed, no device fault (bad launch configuration…) */
+	CI_VERDICT_PENDING,      /* no error, but work in flight: hung, or killed in the middle */
+};
+
 struct ci_stream_progress {
 	uint32_t stream;         /* model stream slot */
 	uint64_t crumb;          /* last breadcrumb value the GPU wrote */
@@ -305,7 +313,8 @@ struct ci_stream_progress {
 
 struct ci_attribution {
 	size_t launch;           /* index into model->launches */
-	uint32_t arg;            /* parameter index */
+	uint32_t arg;            /* parameter index (8-byte word index when the layout is unknown) */
+	uint32_t param_offset;   /* byte offset of the argument in the launch's params[] */
 	uint64_t address;
 	enum ci_relation relation;
 	const struct ci_alloc *alloc; /* live (model->allocs) or freed (model->frees), or NULL */
@@ -313,6 +322,7 @@ struct ci_attribution {
 };
 
 struct ci_diagnosis {
+	enum ci_verdict verdict;
 	enum ci_launch_state *launch_state; /* parallel to model->launches */
 	struct ci_stream_progress *streams; size_t stream_count;
 	ptrdiff_t faulting_launch;   /* index into model->launches, -1 if none */
@@ -321,17 +331,22 @@ struct ci_diagnosis {
 	struct ci_attribution *attributions; size_t attribution_count;
 	ptrdiff_t first_sticky_error;/* index into model->errors, -1 if none */
 	ptrdiff_t first_error;       /* first non-success of any kind, -1 if none */
-	uint32_t error_tid;          /* thread that observed the first sticky (else first) error */
+	uint32_t error_tid;          /* thread that observed the first sticky (else last) error */
 	int32_t signal;              /* from the source or the record header */
 	uint32_t signal_tid;
+	ptrdiff_t failed_launch;     /* API error: the launch whose call returned it, -1 if none */
+	ptrdiff_t last_error;        /* last error that is not CUDA_ERROR_NOT_READY, -1 if none */
 };
 
+/* Diagnose MODEL.  INFO (the source's signal and crashed thread) may be NULL, e.g. for a record
+ * handed over by GDB; the record header's fatal_* fields are used then.  Rules: docs/USAGE.md. */
 struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_source_info *info,
 			     struct ci_diagnosis **ret);
 void ci_diagnosis_destroy(struct ci_diagnosis *diag);
 const char *ci_launch_state_name(enum ci_launch_state s);   /* "finished", "in_flight", … */
 const char *ci_confidence_name(enum ci_confidence c);       /* "low", "medium", "high", "exact" */
 const char *ci_relation_name(enum ci_relation r);           /* "inside", "past_end", … */
+const char *ci_verdict_name(enum ci_verdict v);             /* "device_fault", "api_error", … */
 
 /* ---------------------------------------------------------------------------------------- */
 /* Stage 5: symbolize and unwind                                                              */
@@ -365,9 +380,11 @@ struct ci_symbolizer_options {
 	bool debuginfod;         /* allow libdebuginfod lookups (off by default) */
 };
 
-/* Build a symbolizer for SRC (a core: modules from the core; a record/buffer/pid: modules from
- * the record's host module table).  Best effort: failures become warnings, not errors, except
- * out of memory. */
+/* Build a symbolizer for SRC (a core: modules from the core; a live pid: its /proc maps; a
+ * record/buffer, or SRC == NULL: the record's host module table, with --sysroot and build-id
+ * checks).  Best effort: failures become warnings, not errors, except out of memory.
+ * libdw consults DEBUGINFOD_URLS whenever it looks something up, so with debuginfod == false the
+ * front end must also clear that variable (the CLI does). */
 struct ci_error *ci_symbolizer_create(struct ci_source *src, const struct ci_model *model,
 				      const struct ci_symbolizer_options *opts,
 				      struct ci_symbolizer **ret);
