@@ -13,8 +13,8 @@
  *
  * Errors: every fallible function returns a struct ci_error * (NULL on success) and puts its
  * result in the last out-parameter, which is set only on success.  The caller owns the error and
- * frees it with ci_error_destroy().  Objects made by *_create/*_open are freed by the matching
- * *_destroy/*_close, which accept NULL.
+ * frees it with ci_error_destroy().  Objects made by the _create and _open functions are freed by
+ * the matching _destroy and _close functions, which accept NULL.
  */
 #ifndef CUDAINSPECT_H
 #define CUDAINSPECT_H
