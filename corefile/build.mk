@@ -26,3 +26,13 @@ ALL += $(BUILD)/cudainspect
 endif
 
 -include $(READER_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
+
+# CUresult names, descriptions and stickiness, generated from cuda.h (corefile/names-curesult.awk).
+CI_GEN := $(BUILD)/gen
+$(CI_GEN)/cuda-results.h: corefile/names-curesult.awk $(CUDA_H)
+	@mkdir -p $(dir $@)
+	awk -f corefile/names-curesult.awk $(CUDA_H) > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/corefile/names.o: $(CI_GEN)/cuda-results.h
+$(BUILD)/obj/corefile/names.o: CPPFLAGS += -I$(CI_GEN)
+# Every library object depends on the private header of the input side.
+$(READER_OBJS): corefile/reader-internal.h

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 2, locate: where the flight record starts in the source's address space.  In order:
+ * the memfd's name in NT_FILE or /proc/PID/maps ("/memfd:cudainspect-record", or a persistent
+ * ".cirec" file mapped in place of it), the recorder's exported `cudainspect_record` pointer
+ * (symbol from the library file on disk, value from the core), and a scan of page starts for the
+ * magic whose header must also be plausible.  Several records (a fork child keeps its parent's
+ * mapping) are ranked: the one written by the core's own pid wins and the others are named in a
+ * warning.  Record files and buffers are the record itself.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+
+#include "reader-internal.h"
+
+#define SCAN_PAGE 4096u
+#define DELETED_SUFFIX " (deleted)"
+#define RECORDER_LIB "libcudainspect-rec"
+
+struct candidate {
+	uint64_t addr;
+	enum ci_locate_method method;
+	struct ci_header header;
+	bool base_matches;        /* header.record_base == addr */
+};
+
+struct locate {
+	struct ci_source *src;
+	struct candidate cands[CI_MAX_CANDIDATES];
+	size_t count;
+	/* Why each method found nothing, for the final message. */
+	char nt_file_note[384];
+	char symbol_note[384];
+};
+
+static const char *kind_word(const struct ci_source *src)
+{
+	return src->info.kind == CI_SOURCE_PID ? "its memory map" : "the core's file list (NT_FILE)";
+}
+
+/* Read and check the header at ADDR; add it as a candidate if it is plausible.  Returns false
+ * with *why set when it is not. */
+static bool try_candidate(struct locate *lc, uint64_t addr, enum ci_locate_method method,
+			  const char **why)
+{
+	for (size_t i = 0; i < lc->count; i++)
+		if (lc->cands[i].addr == addr)
+			return true;
+	struct ci_header h;
+	struct ci_error *err = ci_source_read(lc->src, addr, &h, sizeof h);
+	if (err) {
+		ci_error_destroy(err);
+		*why = "its first page is not in the input";
+		return false;
+	}
+	if (!ci_header_plausible(&h, why))
+		return false;
+	if (lc->count == CI_MAX_CANDIDATES)
+		return true;
+	lc->cands[lc->count++] = (struct candidate){
+		.addr = addr, .method = method, .header = h, .base_matches = h.record_base == addr,
+	};
+	return true;
+}
+
+static bool path_has_prefix(const char *path, const char *prefix)
+{
+	return strncmp(path, prefix, strlen(prefix)) == 0;
+}
+
+/* "/x/y/cudainspect-h-1.cirec (deleted)" -> true for the persistent-file suffix. */
+static bool path_is_persistent(const char *path)
+{
+	size_t n = strlen(path), s = strlen(CI_PERSISTENT_SUFFIX), d = strlen(DELETED_SUFFIX);
+	if (n >= d && strcmp(path + n - d, DELETED_SUFFIX) == 0)
+		n -= d;
+	return n >= s && memcmp(path + n - s, CI_PERSISTENT_SUFFIX, s) == 0;
+}
+
+static void locate_by_name(struct locate *lc)
+{
+	const struct ci_source_info *info = &lc->src->info;
+	size_t named = 0;
+	for (size_t i = 0; i < info->mapping_count; i++) {
+		const struct ci_mapping *m = &info->mappings[i];
+		bool memfd = path_has_prefix(m->path, "/memfd:" CI_MEMFD_NAME);
+		if ((!memfd && !path_is_persistent(m->path)) || m->file_offset != 0)
+			continue;
+		named++;
+		const char *why = NULL;
+		if (!try_candidate(lc, m->start, CI_LOCATE_NT_FILE, &why))
+			snprintf(lc->nt_file_note, sizeof lc->nt_file_note,
+				 "%s maps %s at 0x%llx, but %s%s", kind_word(lc->src), m->path,
+				 (unsigned long long)m->start, why,
+				 memfd && strcmp(why, "its first page is not in the input") == 0
+					 ? " (was bit 1 of /proc/PID/coredump_filter cleared?)"
+				 : !memfd ? "; a persistent record file is not dumped into cores by default "
+					    "(coredump_filter bit 3): run cudainspect on the .cirec file itself"
+					  : "");
+	}
+	if (!named)
+		snprintf(lc->nt_file_note, sizeof lc->nt_file_note, "%s has no /memfd:%s mapping%s",
+			 kind_word(lc->src), CI_MEMFD_NAME,
+			 info->mapping_count || info->kind == CI_SOURCE_PID ? "" : " (the core has no NT_FILE note)");
+}
+
+/* The value of SYMBOL in the ELF file at PATH and the page-truncated p_vaddr of the PT_LOAD that
+ * maps file offset FILE_OFFSET, so that the run-time address is
+ * symbol + (mapping start - that vaddr). */
+static bool elf_symbol_and_base(const char *path, const char *symbol, uint64_t file_offset,
+				uint64_t *value, uint64_t *seg_vaddr, const char **why)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = errno == ENOENT ? "the file is no longer on disk" : "the file cannot be opened";
+		return false;
+	}
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64) {
+		if (elf)
+			elf_end(elf);
+		*why = "the file is not a 64-bit ELF object";
+		return false;
+	}
+	bool found_sym = false, found_seg = false;
+	size_t phnum = 0;
+	if (elf_getphdrnum(elf, &phnum) == 0) {
+		for (size_t i = 0; i < phnum && !found_seg; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    (ph.p_offset & ~(uint64_t)(SCAN_PAGE - 1)) == file_offset) {
+				*seg_vaddr = ph.p_vaddr & ~(uint64_t)(SCAN_PAGE - 1);
+				found_seg = true;
+			}
+		}
+	}
+	for (Elf_Scn *scn = NULL; !found_sym && (scn = elf_nextscn(elf, scn)) != NULL;) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
+		    !sh.sh_entsize)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		size_t n = data->d_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && strcmp(name, symbol) == 0) {
+				*value = sym.st_value;
+				found_sym = true;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	if (!found_sym)
+		*why = "the file does not define " CI_RECORD_SYMBOL;
+	else if (!found_seg)
+		*why = "the file's program headers do not match its mapping";
+	return found_sym && found_seg;
+}
+
+static void locate_by_symbol(struct locate *lc)
+{
+	const struct ci_source_info *info = &lc->src->info;
+	bool tried = false;
+	for (size_t pass = 0; pass < 2 && !lc->count; pass++) {
+		for (size_t i = 0; i < info->mapping_count && !lc->count; i++) {
+			const struct ci_mapping *m = &info->mappings[i];
+			const char *base = strrchr(m->path, '/');
+			base = base ? base + 1 : m->path;
+			/* Pass 0: the recorder library; pass 1: the executable (recorder linked in). */
+			bool wanted = pass == 0 ? path_has_prefix(base, RECORDER_LIB)
+						: info->executable && strcmp(m->path, info->executable) == 0;
+			if (!wanted || m->file_offset != 0)
+				continue;
+			tried = tried || pass == 0;
+			char path[4096];
+			snprintf(path, sizeof path, "%s", m->path);
+			size_t n = strlen(path), d = strlen(DELETED_SUFFIX);
+			if (n > d && strcmp(path + n - d, DELETED_SUFFIX) == 0)
+				path[n - d] = 0;
+			uint64_t value = 0, seg_vaddr = 0;
+			const char *why = NULL;
+			if (!elf_symbol_and_base(path, CI_RECORD_SYMBOL, 0, &value, &seg_vaddr, &why)) {
+				if (pass == 0)
+					snprintf(lc->symbol_note, sizeof lc->symbol_note,
+						 "the recorder %s is mapped, but %s", path, why);
+				continue;
+			}
+			uint64_t where = m->start - seg_vaddr + value, ptr = 0;
+			struct ci_error *err = ci_source_read(lc->src, where, &ptr, sizeof ptr);
+			if (err) {
+				ci_error_destroy(err);
+				if (pass == 0)
+					snprintf(lc->symbol_note, sizeof lc->symbol_note,
+						 "the recorder %s is mapped, but its %s variable at 0x%llx is "
+						 "not in the input", path, CI_RECORD_SYMBOL, (unsigned long long)where);
+				continue;
+			}
+			if (ptr == 0) {
+				snprintf(lc->symbol_note, sizeof lc->symbol_note,
+					 "%s is loaded but had not created its record yet (%s is 0): the "
+					 "process may have died before its first CUDA call",
+					 path, CI_RECORD_SYMBOL);
+				continue;
+			}
+			if (!try_candidate(lc, ptr, CI_LOCATE_SYMBOL, &why))
+				snprintf(lc->symbol_note, sizeof lc->symbol_note,
+					 "%s points to 0x%llx, but %s", CI_RECORD_SYMBOL,
+					 (unsigned long long)ptr, why);
+		}
+	}
+	if (!tried && !*lc->symbol_note)
+		snprintf(lc->symbol_note, sizeof lc->symbol_note, "no %s.so is loaded", RECORDER_LIB);
+}
+
+static void scan_segment(struct locate *lc, const struct ci_segment *seg, uint64_t *done,
+			 uint64_t total)
+{
+	struct ci_source *src = lc->src;
+	uint64_t first = (seg->start + SCAN_PAGE - 1) & ~(uint64_t)(SCAN_PAGE - 1);
+	if (first < seg->start || first >= seg->start + seg->captured)
+		return;
+	uint64_t pages = (seg->start + seg->captured - first) / SCAN_PAGE;
+	const char *why;
+	if (src->info.kind == CI_SOURCE_PID) {
+		enum { CHUNK = 4096 };
+		uint64_t heads[CHUNK];
+		for (uint64_t p = 0; p < pages && lc->count < CI_MAX_CANDIDATES;) {
+			size_t n = pages - p < CHUNK ? (size_t)(pages - p) : CHUNK;
+			size_t got = ci_source_pid_page_heads(src, first + p * SCAN_PAGE, SCAN_PAGE, n, heads);
+			for (size_t i = 0; i < got; i++)
+				if (memcmp(&heads[i], CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN) == 0)
+					try_candidate(lc, first + (p + i) * SCAN_PAGE, CI_LOCATE_SCAN, &why);
+			p += got < n ? got + 1 : n; /* skip an unreadable page */
+			*done += (uint64_t)n * SCAN_PAGE;
+			ci_progress(src, "searching for the record in", *done, total);
+		}
+		return;
+	}
+	const uint8_t *base = src->image + seg->offset + (first - seg->start);
+	for (uint64_t p = 0; p < pages && lc->count < CI_MAX_CANDIDATES; p++) {
+		if (memcmp(base + p * SCAN_PAGE, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN) == 0)
+			try_candidate(lc, first + p * SCAN_PAGE, CI_LOCATE_SCAN, &why);
+		if ((p & 0xffff) == 0xffff) {
+			*done += 0x10000ull * SCAN_PAGE;
+			ci_progress(src, "searching for the record in", *done, total);
+		}
+	}
+	*done += (pages & 0xffff) * SCAN_PAGE;
+}
+
+static void locate_by_scan(struct locate *lc)
+{
+	struct ci_source *src = lc->src;
+	uint64_t total = 0, done = 0;
+	for (size_t i = 0; i < src->seg_count; i++)
+		total += src->segs[i].captured;
+	/* The record is a writable shared mapping: look there first, everywhere else after. */
+	for (int writable = 1; writable >= 0 && !lc->count; writable--)
+		for (size_t i = 0; i < src->seg_count && lc->count < CI_MAX_CANDIDATES; i++)
+			if (((src->segs[i].flags & PF_W) != 0) == writable)
+				scan_segment(lc, &src->segs[i], &done, total);
+	ci_progress(src, "searching", 0, 0);
+}
+
+/* Rank: written by this process, header agrees with where it was found, earlier method. */
+static int candidate_rank(const struct candidate *c, uint32_t pid)
+{
+	return (pid && c->header.pid == pid ? 0 : 4) + (c->base_matches ? 0 : 2);
+}
+
+static struct ci_error *locate_choose(struct locate *lc, struct ci_location *ret)
+{
+	struct ci_source *src = lc->src;
+	uint32_t pid = src->info.pid;
+	size_t best = 0;
+	for (size_t i = 1; i < lc->count; i++)
+		if (candidate_rank(&lc->cands[i], pid) < candidate_rank(&lc->cands[best], pid))
+			best = i;
+	const struct candidate *c = &lc->cands[best];
+	for (size_t i = 0; i < lc->count; i++) {
+		if (i == best)
+			continue;
+		ci_warnings_add(&src->warnings,
+				"%s holds another flight record at 0x%llx, written by pid %u%s; using the "
+				"one at 0x%llx written by pid %u",
+				src->name, (unsigned long long)lc->cands[i].addr, lc->cands[i].header.pid,
+				lc->cands[i].header.flags & CI_HDR_FORKED_CHILD ? " (in a fork child)"
+				: lc->cands[i].header.pid != pid ? " (inherited across fork()?)" : "",
+				(unsigned long long)c->addr, c->header.pid);
+	}
+	if (pid && c->header.pid != pid && src->info.kind != CI_SOURCE_RECORD)
+		ci_warnings_add(&src->warnings,
+				"the flight record at 0x%llx was written by pid %u, but this is process %u: "
+				"it was inherited across fork() and describes the parent's CUDA calls",
+				(unsigned long long)c->addr, c->header.pid, pid);
+	if (!c->base_matches && c->method == CI_LOCATE_SCAN)
+		ci_warnings_add(&src->warnings,
+				"the flight record at 0x%llx says it was created at 0x%llx; it may be a "
+				"copy (e.g. a snapshot read into memory) rather than the live record",
+				(unsigned long long)c->addr, (unsigned long long)c->header.record_base);
+	uint64_t size = c->header.record_size;
+	uint64_t avail = ci_source_available(src, c->addr, size);
+	*ret = (struct ci_location){ .address = c->addr, .size = avail, .method = c->method };
+	return NULL;
+}
+
+struct ci_error *ci_locate(struct ci_source *src, struct ci_location *ret)
+{
+	struct ci_header h;
+	if (src->info.kind == CI_SOURCE_RECORD || src->info.kind == CI_SOURCE_BUFFER) {
+		uint64_t start = src->seg_count ? src->segs[0].start : 0;
+		if (src->image_size >= CI_RECORD_MAGIC_LEN &&
+		    memcmp(src->image, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN) == 0) {
+			/* The input is the record: decode judges the header. */
+			uint64_t size = src->image_size;
+			if (src->image_size >= sizeof h) {
+				memcpy(&h, src->image, sizeof h);
+				if (h.record_size < size)
+					size = h.record_size;
+			}
+			*ret = (struct ci_location){
+				.address = start, .size = size,
+				.method = src->info.kind == CI_SOURCE_RECORD ? CI_LOCATE_FILE : CI_LOCATE_BUFFER,
+			};
+			return NULL;
+		}
+	}
+	struct locate *lc = calloc(1, sizeof *lc);
+	if (!lc)
+		return ci_error_create(CI_ERR_NOMEM, "out of memory locating the record in %s", src->name);
+	lc->src = src;
+	if (src->info.kind != CI_SOURCE_BUFFER) {
+		locate_by_name(lc);
+		if (!lc->count)
+			locate_by_symbol(lc);
+	}
+	if (!lc->count)
+		locate_by_scan(lc);
+	struct ci_error *err;
+	if (lc->count) {
+		err = locate_choose(lc, ret);
+	} else if (src->info.kind == CI_SOURCE_BUFFER) {
+		err = ci_error_create(CI_ERR_NO_RECORD,
+				      "the buffer does not hold a cudainspect flight record (no page starts "
+				      "with the magic \"%s\" and a plausible header)", CI_RECORD_MAGIC);
+	} else {
+		err = ci_error_create(CI_ERR_NO_RECORD,
+				      "%s holds no cudainspect flight record: %s; %s; and no page starts with "
+				      "a valid record header. Was the program run under the recorder "
+				      "(cudainspect record -- CMD, or LD_PRELOAD=libcudainspect-rec.so)?",
+				      src->name, lc->nt_file_note, lc->symbol_note);
+	}
+	free(lc);
+	return err;
+}

@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 1, source: one memory reader over whatever the user gave us.  This file opens the
+ * input, tells the kinds apart by content (ELF core, zstd, record file, or something else we
+ * can name), and implements the reads every later stage goes through: a sorted index of
+ * segments over an mmap of the file, where bytes past p_filesz or past the end of a truncated
+ * file are "not captured" and never read as zeros.  The ELF parser is in source_elf.c, zstd in
+ * source_zstd.c, live processes in source_pid.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "reader-internal.h"
+
+struct ci_error *ci_source_new(enum ci_source_kind kind, const char *name,
+			       const struct ci_source_options *opts, struct ci_source **ret)
+{
+	struct ci_source *src = calloc(1, sizeof *src);
+	if (!src)
+		return ci_error_create(CI_ERR_NOMEM, "out of memory opening %s", name);
+	src->name = strdup(name);
+	if (!src->name) {
+		free(src);
+		return ci_error_create(CI_ERR_NOMEM, "out of memory opening %s", name);
+	}
+	src->info.kind = kind;
+	src->fd = -1;
+	src->mem_fd = -1;
+	if (opts)
+		src->opts = *opts;
+	*ret = src;
+	return NULL;
+}
+
+void ci_source_close(struct ci_source *src)
+{
+	if (!src)
+		return;
+	struct ci_source_info *info = &src->info;
+	free(info->path);
+	free(info->executable);
+	free(info->psargs);
+	free(info->threads);
+	for (size_t i = 0; i < info->mapping_count; i++)
+		free(info->mappings[i].path);
+	free(info->mappings);
+	ci_warnings_deinit(&src->warnings);
+	free(src->segs);
+	if (src->elf)
+		elf_end(src->elf);
+	if (src->image_mapped)
+		munmap((void *)src->image, src->image_size);
+	free(src->owned_image);
+	if (src->fd >= 0)
+		close(src->fd);
+	if (src->mem_fd >= 0)
+		close(src->mem_fd);
+	free(src->name);
+	free(src);
+}
+
+const struct ci_source_info *ci_source_info(const struct ci_source *src) { return &src->info; }
+struct ci_warnings *ci_source_warnings(struct ci_source *src) { return &src->warnings; }
+struct Elf *ci_source_elf(const struct ci_source *src) { return src->elf; }
+bool ci_source_is_live(const struct ci_source *src) { return src->live; }
+
+int ci_source_fd(const struct ci_source *src)
+{
+	if (src->info.kind != CI_SOURCE_CORE && src->info.kind != CI_SOURCE_GCORE)
+		return -1;
+	return src->fd;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Segments                                                                                   */
+
+struct ci_error *ci_source_add_segment(struct ci_source *src, const struct ci_segment *seg)
+{
+	if (src->seg_count >= CI_MAX_SEGMENTS)
+		return ci_error_create(CI_ERR_CORRUPT,
+				       "%s has more than %u memory segments; refusing to index it",
+				       src->name, CI_MAX_SEGMENTS);
+	/* Grow by doubling; seg_count is bounded above, so the size cannot overflow. */
+	if ((src->seg_count & (src->seg_count - 1)) == 0) {
+		size_t cap = src->seg_count ? src->seg_count * 2 : 16;
+		struct ci_segment *segs = realloc(src->segs, cap * sizeof *segs);
+		if (!segs)
+			return ci_error_create(CI_ERR_NOMEM, "out of memory indexing %s", src->name);
+		src->segs = segs;
+	}
+	src->segs[src->seg_count++] = *seg;
+	return NULL;
+}
+
+static int segment_cmp(const void *a, const void *b)
+{
+	const struct ci_segment *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+void ci_source_sort_segments(struct ci_source *src)
+{
+	/* Kernels with core_sort_vma=1 write VMAs smallest first, and hostile files anything, so
+	 * never rely on the file's order. */
+	qsort(src->segs, src->seg_count, sizeof *src->segs, segment_cmp);
+	size_t kept = 0, dropped = 0;
+	for (size_t i = 0; i < src->seg_count; i++) {
+		if (kept && src->segs[i].start < src->segs[kept - 1].end) {
+			if (dropped++ == 0)
+				ci_warnings_add(&src->warnings,
+						"%s: program header %u (0x%llx-0x%llx) overlaps program header %u; "
+						"ignoring the later one (the core is damaged or was not written by Linux or gdb)",
+						src->name, src->segs[i].index,
+						(unsigned long long)src->segs[i].start,
+						(unsigned long long)src->segs[i].end, src->segs[kept - 1].index);
+			continue;
+		}
+		src->segs[kept++] = src->segs[i];
+	}
+	if (dropped > 1)
+		ci_warnings_add(&src->warnings, "%s: %zu overlapping program headers ignored in all",
+				src->name, dropped);
+	src->seg_count = kept;
+}
+
+const struct ci_segment *ci_source_segment(const struct ci_source *src, uint64_t addr)
+{
+	size_t lo = 0, hi = src->seg_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (src->segs[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct ci_segment *seg = &src->segs[lo - 1];
+	return addr < seg->end ? seg : NULL;
+}
+
+const uint8_t *ci_source_peek(const struct ci_source *src, uint64_t addr, size_t len)
+{
+	if (!src->image)
+		return NULL;
+	const struct ci_segment *seg = ci_source_segment(src, addr);
+	if (!seg)
+		return NULL;
+	uint64_t off = addr - seg->start;
+	if (!ci_range_ok(off, len, seg->captured))
+		return NULL;
+	/* captured was clipped to the image when the segment was indexed. */
+	return src->image + seg->offset + off;
+}
+
+uint64_t ci_source_available(struct ci_source *src, uint64_t addr, uint64_t max)
+{
+	uint64_t got = 0;
+	while (got < max) {
+		const struct ci_segment *seg = ci_source_segment(src, addr);
+		if (!seg)
+			break;
+		uint64_t off = addr - seg->start;
+		if (off >= seg->captured)
+			break;
+		uint64_t n = seg->captured - off;
+		if (n > max - got)
+			n = max - got;
+		got += n;
+		addr += n;
+		/* Continue only into a segment that starts exactly here. */
+		if (off + n < seg->end - seg->start || addr == 0)
+			break;
+	}
+	return got;
+}
+
+struct ci_error *ci_source_read(struct ci_source *src, uint64_t addr, void *buf, size_t len)
+{
+	if (src->info.kind == CI_SOURCE_PID)
+		return ci_source_read_pid(src, addr, buf, len);
+	uint8_t *out = buf;
+	uint64_t end;
+	if (!ci_add(addr, len, &end))
+		return ci_error_create(CI_ERR_UNAVAILABLE,
+				       "%s: a read of %zu bytes at 0x%llx wraps around the address space",
+				       src->name, len, (unsigned long long)addr);
+	while (len) {
+		const struct ci_segment *seg = ci_source_segment(src, addr);
+		if (!seg)
+			return ci_error_create(CI_ERR_UNAVAILABLE,
+					       "%s: address 0x%llx is not in any memory segment of the input",
+					       src->name, (unsigned long long)addr);
+		uint64_t off = addr - seg->start;
+		if (off >= seg->captured)
+			return ci_error_create(CI_ERR_UNAVAILABLE,
+					       "%s: address 0x%llx is in memory the input does not contain (%s)",
+					       src->name, (unsigned long long)addr,
+					       seg->offset + seg->captured >= src->image_size &&
+							       seg->captured < seg->end - seg->start
+						       ? "past the end of a truncated file"
+						       : "not dumped");
+		uint64_t n = seg->captured - off;
+		if (n > len)
+			n = len;
+		memcpy(out, src->image + seg->offset + off, n);
+		out += n;
+		addr += n;
+		len -= n;
+	}
+	return NULL;
+}
+
+void ci_progress(struct ci_source *src, const char *what, uint64_t done, uint64_t total)
+{
+	if (!src->opts.progress)
+		return;
+	if (total == 0) {
+		if (src->progress_ns)
+			fputs("\r\033[K", stderr);
+		src->progress_ns = 0;
+		return;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	/* At most five updates a second: progress must not cost more than the work. */
+	if (src->progress_ns && now - src->progress_ns < 200000000u)
+		return;
+	src->progress_ns = now;
+	fprintf(stderr, "\rcudainspect: %s %s: %3u%%", what, src->name,
+		(unsigned)(done >= total ? 100 : done * 100 / total));
+	fflush(stderr);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Opening                                                                                    */
+
+static struct ci_error *source_setup_record(struct ci_source *src)
+{
+	src->info.kind = CI_SOURCE_RECORD;
+	struct ci_segment seg = {
+		.start = 0, .end = src->image_size, .offset = 0, .captured = src->image_size,
+		.flags = 4 /* PF_R */,
+	};
+	struct ci_error *err = ci_source_add_segment(src, &seg);
+	if (err)
+		return err;
+	if (src->image_size >= sizeof(struct ci_header)) {
+		struct ci_header h;
+		memcpy(&h, src->image, sizeof h);
+		src->info.pid = h.pid;
+		/* A persistent file of a process that may still be running changes under us: read
+		 * it like a live process (copy, then re-check seq). */
+		src->live = h.origin == CI_ORIGIN_PERSISTENT && h.state == CI_STATE_LIVE;
+	}
+	return NULL;
+}
+
+/* Names for the first bytes of common non-core files, so the message can say what it is. */
+static const char *sniff_format(const uint8_t *p, size_t n)
+{
+	static const struct { const char *magic; size_t len; const char *what; } known[] = {
+		{ "\x1f\x8b", 2, "a gzip file; decompress it first (gunzip)" },
+		{ "\xfd" "7zXZ\0", 6, "an xz file; decompress it first (unxz)" },
+		{ "\x04\x22\x4d\x18", 4, "an lz4 file (systemd-coredump can write these); decompress it first (lz4 -d)" },
+		{ "BZh", 3, "a bzip2 file; decompress it first (bunzip2)" },
+		{ "PK\x03\x04", 4, "a zip archive" },
+		{ "NVIDIA", 6, "possibly a CUDA GPU core dump, which this version does not read" },
+		{ "#!", 2, "a script" },
+	};
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (n >= known[i].len && memcmp(p, known[i].magic, known[i].len) == 0)
+			return known[i].what;
+	size_t text = 0, look = n < 256 ? n : 256;
+	for (size_t i = 0; i < look; i++)
+		text += (p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\n' || p[i] == '\t' || p[i] == '\r';
+	if (look && text == look)
+		return "a text file";
+	return NULL;
+}
+
+/* Decide what the image holds and set SRC up for it. */
+static struct ci_error *source_setup(struct ci_source *src)
+{
+	const uint8_t *p = src->image;
+	size_t n = src->image_size;
+	if (n == 0)
+		return ci_error_create(CI_ERR_FORMAT,
+				       "%s is empty (0 bytes): not a core dump or record file. A core written "
+				       "while the disk was full or with a core size limit of 0 looks like this",
+				       src->name);
+	if (ci_is_zstd(p, n)) {
+		if (src->decompressed)
+			return ci_error_create(CI_ERR_FORMAT,
+					       "%s decompresses to another zstd stream; cudainspect decompresses "
+					       "one level only. Decompress it with 'zstd -d' first",
+					       src->name);
+		int fd = -1;
+		uint64_t size = 0;
+		struct ci_error *err = ci_source_decompress(src, p, n, &fd, &size);
+		if (err)
+			return err;
+		void *map = NULL;
+		if (size) {
+			map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+			if (map == MAP_FAILED) {
+				int e = errno;
+				close(fd);
+				return ci_error_create(CI_ERR_IO, "%s: cannot map the decompressed core (%s)",
+						       src->name, strerror(e));
+			}
+		}
+		if (src->image_mapped)
+			munmap((void *)src->image, src->image_size);
+		if (src->fd >= 0)
+			close(src->fd);
+		src->fd = fd;
+		src->image = map;
+		src->image_size = size;
+		src->image_mapped = size != 0;
+		src->decompressed = true;
+		src->info.compressed = true;
+		return source_setup(src);
+	}
+	if (n >= 4 && memcmp(p, "\x7f" "ELF", 4) == 0)
+		return ci_source_load_core(src);
+	if (n >= CI_RECORD_MAGIC_LEN && memcmp(p, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN) == 0)
+		return source_setup_record(src);
+	const char *what = sniff_format(p, n);
+	char hex[3 * 8 + 1] = "";
+	for (size_t i = 0; i < n && i < 8; i++)
+		snprintf(hex + 3 * i, sizeof hex - 3 * i, "%02x ", p[i]);
+	if (*hex)
+		hex[strlen(hex) - 1] = 0;
+	return ci_error_create(CI_ERR_FORMAT,
+			       "%s is not a core dump or a cudainspect record file%s%s (it starts with %s%s). "
+			       "Give an ELF core (plain or .zst), a .cisnap snapshot or a .cirec record",
+			       src->name, what ? ": it looks like " : "", what ? what : "", hex,
+			       src->info.compressed ? " after decompression" : "");
+}
+
+struct ci_error *ci_source_open(const char *path, const struct ci_source_options *opts,
+				struct ci_source **ret)
+{
+	if (!path || !*path)
+		return ci_error_create(CI_ERR_USAGE, "no input file given");
+	struct ci_source *src;
+	struct ci_error *err = ci_source_new(CI_SOURCE_CORE, path, opts, &src);
+	if (err)
+		return err;
+	src->info.path = strdup(path);
+	if (!src->info.path) {
+		ci_source_close(src);
+		return ci_error_create(CI_ERR_NOMEM, "out of memory opening %s", path);
+	}
+	src->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (src->fd < 0) {
+		int e = errno;
+		ci_source_close(src);
+		if (e == ENOENT)
+			return ci_error_create(CI_ERR_IO, "%s: no such file", path);
+		if (e == EACCES)
+			return ci_error_create(CI_ERR_IO,
+					       "%s: permission denied; cores are often readable by root only "
+					       "(try sudo or fix the file's mode)", path);
+		return ci_error_create(CI_ERR_IO, "cannot open %s: %s", path, strerror(e));
+	}
+	struct stat st;
+	if (fstat(src->fd, &st) < 0) {
+		int e = errno;
+		ci_source_close(src);
+		return ci_error_create(CI_ERR_IO, "cannot stat %s: %s", path, strerror(e));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ci_source_close(src);
+		return ci_error_create(CI_ERR_IO, "%s is a directory, not a core dump or record file", path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ci_source_close(src);
+		return ci_error_create(CI_ERR_IO,
+				       "%s is not a regular file; save the core to a file first "
+				       "(e.g. coredumpctl dump PID -o core)", path);
+	}
+	if (st.st_size > 0) {
+		/* MAP_SHARED so that a persistent record file of a running process is seen as it
+		 * is now; we never write. */
+		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, src->fd, 0);
+		if (map == MAP_FAILED) {
+			int e = errno;
+			ci_source_close(src);
+			return ci_error_create(CI_ERR_IO, "cannot map %s: %s", path, strerror(e));
+		}
+		src->image = map;
+		src->image_size = (size_t)st.st_size;
+		src->image_mapped = true;
+	}
+	err = source_setup(src);
+	if (err) {
+		ci_source_close(src);
+		return err;
+	}
+	*ret = src;
+	return NULL;
+}
+
+struct ci_error *ci_source_open_memory(const char *name, const uint8_t *image, size_t size,
+				       const struct ci_source_options *opts,
+				       uint64_t max_decompressed, struct ci_source **ret)
+{
+	struct ci_source *src;
+	struct ci_error *err = ci_source_new(CI_SOURCE_CORE, name, opts, &src);
+	if (err)
+		return err;
+	src->image = image;
+	src->image_size = size;
+	src->max_decompressed = max_decompressed;
+	err = source_setup(src);
+	if (err) {
+		ci_source_close(src);
+		return err;
+	}
+	*ret = src;
+	return NULL;
+}
+
+struct ci_error *ci_source_from_buffer(const void *buf, size_t len, uint64_t base,
+				       struct ci_source **ret)
+{
+	uint64_t end;
+	if (!ci_add(base, len, &end))
+		return ci_error_create(CI_ERR_USAGE,
+				       "a buffer of %zu bytes at 0x%llx would wrap around the address space",
+				       len, (unsigned long long)base);
+	struct ci_source *src;
+	struct ci_error *err = ci_source_new(CI_SOURCE_BUFFER, "buffer", NULL, &src);
+	if (err)
+		return err;
+	uint8_t *copy = malloc(len ? len : 1);
+	if (!copy) {
+		ci_source_close(src);
+		return ci_error_create(CI_ERR_NOMEM, "out of memory copying a %zu-byte buffer", len);
+	}
+	if (len)
+		memcpy(copy, buf, len);
+	src->image = copy;
+	src->image_size = len;
+	/* Owned copy: ci_source_close frees it through the segment-less path below. */
+	struct ci_segment seg = { .start = base, .end = end, .offset = 0, .captured = len, .flags = 4 };
+	if (len)
+		err = ci_source_add_segment(src, &seg);
+	if (err) {
+		free(copy);
+		src->image = NULL;
+		ci_source_close(src);
+		return err;
+	}
+	src->owned_image = copy;
+	*ret = src;
+	return NULL;
+}
