@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the text and JSON renderers and the diagnosis: labels for kernels, streams
+ * and threads, number formatting, and scrubbing of strings that come from the record (which is
+ * untrusted input: a hostile or corrupt record may carry control characters or invalid UTF-8
+ * that must not reach a terminal or break a JSON document).
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render-internal.h"
+
+/* Length of the valid UTF-8 sequence at S (1-4), or 0 if S does not start one.  Overlong forms,
+ * surrogates and code points above U+10FFFF are invalid. */
+size_t ci_utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if (c == 0xe0 && s[1] < 0xa0)
+			return 0;
+		if (c == 0xed && s[1] >= 0xa0)
+			return 0;
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		if (c == 0xf0 && s[1] < 0x90)
+			return 0;
+		if (c == 0xf4 && s[1] >= 0x90)
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+char *ci_scrub(const char *s, char *buf, size_t n)
+{
+	size_t o = 0;
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	while (*p && o + 1 < n) {
+		size_t l = ci_utf8_len(p);
+		/* C1 controls (U+0080..U+009F) are two-byte sequences starting with 0xc2. */
+		bool c1 = l == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+		if (l == 1 && (*p < 0x20 || *p == 0x7f))
+			l = 0;
+		if (l == 0 || c1) {
+			buf[o++] = '?';
+			p += c1 ? 2 : 1;
+			continue;
+		}
+		if (o + l >= n)
+			break;
+		memcpy(buf + o, p, l);
+		o += l;
+		p += l;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+char *ci_fmt_count(uint64_t v, char *buf, size_t n)
+{
+	char digits[32];
+	int len = snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 1 < n; i++) {
+		if (i > 0 && (len - i) % 3 == 0 && o + 2 < n)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+char *ci_fmt_size(uint64_t v, char *buf, size_t n)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (v < 1024) {
+		snprintf(buf, n, "%" PRIu64 " B", v);
+		return buf;
+	}
+	double d = (double)v;
+	int u = -1;
+	while (d >= 1024 && u < 5) {
+		d /= 1024;
+		u++;
+	}
+	snprintf(buf, n, "%.1f %s", d, units[u]);
+	return buf;
+}
+
+char *ci_fmt_duration(uint64_t ns, char *buf, size_t n)
+{
+	if (ns < 1000)
+		snprintf(buf, n, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, n, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, n, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, n, "%.2f s", (double)ns / 1e9);
+	return buf;
+}
+
+char *ci_launch_kernel_name(const struct ci_model *model, const struct ci_launch *l, char *buf,
+			    size_t n)
+{
+	const char *raw = NULL;
+	if (l->function != CI_NONE && l->function < model->function_count &&
+	    model->functions[l->function].seq != 0)
+		raw = ci_model_function_name(model, l->function);
+	if (l->api == CI_LAUNCH_HOST_FUNC && (!raw || !*raw)) {
+		snprintf(buf, n, "<host function 0x%" PRIx64 ">", l->aux);
+		return buf;
+	}
+	if (l->api == CI_LAUNCH_GRAPH && (!raw || !*raw)) {
+		snprintf(buf, n, "<graph 0x%" PRIx64 ">", l->aux);
+		return buf;
+	}
+	if (!raw || !*raw) {
+		snprintf(buf, n, "<unknown function 0x%" PRIx64 ">", l->function_handle);
+		return buf;
+	}
+	char *dem = ci_demangle(raw);
+	ci_scrub(dem ? dem : raw, buf, n);
+	free(dem);
+	return buf;
+}
+
+char *ci_stream_label(const struct ci_model *model, uint32_t slot, char *buf, size_t n)
+{
+	if (!ci_stream_valid(model, slot)) {
+		snprintf(buf, n, "an unknown stream");
+		return buf;
+	}
+	const struct ci_stream *st = &model->streams[slot];
+	switch (st->kind) {
+	case CI_STREAM_LEGACY:
+		snprintf(buf, n, "the legacy default stream");
+		break;
+	case CI_STREAM_PER_THREAD:
+		snprintf(buf, n, "the per-thread default stream of thread %" PRIu32, st->owner_tid);
+		break;
+	default:
+		snprintf(buf, n, "stream 0x%" PRIx64, st->handle);
+		break;
+	}
+	return buf;
+}
+
+const char *ci_thread_name(const struct ci_model *model, uint32_t tid)
+{
+	for (size_t i = 0; i < model->thread_count; i++)
+		if (model->threads[i].seq != 0 && model->threads[i].tid == tid)
+			return model->threads[i].name;
+	return "";
+}
+
+const char *ci_signal_name(int sig, char *buf, size_t n)
+{
+	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+	if (abbrev)
+		snprintf(buf, n, "SIG%s", abbrev);
+	else
+		snprintf(buf, n, "signal %d", sig);
+	return buf;
+}
+
+uint64_t ci_model_end_ns(const struct ci_model *model)
+{
+	if (model->header.end_monotonic_ns)
+		return model->header.end_monotonic_ns;
+	uint64_t t = model->header.snapshot_monotonic_ns;
+	if (model->launch_count && model->launches[model->launch_count - 1].time_ns > t)
+		t = model->launches[model->launch_count - 1].time_ns;
+	if (model->error_count && model->errors[model->error_count - 1].time_ns > t)
+		t = model->errors[model->error_count - 1].time_ns;
+	if (model->event_count && model->events[model->event_count - 1].time_ns > t)
+		t = model->events[model->event_count - 1].time_ns;
+	if (model->free_count && model->frees[model->free_count - 1].free_ns > t)
+		t = model->frees[model->free_count - 1].free_ns;
+	return t;
+}

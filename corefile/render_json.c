@@ -1,0 +1,689 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 6, JSON: the whole report as one document for crash pipelines, schema in docs/JSON.md
+ * ("version" first, CI_JSON_SCHEMA_VERSION).  Addresses and sizes are JSON numbers (with a hex
+ * string twin where a value may exceed 2^53); strings from the record are escaped so that no
+ * control character or invalid UTF-8 byte of a hostile record can break the document.  The
+ * output is compact, one array element per line, because a large record holds hundreds of
+ * thousands of entries.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render-internal.h"
+
+#define JSON_DEPTH_MAX 32
+
+struct json {
+	FILE *f;
+	int depth;
+	bool first[JSON_DEPTH_MAX]; /* nothing written yet at this level */
+	bool array[JSON_DEPTH_MAX];
+	struct ci_symbolizer *sym;
+	const struct ci_model *m;
+	const struct ci_diagnosis *d;
+	const struct ci_render_options *o;
+};
+
+/* Write S as a JSON string: valid UTF-8 passes through, invalid bytes become U+FFFD, control
+ * characters are escaped. */
+static void j_string_raw(struct json *j, const char *s)
+{
+	FILE *f = j->f;
+	const unsigned char *p = (const unsigned char *)s;
+	fputc('"', f);
+	while (*p) {
+		unsigned char c = *p;
+		if (c == '"' || c == '\\') {
+			fputc('\\', f);
+			fputc(c, f);
+			p++;
+		} else if (c < 0x20 || c == 0x7f) {
+			switch (c) {
+			case '\n': fputs("\\n", f); break;
+			case '\t': fputs("\\t", f); break;
+			case '\r': fputs("\\r", f); break;
+			default: fprintf(f, "\\u%04x", c); break;
+			}
+			p++;
+		} else if (c < 0x80) {
+			fputc(c, f);
+			p++;
+		} else {
+			size_t l = ci_utf8_len(p);
+			/* C1 controls are valid UTF-8 but must not reach a terminal through jq -r. */
+			if (l == 0 || (l == 2 && c == 0xc2 && p[1] < 0xa0)) {
+				fputs("\\ufffd", f);
+				p += l ? l : 1;
+			} else {
+				fwrite(p, 1, l, f);
+				p += l;
+			}
+		}
+	}
+	fputc('"', f);
+}
+
+static void j_sep(struct json *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (!j->first[j->depth])
+			fputc(',', j->f);
+		/* One element per line at the top level and in the top-level arrays. */
+		if (j->depth <= 2)
+			fputc('\n', j->f);
+		j->first[j->depth] = false;
+	}
+	if (key) {
+		j_string_raw(j, key);
+		fputc(':', j->f);
+	}
+}
+
+static void j_open(struct json *j, const char *key, bool array)
+{
+	j_sep(j, key);
+	fputc(array ? '[' : '{', j->f);
+	if (j->depth + 1 < JSON_DEPTH_MAX) {
+		j->depth++;
+		j->first[j->depth] = true;
+		j->array[j->depth] = array;
+	}
+}
+
+static void j_close(struct json *j)
+{
+	bool array = j->array[j->depth];
+	bool empty = j->first[j->depth];
+	j->depth--;
+	if (!empty && j->depth <= 1)
+		fputc('\n', j->f);
+	fputc(array ? ']' : '}', j->f);
+}
+
+#define j_obj(j, key) j_open(j, key, false)
+#define j_arr(j, key) j_open(j, key, true)
+
+static void j_str(struct json *j, const char *key, const char *s)
+{
+	j_sep(j, key);
+	if (s)
+		j_string_raw(j, s);
+	else
+		fputs("null", j->f);
+}
+
+static void j_u64(struct json *j, const char *key, uint64_t v)
+{
+	j_sep(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+static void j_i64(struct json *j, const char *key, int64_t v)
+{
+	j_sep(j, key);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+static void j_bool(struct json *j, const char *key, bool v)
+{
+	j_sep(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+static void j_null(struct json *j, const char *key)
+{
+	j_sep(j, key);
+	fputs("null", j->f);
+}
+
+static void j_hex(struct json *j, const char *key, uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	j_str(j, key, buf);
+}
+
+/* An address: a number and its hex twin ("address", "address_hex"). */
+static void j_addr(struct json *j, const char *key, uint64_t v)
+{
+	char hk[64];
+	j_u64(j, key, v);
+	snprintf(hk, sizeof(hk), "%s_hex", key);
+	j_hex(j, hk, v);
+}
+
+static void j_dim3(struct json *j, const char *key, const uint32_t v[3])
+{
+	j_arr(j, key);
+	for (int i = 0; i < 3; i++)
+		j_u64(j, NULL, v[i]);
+	j_close(j);
+}
+
+/* Slot references: the number, or null for CI_NONE. */
+static void j_slot(struct json *j, const char *key, uint32_t slot)
+{
+	if (slot == CI_NONE)
+		j_null(j, key);
+	else
+		j_u64(j, key, slot);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void j_frame(struct json *j, const struct ci_frame *f)
+{
+	j_obj(j, NULL);
+	j_addr(j, "address", f->address);
+	j_str(j, "module", f->module);
+	if (f->module)
+		j_hex(j, "module_offset", f->module_offset);
+	else
+		j_null(j, "module_offset");
+	j_str(j, "function", f->function);
+	j_u64(j, "function_offset", f->function_offset);
+	j_str(j, "file", f->file);
+	if (f->file)
+		j_i64(j, "line", f->line);
+	else
+		j_null(j, "line");
+	j_bool(j, "inlined", f->inlined);
+	j_close(j);
+}
+
+/* A recorded stack: return addresses, symbolized (inline frames expanded). */
+static void j_stack(struct json *j, const char *key, uint32_t id)
+{
+	size_t n = 0;
+	const uint64_t *pcs = ci_model_stack(j->m, id, &n);
+	j_arr(j, key);
+	for (size_t i = 0; pcs && i < n; i++) {
+		size_t nf = 0;
+		const struct ci_frame *fr = ci_symbolize_cached(j->sym, pcs[i], true, &nf);
+		struct ci_frame bare = { .address = pcs[i] };
+		if (!fr || !nf) {
+			fr = &bare;
+			nf = 1;
+		}
+		for (size_t k = 0; k < nf; k++)
+			j_frame(j, &fr[k]);
+	}
+	j_close(j);
+}
+
+static const char *stream_kind(uint32_t kind)
+{
+	return ci_stream_kind_name(kind);
+}
+
+static void j_launch_fields(struct json *j, size_t i)
+{
+	const struct ci_model *m = j->m;
+	const struct ci_launch *l = &m->launches[i];
+	char name[512];
+	j_u64(j, "seq", l->seq);
+	j_str(j, "kernel", ci_launch_kernel_name(m, l, name, sizeof(name)));
+	const char *raw = l->function != CI_NONE ? ci_model_function_name(m, l->function) : NULL;
+	j_str(j, "symbol", raw && *raw ? raw : NULL);
+	j_hex(j, "function_handle", l->function_handle);
+	if (ci_stream_valid(m, l->stream))
+		j_hex(j, "stream", m->streams[l->stream].handle);
+	else
+		j_null(j, "stream");
+	j_slot(j, "stream_slot", l->stream);
+	j_u64(j, "stream_seq", l->stream_seq);
+	j_slot(j, "context", l->ctx);
+	j_u64(j, "thread", l->tid);
+	j_u64(j, "time_ns", l->time_ns);
+	j_dim3(j, "grid", l->grid);
+	j_dim3(j, "block", l->block);
+	j_dim3(j, "cluster", l->cluster);
+	j_u64(j, "shared_mem", l->shared_mem);
+	j_str(j, "api", ci_launch_api_name(l->api));
+	j_i64(j, "result", l->result);
+	j_str(j, "result_name", ci_cuda_result_name(l->result));
+	j_arr(j, "flags");
+	static const struct { uint16_t bit; const char *name; } flags[] = {
+		{ CI_LAUNCH_PTSZ, "per_thread_stream" }, { CI_LAUNCH_CRUMB, "breadcrumb" },
+		{ CI_LAUNCH_CAPTURED, "captured" }, { CI_LAUNCH_FAILED, "failed" },
+		{ CI_LAUNCH_PARAMS_EXTRA, "params_extra" }, { CI_LAUNCH_PARAMS_CUT, "params_cut" },
+		{ CI_LAUNCH_COOPERATIVE_ATTR, "cooperative" }, { CI_LAUNCH_PDL, "pdl" },
+	};
+	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+		if (l->flags & flags[k].bit)
+			j_str(j, NULL, flags[k].name);
+	j_close(j);
+	j_str(j, "state", ci_launch_state_name(j->d->launch_state[i]));
+
+	/* Arguments: from the parameter layout when known, else 8-byte words. */
+	size_t len = l->param_len < CI_LAUNCH_PARAM_BYTES ? l->param_len : CI_LAUNCH_PARAM_BYTES;
+	const struct ci_function *fn = l->function < m->function_count && m->functions[l->function].seq
+					       ? &m->functions[l->function]
+					       : NULL;
+	bool known = fn && fn->params_known;
+	j_bool(j, "args_layout_known", known);
+	j_arr(j, "args");
+	uint32_t n = known ? (fn->nparams < CI_PARAMS_MAX ? fn->nparams : CI_PARAMS_MAX)
+			   : (uint32_t)(len / 8);
+	for (uint32_t k = 0; k < n; k++) {
+		size_t off = known ? fn->param_offset[k] : (size_t)k * 8;
+		size_t sz = known ? fn->param_size[k] : 8;
+		j_obj(j, NULL);
+		j_u64(j, "index", k);
+		j_u64(j, "offset", off);
+		j_u64(j, "size", sz);
+		if (off + sz > len) {
+			j_null(j, "value");
+			j_str(j, "bytes", NULL);
+		} else if (sz == 1 || sz == 2 || sz == 4 || sz == 8) {
+			uint64_t v = 0;
+			for (size_t b = sz; b-- > 0;)
+				v = v << 8 | l->params[off + b];
+			j_u64(j, "value", v);
+			j_hex(j, "value_hex", v);
+		} else {
+			char hexs[2 * CI_LAUNCH_PARAM_BYTES + 1];
+			size_t h = 0;
+			for (size_t b = 0; b < sz; b++)
+				h += (size_t)snprintf(hexs + h, sizeof(hexs) - h, "%02x",
+						      l->params[off + b]);
+			j_null(j, "value");
+			j_str(j, "bytes", hexs);
+		}
+		j_close(j);
+	}
+	j_close(j);
+	j_u64(j, "stack_id", l->stack);
+	j_stack(j, "stack", l->stack);
+}
+
+static void j_launch(struct json *j, const char *key, size_t i)
+{
+	j_obj(j, key);
+	j_launch_fields(j, i);
+	j_close(j);
+}
+
+static void j_alloc(struct json *j, const struct ci_alloc *a, bool freed)
+{
+	j_obj(j, NULL);
+	j_u64(j, "id", a->id);
+	j_addr(j, "address", a->address);
+	j_u64(j, "size", a->size);
+	j_str(j, "kind", ci_alloc_kind_name(a->kind));
+	j_slot(j, "context", a->ctx);
+	j_slot(j, "stream", a->stream);
+	j_u64(j, "thread", a->tid);
+	j_u64(j, "time_ns", a->time_ns);
+	j_hex(j, "aux", a->aux);
+	j_u64(j, "stack_id", a->stack);
+	j_stack(j, "stack", a->stack);
+	if (freed) {
+		j_u64(j, "free_thread", a->free_tid);
+		j_u64(j, "free_time_ns", a->free_ns);
+		j_slot(j, "free_stream", a->free_stream);
+		j_u64(j, "free_stack_id", a->free_stack);
+		j_stack(j, "free_stack", a->free_stack);
+	}
+	j_close(j);
+}
+
+static void j_error(struct json *j, const char *key, size_t i)
+{
+	const struct ci_api_error *e = &j->m->errors[i];
+	char api[CI_API_NAME_MAX + 1], args[CI_ARGS_MAX + 1];
+	/* The fixed-size fields need not be terminated in a hostile record. */
+	memcpy(api, e->api, CI_API_NAME_MAX);
+	api[CI_API_NAME_MAX] = '\0';
+	memcpy(args, e->args, CI_ARGS_MAX);
+	args[CI_ARGS_MAX] = '\0';
+	j_obj(j, key);
+	j_u64(j, "seq", e->seq);
+	j_u64(j, "time_ns", e->time_ns);
+	j_i64(j, "result", e->result);
+	j_str(j, "result_name", ci_cuda_result_name(e->result));
+	j_str(j, "result_text", ci_cuda_result_text(e->result));
+	j_str(j, "api", api);
+	j_str(j, "args", args);
+	j_u64(j, "thread", e->tid);
+	j_slot(j, "context", e->ctx);
+	j_slot(j, "stream", e->stream);
+	j_bool(j, "sticky", (e->flags & CI_ERROR_STICKY) || ci_cuda_result_is_sticky(e->result));
+	j_bool(j, "first_sticky", (ptrdiff_t)i == j->d->first_sticky_error);
+	j_u64(j, "stack_id", e->stack);
+	j_stack(j, "stack", e->stack);
+	j_close(j);
+}
+
+static void j_fixed_str(struct json *j, const char *key, const char *field, size_t n)
+{
+	char buf[256];
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, field, n);
+	buf[n] = '\0';
+	j_str(j, key, buf);
+}
+
+static const char *state_name(uint32_t s)
+{
+	return s == CI_STATE_LIVE ? "live" : s == CI_STATE_EXITED ? "exited"
+				   : s == CI_STATE_SIGNALED ? "signaled" : "unknown";
+}
+
+static void j_section_stats(struct json *j, const struct ci_model *m)
+{
+	static const char *const names[] = {
+		[CI_SEC_HOST_MODULES] = "host_modules", [CI_SEC_DEVICES] = "devices",
+		[CI_SEC_CONTEXTS] = "contexts", [CI_SEC_STREAMS] = "streams",
+		[CI_SEC_CODE_MODULES] = "code_modules", [CI_SEC_FUNCTIONS] = "functions",
+		[CI_SEC_LAUNCHES] = "launches", [CI_SEC_ALLOCS] = "allocations",
+		[CI_SEC_FREES] = "frees", [CI_SEC_ERRORS] = "errors", [CI_SEC_EVENTS] = "events",
+		[CI_SEC_STACKS] = "stacks", [CI_SEC_FRAMES] = "frames", [CI_SEC_STRINGS] = "strings",
+		[CI_SEC_BREADCRUMBS] = "breadcrumbs", [CI_SEC_THREADS] = "threads",
+		[CI_SEC_SYMBOL_IMAGE] = "symbol_image",
+	};
+	j_obj(j, "sections");
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		const struct ci_section_stats *s = &m->sections[k];
+		if (!names[k] || !s->present)
+			continue;
+		j_obj(j, names[k]);
+		j_u64(j, "capacity", s->capacity);
+		j_u64(j, "head", s->head);
+		j_u64(j, "accepted", s->accepted);
+		j_u64(j, "torn", s->torn);
+		j_u64(j, "invalid", s->invalid);
+		j_u64(j, "overwritten", s->overwritten);
+		j_u64(j, "dropped", s->dropped);
+		j_u64(j, "missing", s->missing);
+		j_close(j);
+	}
+	j_close(j);
+}
+
+static const char *source_kind_name(enum ci_source_kind k)
+{
+	switch (k) {
+	case CI_SOURCE_CORE: return "core";
+	case CI_SOURCE_GCORE: return "gcore";
+	case CI_SOURCE_RECORD: return "record";
+	case CI_SOURCE_PID: return "pid";
+	case CI_SOURCE_BUFFER: return "buffer";
+	}
+	return "unknown";
+}
+
+struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
+				const struct ci_render_options *opts)
+{
+	static const struct ci_render_options defaults = { .view = CI_VIEW_SUMMARY };
+	const struct ci_model *m = report->model;
+	const struct ci_diagnosis *d = report->diagnosis;
+	const struct ci_source_info *si = report->source;
+	struct json jj = { .f = f, .sym = report->symbolizer, .m = m, .d = d,
+			   .o = opts ? opts : &defaults };
+	struct json *j = &jj;
+	const struct ci_header *h = &m->header;
+	char sig[32];
+
+	j->first[0] = true;
+	j_obj(j, NULL);
+	j_u64(j, "version", CI_JSON_SCHEMA_VERSION);
+	j_obj(j, "generator");
+	j_str(j, "name", "cudainspect");
+	j_str(j, "version", CUDAINSPECT_VERSION);
+	j_close(j);
+
+	j_obj(j, "input");
+	j_str(j, "path", si ? si->path : NULL);
+	j_str(j, "kind", si ? source_kind_name(si->kind) : "buffer");
+	j_bool(j, "compressed", si && si->compressed);
+	j_bool(j, "truncated", si && si->truncated);
+	j_close(j);
+
+	j_obj(j, "record");
+	j_u64(j, "format_major", h->major);
+	j_u64(j, "format_minor", h->minor);
+	j_fixed_str(j, "recorder_version", h->recorder_version, sizeof(h->recorder_version));
+	j_addr(j, "address", m->location.address);
+	j_u64(j, "size", h->record_size);
+	j_str(j, "origin", h->origin == CI_ORIGIN_MEMFD ? "memfd"
+			  : h->origin == CI_ORIGIN_PERSISTENT ? "persistent"
+			  : h->origin == CI_ORIGIN_SNAPSHOT ? "snapshot" : "unknown");
+	j_str(j, "state", state_name(h->state));
+	j_u64(j, "start_realtime_ns", h->start_realtime_ns);
+	j_u64(j, "start_monotonic_ns", h->start_monotonic_ns);
+	j_u64(j, "end_monotonic_ns", h->end_monotonic_ns);
+	j_str(j, "stack_mode", h->stack_mode == CI_STACKS_OFF ? "off"
+			      : h->stack_mode == CI_STACKS_FAST ? "fast" : "accurate");
+	j_u64(j, "breadcrumb_every_launches", h->crumb_every_launches);
+	j_u64(j, "breadcrumb_every_us", h->crumb_every_us);
+	j_u64(j, "breadcrumb_width", h->crumb_width);
+	j_bool(j, "breadcrumbs_disabled", h->flags & CI_HDR_CRUMBS_OFF);
+	j_bool(j, "degraded", h->flags & CI_HDR_DEGRADED);
+	j_bool(j, "truncated", h->flags & CI_HDR_TRUNCATED);
+	j_section_stats(j, m);
+	j_close(j);
+
+	j_obj(j, "process");
+	j_u64(j, "pid", h->pid ? h->pid : si ? si->pid : 0);
+	j_u64(j, "ppid", h->ppid);
+	j_fixed_str(j, "host", h->host, sizeof(h->host));
+	const char *exe = ci_model_string(m, h->exe_str);
+	j_str(j, "executable", *exe ? exe : si ? si->executable : NULL);
+	const char *cmd = ci_model_string(m, h->cmdline_str);
+	j_str(j, "cmdline", *cmd ? cmd : si ? si->psargs : NULL);
+	if (d->signal) {
+		j_i64(j, "signal", d->signal);
+		j_str(j, "signal_name", ci_signal_name(d->signal, sig, sizeof(sig)));
+	} else {
+		j_null(j, "signal");
+		j_null(j, "signal_name");
+	}
+	if (si && si->signal) {
+		j_i64(j, "si_code", si->si_code);
+		j_addr(j, "fault_address", si->fault_addr);
+	} else if (h->state == CI_STATE_SIGNALED) {
+		j_i64(j, "si_code", h->fatal_si_code);
+		j_addr(j, "fault_address", h->fatal_addr);
+	}
+	if (d->signal_tid)
+		j_u64(j, "crashed_thread", d->signal_tid);
+	else
+		j_null(j, "crashed_thread");
+	j_bool(j, "live", si && si->kind == CI_SOURCE_PID);
+	j_close(j);
+
+	j_arr(j, "devices");
+	for (size_t i = 0; i < m->device_count; i++) {
+		const struct ci_device *dv = &m->devices[i];
+		if (!dv->seq)
+			continue;
+		char uuid[40];
+		size_t u = 0;
+		for (int k = 0; k < 16; k++)
+			u += (size_t)snprintf(uuid + u, sizeof(uuid) - u, "%02x%s", dv->uuid[k],
+					      k == 3 || k == 5 || k == 7 || k == 9 ? "-" : "");
+		j_obj(j, NULL);
+		j_u64(j, "slot", i);
+		j_i64(j, "ordinal", dv->ordinal);
+		j_fixed_str(j, "name", dv->name, sizeof(dv->name));
+		j_str(j, "uuid", uuid);
+		j_fixed_str(j, "pci_bus_id", dv->pci_bus_id, sizeof(dv->pci_bus_id));
+		j_i64(j, "cc_major", dv->cc_major);
+		j_i64(j, "cc_minor", dv->cc_minor);
+		j_i64(j, "sm_count", dv->sm_count);
+		j_u64(j, "total_mem", dv->total_mem);
+		j_close(j);
+	}
+	j_close(j);
+
+	j_arr(j, "contexts");
+	for (size_t i = 0; i < m->context_count; i++) {
+		const struct ci_context *c = &m->contexts[i];
+		if (!c->seq)
+			continue;
+		j_obj(j, NULL);
+		j_u64(j, "slot", i);
+		j_hex(j, "handle", c->handle);
+		j_u64(j, "id", c->ctx_id);
+		j_slot(j, "device", c->device);
+		j_str(j, "kind", c->kind == CI_CTX_PRIMARY ? "primary"
+				 : c->kind == CI_CTX_EXPLICIT ? "explicit"
+				 : c->kind == CI_CTX_GREEN ? "green" : "unknown");
+		j_u64(j, "flags", c->flags);
+		j_u64(j, "thread", c->create_tid);
+		j_u64(j, "create_ns", c->create_ns);
+		if (c->destroy_ns)
+			j_u64(j, "destroy_ns", c->destroy_ns);
+		else
+			j_null(j, "destroy_ns");
+		j_stack(j, "stack", c->create_stack);
+		j_close(j);
+	}
+	j_close(j);
+
+	j_arr(j, "streams");
+	for (size_t i = 0; i < d->stream_count; i++) {
+		const struct ci_stream_progress *p = &d->streams[i];
+		const struct ci_stream *st = &m->streams[p->stream];
+		j_obj(j, NULL);
+		j_u64(j, "slot", p->stream);
+		j_hex(j, "handle", st->handle);
+		j_u64(j, "id", st->stream_id);
+		j_slot(j, "context", st->ctx);
+		j_str(j, "kind", stream_kind(st->kind));
+		j_u64(j, "flags", st->flags);
+		j_i64(j, "priority", st->priority);
+		j_u64(j, "owner_thread", st->owner_tid);
+		j_u64(j, "create_ns", st->create_ns);
+		if (st->destroy_ns)
+			j_u64(j, "destroy_ns", st->destroy_ns);
+		else
+			j_null(j, "destroy_ns");
+		bool crumbs = st->crumb_slot != CI_NONE && !(h->flags & CI_HDR_CRUMBS_OFF);
+		if (crumbs)
+			j_u64(j, "breadcrumb", p->crumb);
+		else
+			j_null(j, "breadcrumb");
+		j_str(j, "breadcrumb_status", ci_crumb_status_name(st->crumb_status));
+		j_u64(j, "launched", p->launched);
+		j_u64(j, "finished", p->finished);
+		j_u64(j, "in_flight", p->in_flight);
+		j_u64(j, "not_started", p->not_started);
+		j_u64(j, "unknown", p->unknown);
+		if (p->oldest_unfinished >= 0)
+			j_u64(j, "oldest_unfinished", m->launches[p->oldest_unfinished].seq);
+		else
+			j_null(j, "oldest_unfinished");
+		j_close(j);
+	}
+	j_close(j);
+
+	j_arr(j, "launches");
+	for (size_t i = 0; i < m->launch_count; i++)
+		j_launch(j, NULL, i);
+	j_close(j);
+
+	j_arr(j, "allocations");
+	for (size_t i = 0; i < m->alloc_count; i++)
+		j_alloc(j, &m->allocs[i], false);
+	j_close(j);
+
+	j_arr(j, "frees");
+	for (size_t i = 0; i < m->free_count; i++)
+		j_alloc(j, &m->frees[i], true);
+	j_close(j);
+
+	j_arr(j, "errors");
+	for (size_t i = 0; i < m->error_count; i++)
+		j_error(j, NULL, i);
+	j_close(j);
+
+	j_arr(j, "threads");
+	for (size_t i = 0; i < report->thread_count; i++) {
+		const struct ci_thread_stack *t = &report->threads[i];
+		char name[sizeof(t->name) + 1];
+		memcpy(name, t->name, sizeof(t->name));
+		name[sizeof(t->name)] = '\0';
+		j_obj(j, NULL);
+		j_u64(j, "tid", t->tid);
+		j_str(j, "name", name);
+		j_bool(j, "crashed", t->crashed || (d->signal && t->tid == d->signal_tid));
+		j_arr(j, "frames");
+		for (size_t k = 0; k < t->frame_count; k++)
+			j_frame(j, &t->frames[k]);
+		j_close(j);
+		j_str(j, "note", t->note);
+		j_close(j);
+	}
+	j_close(j);
+
+	j_obj(j, "diagnosis");
+	j_str(j, "verdict", ci_verdict_name(d->verdict));
+	if (d->faulting_launch >= 0) {
+		j_obj(j, "faulting_launch");
+		j_launch_fields(j, (size_t)d->faulting_launch);
+		j_str(j, "confidence", ci_confidence_name(d->confidence));
+		j_close(j);
+	} else {
+		j_null(j, "faulting_launch");
+	}
+	j_str(j, "confidence", ci_confidence_name(d->confidence));
+	j_str(j, "reasoning", d->reasoning);
+	if (d->failed_launch >= 0)
+		j_launch(j, "failed_launch", (size_t)d->failed_launch);
+	else
+		j_null(j, "failed_launch");
+	if (d->error_tid)
+		j_u64(j, "error_thread", d->error_tid);
+	else
+		j_null(j, "error_thread");
+	if (d->first_sticky_error >= 0)
+		j_error(j, "first_sticky_error", (size_t)d->first_sticky_error);
+	else
+		j_null(j, "first_sticky_error");
+	if (d->last_error >= 0)
+		j_error(j, "last_error", (size_t)d->last_error);
+	else
+		j_null(j, "last_error");
+	j_arr(j, "attributions");
+	for (size_t i = 0; i < d->attribution_count; i++) {
+		const struct ci_attribution *a = &d->attributions[i];
+		j_obj(j, NULL);
+		j_u64(j, "launch", m->launches[a->launch].seq);
+		j_u64(j, "arg", a->arg);
+		j_u64(j, "param_offset", a->param_offset);
+		j_addr(j, "address", a->address);
+		j_str(j, "relation", ci_relation_name(a->relation));
+		if (a->alloc) {
+			j_u64(j, "allocation", a->alloc->id);
+			j_addr(j, "allocation_address", a->alloc->address);
+			j_u64(j, "allocation_size", a->alloc->size);
+			j_u64(j, "offset", a->offset);
+		} else {
+			j_null(j, "allocation");
+			j_null(j, "offset");
+		}
+		j_close(j);
+	}
+	j_close(j);
+	j_close(j);
+
+	j_arr(j, "warnings");
+	for (size_t l = 0; l < report->warning_lists; l++) {
+		const struct ci_warnings *w = report->warnings[l];
+		for (size_t i = 0; w && i < w->count; i++)
+			j_str(j, NULL, w->items[i]);
+	}
+	j_close(j);
+	j_close(j);
+	fputc('\n', f);
+	if (fflush(f) != 0 || ferror(f))
+		return ci_error_create(CI_ERR_IO, "cannot write the JSON report: %m");
+	return NULL;
+}

@@ -1,0 +1,1157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 6, text: the one-screen summary (most important first, ending with what to do next) and
+ * the views (contexts, streams, kernels, allocs, errors, threads, fault, all).  Every string
+ * that comes from the record is scrubbed before it reaches the terminal; lines are cut at the
+ * requested width, paragraphs are wrapped.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render-internal.h"
+
+#define SUMMARY_FRAMES 4        /* launch-site and error-thread frames in the summary */
+#define SUMMARY_ATTRIBUTIONS 4
+#define SUMMARY_STREAMS 4
+#define SUMMARY_WARNINGS 3
+#define KERNELS_DEFAULT 20
+
+struct out {
+	FILE *f;
+	int width;
+	bool color;
+	const struct ci_report *r;
+	const struct ci_render_options *o;
+	const struct ci_model *m;
+	const struct ci_diagnosis *d;
+	const char *input;   /* how to name the input in suggested commands */
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* Output primitives                                                                          */
+
+/* Number of code points in S (the display width, near enough for names and paths). */
+static size_t text_width(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Print S cut to WIDTH code points ("..." marks the cut). */
+static void put_cut(struct out *o, const char *s)
+{
+	size_t w = (size_t)o->width;
+	if (text_width(s) <= w) {
+		fputs(s, o->f);
+		fputc('\n', o->f);
+		return;
+	}
+	size_t n = 0;
+	const char *p = s;
+	for (; *p; p++) {
+		if (((unsigned char)*p & 0xc0) != 0x80) {
+			if (n == w - 3)
+				break;
+			n++;
+		}
+	}
+	fwrite(s, 1, (size_t)(p - s), o->f);
+	fputs("...\n", o->f);
+}
+
+__attribute__((format(printf, 2, 3))) static void line(struct out *o, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	put_cut(o, buf);
+}
+
+static void heading(struct out *o, const char *s)
+{
+	if (o->color)
+		fprintf(o->f, "\033[1m%s\033[0m\n", s);
+	else
+		fprintf(o->f, "%s\n", s);
+}
+
+/* Word-wrap TEXT at the width with INDENT spaces before every line but the first, which gets
+ * FIRST (e.g. a label).  Returns the number of lines printed. */
+static int para(struct out *o, const char *first, int indent, const char *text)
+{
+	int lines = 0;
+	size_t w = (size_t)o->width;
+	size_t col = text_width(first);
+	fputs(first, o->f);
+	const char *p = text;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		const char *e = p;
+		while (*e && *e != ' ')
+			e++;
+		size_t wl = 0;
+		for (const char *q = p; q < e; q++)
+			wl += ((unsigned char)*q & 0xc0) != 0x80;
+		bool at_start = col <= (size_t)indent || col == text_width(first);
+		if (!at_start && col + 1 + wl > w) {
+			fprintf(o->f, "\n%*s", indent, "");
+			lines++;
+			col = (size_t)indent;
+			at_start = true;
+		}
+		if (!at_start) {
+			fputc(' ', o->f);
+			col++;
+		}
+		fwrite(p, 1, (size_t)(e - p), o->f);
+		col += wl;
+		p = e;
+	}
+	fputc('\n', o->f);
+	return lines + 1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+	return s ? s + 1 : path ? path : "";
+}
+
+/* "decode_step (main.c:214) miniengine+0x2a31" */
+static char *fmt_frame(const struct ci_frame *f, char *buf, size_t n)
+{
+	char fn[256], file[256], mod[256];
+	size_t o = 0;
+	if (f->function)
+		o += (size_t)snprintf(buf + o, n - o, "%s", ci_scrub(f->function, fn, sizeof(fn)));
+	else
+		o += (size_t)snprintf(buf + o, n - o, "??");
+	if (o < n && f->file)
+		o += (size_t)snprintf(buf + o, n - o, " (%s:%d)",
+				      ci_scrub(base_name(f->file), file, sizeof(file)), f->line);
+	if (o < n && f->inlined)
+		o += (size_t)snprintf(buf + o, n - o, " [inlined]");
+	if (o < n && f->module)
+		snprintf(buf + o, n - o, " %s+0x%" PRIx64,
+			 ci_scrub(base_name(f->module), mod, sizeof(mod)), f->module_offset);
+	else if (o < n)
+		snprintf(buf + o, n - o, " 0x%" PRIx64, f->address);
+	return buf;
+}
+
+/* Print up to MAX frames of recorded stack ID (return addresses), each on its own line after
+ * PREFIX (the first) or an indent of the same width.  Returns lines printed. */
+static int print_stack(struct out *o, const char *prefix, uint32_t id, size_t max)
+{
+	size_t n = 0;
+	const uint64_t *pcs = ci_model_stack(o->m, id, &n);
+	int lines = 0;
+	size_t indent = text_width(prefix);
+	if (!pcs || n == 0) {
+		line(o, "%s(no stack recorded)", prefix);
+		return 1;
+	}
+	size_t shown = 0;
+	for (size_t i = 0; i < n && shown < max; i++) {
+		size_t nf = 0;
+		const struct ci_frame *fr = ci_symbolize_cached(o->r->symbolizer, pcs[i], true, &nf);
+		struct ci_frame bare = { .address = pcs[i] };
+		if (!fr || nf == 0) {
+			fr = &bare;
+			nf = 1;
+		}
+		for (size_t k = 0; k < nf && shown < max; k++, shown++) {
+			char buf[768];
+			line(o, "%*s%s", (int)(shown ? indent : 0), shown ? "" : prefix,
+			     fmt_frame(&fr[k], buf, sizeof(buf)));
+			lines++;
+		}
+	}
+	if (shown == max && (n > max))
+		line(o, "%*s...", (int)indent, ""), lines++;
+	return lines;
+}
+
+/* One-line launch site ("decode_step (main.c:214) miniengine+0x2a31") or "". */
+static char *stack_site(struct out *o, uint32_t id, char *buf, size_t n)
+{
+	size_t np = 0, nf = 0;
+	const uint64_t *pcs = ci_model_stack(o->m, id, &np);
+	buf[0] = '\0';
+	if (!pcs || np == 0)
+		return buf;
+	const struct ci_frame *fr = ci_symbolize_cached(o->r->symbolizer, pcs[0], true, &nf);
+	struct ci_frame bare = { .address = pcs[0] };
+	/* The outermost of the inline frames at that address is the function that made the call. */
+	fmt_frame(fr && nf ? &fr[0] : &bare, buf, n);
+	return buf;
+}
+
+static const char *end_word(struct out *o)
+{
+	if (o->d && o->d->signal)
+		return "the crash";
+	if (o->m->header.state == CI_STATE_EXITED)
+		return "exit";
+	if (o->m->header.origin == CI_ORIGIN_SNAPSHOT)
+		return "the snapshot";
+	return "the end of the record";
+}
+
+/* "1.2 ms before the crash" */
+static char *ago(struct out *o, uint64_t t, char *buf, size_t n)
+{
+	uint64_t end = ci_model_end_ns(o->m);
+	char d[32];
+	if (!t || !end)
+		snprintf(buf, n, "at an unknown time");
+	else if (t <= end)
+		snprintf(buf, n, "%s before %s", ci_fmt_duration(end - t, d, sizeof(d)), end_word(o));
+	else
+		snprintf(buf, n, "%s after %s", ci_fmt_duration(t - end, d, sizeof(d)), end_word(o));
+	return buf;
+}
+
+/* Time since the record started, for tables: "12.345678 s" */
+static char *rel_time(struct out *o, uint64_t t, char *buf, size_t n)
+{
+	uint64_t s0 = o->m->header.start_monotonic_ns;
+	if (!t || t < s0)
+		snprintf(buf, n, "?");
+	else
+		snprintf(buf, n, "%.6f", (double)(t - s0) / 1e9);
+	return buf;
+}
+
+static char *thread_desc(struct out *o, uint32_t tid, char *buf, size_t n)
+{
+	char name[32];
+	const char *nm = ci_thread_name(o->m, tid);
+	for (size_t i = 0; !*nm && o->r->source && i < o->r->source->thread_count; i++)
+		if (o->r->source->threads[i].tid == tid)
+			nm = o->r->source->threads[i].name;
+	if (*nm)
+		snprintf(buf, n, "thread %" PRIu32 " \"%s\"", tid, ci_scrub(nm, name, sizeof(name)));
+	else
+		snprintf(buf, n, "thread %" PRIu32, tid);
+	return buf;
+}
+
+static const char *cmdline(struct out *o)
+{
+	const char *c = ci_model_string(o->m, o->m->header.cmdline_str);
+	if (!*c && o->r->source && o->r->source->psargs)
+		c = o->r->source->psargs;
+	return c;
+}
+
+static const char *executable(struct out *o)
+{
+	const char *e = ci_model_string(o->m, o->m->header.exe_str);
+	if (!*e && o->r->source && o->r->source->executable)
+		e = o->r->source->executable;
+	return e;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Attribution wording (compute-sanitizer style)                                             */
+
+static void attribution_text(struct out *o, const struct ci_attribution *a, char *buf, size_t n)
+{
+	char size[48], when[96], who[64], freed[224] = "";
+	const struct ci_alloc *al = a->alloc;
+	const char *where = a->relation == CI_REL_PAST_END     ? "after the nearest allocation"
+			    : a->relation == CI_REL_BEFORE_START ? "before the nearest allocation"
+								 : "inside allocation";
+	if (!al) {
+		snprintf(buf, n,
+			 "Address 0x%" PRIx64 " is not inside or near any recorded allocation "
+			 "(live or recently freed).", a->address);
+		return;
+	}
+	if (a->relation == CI_REL_FREED)
+		snprintf(freed, sizeof(freed), ", which was FREED %s by %s",
+			 ago(o, al->free_ns, when, sizeof(when)),
+			 thread_desc(o, al->free_tid, who, sizeof(who)));
+	snprintf(buf, n,
+		 "Address 0x%" PRIx64 " is %" PRIu64 " bytes %s #%" PRIu64 " at 0x%" PRIx64
+		 " of size %s bytes (%s)%s.",
+		 a->address, a->offset, where, al->id, al->address,
+		 ci_fmt_count(al->size, size, sizeof(size)), ci_alloc_kind_name(al->kind), freed);
+}
+
+static void print_attribution(struct out *o, const struct ci_attribution *a, bool full)
+{
+	char text[640], label[64], site[768], who[64];
+	attribution_text(o, a, text, sizeof(text));
+	snprintf(label, sizeof(label), "  arg %" PRIu32 " (+%" PRIu32 "): ", a->arg, a->param_offset);
+	para(o, label, 6, text);
+	if (!a->alloc)
+		return;
+	if (!full) {
+		stack_site(o, a->alloc->stack, site, sizeof(site));
+		line(o, "      allocated by %s at %s", thread_desc(o, a->alloc->tid, who, sizeof(who)),
+		     *site ? site : "(no stack recorded)");
+		if (a->relation == CI_REL_FREED) {
+			stack_site(o, a->alloc->free_stack, site, sizeof(site));
+			line(o, "      freed at %s", *site ? site : "(no stack recorded)");
+		}
+		return;
+	}
+	char when[96];
+	line(o, "      allocated %s by %s:", ago(o, a->alloc->time_ns, when, sizeof(when)),
+	     thread_desc(o, a->alloc->tid, who, sizeof(who)));
+	print_stack(o, "        ", a->alloc->stack, 16);
+	if (a->relation == CI_REL_FREED) {
+		line(o, "      freed %s by %s:", ago(o, a->alloc->free_ns, when, sizeof(when)),
+		     thread_desc(o, a->alloc->free_tid, who, sizeof(who)));
+		print_stack(o, "        ", a->alloc->free_stack, 16);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Summary                                                                                    */
+
+static void summary_process(struct out *o)
+{
+	char buf[512], sig[32], who[64];
+	const struct ci_header *h = &o->m->header;
+	const char *cmd = cmdline(o);
+	char host[CI_NAME_MAX + 1];
+	line(o, "Process   %s  (pid %" PRIu32 ", host %s)",
+	     ci_scrub(*cmd ? cmd : executable(o), buf, sizeof(buf)), h->pid,
+	     ci_scrub(h->host, host, sizeof(host)));
+	if (o->d->signal)
+		line(o, "Signal    %s received by %s", ci_signal_name(o->d->signal, sig, sizeof(sig)),
+		     thread_desc(o, o->d->signal_tid, who, sizeof(who)));
+	else if (o->r->source && o->r->source->kind == CI_SOURCE_PID)
+		line(o, "Signal    none: the process is alive (read without stopping it)");
+	else if (h->state == CI_STATE_EXITED)
+		line(o, "Signal    none: the process exited normally");
+	else
+		line(o, "Signal    none recorded");
+	size_t nd = 0;
+	for (size_t i = 0; i < o->m->device_count; i++) {
+		const struct ci_device *dv = &o->m->devices[i];
+		if (!dv->seq)
+			continue;
+		if (nd++ >= 2)
+			continue;
+		char name[128], mem[32];
+		line(o, "Device    %d: %s (sm_%d%d, %d SMs, %s)", dv->ordinal,
+		     ci_scrub(dv->name, name, sizeof(name)), dv->cc_major, dv->cc_minor, dv->sm_count,
+		     ci_fmt_size(dv->total_mem, mem, sizeof(mem)));
+	}
+	if (nd > 2)
+		line(o, "          and %zu more devices (view: contexts)", nd - 2);
+	if (nd == 0)
+		line(o, "Device    none recorded (the process never initialized CUDA?)");
+}
+
+static void summary_error(struct out *o)
+{
+	const struct ci_diagnosis *d = o->d;
+	ptrdiff_t ei = d->first_sticky_error >= 0 ? d->first_sticky_error : d->last_error;
+	if (ei < 0) {
+		line(o, "Error     no CUDA error recorded");
+		return;
+	}
+	const struct ci_api_error *e = &o->m->errors[ei];
+	char api[CI_API_NAME_MAX + 1], who[64], when[96];
+	line(o, "Error     %s (%d): %s", ci_cuda_result_name(e->result), e->result,
+	     ci_cuda_result_text(e->result));
+	line(o, "          %s by %s in %s, %s",
+	     d->first_sticky_error >= 0 ? "first returned" : "returned",
+	     ci_scrub(e->api, api, sizeof(api)), thread_desc(o, e->tid, who, sizeof(who)),
+	     ago(o, e->time_ns, when, sizeof(when)));
+}
+
+static void launch_lines(struct out *o, size_t li, size_t frames)
+{
+	const struct ci_launch *l = &o->m->launches[li];
+	char stream[96], who[64], when[96], smem[32];
+	line(o, "  launch %" PRIu64 " on %s, by %s, %s", l->stream_seq,
+	     ci_stream_label(o->m, l->stream, stream, sizeof(stream)),
+	     thread_desc(o, l->tid, who, sizeof(who)), ago(o, l->time_ns, when, sizeof(when)));
+	line(o, "  grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")  block (%" PRIu32 ",%" PRIu32
+	     ",%" PRIu32 ")  shared memory %s  via %s",
+	     l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+	     ci_fmt_size(l->shared_mem, smem, sizeof(smem)), ci_launch_api_name(l->api));
+	print_stack(o, "  launched at ", l->stack, frames);
+}
+
+static void summary_fault(struct out *o)
+{
+	const struct ci_diagnosis *d = o->d;
+	char name[256], buf[256];
+	fputc('\n', o->f);
+	switch (d->verdict) {
+	case CI_VERDICT_DEVICE_FAULT:
+		if (d->faulting_launch < 0) {
+			heading(o, "Faulting kernel: not identified");
+			para(o, "  ", 2, d->reasoning);
+			return;
+		}
+		snprintf(buf, sizeof(buf), "Faulting kernel: %s   [confidence: %s]",
+			 ci_launch_kernel_name(o->m, &o->m->launches[d->faulting_launch], name,
+					       sizeof(name)),
+			 ci_confidence_name(d->confidence));
+		break;
+	case CI_VERDICT_PENDING:
+		if (d->faulting_launch < 0)
+			return;
+		snprintf(buf, sizeof(buf), "Unfinished kernel: %s   [confidence: %s]",
+			 ci_launch_kernel_name(o->m, &o->m->launches[d->faulting_launch], name,
+					       sizeof(name)),
+			 ci_confidence_name(d->confidence));
+		break;
+	case CI_VERDICT_API_ERROR:
+		if (d->failed_launch >= 0) {
+			snprintf(buf, sizeof(buf), "Failed launch: %s (no device fault)",
+				 ci_launch_kernel_name(o->m, &o->m->launches[d->failed_launch], name,
+						       sizeof(name)));
+			heading(o, buf);
+			launch_lines(o, (size_t)d->failed_launch, SUMMARY_FRAMES);
+			const struct ci_launch *l = &o->m->launches[d->failed_launch];
+			line(o, "  the launch call returned %s: %s", ci_cuda_result_name(l->result),
+			     ci_cuda_result_text(l->result));
+		} else {
+			heading(o, "API error (no device fault)");
+			para(o, "  ", 2, d->reasoning);
+		}
+		return;
+	case CI_VERDICT_NONE:
+		heading(o, "No CUDA failure recorded");
+		para(o, "  ", 2, d->reasoning);
+		return;
+	}
+	heading(o, buf);
+	launch_lines(o, (size_t)d->faulting_launch, SUMMARY_FRAMES);
+	para(o, "  why: ", 7, d->reasoning);
+}
+
+static void summary_attributions(struct out *o)
+{
+	const struct ci_diagnosis *d = o->d;
+	if (d->faulting_launch < 0)
+		return;
+	size_t shown = 0, total = 0;
+	for (size_t i = 0; i < d->attribution_count; i++)
+		total += d->attributions[i].launch == (size_t)d->faulting_launch;
+	if (!total)
+		return;
+	/* Bad pointers first: they are the reason to look. */
+	fputc('\n', o->f);
+	heading(o, "Pointer arguments");
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < d->attribution_count && shown < SUMMARY_ATTRIBUTIONS; i++) {
+			const struct ci_attribution *a = &d->attributions[i];
+			if (a->launch != (size_t)d->faulting_launch)
+				continue;
+			if ((a->relation != CI_REL_INSIDE) != (pass == 0))
+				continue;
+			print_attribution(o, a, false);
+			shown++;
+		}
+	if (total > shown)
+		line(o, "  and %zu more (view: fault)", total - shown);
+}
+
+static void summary_pending(struct out *o)
+{
+	const struct ci_diagnosis *d = o->d;
+	size_t n = 0, shown = 0;
+	for (size_t i = 0; i < d->stream_count; i++)
+		n += d->streams[i].oldest_unfinished >= 0;
+	if (!n)
+		return;
+	fputc('\n', o->f);
+	heading(o, "Streams with unfinished work");
+	for (size_t i = 0; i < d->stream_count && shown < SUMMARY_STREAMS; i++) {
+		const struct ci_stream_progress *p = &d->streams[i];
+		if (p->oldest_unfinished < 0)
+			continue;
+		char stream[96], name[256];
+		const struct ci_launch *l = &o->m->launches[p->oldest_unfinished];
+		char detail[160];
+		if (p->in_flight)
+			snprintf(detail, sizeof(detail), "in flight: %s (launch %" PRIu64 ")",
+				 ci_launch_kernel_name(o->m, l, name, sizeof(name)), l->stream_seq);
+		else
+			snprintf(detail, sizeof(detail), "oldest unfinished: %s (launch %" PRIu64 ")",
+				 ci_launch_kernel_name(o->m, l, name, sizeof(name)), l->stream_seq);
+		line(o, "  %s: %zu finished, %zu in flight, %zu not started, %zu unknown; %s",
+		     ci_stream_label(o->m, p->stream, stream, sizeof(stream)), p->finished,
+		     p->in_flight, p->not_started, p->unknown, detail);
+		shown++;
+	}
+	if (n > shown)
+		line(o, "  and %zu more streams (view: streams)", n - shown);
+}
+
+static bool is_abort_frame(const struct ci_frame *f)
+{
+	static const char *const names[] = {
+		"raise", "abort", "gsignal", "pthread_kill", "__pthread_kill_implementation",
+		"__pthread_kill_internal", "__GI_raise", "__GI_abort", "__restore_rt",
+	};
+	if (!f->function)
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(f->function, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static const struct ci_thread_stack *find_thread(struct out *o, uint32_t tid)
+{
+	for (size_t i = 0; i < o->r->thread_count; i++)
+		if (o->r->threads[i].tid == tid)
+			return &o->r->threads[i];
+	return NULL;
+}
+
+static void summary_error_thread(struct out *o)
+{
+	const struct ci_diagnosis *d = o->d;
+	uint32_t tid = d->error_tid ? d->error_tid : d->signal_tid;
+	const struct ci_thread_stack *t = tid ? find_thread(o, tid) : NULL;
+	if (!t && o->r->thread_count)
+		t = &o->r->threads[0];
+	if (!t)
+		return;
+	char who[64], sig[32], title[160];
+	const char *role = t->tid == d->error_tid && d->error_tid
+				   ? (t->tid == d->signal_tid && d->signal ? "observed the error and received "
+									   : "observed the error")
+			   : t->tid == d->signal_tid && d->signal ? "received "
+								  : "first thread";
+	snprintf(title, sizeof(title), "Thread %s (%s%s)", thread_desc(o, t->tid, who, sizeof(who)) + 7,
+		 role,
+		 d->signal && t->tid == d->signal_tid ? ci_signal_name(d->signal, sig, sizeof(sig))
+						      : "");
+	fputc('\n', o->f);
+	heading(o, title);
+	size_t skip = 0;
+	while (skip < t->frame_count && is_abort_frame(&t->frames[skip]))
+		skip++;
+	if (skip == t->frame_count)
+		skip = 0;
+	size_t shown = 0;
+	for (size_t i = skip; i < t->frame_count && shown < SUMMARY_FRAMES; i++, shown++) {
+		char buf[768];
+		line(o, "  #%-2zu %s", i, fmt_frame(&t->frames[i], buf, sizeof(buf)));
+	}
+	if (t->frame_count == 0)
+		line(o, "  (no frames%s%s)", t->note ? ": " : "", t->note ? t->note : "");
+	else if (skip)
+		line(o, "  (%zu frame%s in abort/raise above; view: threads)", skip,
+		     skip == 1 ? "" : "s");
+}
+
+static void summary_next(struct out *o)
+{
+	const struct ci_diagnosis *d = o->d;
+	char name[256];
+	fputc('\n', o->f);
+	heading(o, "What to do next");
+	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING) {
+		line(o, "  cudainspect %s fault      full reasoning, argument attributions with stacks",
+		     o->input);
+		if (d->faulting_launch >= 0) {
+			const struct ci_launch *l = &o->m->launches[d->faulting_launch];
+			if (ci_stream_valid(o->m, l->stream))
+				line(o, "  cudainspect %s kernels --stream 0x%" PRIx64
+				     "      what ran before it on its stream",
+				     o->input, o->m->streams[l->stream].handle);
+			if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
+				/* compute-sanitizer matches a substring of the (mangled) name. */
+				const char *raw = ci_model_function_name(o->m, l->function);
+				line(o, "  compute-sanitizer --tool memcheck --kernel-name kns=%s CMD   "
+				     "catches the bad access at its source",
+				     ci_scrub(raw && *raw ? raw : "NAME", name, sizeof(name)));
+			}
+		}
+		if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
+			line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD   makes the faulting launch itself return the "
+				"error (slow)");
+			line(o, "  CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CMD   a GPU core dump names the exact "
+				"faulting instruction");
+		} else {
+			line(o, "  cudainspect %s streams    what every stream is waiting for", o->input);
+		}
+	} else if (d->verdict == CI_VERDICT_API_ERROR) {
+		line(o, "  cudainspect %s errors     every failed CUDA call, in order, with stacks",
+		     o->input);
+		if (d->failed_launch >= 0)
+			line(o, "  check the launch configuration against the device limits (at most 1024 "
+				"threads per block, no zero dimension, shared memory within the limit)");
+	} else {
+		line(o, "  cudainspect %s threads    host backtraces of every thread", o->input);
+	}
+}
+
+static void print_warnings(struct out *o, size_t max)
+{
+	size_t total = 0, shown = 0;
+	for (size_t l = 0; l < o->r->warning_lists; l++)
+		if (o->r->warnings[l])
+			total += o->r->warnings[l]->count;
+	if (!total)
+		return;
+	fputc('\n', o->f);
+	heading(o, "Warnings");
+	for (size_t l = 0; l < o->r->warning_lists; l++) {
+		const struct ci_warnings *w = o->r->warnings[l];
+		for (size_t i = 0; w && i < w->count && shown < max; i++, shown++) {
+			char buf[1024];
+			para(o, "  ", 4, ci_scrub(w->items[i], buf, sizeof(buf)));
+		}
+	}
+	if (total > shown)
+		line(o, "  and %zu more (view: all)", total - shown);
+}
+
+static void view_summary(struct out *o)
+{
+	char title[256], pn[32];
+	const char *what = o->d->verdict == CI_VERDICT_DEVICE_FAULT ? "CUDA device fault"
+			   : o->d->verdict == CI_VERDICT_API_ERROR  ? "CUDA API error"
+			   : o->d->verdict == CI_VERDICT_PENDING    ? "CUDA work still in flight"
+								    : "no CUDA failure";
+	snprintf(pn, sizeof(pn), "%" PRIu32, o->m->header.pid);
+	snprintf(title, sizeof(title), "cudainspect: %s in %s (pid %s)", what,
+		 base_name(executable(o)), pn);
+	heading(o, title);
+	summary_process(o);
+	summary_error(o);
+	summary_fault(o);
+	summary_attributions(o);
+	summary_pending(o);
+	summary_error_thread(o);
+	summary_next(o);
+	print_warnings(o, SUMMARY_WARNINGS);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Views                                                                                      */
+
+static void view_contexts(struct out *o)
+{
+	const struct ci_model *m = o->m;
+	heading(o, "Devices");
+	size_t nd = 0;
+	for (size_t i = 0; i < m->device_count; i++) {
+		const struct ci_device *dv = &m->devices[i];
+		if (!dv->seq)
+			continue;
+		char name[128], mem[32], pci[24], uuid[40];
+		size_t u = 0;
+		for (int k = 0; k < 16; k++)
+			u += (size_t)snprintf(uuid + u, sizeof(uuid) - u, "%02x%s", dv->uuid[k],
+					      k == 3 || k == 5 || k == 7 || k == 9 ? "-" : "");
+		line(o, "  %d  %s  sm_%d%d  %d SMs  %s  PCI %s  GPU-%s", dv->ordinal,
+		     ci_scrub(dv->name, name, sizeof(name)), dv->cc_major, dv->cc_minor, dv->sm_count,
+		     ci_fmt_size(dv->total_mem, mem, sizeof(mem)),
+		     ci_scrub(dv->pci_bus_id, pci, sizeof(pci)), uuid);
+		nd++;
+	}
+	if (!nd)
+		line(o, "  none recorded");
+	fputc('\n', o->f);
+	heading(o, "Contexts");
+	line(o, "  %-4s %-18s %-6s %-9s %-10s %-28s %-8s %s", "slot", "handle", "device", "kind",
+	     "flags", "created by", "streams", "state");
+	size_t nc = 0;
+	for (size_t i = 0; i < m->context_count; i++) {
+		const struct ci_context *c = &m->contexts[i];
+		if (!c->seq)
+			continue;
+		size_t streams = 0;
+		for (size_t s = 0; s < m->stream_count; s++)
+			streams += m->streams[s].seq && m->streams[s].ctx == i;
+		int dev = c->device < m->device_count && m->devices[c->device].seq
+				  ? m->devices[c->device].ordinal
+				  : -1;
+		const char *kind = c->kind == CI_CTX_PRIMARY	? "primary"
+				   : c->kind == CI_CTX_EXPLICIT ? "explicit"
+				   : c->kind == CI_CTX_GREEN	? "green"
+								: "?";
+		char who[64], st[112], when[96], flags[16];
+		snprintf(flags, sizeof(flags), "0x%" PRIx32, c->flags);
+		if (c->destroy_ns)
+			snprintf(st, sizeof(st), "destroyed %s", ago(o, c->destroy_ns, when, sizeof(when)));
+		else
+			snprintf(st, sizeof(st), "alive");
+		line(o, "  %-4zu 0x%-16" PRIx64 " %-6d %-9s %-10s %-28s %-8zu %s", i, c->handle, dev,
+		     kind, flags, thread_desc(o, c->create_tid, who, sizeof(who)), streams, st);
+		nc++;
+	}
+	if (!nc)
+		line(o, "  none recorded");
+}
+
+static void view_streams(struct out *o)
+{
+	const struct ci_model *m = o->m;
+	const struct ci_diagnosis *d = o->d;
+	heading(o, "Streams");
+	line(o, "  %-44s %-4s %-10s %-10s %-9s %-9s %-9s %-11s %-7s", "stream", "ctx", "breadcrumb",
+	     "launched", "finished", "in flight", "not yet", "unknown", "owner");
+	for (size_t i = 0; i < d->stream_count; i++) {
+		const struct ci_stream_progress *p = &d->streams[i];
+		const struct ci_stream *st = &m->streams[p->stream];
+		char label[96], crumb[32];
+		if (st->crumb_slot == CI_NONE || (m->header.flags & CI_HDR_CRUMBS_OFF))
+			snprintf(crumb, sizeof(crumb), "%s",
+				 st->crumb_status ? ci_crumb_status_name(st->crumb_status) : "none");
+		else
+			snprintf(crumb, sizeof(crumb), "%" PRIu64, p->crumb);
+		line(o, "  %-44s %-4" PRIu32 " %-10s %-10" PRIu64 " %-9zu %-9zu %-9zu %-11zu %-7" PRIu32,
+		     ci_stream_label(m, p->stream, label, sizeof(label)), st->ctx, crumb, p->launched,
+		     p->finished, p->in_flight, p->not_started, p->unknown, st->owner_tid);
+		if (p->oldest_unfinished >= 0) {
+			char name[256], site[768];
+			const struct ci_launch *l = &m->launches[p->oldest_unfinished];
+			line(o, "      oldest unfinished: %s (launch %" PRIu64 ", %s) %s",
+			     ci_launch_kernel_name(m, l, name, sizeof(name)), l->stream_seq,
+			     ci_launch_state_name(d->launch_state[p->oldest_unfinished]),
+			     stack_site(o, l->stack, site, sizeof(site)));
+		}
+		if (st->crumb_status != CI_CRUMB_OK && st->crumb_slot != CI_NONE)
+			line(o, "      breadcrumbs: %s (%" PRIu64 " launches without one)",
+			     ci_crumb_status_name(st->crumb_status), st->crumb_skipped);
+	}
+	if (!d->stream_count)
+		line(o, "  none recorded");
+}
+
+static bool launch_selected(struct out *o, const struct ci_launch *l)
+{
+	const struct ci_render_options *opt = o->o;
+	if (opt->has_thread_filter && l->tid != opt->thread_filter)
+		return false;
+	if (opt->has_stream_filter) {
+		if (!ci_stream_valid(o->m, l->stream))
+			return false;
+		const struct ci_stream *st = &o->m->streams[l->stream];
+		if (st->handle != opt->stream_filter && st->stream_id != opt->stream_filter)
+			return false;
+	}
+	if (opt->kernel_filter && *opt->kernel_filter) {
+		char name[256];
+		const char *raw = ci_model_function_name(o->m, l->function);
+		if (!strstr(ci_launch_kernel_name(o->m, l, name, sizeof(name)), opt->kernel_filter) &&
+		    !(raw && strstr(raw, opt->kernel_filter)))
+			return false;
+	}
+	return true;
+}
+
+static const char *launch_state_text(struct out *o, size_t i)
+{
+	const struct ci_launch *l = &o->m->launches[i];
+	if (l->flags & CI_LAUNCH_FAILED)
+		return "FAILED";
+	if (l->flags & CI_LAUNCH_CAPTURED)
+		return "captured";
+	switch (o->d->launch_state[i]) {
+	case CI_LS_FINISHED: return "finished";
+	case CI_LS_IN_FLIGHT: return "IN FLIGHT";
+	case CI_LS_NOT_STARTED: return "not started";
+	case CI_LS_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+static void view_kernels(struct out *o)
+{
+	const struct ci_model *m = o->m;
+	size_t want = o->o->last ? o->o->last : KERNELS_DEFAULT;
+	size_t matched = 0;
+	for (size_t i = 0; i < m->launch_count; i++)
+		matched += launch_selected(o, &m->launches[i]);
+	size_t skip = matched > want ? matched - want : 0;
+	const struct ci_section_stats *ss = &m->sections[CI_SEC_LAUNCHES];
+	char total[32], over[32];
+	line(o, "Launches: last %zu of %zu%s (the ring holds %s; %s older launches were "
+		"overwritten)", matched - skip, matched,
+	     o->o->has_stream_filter || o->o->has_thread_filter || o->o->kernel_filter
+		     ? " matching the filters" : "",
+	     ci_fmt_count(ss->capacity, total, sizeof(total)),
+	     ci_fmt_count(ss->overwritten, over, sizeof(over)));
+	line(o, "  %-8s %-12s %-8s %-20s %-7s %-11s %-24s %-14s %-14s %s", "seq", "time (s)",
+	     "thread", "stream", "#", "state", "kernel", "grid", "block", "launched at");
+	size_t seen = 0;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const struct ci_launch *l = &m->launches[i];
+		if (!launch_selected(o, l) || seen++ < skip)
+			continue;
+		char t[32], stream[32], name[256], grid[48], block[48], site[768];
+		if (ci_stream_valid(m, l->stream))
+			snprintf(stream, sizeof(stream), "0x%" PRIx64, m->streams[l->stream].handle);
+		else
+			snprintf(stream, sizeof(stream), "?");
+		snprintf(grid, sizeof(grid), "(%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")", l->grid[0],
+			 l->grid[1], l->grid[2]);
+		snprintf(block, sizeof(block), "(%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")", l->block[0],
+			 l->block[1], l->block[2]);
+		line(o, "  %-8" PRIu64 " %-12s %-8" PRIu32 " %-20s %-7" PRIu64 " %-11s %-24s %-14s %-14s %s",
+		     l->seq, rel_time(o, l->time_ns, t, sizeof(t)), l->tid, stream, l->stream_seq,
+		     launch_state_text(o, i), ci_launch_kernel_name(m, l, name, sizeof(name)), grid,
+		     block, stack_site(o, l->stack, site, sizeof(site)));
+	}
+}
+
+static int cmp_free_time(const void *a, const void *b)
+{
+	const struct ci_alloc *x = *(const struct ci_alloc *const *)a;
+	const struct ci_alloc *y = *(const struct ci_alloc *const *)b;
+	return x->free_ns < y->free_ns ? -1 : x->free_ns > y->free_ns;
+}
+
+static void view_allocs(struct out *o)
+{
+	const struct ci_model *m = o->m;
+	uint64_t by_kind_n[16] = { 0 }, by_kind_bytes[16] = { 0 }, total = 0;
+	for (size_t i = 0; i < m->alloc_count; i++) {
+		uint32_t k = m->allocs[i].kind < 16 ? m->allocs[i].kind : 0;
+		by_kind_n[k]++;
+		by_kind_bytes[k] += m->allocs[i].size;
+		total += m->allocs[i].size;
+	}
+	char n1[32], n2[32];
+	const struct ci_section_stats *ss = &m->sections[CI_SEC_ALLOCS];
+	line(o, "Live allocations: %s, %s in all%s", ci_fmt_count(m->alloc_count, n1, sizeof(n1)),
+	     ci_fmt_size(total, n2, sizeof(n2)),
+	     ss->dropped ? " (the table was full: some allocations were not recorded)" : "");
+	for (uint32_t k = 0; k < 16; k++)
+		if (by_kind_n[k])
+			line(o, "  %-14s %12s  %s", ci_alloc_kind_name(k),
+			     ci_fmt_count(by_kind_n[k], n1, sizeof(n1)),
+			     ci_fmt_size(by_kind_bytes[k], n2, sizeof(n2)));
+	size_t want = o->o->last ? o->o->last : m->alloc_count;
+	line(o, "  %-8s %-18s %-16s %-10s %-14s %-8s %-12s %s", "id", "address", "size (bytes)",
+	     "(size)", "kind", "thread", "time (s)", "allocated at");
+	for (size_t i = 0; i < m->alloc_count && i < want; i++) {
+		const struct ci_alloc *a = &m->allocs[i];
+		if (o->o->has_thread_filter && a->tid != o->o->thread_filter)
+			continue;
+		char sz[32], hs[32], t[32], site[768], id[24];
+		snprintf(id, sizeof(id), "#%" PRIu64, a->id);
+		line(o, "  %-8s 0x%-16" PRIx64 " %-16s %-10s %-14s %-8" PRIu32 " %-12s %s", id,
+		     a->address, ci_fmt_count(a->size, sz, sizeof(sz)),
+		     ci_fmt_size(a->size, hs, sizeof(hs)), ci_alloc_kind_name(a->kind), a->tid,
+		     rel_time(o, a->time_ns, t, sizeof(t)), stack_site(o, a->stack, site, sizeof(site)));
+	}
+	if (want < m->alloc_count)
+		line(o, "  ... %zu more (--last N shows the first N by address)", m->alloc_count - want);
+	if (!o->o->freed) {
+		if (m->free_count)
+			line(o, "(%zu recently freed allocations: --freed shows them)", m->free_count);
+		return;
+	}
+	fputc('\n', o->f);
+	const struct ci_section_stats *fs = &m->sections[CI_SEC_FREES];
+	line(o, "Recently freed: %zu, newest last (%s older frees were overwritten)", m->free_count,
+	     ci_fmt_count(fs->overwritten, n1, sizeof(n1)));
+	line(o, "  %-8s %-18s %-16s %-14s %-8s %-12s %s", "id", "address", "size (bytes)", "kind",
+	     "freed by", "freed (s)", "freed at");
+	const struct ci_alloc **v = malloc((m->free_count ? m->free_count : 1) * sizeof(*v));
+	if (!v)
+		return;
+	for (size_t i = 0; i < m->free_count; i++)
+		v[i] = &m->frees[i];
+	qsort(v, m->free_count, sizeof(*v), cmp_free_time);
+	for (size_t i = 0; i < m->free_count; i++) {
+		const struct ci_alloc *a = v[i];
+		char sz[32], t[32], site[768], id[24];
+		snprintf(id, sizeof(id), "#%" PRIu64, a->id);
+		line(o, "  %-8s 0x%-16" PRIx64 " %-16s %-14s %-8" PRIu32 " %-12s %s", id, a->address,
+		     ci_fmt_count(a->size, sz, sizeof(sz)), ci_alloc_kind_name(a->kind), a->free_tid,
+		     rel_time(o, a->free_ns, t, sizeof(t)),
+		     stack_site(o, a->free_stack, site, sizeof(site)));
+	}
+	free(v);
+}
+
+static void view_errors(struct out *o)
+{
+	const struct ci_model *m = o->m;
+	const struct ci_diagnosis *d = o->d;
+	const struct ci_section_stats *es = &m->sections[CI_SEC_ERRORS];
+	char n1[32];
+	line(o, "CUDA errors: %zu recorded, oldest first (%s older ones were overwritten)",
+	     m->error_count, ci_fmt_count(es->overwritten, n1, sizeof(n1)));
+	for (size_t i = 0; i < m->error_count; i++) {
+		const struct ci_api_error *e = &m->errors[i];
+		if (o->o->has_thread_filter && e->tid != o->o->thread_filter)
+			continue;
+		char t[32], api[CI_API_NAME_MAX + 1], args[CI_ARGS_MAX + 1], who[64];
+		const char *mark = (ptrdiff_t)i == d->first_sticky_error ? "  <- first sticky error"
+				   : (e->flags & CI_ERROR_STICKY)	  ? "  (sticky)"
+									  : "";
+		line(o, "  %-12s %-28s %s returned %s (%d)%s", rel_time(o, e->time_ns, t, sizeof(t)),
+		     thread_desc(o, e->tid, who, sizeof(who)), ci_scrub(e->api, api, sizeof(api)),
+		     ci_cuda_result_name(e->result), e->result, mark);
+		if (e->args[0])
+			line(o, "  %-12s %s", "", ci_scrub(e->args, args, sizeof(args)));
+		print_stack(o, "               at ", e->stack, 3);
+	}
+	if (d->signal) {
+		char sig[32], who[64];
+		line(o, "  %-12s %s received %s", "(end)", thread_desc(o, d->signal_tid, who, sizeof(who)),
+		     ci_signal_name(d->signal, sig, sizeof(sig)));
+	}
+}
+
+static void view_threads(struct out *o)
+{
+	if (!o->r->thread_count) {
+		const struct ci_source_info *si = o->r->source;
+		if (si && si->kind == CI_SOURCE_RECORD)
+			line(o, "Threads: a record file holds no thread registers, so there are no host "
+				"backtraces; read the core instead");
+		else
+			line(o, "Threads: no host backtraces available");
+		return;
+	}
+	line(o, "Threads: %zu", o->r->thread_count);
+	for (size_t i = 0; i < o->r->thread_count; i++) {
+		const struct ci_thread_stack *t = &o->r->threads[i];
+		if (o->o->has_thread_filter && t->tid != o->o->thread_filter)
+			continue;
+		char who[64], sig[32];
+		fputc('\n', o->f);
+		line(o, "%s%s%s%s%s", thread_desc(o, t->tid, who, sizeof(who)),
+		     t->crashed || (o->d->signal && t->tid == o->d->signal_tid) ? " (received " : "",
+		     t->crashed || (o->d->signal && t->tid == o->d->signal_tid)
+			     ? ci_signal_name(o->d->signal, sig, sizeof(sig)) : "",
+		     t->crashed || (o->d->signal && t->tid == o->d->signal_tid) ? ")" : "",
+		     o->d->error_tid == t->tid ? " (observed the CUDA error)" : "");
+		for (size_t k = 0; k < t->frame_count; k++) {
+			char buf[768];
+			line(o, "  #%-3zu %s", k, fmt_frame(&t->frames[k], buf, sizeof(buf)));
+		}
+		if (t->note)
+			line(o, "  (%s)", t->note);
+	}
+}
+
+static void params_dump(struct out *o, const struct ci_launch *l)
+{
+	size_t len = l->param_len < CI_LAUNCH_PARAM_BYTES ? l->param_len : CI_LAUNCH_PARAM_BYTES;
+	const struct ci_function *fn = l->function < o->m->function_count &&
+						       o->m->functions[l->function].seq
+					       ? &o->m->functions[l->function]
+					       : NULL;
+	if (fn && fn->params_known) {
+		uint32_t n = fn->nparams < CI_PARAMS_MAX ? fn->nparams : CI_PARAMS_MAX;
+		line(o, "  parameters (%" PRIu32 ", %zu bytes recorded%s):", fn->nparams, len,
+		     (l->flags & CI_LAUNCH_PARAMS_CUT) ? ", cut short" : "");
+		for (uint32_t k = 0; k < n; k++) {
+			size_t off = fn->param_offset[k], sz = fn->param_size[k];
+			char hexs[80] = "";
+			size_t h = 0;
+			if (off + sz <= len && sz <= 16) {
+				if (sz == 8 || sz == 4 || sz == 2 || sz == 1) {
+					uint64_t v = 0;
+					for (size_t b = sz; b-- > 0;)
+						v = v << 8 | l->params[off + b];
+					snprintf(hexs, sizeof(hexs), "0x%" PRIx64, v);
+				} else {
+					for (size_t b = 0; b < sz && h + 3 < sizeof(hexs); b++)
+						h += (size_t)snprintf(hexs + h, sizeof(hexs) - h, "%02x",
+								      l->params[off + b]);
+				}
+			} else {
+				snprintf(hexs, sizeof(hexs), off + sz > len ? "(not recorded)" : "(%zu bytes)",
+					 sz);
+			}
+			line(o, "    %2" PRIu32 "  +%-4zu %3zu B  %s", k, off, sz, hexs);
+		}
+		return;
+	}
+	line(o, "  parameters: %zu bytes, layout unknown (8-byte words):", len);
+	for (size_t off = 0; off + 8 <= len; off += 8) {
+		uint64_t v = 0;
+		for (size_t b = 8; b-- > 0;)
+			v = v << 8 | l->params[off + b];
+		line(o, "    +%-4zu 0x%016" PRIx64, off, v);
+	}
+}
+
+static void view_fault(struct out *o)
+{
+	const struct ci_model *m = o->m;
+	const struct ci_diagnosis *d = o->d;
+	char name[256], buf[320];
+	snprintf(buf, sizeof(buf), "Diagnosis: %s", ci_verdict_name(d->verdict));
+	heading(o, buf);
+	para(o, "  ", 2, d->reasoning);
+	ptrdiff_t li = d->faulting_launch >= 0 ? d->faulting_launch : d->failed_launch;
+	if (li >= 0) {
+		const struct ci_launch *l = &m->launches[li];
+		fputc('\n', o->f);
+		snprintf(buf, sizeof(buf), "%s %s (confidence: %s)",
+			 d->faulting_launch >= 0 ? "Launch" : "Failed launch",
+			 ci_launch_kernel_name(m, l, name, sizeof(name)),
+			 ci_confidence_name(d->faulting_launch >= 0 ? d->confidence : CI_CONF_HIGH));
+		heading(o, buf);
+		const char *raw = ci_model_function_name(m, l->function);
+		char rawc[256];
+		if (raw && *raw)
+			line(o, "  symbol %s, function handle 0x%" PRIx64, ci_scrub(raw, rawc, sizeof(rawc)),
+			     l->function_handle);
+		launch_lines(o, (size_t)li, 32);
+		if (l->cluster[0])
+			line(o, "  cluster (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")", l->cluster[0],
+			     l->cluster[1], l->cluster[2]);
+		line(o, "  ring seq %" PRIu64 ", state %s, call returned %s", l->seq,
+		     launch_state_text(o, (size_t)li), ci_cuda_result_name(l->result));
+		params_dump(o, l);
+	}
+	if (d->attribution_count) {
+		fputc('\n', o->f);
+		heading(o, "Pointer arguments of suspect launches");
+		size_t prev = SIZE_MAX;
+		for (size_t i = 0; i < d->attribution_count; i++) {
+			const struct ci_attribution *a = &d->attributions[i];
+			if (a->launch != prev) {
+				const struct ci_launch *l = &m->launches[a->launch];
+				line(o, " %s, launch %" PRIu64 " (%s):",
+				     ci_launch_kernel_name(m, l, name, sizeof(name)), l->stream_seq,
+				     launch_state_text(o, a->launch));
+				prev = a->launch;
+			}
+			print_attribution(o, a, true);
+		}
+	}
+	fputc('\n', o->f);
+	heading(o, "Stream progress");
+	for (size_t i = 0; i < d->stream_count; i++) {
+		const struct ci_stream_progress *p = &d->streams[i];
+		char label[96];
+		line(o, "  %s: breadcrumb %" PRIu64 " of %" PRIu64 " launched; %zu finished, %zu in "
+			"flight, %zu not started, %zu unknown",
+		     ci_stream_label(m, p->stream, label, sizeof(label)), p->crumb, p->launched,
+		     p->finished, p->in_flight, p->not_started, p->unknown);
+	}
+	if (!d->stream_count)
+		line(o, "  no streams recorded");
+	fputc('\n', o->f);
+	summary_error(o);
+}
+
+static void view_record(struct out *o)
+{
+	const struct ci_model *m = o->m;
+	const struct ci_header *h = &m->header;
+	char rv[40], sz[32];
+	heading(o, "Record");
+	line(o, "  format %u.%u, recorder %s, %s at 0x%" PRIx64 " (found by %s)", h->major, h->minor,
+	     ci_scrub(h->recorder_version, rv, sizeof(rv)), ci_fmt_size(h->record_size, sz, sizeof(sz)),
+	     m->location.address,
+	     m->location.method == CI_LOCATE_NT_FILE ? "its memfd name"
+	     : m->location.method == CI_LOCATE_SYMBOL ? "the recorder's symbol"
+	     : m->location.method == CI_LOCATE_SCAN   ? "a magic scan"
+	     : m->location.method == CI_LOCATE_FILE   ? "being the input file"
+						      : "the caller");
+	line(o, "  stacks %s (depth %" PRIu32 "), breadcrumbs every %" PRIu32 " launches / %" PRIu32
+		" us (%" PRIu32 "-bit)%s",
+	     h->stack_mode == CI_STACKS_OFF ? "off" : h->stack_mode == CI_STACKS_FAST ? "fast"
+									       : "accurate",
+	     h->stack_depth, h->crumb_every_launches, h->crumb_every_us, h->crumb_width * 8,
+	     (h->flags & CI_HDR_CRUMBS_OFF) ? ", disabled" : "");
+	static const char *const names[] = {
+		[CI_SEC_HOST_MODULES] = "host modules", [CI_SEC_DEVICES] = "devices",
+		[CI_SEC_CONTEXTS] = "contexts", [CI_SEC_STREAMS] = "streams",
+		[CI_SEC_CODE_MODULES] = "code modules", [CI_SEC_FUNCTIONS] = "functions",
+		[CI_SEC_LAUNCHES] = "launches", [CI_SEC_ALLOCS] = "live allocations",
+		[CI_SEC_FREES] = "frees", [CI_SEC_ERRORS] = "errors", [CI_SEC_EVENTS] = "events",
+		[CI_SEC_STACKS] = "stacks", [CI_SEC_THREADS] = "threads",
+	};
+	line(o, "  %-17s %10s %10s %10s %8s %8s %11s %8s %8s", "section", "capacity", "written",
+	     "accepted", "torn", "invalid", "overwritten", "dropped", "missing");
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		const struct ci_section_stats *s = &m->sections[k];
+		if (!names[k] || !s->present)
+			continue;
+		line(o, "  %-17s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64
+			" %11" PRIu64 " %8" PRIu64 " %8" PRIu64,
+		     names[k], s->capacity, s->head, s->accepted, s->torn, s->invalid, s->overwritten,
+		     s->dropped, s->missing);
+	}
+}
+
+struct ci_error *ci_render_text(FILE *f, const struct ci_report *report,
+				const struct ci_render_options *opts)
+{
+	static const struct ci_render_options defaults = { .view = CI_VIEW_SUMMARY };
+	struct out o = {
+		.f = f,
+		.r = report,
+		.o = opts ? opts : &defaults,
+		.m = report->model,
+		.d = report->diagnosis,
+	};
+	o.width = o.o->width > 0 ? o.o->width : 100;
+	if (o.width < 40)
+		o.width = 40;
+	o.color = o.o->color;
+	char input[512];
+	const struct ci_source_info *si = report->source;
+	if (si && si->kind == CI_SOURCE_PID)
+		snprintf(input, sizeof(input), "--pid %" PRIu32, si->pid);
+	else if (si && si->path)
+		ci_scrub(si->path, input, sizeof(input));
+	else
+		snprintf(input, sizeof(input), "CORE");
+	o.input = input;
+
+	switch (o.o->view) {
+	case CI_VIEW_SUMMARY: view_summary(&o); break;
+	case CI_VIEW_CONTEXTS: view_contexts(&o); break;
+	case CI_VIEW_STREAMS: view_streams(&o); break;
+	case CI_VIEW_KERNELS: view_kernels(&o); break;
+	case CI_VIEW_ALLOCS: view_allocs(&o); break;
+	case CI_VIEW_ERRORS: view_errors(&o); break;
+	case CI_VIEW_THREADS: view_threads(&o); break;
+	case CI_VIEW_FAULT: view_fault(&o); break;
+	case CI_VIEW_ALL:
+		view_summary(&o);
+		fputs("\n\n", f);
+		view_fault(&o);
+		fputs("\n\n", f);
+		view_contexts(&o);
+		fputs("\n\n", f);
+		view_streams(&o);
+		fputs("\n\n", f);
+		view_kernels(&o);
+		fputs("\n\n", f);
+		view_allocs(&o);
+		fputs("\n\n", f);
+		view_errors(&o);
+		fputs("\n\n", f);
+		view_threads(&o);
+		fputs("\n\n", f);
+		view_record(&o);
+		print_warnings(&o, SIZE_MAX);
+		break;
+	default:
+		return ci_error_create(CI_ERR_USAGE, "unknown view %d", (int)o.o->view);
+	}
+	if (fflush(f) != 0 || ferror(f))
+		return ci_error_create(CI_ERR_IO, "cannot write the report: %m");
+	return NULL;
+}

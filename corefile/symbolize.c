@@ -1,0 +1,811 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 5, symbolize and unwind, through elfutils libdwfl.  A core reports its modules from the
+ * core itself (link_map, NT_FILE, build-ids) and its threads from NT_PRSTATUS; a live pid from
+ * /proc (threads are stopped one at a time with ptrace while they are unwound, as eu-stack
+ * does); a record file, or a record handed over without a source, from the record's host module
+ * table (path, load bias, build-id), checked against the files on disk.  Recorded stacks
+ * (launch, alloc, free, error) are symbolized on demand and cached per address, because stacks
+ * repeat and the allocation view of a large record asks for the same frames many times.
+ * Everything here is best effort: what cannot be found becomes a warning and a frame with only
+ * an address and module, never an error.
+ */
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render-internal.h"
+
+enum sym_mode {
+	SYM_RECORD = 0, /* modules from the record's host module table */
+	SYM_CORE,       /* modules and threads from an ELF core */
+	SYM_PID,        /* modules and threads from a live process */
+};
+
+struct sym_cache_entry {
+	uint64_t key;            /* address << 1 | is_return; 0 = empty slot */
+	struct ci_frame *frames;
+	size_t n;
+};
+
+struct ci_symbolizer {
+	Dwfl_Callbacks callbacks; /* must outlive the Dwfl */
+	char *debuginfo_path;     /* callbacks.debuginfo_path points here */
+	char *sysroot;
+	Dwfl *dwfl;
+	enum sym_mode mode;
+	pid_t pid;
+	bool can_unwind;
+	struct ci_source *src;
+	const struct ci_model *model;
+	struct ci_warnings warnings;
+	struct sym_cache_entry *cache;
+	size_t cache_cap, cache_used;
+};
+
+/* libdwfl's find_elf callback has no user pointer; the symbolizer in use is kept here for the
+ * duration of each libdwfl call (one Dwfl per thread, as libdwfl requires). */
+static __thread struct ci_symbolizer *sym_current;
+
+/* ---------------------------------------------------------------------------------------- */
+/* Demangling                                                                                 */
+
+typedef char *cxa_demangle_fn(const char *, char *, size_t *, int *);
+static cxa_demangle_fn *cxa_demangle;
+static pthread_once_t cxa_once = PTHREAD_ONCE_INIT;
+
+static void cxa_load(void)
+{
+	/* libstdc++ is on every system with gcc; loading it on demand keeps the reader a C
+	 * program without a link-time C++ dependency. */
+	void *f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (!f) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (h)
+			f = dlsym(h, "__cxa_demangle");
+	}
+	cxa_demangle = (cxa_demangle_fn *)f;
+}
+
+char *ci_demangle(const char *name)
+{
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	pthread_once(&cxa_once, cxa_load);
+	if (!cxa_demangle)
+		return NULL;
+	int status = -1;
+	char *out = cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Module lookup callbacks                                                                    */
+
+static int open_under_sysroot(const char *sysroot, const char *path, char **file_name)
+{
+	if (!sysroot || !path || path[0] != '/')
+		return -1;
+	char *full = NULL;
+	if (asprintf(&full, "%s%s", sysroot, path) < 0)
+		return -1;
+	int fd = open(full, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(full);
+		return -1;
+	}
+	*file_name = full;
+	return fd;
+}
+
+/* Called lazily for modules whose file did not open, or opened with the wrong build-id (libdwfl
+ * checks it): the build-id directories, then the sysroot. */
+static int find_elf_core(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			 char **file_name, Elf **elfp)
+{
+	int fd = dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+	if (fd >= 0 || *elfp)
+		return fd;
+	struct ci_symbolizer *s = sym_current;
+	return s ? open_under_sysroot(s->sysroot, modname, file_name) : -1;
+}
+
+static char *make_debuginfo_path(const struct ci_symbolizer_options *opts)
+{
+	char *p = NULL;
+	const char *user = opts && opts->debuginfo_path ? opts->debuginfo_path : "";
+	const char *sysroot = opts && opts->sysroot ? opts->sysroot : NULL;
+	int r;
+	if (sysroot)
+		r = asprintf(&p, ":.debug%s%s:%s/usr/lib/debug:/usr/lib/debug", *user ? ":" : "", user,
+			     sysroot);
+	else
+		r = asprintf(&p, ":.debug%s%s:/usr/lib/debug", *user ? ":" : "", user);
+	return r < 0 ? NULL : p;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Creating                                                                                   */
+
+static bool build_id_matches(const char *path, const uint8_t *want, size_t want_len,
+			     char *got_hex, size_t got_hex_len)
+{
+	bool ok = true;
+	got_hex[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		const void *bits = NULL;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
+		if (n > 0) {
+			size_t o = 0;
+			for (ssize_t i = 0; i < n && o + 3 < got_hex_len; i++)
+				o += (size_t)snprintf(got_hex + o, got_hex_len - o, "%02x",
+						      ((const uint8_t *)bits)[i]);
+			ok = (size_t)n == want_len && memcmp(bits, want, want_len) == 0;
+		} else {
+			ok = false;
+			snprintf(got_hex, got_hex_len, "none");
+		}
+		elf_end(elf);
+	} else {
+		ok = false;
+	}
+	close(fd);
+	return ok;
+}
+
+static void hex(const uint8_t *b, size_t n, char *out, size_t outn)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < n && o + 3 < outn; i++)
+		o += (size_t)snprintf(out + o, outn - o, "%02x", b[i]);
+}
+
+static bool pseudo_module(const char *path)
+{
+	return !*path || path[0] == '[' || strstr(path, "linux-vdso") || strstr(path, "linux-gate");
+}
+
+/* Report the record's host modules.  A module whose file is missing or has another build-id is
+ * left out (its frames keep the module name and offset from the record) and a warning says so. */
+static void report_record_modules(struct ci_symbolizer *s, const char *exe_override)
+{
+	const struct ci_model *m = s->model;
+	const char *record_exe = ci_model_string(m, m->header.exe_str);
+	size_t missing = 0, mismatched = 0;
+	char first_missing[256] = "";
+
+	dwfl_report_begin(s->dwfl);
+	for (size_t i = 0; i < m->host_module_count; i++) {
+		const struct ci_host_module *hm = &m->host_modules[i];
+		if (hm->seq == 0 || hm->unload_ns != 0)
+			continue;
+		const char *path = ci_model_string(m, hm->path_str);
+		if (pseudo_module(path))
+			continue;
+		char *file = NULL;
+		bool is_exe = *record_exe && strcmp(path, record_exe) == 0;
+		if (is_exe && exe_override)
+			file = strdup(exe_override);
+		else if (s->sysroot && path[0] == '/' && asprintf(&file, "%s%s", s->sysroot, path) < 0)
+			file = NULL;
+		if (!file || access(file, R_OK) != 0) {
+			free(file);
+			file = strdup(path);
+		}
+		if (!file)
+			continue;
+		if (access(file, R_OK) != 0) {
+			if (!missing++)
+				ci_scrub(path, first_missing, sizeof(first_missing));
+			free(file);
+			continue;
+		}
+		char got[80];
+		if (hm->build_id_len > 0 && hm->build_id_len <= sizeof(hm->build_id) &&
+		    !build_id_matches(file, hm->build_id, hm->build_id_len, got, sizeof(got))) {
+			char want[80], shown[256];
+			hex(hm->build_id, hm->build_id_len, want, sizeof(want));
+			ci_warnings_add(&s->warnings,
+					"%s has build-id %s but the record says %s: it is not the file the "
+					"process ran, so its frames are shown without symbols (pass "
+					"--sysroot or --exe to point at the right files)",
+					ci_scrub(file, shown, sizeof(shown)), *got ? got : "none", want);
+			mismatched++;
+			free(file);
+			continue;
+		}
+		if (!dwfl_report_elf(s->dwfl, path, file, -1, hm->base, true)) {
+			char shown[256];
+			ci_warnings_add(&s->warnings, "cannot read symbols of %s: %s",
+					ci_scrub(file, shown, sizeof(shown)), dwfl_errmsg(-1));
+		}
+		free(file);
+	}
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (missing)
+		ci_warnings_add(&s->warnings,
+				"%zu module%s of the record (e.g. %s) %s not on this machine; their "
+				"frames show module and offset only (use --sysroot DIR to read them from a "
+				"copy of the crashed machine's files)",
+				missing, missing == 1 ? "" : "s", first_missing,
+				missing == 1 ? "is" : "are");
+}
+
+struct ci_error *ci_symbolizer_create(struct ci_source *src, const struct ci_model *model,
+				      const struct ci_symbolizer_options *opts,
+				      struct ci_symbolizer **ret)
+{
+	struct ci_symbolizer *s = calloc(1, sizeof(*s));
+	if (!s)
+		return ci_error_create(CI_ERR_NOMEM, "out of memory creating the symbolizer");
+	s->src = src;
+	s->model = model;
+	s->debuginfo_path = make_debuginfo_path(opts);
+	if (opts && opts->sysroot && *opts->sysroot) {
+		s->sysroot = strdup(opts->sysroot);
+		/* A trailing slash would double up with the absolute module paths. */
+		size_t l = s->sysroot ? strlen(s->sysroot) : 0;
+		while (l > 1 && s->sysroot[l - 1] == '/')
+			s->sysroot[--l] = '\0';
+	}
+	if (!s->debuginfo_path || (opts && opts->sysroot && *opts->sysroot && !s->sysroot)) {
+		ci_symbolizer_destroy(s);
+		return ci_error_create(CI_ERR_NOMEM, "out of memory creating the symbolizer");
+	}
+	const struct ci_source_info *info = src ? ci_source_info(src) : NULL;
+	const char *exe = opts ? opts->executable : NULL;
+	s->mode = SYM_RECORD;
+	if (info && (info->kind == CI_SOURCE_CORE || info->kind == CI_SOURCE_GCORE) &&
+	    ci_source_elf(src))
+		s->mode = SYM_CORE;
+	else if (info && info->kind == CI_SOURCE_PID)
+		s->mode = SYM_PID;
+
+	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.section_address = dwfl_offline_section_address;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	s->callbacks.find_elf = s->mode == SYM_PID ? dwfl_linux_proc_find_elf
+			      : s->mode == SYM_CORE ? find_elf_core : dwfl_build_id_find_elf;
+
+	sym_current = s;
+	s->dwfl = dwfl_begin(&s->callbacks);
+	if (!s->dwfl) {
+		ci_warnings_add(&s->warnings, "cannot start libdwfl: %s; frames are shown as addresses",
+				dwfl_errmsg(-1));
+		goto out;
+	}
+	switch (s->mode) {
+	case SYM_CORE: {
+		Elf *core = ci_source_elf(src);
+		dwfl_report_begin(s->dwfl);
+		int n = dwfl_core_file_report(s->dwfl, core, exe);
+		if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || n < 0) {
+			ci_warnings_add(&s->warnings,
+					"cannot list the modules of the core (%s); using the record's "
+					"module table", dwfl_errmsg(-1));
+			dwfl_end(s->dwfl);
+			s->dwfl = dwfl_begin(&s->callbacks);
+			s->mode = SYM_RECORD;
+			if (s->dwfl)
+				report_record_modules(s, exe);
+			break;
+		}
+		if (dwfl_core_file_attach(s->dwfl, core) < 0)
+			ci_warnings_add(&s->warnings, "cannot read the threads of the core: %s",
+					dwfl_errmsg(-1));
+		else
+			s->can_unwind = true;
+		break;
+	}
+	case SYM_PID:
+		s->pid = (pid_t)info->pid;
+		dwfl_report_begin(s->dwfl);
+		if (dwfl_linux_proc_report(s->dwfl, s->pid) != 0 ||
+		    dwfl_report_end(s->dwfl, NULL, NULL) != 0) {
+			ci_warnings_add(&s->warnings,
+					"cannot list the modules of process %d from /proc; using the "
+					"record's module table", (int)s->pid);
+			dwfl_end(s->dwfl);
+			s->callbacks.find_elf = dwfl_build_id_find_elf;
+			s->dwfl = dwfl_begin(&s->callbacks);
+			s->mode = SYM_RECORD;
+			if (s->dwfl)
+				report_record_modules(s, exe);
+			break;
+		}
+		{
+			int r = dwfl_linux_proc_attach(s->dwfl, s->pid, false);
+			if (r != 0)
+				ci_warnings_add(&s->warnings,
+						"cannot attach to process %d to unwind its threads (%s); "
+						"run as the process owner or root, and check "
+						"/proc/sys/kernel/yama/ptrace_scope",
+						(int)s->pid, r > 0 ? strerror(r) : dwfl_errmsg(-1));
+			else
+				s->can_unwind = true;
+		}
+		break;
+	case SYM_RECORD:
+		if (model)
+			report_record_modules(s, exe);
+		break;
+	}
+out:
+	sym_current = NULL;
+	*ret = s;
+	return NULL;
+}
+
+static void frame_deinit(struct ci_frame *f)
+{
+	free(f->module);
+	free(f->function);
+	free(f->file);
+}
+
+void ci_frames_free(struct ci_frame *frames, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		frame_deinit(&frames[i]);
+	free(frames);
+}
+
+void ci_thread_stacks_free(struct ci_thread_stack *stacks, size_t count)
+{
+	if (!stacks)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		ci_frames_free(stacks[i].frames, stacks[i].frame_count);
+		free(stacks[i].note);
+	}
+	free(stacks);
+}
+
+void ci_symbolizer_destroy(struct ci_symbolizer *sym)
+{
+	if (!sym)
+		return;
+	if (sym->dwfl)
+		dwfl_end(sym->dwfl);
+	for (size_t i = 0; i < sym->cache_cap; i++)
+		if (sym->cache[i].key)
+			ci_frames_free(sym->cache[i].frames, sym->cache[i].n);
+	free(sym->cache);
+	free(sym->debuginfo_path);
+	free(sym->sysroot);
+	ci_warnings_deinit(&sym->warnings);
+	free(sym);
+}
+
+struct ci_warnings *ci_symbolizer_warnings(struct ci_symbolizer *sym)
+{
+	return &sym->warnings;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Symbolizing one address                                                                    */
+
+struct frame_vec {
+	struct ci_frame *v;
+	size_t n, cap;
+	bool failed;
+};
+
+static struct ci_frame *frame_push(struct frame_vec *fv)
+{
+	if (fv->n == fv->cap) {
+		size_t cap = fv->cap ? fv->cap * 2 : 4;
+		struct ci_frame *v = realloc(fv->v, cap * sizeof(*v));
+		if (!v) {
+			fv->failed = true;
+			return NULL;
+		}
+		fv->v = v;
+		fv->cap = cap;
+	}
+	struct ci_frame *f = &fv->v[fv->n++];
+	memset(f, 0, sizeof(*f));
+	return f;
+}
+
+static char *dup_name(const char *name)
+{
+	if (!name)
+		return NULL;
+	char *d = ci_demangle(name);
+	return d ? d : strdup(name);
+}
+
+static bool is_function_scope(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_entry_point;
+}
+
+static const char *scope_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *n = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+		n = dwarf_formstring(&attr);
+	return n ? n : dwarf_diename(die);
+}
+
+/* The source position an inlined subroutine was called from. */
+static void call_site(Dwarf_Die *cudie, Dwarf_Die *inlined, const char **file, int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word idx = 0, ln = 0;
+	Dwarf_Files *files;
+	size_t nfiles;
+	*file = NULL;
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attr), &idx) == 0 &&
+	    dwarf_getsrcfiles(cudie, &files, &nfiles) == 0 && idx < nfiles)
+		*file = dwarf_filesrc(files, idx, NULL, NULL);
+	if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attr), &ln) == 0)
+		*line = (int)ln;
+}
+
+/* The record's host module containing ADDRESS, for frames libdwfl cannot place. */
+static const struct ci_host_module *record_module(const struct ci_model *m, uint64_t address)
+{
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < m->host_module_count; i++) {
+		const struct ci_host_module *hm = &m->host_modules[i];
+		if (hm->seq && address >= hm->start && address < hm->end)
+			return hm;
+	}
+	return NULL;
+}
+
+static void symbolize_into(struct ci_symbolizer *s, uint64_t address, bool is_return,
+			   struct frame_vec *fv)
+{
+	uint64_t pc = is_return && address ? address - 1 : address;
+	Dwfl_Module *mod = s && s->dwfl ? dwfl_addrmodule(s->dwfl, pc) : NULL;
+	size_t first = fv->n;
+
+	if (!mod) {
+		struct ci_frame *f = frame_push(fv);
+		if (!f)
+			return;
+		f->address = address;
+		const struct ci_host_module *hm = s ? record_module(s->model, pc) : NULL;
+		if (hm) {
+			const char *p = ci_model_string(s->model, hm->path_str);
+			f->module = *p ? strdup(p) : NULL;
+			f->module_offset = address - hm->base;
+		}
+		return;
+	}
+
+	Dwarf_Addr start = 0;
+	const char *mainfile = NULL;
+	const char *modname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, &mainfile, NULL);
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	const char *module = modname && *modname ? modname : mainfile;
+	uint64_t module_offset = elf ? address - bias : address - start;
+
+	GElf_Off sym_off = 0;
+	GElf_Sym sym;
+	const char *symname = dwfl_module_addrinfo(mod, pc, &sym_off, &sym, NULL, NULL, NULL);
+
+	const char *line_file = NULL;
+	int line_no = 0;
+	Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
+	if (line)
+		line_file = dwfl_lineinfo(line, NULL, &line_no, NULL, NULL, NULL);
+
+	Dwarf_Addr dwbias = 0;
+	Dwarf_Die *cudie = dwfl_module_addrdie(mod, pc, &dwbias);
+	Dwarf_Die *scopes = NULL;
+	int nscopes = cudie ? dwarf_getscopes(cudie, pc - dwbias, &scopes) : 0;
+	int i = 0;
+	while (i < nscopes && !is_function_scope(&scopes[i]))
+		i++;
+
+	if (i >= nscopes) {
+		struct ci_frame *f = frame_push(fv);
+		if (f) {
+			f->function = dup_name(symname);
+			f->function_offset = sym_off + (address - pc);
+			f->file = line_file ? strdup(line_file) : NULL;
+			f->line = line_no;
+		}
+	} else {
+		/* Innermost first: the function at PC, then each caller it was inlined into. */
+		const char *file = line_file;
+		int ln = line_no;
+		for (;;) {
+			struct ci_frame *f = frame_push(fv);
+			if (!f)
+				break;
+			const char *name = scope_name(&scopes[i]);
+			bool inlined = dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
+			f->function = dup_name(name ? name : symname);
+			if (!inlined && symname && name && strcmp(symname, name) == 0)
+				f->function_offset = sym_off + (address - pc);
+			f->file = file ? strdup(file) : NULL;
+			f->line = ln;
+			f->inlined = inlined;
+			if (!inlined)
+				break;
+			call_site(cudie, &scopes[i], &file, &ln);
+			int j = i + 1;
+			while (j < nscopes && !is_function_scope(&scopes[j]))
+				j++;
+			if (j >= nscopes) {
+				/* The outer function is not in the scopes: name it from the symtab. */
+				f = frame_push(fv);
+				if (f) {
+					f->function = dup_name(symname);
+					f->function_offset = sym_off + (address - pc);
+					f->file = file ? strdup(file) : NULL;
+					f->line = ln;
+				}
+				break;
+			}
+			i = j;
+		}
+	}
+	free(scopes);
+	for (size_t k = first; k < fv->n; k++) {
+		fv->v[k].address = address;
+		fv->v[k].module = module ? strdup(module) : NULL;
+		fv->v[k].module_offset = module_offset;
+	}
+}
+
+const struct ci_frame *ci_symbolize_cached(struct ci_symbolizer *sym, uint64_t address,
+					   bool is_return, size_t *n)
+{
+	*n = 0;
+	if (!sym)
+		return NULL;
+	uint64_t key = address << 1 | (is_return ? 1 : 0);
+	if (key == 0)
+		key = 2; /* address 0 as an activation: never a real frame, keep slot 0 = empty */
+	if (sym->cache_used * 2 >= sym->cache_cap) {
+		size_t cap = sym->cache_cap ? sym->cache_cap * 2 : 1024;
+		struct sym_cache_entry *c = calloc(cap, sizeof(*c));
+		if (!c)
+			return NULL;
+		for (size_t i = 0; i < sym->cache_cap; i++) {
+			if (!sym->cache[i].key)
+				continue;
+			size_t h = (size_t)ci_alloc_hash(sym->cache[i].key) & (cap - 1);
+			while (c[h].key)
+				h = (h + 1) & (cap - 1);
+			c[h] = sym->cache[i];
+		}
+		free(sym->cache);
+		sym->cache = c;
+		sym->cache_cap = cap;
+	}
+	size_t h = (size_t)ci_alloc_hash(key) & (sym->cache_cap - 1);
+	while (sym->cache[h].key && sym->cache[h].key != key)
+		h = (h + 1) & (sym->cache_cap - 1);
+	if (!sym->cache[h].key) {
+		struct frame_vec fv = { 0 };
+		struct ci_symbolizer *saved = sym_current;
+		sym_current = sym;
+		symbolize_into(sym, address, is_return, &fv);
+		sym_current = saved;
+		if (fv.failed) {
+			ci_frames_free(fv.v, fv.n);
+			return NULL;
+		}
+		sym->cache[h].key = key;
+		sym->cache[h].frames = fv.v;
+		sym->cache[h].n = fv.n;
+		sym->cache_used++;
+	}
+	*n = sym->cache[h].n;
+	return sym->cache[h].frames;
+}
+
+static int frame_copy(struct ci_frame *dst, const struct ci_frame *src)
+{
+	*dst = *src;
+	dst->module = src->module ? strdup(src->module) : NULL;
+	dst->function = src->function ? strdup(src->function) : NULL;
+	dst->file = src->file ? strdup(src->file) : NULL;
+	if ((src->module && !dst->module) || (src->function && !dst->function) ||
+	    (src->file && !dst->file)) {
+		frame_deinit(dst);
+		return -1;
+	}
+	return 0;
+}
+
+struct ci_error *ci_symbolize(struct ci_symbolizer *sym, uint64_t address, bool is_return,
+			      struct ci_frame **frames, size_t *count)
+{
+	size_t n = 0;
+	const struct ci_frame *src = ci_symbolize_cached(sym, address, is_return, &n);
+	struct ci_frame one = { .address = address };
+	if (!src) {
+		if (sym)
+			return ci_error_create(CI_ERR_NOMEM, "out of memory symbolizing 0x%" PRIx64,
+					       address);
+		src = &one;
+		n = 1;
+	}
+	struct ci_frame *v = realloc(*frames, (*count + n) * sizeof(*v));
+	if (!v)
+		return ci_error_create(CI_ERR_NOMEM, "out of memory symbolizing 0x%" PRIx64, address);
+	*frames = v;
+	for (size_t i = 0; i < n; i++) {
+		if (frame_copy(&v[*count], &src[i]))
+			return ci_error_create(CI_ERR_NOMEM, "out of memory symbolizing 0x%" PRIx64,
+					       address);
+		(*count)++;
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Unwinding threads                                                                          */
+
+struct pc_vec {
+	uint64_t *pc;
+	bool *activation;
+	size_t n, cap, max;
+	bool failed;
+};
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct pc_vec *pv = arg;
+	Dwarf_Addr pc;
+	bool activation = false;
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (pv->n == pv->cap) {
+		size_t cap = pv->cap ? pv->cap * 2 : 32;
+		uint64_t *p = realloc(pv->pc, cap * sizeof(*p));
+		if (p)
+			pv->pc = p;
+		bool *a = p ? realloc(pv->activation, cap * sizeof(*a)) : NULL;
+		if (a)
+			pv->activation = a;
+		if (!p || !a) {
+			pv->failed = true;
+			return DWARF_CB_ABORT;
+		}
+		pv->cap = cap;
+	}
+	pv->pc[pv->n] = pc;
+	pv->activation[pv->n] = activation;
+	pv->n++;
+	return pv->n >= pv->max ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+struct unwind_ctx {
+	struct ci_symbolizer *sym;
+	size_t max_frames;
+	struct ci_thread_stack *v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void thread_label(struct ci_symbolizer *s, struct ci_thread_stack *t)
+{
+	const struct ci_source_info *info = s->src ? ci_source_info(s->src) : NULL;
+	for (size_t i = 0; info && i < info->thread_count; i++)
+		if (info->threads[i].tid == t->tid) {
+			t->crashed = info->threads[i].crashed;
+			memcpy(t->name, info->threads[i].name, sizeof(t->name));
+			t->name[sizeof(t->name) - 1] = '\0';
+		}
+	if (!t->name[0] && s->model) {
+		const char *n = ci_thread_name(s->model, t->tid);
+		snprintf(t->name, sizeof(t->name), "%s", n);
+	}
+}
+
+static int thread_cb(Dwfl_Thread *thread, void *arg)
+{
+	struct unwind_ctx *u = arg;
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 8;
+		struct ci_thread_stack *v = realloc(u->v, cap * sizeof(*v));
+		if (!v) {
+			u->failed = true;
+			return DWARF_CB_ABORT;
+		}
+		u->v = v;
+		u->cap = cap;
+	}
+	struct ci_thread_stack *t = &u->v[u->n++];
+	memset(t, 0, sizeof(*t));
+	t->tid = (uint32_t)dwfl_thread_tid(thread);
+	thread_label(u->sym, t);
+
+	struct pc_vec pv = { .max = u->max_frames ? u->max_frames : 256 };
+	int r = dwfl_thread_getframes(thread, frame_cb, &pv);
+	if (r == -1) {
+		const char *msg = dwfl_errmsg(-1);
+		if (asprintf(&t->note, "unwinding stopped after %zu frame%s: %s", pv.n,
+			     pv.n == 1 ? "" : "s", msg ? msg : "unknown error") < 0)
+			t->note = NULL;
+	} else if (pv.n >= pv.max) {
+		if (asprintf(&t->note, "stopped at %zu frames (the limit)", pv.max) < 0)
+			t->note = NULL;
+	}
+	struct frame_vec fv = { 0 };
+	for (size_t i = 0; i < pv.n && !fv.failed; i++) {
+		size_t n;
+		const struct ci_frame *f =
+			ci_symbolize_cached(u->sym, pv.pc[i], !pv.activation[i], &n);
+		if (!f) {
+			fv.failed = true;
+			break;
+		}
+		for (size_t k = 0; k < n; k++) {
+			struct ci_frame *d = frame_push(&fv);
+			if (!d)
+				break;
+			if (frame_copy(d, &f[k])) {
+				fv.n--;
+				fv.failed = true;
+				break;
+			}
+		}
+	}
+	free(pv.pc);
+	free(pv.activation);
+	t->frames = fv.v;
+	t->frame_count = fv.n;
+	if (fv.failed || pv.failed) {
+		u->failed = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+struct ci_error *ci_unwind_threads(struct ci_symbolizer *sym, size_t max_frames,
+				   struct ci_thread_stack **ret, size_t *count)
+{
+	struct unwind_ctx u = { .sym = sym, .max_frames = max_frames };
+	*ret = NULL;
+	*count = 0;
+	if (!sym || !sym->dwfl || !sym->can_unwind)
+		return NULL;
+	struct ci_symbolizer *saved = sym_current;
+	sym_current = sym;
+	int r = dwfl_getthreads(sym->dwfl, thread_cb, &u);
+	sym_current = saved;
+	if (u.failed) {
+		ci_thread_stacks_free(u.v, u.n);
+		return ci_error_create(CI_ERR_NOMEM, "out of memory unwinding threads");
+	}
+	if (r == -1)
+		ci_warnings_add(&sym->warnings, "cannot list the threads: %s", dwfl_errmsg(-1));
+	*ret = u.v;
+	*count = u.n;
+	return NULL;
+}
