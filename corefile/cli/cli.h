@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private interface between the pieces of the `cudainspect` command: main.c (option parsing
+ * and the inspect pipeline) and record.c (the `record` subcommand, which runs a program under
+ * the recorder and then inspects what it left behind).
+ */
+#ifndef CUDAINSPECT_CLI_H
+#define CUDAINSPECT_CLI_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cudainspect/cudainspect.h"
+
+/* One run of the pipeline on INPUT (or a live PID), printed to stdout. */
+struct cli_inspect_args {
+	const char *input;
+	bool have_pid;
+	pid_t pid;
+	bool json;
+	bool quiet;
+	bool threads;  /* unwind host threads (the summary, threads, all views and JSON show them) */
+	const struct ci_render_options *render;
+	const struct ci_symbolizer_options *sym;
+};
+
+/* Returns the process exit code (enum ci_exit). */
+int cli_inspect(const struct cli_inspect_args *a);
+
+/* `cudainspect record ...`: ARGV[0] is "record".  Returns the process exit code. */
+int cli_record(int argc, char **argv);
+
+/* "cudainspect: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same plus a pointer to --help; returns CI_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Decimal or 0x-hex unsigned number, the whole string. */
+bool cli_parse_u64(const char *s, uint64_t *ret);
+
+#endif /* CUDAINSPECT_CLI_H */

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The `cudainspect` command: a thin front end over libcudainspect.  It parses the command line
+ * (synopsis and exit codes in docs/CLI.md, kept stable because the GDB command file calls it),
+ * runs the stages source -> locate -> decode -> diagnose -> symbolize -> render, and turns
+ * library errors into one `cudainspect: <message>` line and the documented exit code.  The
+ * `record` subcommand lives in record.c.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cudainspect/cudainspect.h"
+#include "cli.h"
+
+#define MAX_THREAD_FRAMES 128
+
+static const char usage_text[] =
+	"Usage: cudainspect [OPTIONS] INPUT [VIEW]\n"
+	"       cudainspect [OPTIONS] --pid PID [VIEW]\n"
+	"       cudainspect record [OPTIONS] -- CMD [ARGS...]\n"
+	"\n"
+	"Say what the GPU was doing when a CUDA program died: the faulting kernel, what was pending\n"
+	"on each stream, which allocation a bad pointer belongs to, and where launches and failing\n"
+	"calls came from.  Reads the flight record that libcudainspect-rec.so keeps in the process.\n"
+	"\n"
+	"INPUT   a core dump (plain or zstd-compressed .zst), or a record file (.cisnap snapshot,\n"
+	"        .cirec persistent record)\n"
+	"VIEW    summary (default) | fault | contexts | streams | kernels | allocs | errors |\n"
+	"        threads | all\n"
+	"\n"
+	"Options:\n"
+	"  -p, --pid PID            read a live process (read-only; threads are stopped briefly\n"
+	"                           one at a time to unwind them)\n"
+	"  -j, --json               one JSON document instead of text (schema: docs/JSON.md)\n"
+	"  -n, --last N             kernels: the last N launches (default 20); allocs: the first N\n"
+	"  -s, --stream S           kernels: only stream S (handle or stream id; 0x for hex)\n"
+	"  -t, --thread TID         kernels, allocs, errors, threads: only thread TID\n"
+	"  -k, --kernel SUBSTR      kernels: only kernels whose name contains SUBSTR\n"
+	"  -f, --freed              allocs: also the recently freed allocations\n"
+	"  -e, --exe PATH           the executable, when the one named in the core moved\n"
+	"      --sysroot DIR        read the process's files under DIR (a copy of the crashed\n"
+	"                           machine's root)\n"
+	"      --debuginfo-path P   extra ':'-separated directories for separate debug info\n"
+	"      --debuginfod         allow downloads from the debuginfod servers in DEBUGINFOD_URLS\n"
+	"                           (off by default: DEBUGINFOD_URLS is ignored)\n"
+	"  -w, --width N            text width (default: the terminal's, else 100)\n"
+	"      --color[=WHEN]       auto (default), always or never\n"
+	"  -q, --quiet              no warnings\n"
+	"  -h, --help               this text\n"
+	"  -V, --version            the version\n"
+	"\n"
+	"Exit status: 0 report printed, 1 internal error, 2 usage error, 3 input missing,\n"
+	"unreadable or corrupt, 4 input has no flight record.\n"
+	"Run `cudainspect record --help` for the record subcommand.  Full reference: docs/CLI.md.\n";
+
+static const struct {
+	const char *name;
+	enum ci_view view;
+} views[] = {
+	{ "summary", CI_VIEW_SUMMARY }, { "contexts", CI_VIEW_CONTEXTS },
+	{ "streams", CI_VIEW_STREAMS }, { "kernels", CI_VIEW_KERNELS },
+	{ "allocs", CI_VIEW_ALLOCS },   { "errors", CI_VIEW_ERRORS },
+	{ "threads", CI_VIEW_THREADS }, { "fault", CI_VIEW_FAULT },
+	{ "all", CI_VIEW_ALL },
+};
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("cudainspect: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("cudainspect: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'cudainspect --help'.\n", stderr);
+	return CI_EXIT_USAGE;
+}
+
+bool cli_parse_u64(const char *s, uint64_t *ret)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*ret = v;
+	return true;
+}
+
+/* Report a library error (its message already says what to do) and give the exit code. */
+static int fail(struct ci_error *err)
+{
+	int code = (int)ci_error_exit(err->code);
+	cli_error("%s", err->message);
+	ci_error_destroy(err);
+	return code;
+}
+
+struct options {
+	const char *input;
+	bool have_pid;
+	pid_t pid;
+	bool json;
+	bool quiet;
+	bool debuginfod;
+	const char *color;
+	struct ci_render_options render;
+	struct ci_symbolizer_options sym;
+};
+
+static bool view_needs_threads(const struct options *o)
+{
+	return o->json || o->render.view == CI_VIEW_SUMMARY || o->render.view == CI_VIEW_THREADS ||
+	       o->render.view == CI_VIEW_ALL;
+}
+
+static int terminal_width(void)
+{
+	struct winsize ws;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+		return ws.ws_col;
+	return 100;
+}
+
+static int parse(int argc, char **argv, struct options *o)
+{
+	enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR };
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "last", required_argument, NULL, 'n' },
+		{ "stream", required_argument, NULL, 's' },
+		{ "thread", required_argument, NULL, 't' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "freed", no_argument, NULL, 'f' },
+		{ "exe", required_argument, NULL, 'e' },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH },
+		{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
+		{ "width", required_argument, NULL, 'w' },
+		{ "color", optional_argument, NULL, OPT_COLOR },
+		{ "colour", optional_argument, NULL, OPT_COLOR },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	int c;
+	uint64_t v;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:jn:s:t:k:fe:w:qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (!cli_parse_u64(optarg, &v) || v == 0 || v > INT_MAX)
+				return cli_usage_error("--pid needs a process id, not '%s'", optarg);
+			o->have_pid = true;
+			o->pid = (pid_t)v;
+			break;
+		case 'j': o->json = true; break;
+		case 'n':
+			if (!cli_parse_u64(optarg, &v) || v == 0 || v > SIZE_MAX / 2)
+				return cli_usage_error("--last needs a positive count, not '%s'", optarg);
+			o->render.last = (size_t)v;
+			break;
+		case 's':
+			if (!cli_parse_u64(optarg, &v))
+				return cli_usage_error("--stream needs a stream handle or id (e.g. 0x55d0c0a0 "
+						       "or 3), not '%s'", optarg);
+			o->render.has_stream_filter = true;
+			o->render.stream_filter = v;
+			break;
+		case 't':
+			if (!cli_parse_u64(optarg, &v) || v > UINT32_MAX)
+				return cli_usage_error("--thread needs a thread id, not '%s'", optarg);
+			o->render.has_thread_filter = true;
+			o->render.thread_filter = (uint32_t)v;
+			break;
+		case 'k': o->render.kernel_filter = optarg; break;
+		case 'f': o->render.freed = true; break;
+		case 'e': o->sym.executable = optarg; break;
+		case OPT_SYSROOT: o->sym.sysroot = optarg; break;
+		case OPT_DEBUGINFO_PATH: o->sym.debuginfo_path = optarg; break;
+		case OPT_DEBUGINFOD: o->debuginfod = true; break;
+		case 'w':
+			if (!cli_parse_u64(optarg, &v) || v < 40 || v > 10000)
+				return cli_usage_error("--width needs a number of columns from 40 to "
+						       "10000, not '%s'", optarg);
+			o->render.width = (int)v;
+			break;
+		case OPT_COLOR:
+			o->color = optarg ? optarg : "always";
+			if (strcmp(o->color, "auto") && strcmp(o->color, "always") &&
+			    strcmp(o->color, "never"))
+				return cli_usage_error("--color takes auto, always or never, not '%s'",
+						       o->color);
+			break;
+		case 'q': o->quiet = true; break;
+		case 'h': fputs(usage_text, stdout); return -1;
+		case 'V': printf("cudainspect %s\n", CUDAINSPECT_VERSION); return -1;
+		case ':': return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			if (optopt)
+				return cli_usage_error("unknown option '-%c'", optopt);
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	int npos = argc - optind;
+	const char *view = NULL;
+	if (o->have_pid) {
+		if (npos > 1)
+			return cli_usage_error("with --pid, give at most a VIEW, not '%s'",
+					       argv[optind + 1]);
+		view = npos ? argv[optind] : NULL;
+	} else {
+		if (npos == 0)
+			return cli_usage_error("no INPUT: give a core dump or record file, or --pid PID");
+		if (npos > 2)
+			return cli_usage_error("too many arguments: '%s'", argv[optind + 2]);
+		o->input = argv[optind];
+		view = npos == 2 ? argv[optind + 1] : NULL;
+	}
+	o->render.view = CI_VIEW_SUMMARY;
+	if (view) {
+		size_t i;
+		for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+			if (strcmp(view, views[i].name) == 0)
+				break;
+		if (i == sizeof(views) / sizeof(views[0]))
+			return cli_usage_error("unknown view '%s' (summary, fault, contexts, streams, "
+					       "kernels, allocs, errors, threads, all)", view);
+		o->render.view = views[i].view;
+	}
+	if (!o->render.width)
+		o->render.width = terminal_width();
+	const char *color = o->color ? o->color : "auto";
+	if (strcmp(color, "always") == 0)
+		o->render.color = true;
+	else if (strcmp(color, "auto") == 0) {
+		const char *term = getenv("TERM");
+		o->render.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term &&
+				  strcmp(term, "dumb") != 0;
+	}
+	o->sym.debuginfod = o->debuginfod;
+	return 0;
+}
+
+int cli_inspect(const struct cli_inspect_args *a)
+{
+	struct ci_error *err;
+	struct ci_source *src = NULL;
+	struct ci_model *model = NULL;
+	struct ci_diagnosis *diag = NULL;
+	struct ci_symbolizer *sym = NULL;
+	struct ci_thread_stack *threads = NULL;
+	size_t nthreads = 0;
+	struct ci_source_options sopts = { .progress = isatty(STDERR_FILENO) };
+	struct ci_location loc;
+	int rc = CI_EXIT_OK;
+
+	if (a->have_pid)
+		err = ci_source_open_pid(a->pid, &sopts, &src);
+	else
+		err = ci_source_open(a->input, &sopts, &src);
+	if (err)
+		return fail(err);
+	if ((err = ci_locate(src, &loc)) || (err = ci_decode(src, &loc, &model)) ||
+	    (err = ci_diagnose(model, ci_source_info(src), &diag)) ||
+	    (err = ci_symbolizer_create(src, model, a->sym, &sym))) {
+		rc = fail(err);
+		goto out;
+	}
+	if (a->threads && (err = ci_unwind_threads(sym, MAX_THREAD_FRAMES, &threads, &nthreads))) {
+		rc = fail(err);
+		goto out;
+	}
+	const struct ci_warnings *lists[3] = { ci_source_warnings(src), &model->warnings,
+					       ci_symbolizer_warnings(sym) };
+	struct ci_report report = {
+		.source = ci_source_info(src),
+		.model = model,
+		.diagnosis = diag,
+		.symbolizer = sym,
+		.threads = threads,
+		.thread_count = nthreads,
+		.warnings = lists,
+		/* JSON keeps its warnings: a pipeline wants them even when a person does not. */
+		.warning_lists = a->quiet && !a->json ? 0 : 3,
+	};
+	err = a->json ? ci_render_json(stdout, &report, a->render)
+		      : ci_render_text(stdout, &report, a->render);
+	if (err)
+		rc = fail(err);
+out:
+	ci_thread_stacks_free(threads, nthreads);
+	ci_symbolizer_destroy(sym);
+	ci_diagnosis_destroy(diag);
+	ci_model_destroy(model);
+	ci_source_close(src);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "record") == 0)
+		return cli_record(argc - 1, argv + 1);
+
+	struct options o = { 0 };
+	int r = parse(argc, argv, &o);
+	if (r < 0)
+		return CI_EXIT_OK;
+	if (r > 0)
+		return r;
+	/* libdw asks debuginfod whenever DEBUGINFOD_URLS is set: downloads only when asked. */
+	if (!o.debuginfod)
+		unsetenv("DEBUGINFOD_URLS");
+	struct cli_inspect_args a = {
+		.input = o.input,
+		.have_pid = o.have_pid,
+		.pid = o.pid,
+		.json = o.json,
+		.quiet = o.quiet,
+		.threads = view_needs_threads(&o),
+		.render = &o.render,
+		.sym = &o.sym,
+	};
+	return cli_inspect(&a);
+}
