@@ -11,6 +11,7 @@ packages=(
 	gdb                      # plugin and tests
 	clang libclang-rt-14-dev # libFuzzer harnesses, sanitizer runtimes
 	binutils file procps
+	jq                       # reader tests: check the JSON documents
 )
 
 missing=()
