@@ -727,7 +727,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 		char api[CI_API_NAME_MAX + 1];
 		text_add(&why, "No device fault was recorded (no sticky error). The last error is "
 			       "%s from %s", ci_cuda_result_name(e->result),
-			 ci_scrub(e->api, api, sizeof(api)));
+			 CI_SCRUB_FIELD(e->api, api));
 		if (d->failed_launch >= 0) {
 			text_add(&why, "; the launch call for ");
 			describe_launch(&why, m, (size_t)d->failed_launch);

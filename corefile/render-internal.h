@@ -41,8 +41,11 @@ char *ci_launch_kernel_name(const struct ci_model *model, const struct ci_launch
 			    size_t n);
 /* "stream 0x55d0c0a0", "legacy stream", "per-thread stream of 4242", "stream ?" */
 char *ci_stream_label(const struct ci_model *model, uint32_t slot, char *buf, size_t n);
-/* Thread name from the record's thread table, or "" */
-const char *ci_thread_name(const struct ci_model *model, uint32_t tid);
+/* Scrub a fixed-size record field (FIELD_LEN bytes, not necessarily NUL-terminated). */
+char *ci_scrub_field(const char *field, size_t field_len, char *buf, size_t n);
+#define CI_SCRUB_FIELD(field, buf) ci_scrub_field((field), sizeof(field), (buf), sizeof(buf))
+/* Thread name from the record's thread table, scrubbed, or "" */
+char *ci_thread_name(const struct ci_model *model, uint32_t tid, char *buf, size_t n);
 /* The stream slot is valid and was published. */
 bool ci_stream_valid(const struct ci_model *model, uint32_t slot);
 

@@ -158,12 +158,23 @@ char *ci_stream_label(const struct ci_model *model, uint32_t slot, char *buf, si
 	return buf;
 }
 
-const char *ci_thread_name(const struct ci_model *model, uint32_t tid)
+char *ci_scrub_field(const char *field, size_t field_len, char *buf, size_t n)
 {
+	size_t l = field_len < n - 1 ? field_len : n - 1;
+	memcpy(buf, field, l);
+	buf[l] = '\0';
+	/* Scrubbing never makes a string longer, so it can work in place. */
+	return ci_scrub(buf, buf, n);
+}
+
+char *ci_thread_name(const struct ci_model *model, uint32_t tid, char *buf, size_t n)
+{
+	buf[0] = '\0';
 	for (size_t i = 0; i < model->thread_count; i++)
 		if (model->threads[i].seq != 0 && model->threads[i].tid == tid)
-			return model->threads[i].name;
-	return "";
+			return ci_scrub_field(model->threads[i].name, sizeof(model->threads[i].name),
+					      buf, n);
+	return buf;
 }
 
 const char *ci_signal_name(int sig, char *buf, size_t n)

@@ -236,15 +236,29 @@ static char *rel_time(struct out *o, uint64_t t, char *buf, size_t n)
 static char *thread_desc(struct out *o, uint32_t tid, char *buf, size_t n)
 {
 	char name[32];
-	const char *nm = ci_thread_name(o->m, tid);
-	for (size_t i = 0; !*nm && o->r->source && i < o->r->source->thread_count; i++)
+	ci_thread_name(o->m, tid, name, sizeof(name));
+	for (size_t i = 0; !name[0] && o->r->source && i < o->r->source->thread_count; i++)
 		if (o->r->source->threads[i].tid == tid)
-			nm = o->r->source->threads[i].name;
-	if (*nm)
-		snprintf(buf, n, "thread %" PRIu32 " \"%s\"", tid, ci_scrub(nm, name, sizeof(name)));
+			CI_SCRUB_FIELD(o->r->source->threads[i].name, name);
+	if (name[0])
+		snprintf(buf, n, "thread %" PRIu32 " \"%s\"", tid, name);
 	else
 		snprintf(buf, n, "thread %" PRIu32, tid);
 	return buf;
+}
+
+/* The driver entry point family of a launch, as users know it. */
+static const char *launch_api_text(uint16_t api)
+{
+	switch (api) {
+	case CI_LAUNCH_KERNEL: return "cuLaunchKernel";
+	case CI_LAUNCH_KERNEL_EX: return "cuLaunchKernelEx";
+	case CI_LAUNCH_COOPERATIVE: return "cuLaunchCooperativeKernel";
+	case CI_LAUNCH_HOST_FUNC: return "cuLaunchHostFunc";
+	case CI_LAUNCH_GRAPH: return "cuGraphLaunch";
+	case CI_LAUNCH_LEGACY: return "cuLaunchGrid";
+	}
+	return "an unknown launch API";
 }
 
 static const char *cmdline(struct out *o)
@@ -270,6 +284,14 @@ static void attribution_text(struct out *o, const struct ci_attribution *a, char
 {
 	char size[48], when[96], who[64], freed[224] = "";
 	const struct ci_alloc *al = a->alloc;
+	if (al && a->relation == CI_REL_INSIDE) {
+		snprintf(buf, n,
+			 "Address 0x%" PRIx64 " is inside allocation #%" PRIu64 " at 0x%" PRIx64
+			 " of size %s bytes (%s), at offset %" PRIu64 ".",
+			 a->address, al->id, al->address, ci_fmt_count(al->size, size, sizeof(size)),
+			 ci_alloc_kind_name(al->kind), a->offset);
+		return;
+	}
 	const char *where = a->relation == CI_REL_PAST_END     ? "after the nearest allocation"
 			    : a->relation == CI_REL_BEFORE_START ? "before the nearest allocation"
 								 : "inside allocation";
@@ -330,7 +352,7 @@ static void summary_process(struct out *o)
 	char host[CI_NAME_MAX + 1];
 	line(o, "Process   %s  (pid %" PRIu32 ", host %s)",
 	     ci_scrub(*cmd ? cmd : executable(o), buf, sizeof(buf)), h->pid,
-	     ci_scrub(h->host, host, sizeof(host)));
+	     CI_SCRUB_FIELD(h->host, host));
 	if (o->d->signal)
 		line(o, "Signal    %s received by %s", ci_signal_name(o->d->signal, sig, sizeof(sig)),
 		     thread_desc(o, o->d->signal_tid, who, sizeof(who)));
@@ -349,7 +371,7 @@ static void summary_process(struct out *o)
 			continue;
 		char name[128], mem[32];
 		line(o, "Device    %d: %s (sm_%d%d, %d SMs, %s)", dv->ordinal,
-		     ci_scrub(dv->name, name, sizeof(name)), dv->cc_major, dv->cc_minor, dv->sm_count,
+		     CI_SCRUB_FIELD(dv->name, name), dv->cc_major, dv->cc_minor, dv->sm_count,
 		     ci_fmt_size(dv->total_mem, mem, sizeof(mem)));
 	}
 	if (nd > 2)
@@ -372,7 +394,7 @@ static void summary_error(struct out *o)
 	     ci_cuda_result_text(e->result));
 	line(o, "          %s by %s in %s, %s",
 	     d->first_sticky_error >= 0 ? "first returned" : "returned",
-	     ci_scrub(e->api, api, sizeof(api)), thread_desc(o, e->tid, who, sizeof(who)),
+	     CI_SCRUB_FIELD(e->api, api), thread_desc(o, e->tid, who, sizeof(who)),
 	     ago(o, e->time_ns, when, sizeof(when)));
 }
 
@@ -386,7 +408,7 @@ static void launch_lines(struct out *o, size_t li, size_t frames)
 	line(o, "  grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")  block (%" PRIu32 ",%" PRIu32
 	     ",%" PRIu32 ")  shared memory %s  via %s",
 	     l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
-	     ci_fmt_size(l->shared_mem, smem, sizeof(smem)), ci_launch_api_name(l->api));
+	     ci_fmt_size(l->shared_mem, smem, sizeof(smem)), launch_api_text(l->api));
 	print_stack(o, "  launched at ", l->stack, frames);
 }
 
@@ -483,16 +505,14 @@ static void summary_pending(struct out *o)
 			continue;
 		char stream[96], name[256];
 		const struct ci_launch *l = &o->m->launches[p->oldest_unfinished];
-		char detail[160];
-		if (p->in_flight)
-			snprintf(detail, sizeof(detail), "in flight: %s (launch %" PRIu64 ")",
-				 ci_launch_kernel_name(o->m, l, name, sizeof(name)), l->stream_seq);
-		else
-			snprintf(detail, sizeof(detail), "oldest unfinished: %s (launch %" PRIu64 ")",
-				 ci_launch_kernel_name(o->m, l, name, sizeof(name)), l->stream_seq);
-		line(o, "  %s: %zu finished, %zu in flight, %zu not started, %zu unknown; %s",
-		     ci_stream_label(o->m, p->stream, stream, sizeof(stream)), p->finished,
-		     p->in_flight, p->not_started, p->unknown, detail);
+		char unknown[48] = "";
+		if (p->unknown)
+			snprintf(unknown, sizeof(unknown), ", %zu unknown", p->unknown);
+		line(o, "  %s: %s (launch %" PRIu64 ") %s; %zu finished, %zu not started%s",
+		     ci_stream_label(o->m, p->stream, stream, sizeof(stream)),
+		     ci_launch_kernel_name(o->m, l, name, sizeof(name)), l->stream_seq,
+		     p->in_flight ? "in flight" : "oldest unfinished", p->finished, p->not_started,
+		     unknown);
 		shown++;
 	}
 	if (n > shown)
@@ -559,45 +579,60 @@ static void summary_error_thread(struct out *o)
 		     skip == 1 ? "" : "s");
 }
 
+/* A suggested command and what it gives, on one line when it fits, else on two. */
+static void hint(struct out *o, const char *cmd, const char *what)
+{
+	if (text_width(cmd) + text_width(what) + 7 <= (size_t)o->width) {
+		line(o, "  %s   # %s", cmd, what);
+	} else {
+		line(o, "  %s", cmd);
+		line(o, "      # %s", what);
+	}
+}
+
 static void summary_next(struct out *o)
 {
 	const struct ci_diagnosis *d = o->d;
-	char name[256];
+	char name[256], cmd[512];
 	fputc('\n', o->f);
 	heading(o, "What to do next");
 	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING) {
-		line(o, "  cudainspect %s fault      full reasoning, argument attributions with stacks",
-		     o->input);
+		snprintf(cmd, sizeof(cmd), "cudainspect %s fault", o->input);
+		hint(o, cmd, "the full reasoning, every argument with its allocation stack");
 		if (d->faulting_launch >= 0) {
 			const struct ci_launch *l = &o->m->launches[d->faulting_launch];
-			if (ci_stream_valid(o->m, l->stream))
-				line(o, "  cudainspect %s kernels --stream 0x%" PRIx64
-				     "      what ran before it on its stream",
-				     o->input, o->m->streams[l->stream].handle);
+			if (ci_stream_valid(o->m, l->stream)) {
+				snprintf(cmd, sizeof(cmd), "cudainspect %s kernels --stream 0x%" PRIx64,
+					 o->input, o->m->streams[l->stream].handle);
+				hint(o, cmd, "what ran before it on its stream");
+			}
 			if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
 				/* compute-sanitizer matches a substring of the (mangled) name. */
 				const char *raw = ci_model_function_name(o->m, l->function);
-				line(o, "  compute-sanitizer --tool memcheck --kernel-name kns=%s CMD   "
-				     "catches the bad access at its source",
-				     ci_scrub(raw && *raw ? raw : "NAME", name, sizeof(name)));
+				snprintf(cmd, sizeof(cmd),
+					 "compute-sanitizer --tool memcheck --kernel-name kns=%s CMD",
+					 ci_scrub(raw && *raw ? raw : "NAME", name, sizeof(name)));
+				hint(o, cmd, "catches the bad access where it happens");
 			}
 		}
 		if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
-			line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD   makes the faulting launch itself return the "
-				"error (slow)");
-			line(o, "  CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CMD   a GPU core dump names the exact "
-				"faulting instruction");
+			hint(o, "CUDA_LAUNCH_BLOCKING=1 CMD",
+			     "the faulting launch itself returns the error (slow)");
+			hint(o, "CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CMD",
+			     "a GPU core dump names the faulting instruction");
 		} else {
-			line(o, "  cudainspect %s streams    what every stream is waiting for", o->input);
+			snprintf(cmd, sizeof(cmd), "cudainspect %s streams", o->input);
+			hint(o, cmd, "what every stream is waiting for");
 		}
 	} else if (d->verdict == CI_VERDICT_API_ERROR) {
-		line(o, "  cudainspect %s errors     every failed CUDA call, in order, with stacks",
-		     o->input);
+		snprintf(cmd, sizeof(cmd), "cudainspect %s errors", o->input);
+		hint(o, cmd, "every failed CUDA call, in order, with stacks");
 		if (d->failed_launch >= 0)
 			line(o, "  check the launch configuration against the device limits (at most 1024 "
 				"threads per block, no zero dimension, shared memory within the limit)");
 	} else {
-		line(o, "  cudainspect %s threads    host backtraces of every thread", o->input);
+		snprintf(cmd, sizeof(cmd), "cudainspect %s threads", o->input);
+		hint(o, cmd, "host backtraces of every thread");
 	}
 }
 
@@ -661,9 +696,9 @@ static void view_contexts(struct out *o)
 			u += (size_t)snprintf(uuid + u, sizeof(uuid) - u, "%02x%s", dv->uuid[k],
 					      k == 3 || k == 5 || k == 7 || k == 9 ? "-" : "");
 		line(o, "  %d  %s  sm_%d%d  %d SMs  %s  PCI %s  GPU-%s", dv->ordinal,
-		     ci_scrub(dv->name, name, sizeof(name)), dv->cc_major, dv->cc_minor, dv->sm_count,
+		     CI_SCRUB_FIELD(dv->name, name), dv->cc_major, dv->cc_minor, dv->sm_count,
 		     ci_fmt_size(dv->total_mem, mem, sizeof(mem)),
-		     ci_scrub(dv->pci_bus_id, pci, sizeof(pci)), uuid);
+		     CI_SCRUB_FIELD(dv->pci_bus_id, pci), uuid);
 		nd++;
 	}
 	if (!nd)
@@ -701,32 +736,54 @@ static void view_contexts(struct out *o)
 		line(o, "  none recorded");
 }
 
+static const char *launch_state_text(struct out *o, size_t i)
+{
+	const struct ci_launch *l = &o->m->launches[i];
+	if (l->flags & CI_LAUNCH_FAILED)
+		return "FAILED";
+	if (l->flags & CI_LAUNCH_CAPTURED)
+		return "captured";
+	switch (o->d->launch_state[i]) {
+	case CI_LS_FINISHED: return "finished";
+	case CI_LS_IN_FLIGHT: return "IN FLIGHT";
+	case CI_LS_NOT_STARTED: return "not started";
+	case CI_LS_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
 static void view_streams(struct out *o)
 {
 	const struct ci_model *m = o->m;
 	const struct ci_diagnosis *d = o->d;
 	heading(o, "Streams");
-	line(o, "  %-44s %-4s %-10s %-10s %-9s %-9s %-9s %-11s %-7s", "stream", "ctx", "breadcrumb",
-	     "launched", "finished", "in flight", "not yet", "unknown", "owner");
 	for (size_t i = 0; i < d->stream_count; i++) {
 		const struct ci_stream_progress *p = &d->streams[i];
 		const struct ci_stream *st = &m->streams[p->stream];
-		char label[96], crumb[32];
+		char label[96], who[64], when[96], prio[32] = "";
+		if (st->priority)
+			snprintf(prio, sizeof(prio), ", priority %" PRId32, st->priority);
+		line(o, "  %s (id %" PRIu64 ", context %" PRIu32 ", flags 0x%" PRIx32 "%s), created by %s%s%s",
+		     ci_stream_label(m, p->stream, label, sizeof(label)), st->stream_id, st->ctx,
+		     st->flags, prio, thread_desc(o, st->owner_tid, who, sizeof(who)),
+		     st->destroy_ns ? ", destroyed " : "",
+		     st->destroy_ns ? ago(o, st->destroy_ns, when, sizeof(when)) : "");
 		if (st->crumb_slot == CI_NONE || (m->header.flags & CI_HDR_CRUMBS_OFF))
-			snprintf(crumb, sizeof(crumb), "%s",
-				 st->crumb_status ? ci_crumb_status_name(st->crumb_status) : "none");
+			line(o, "      no breadcrumbs (%s): %" PRIu64 " launched, states unknown",
+			     (m->header.flags & CI_HDR_CRUMBS_OFF) ? "disabled"
+								   : ci_crumb_status_name(st->crumb_status),
+			     p->launched);
 		else
-			snprintf(crumb, sizeof(crumb), "%" PRIu64, p->crumb);
-		line(o, "  %-44s %-4" PRIu32 " %-10s %-10" PRIu64 " %-9zu %-9zu %-9zu %-11zu %-7" PRIu32,
-		     ci_stream_label(m, p->stream, label, sizeof(label)), st->ctx, crumb, p->launched,
-		     p->finished, p->in_flight, p->not_started, p->unknown, st->owner_tid);
+			line(o, "      breadcrumb %" PRIu64 " of %" PRIu64 " launched: %zu finished, %zu in "
+				"flight, %zu not started, %zu unknown",
+			     p->crumb, p->launched, p->finished, p->in_flight, p->not_started, p->unknown);
 		if (p->oldest_unfinished >= 0) {
 			char name[256], site[768];
 			const struct ci_launch *l = &m->launches[p->oldest_unfinished];
-			line(o, "      oldest unfinished: %s (launch %" PRIu64 ", %s) %s",
+			stack_site(o, l->stack, site, sizeof(site));
+			line(o, "      oldest unfinished: %s (launch %" PRIu64 ", %s)%s%s",
 			     ci_launch_kernel_name(m, l, name, sizeof(name)), l->stream_seq,
-			     ci_launch_state_name(d->launch_state[p->oldest_unfinished]),
-			     stack_site(o, l->stack, site, sizeof(site)));
+			     launch_state_text(o, (size_t)p->oldest_unfinished), *site ? " at " : "", site);
 		}
 		if (st->crumb_status != CI_CRUMB_OK && st->crumb_slot != CI_NONE)
 			line(o, "      breadcrumbs: %s (%" PRIu64 " launches without one)",
@@ -758,22 +815,6 @@ static bool launch_selected(struct out *o, const struct ci_launch *l)
 	return true;
 }
 
-static const char *launch_state_text(struct out *o, size_t i)
-{
-	const struct ci_launch *l = &o->m->launches[i];
-	if (l->flags & CI_LAUNCH_FAILED)
-		return "FAILED";
-	if (l->flags & CI_LAUNCH_CAPTURED)
-		return "captured";
-	switch (o->d->launch_state[i]) {
-	case CI_LS_FINISHED: return "finished";
-	case CI_LS_IN_FLIGHT: return "IN FLIGHT";
-	case CI_LS_NOT_STARTED: return "not started";
-	case CI_LS_UNKNOWN: break;
-	}
-	return "unknown";
-}
-
 static void view_kernels(struct out *o)
 {
 	const struct ci_model *m = o->m;
@@ -790,26 +831,25 @@ static void view_kernels(struct out *o)
 		     ? " matching the filters" : "",
 	     ci_fmt_count(ss->capacity, total, sizeof(total)),
 	     ci_fmt_count(ss->overwritten, over, sizeof(over)));
-	line(o, "  %-8s %-12s %-8s %-20s %-7s %-11s %-24s %-14s %-14s %s", "seq", "time (s)",
-	     "thread", "stream", "#", "state", "kernel", "grid", "block", "launched at");
+	line(o, "  %-6s %-10s %-7s %-15s %-5s %-11s %s", "seq", "time (s)", "thread", "stream", "#",
+	     "state", "kernel");
 	size_t seen = 0;
 	for (size_t i = 0; i < m->launch_count; i++) {
 		const struct ci_launch *l = &m->launches[i];
 		if (!launch_selected(o, l) || seen++ < skip)
 			continue;
-		char t[32], stream[32], name[256], grid[48], block[48], site[768];
+		char t[32], stream[32], name[256], site[768];
 		if (ci_stream_valid(m, l->stream))
 			snprintf(stream, sizeof(stream), "0x%" PRIx64, m->streams[l->stream].handle);
 		else
 			snprintf(stream, sizeof(stream), "?");
-		snprintf(grid, sizeof(grid), "(%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")", l->grid[0],
-			 l->grid[1], l->grid[2]);
-		snprintf(block, sizeof(block), "(%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")", l->block[0],
-			 l->block[1], l->block[2]);
-		line(o, "  %-8" PRIu64 " %-12s %-8" PRIu32 " %-20s %-7" PRIu64 " %-11s %-24s %-14s %-14s %s",
-		     l->seq, rel_time(o, l->time_ns, t, sizeof(t)), l->tid, stream, l->stream_seq,
-		     launch_state_text(o, i), ci_launch_kernel_name(m, l, name, sizeof(name)), grid,
-		     block, stack_site(o, l->stack, site, sizeof(site)));
+		line(o, "  %-6" PRIu64 " %-10s %-7" PRIu32 " %-15s %-5" PRIu64 " %-11s %s", l->seq,
+		     rel_time(o, l->time_ns, t, sizeof(t)), l->tid, stream, l->stream_seq,
+		     launch_state_text(o, i), ci_launch_kernel_name(m, l, name, sizeof(name)));
+		stack_site(o, l->stack, site, sizeof(site));
+		line(o, "         grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32 ",%" PRIu32
+		     ",%" PRIu32 ")%s%s", l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+		     l->block[2], *site ? " at " : "", site);
 	}
 }
 
@@ -841,17 +881,16 @@ static void view_allocs(struct out *o)
 			     ci_fmt_count(by_kind_n[k], n1, sizeof(n1)),
 			     ci_fmt_size(by_kind_bytes[k], n2, sizeof(n2)));
 	size_t want = o->o->last ? o->o->last : m->alloc_count;
-	line(o, "  %-8s %-18s %-16s %-10s %-14s %-8s %-12s %s", "id", "address", "size (bytes)",
-	     "(size)", "kind", "thread", "time (s)", "allocated at");
+	line(o, "  %-7s %-16s %-14s %-12s %-7s %-10s %s", "id", "address", "size (bytes)", "kind",
+	     "thread", "time (s)", "allocated at");
 	for (size_t i = 0; i < m->alloc_count && i < want; i++) {
 		const struct ci_alloc *a = &m->allocs[i];
 		if (o->o->has_thread_filter && a->tid != o->o->thread_filter)
 			continue;
-		char sz[32], hs[32], t[32], site[768], id[24];
+		char sz[32], t[32], site[768], id[24];
 		snprintf(id, sizeof(id), "#%" PRIu64, a->id);
-		line(o, "  %-8s 0x%-16" PRIx64 " %-16s %-10s %-14s %-8" PRIu32 " %-12s %s", id,
-		     a->address, ci_fmt_count(a->size, sz, sizeof(sz)),
-		     ci_fmt_size(a->size, hs, sizeof(hs)), ci_alloc_kind_name(a->kind), a->tid,
+		line(o, "  %-7s 0x%-14" PRIx64 " %-14s %-12s %-7" PRIu32 " %-10s %s", id, a->address,
+		     ci_fmt_count(a->size, sz, sizeof(sz)), ci_alloc_kind_name(a->kind), a->tid,
 		     rel_time(o, a->time_ns, t, sizeof(t)), stack_site(o, a->stack, site, sizeof(site)));
 	}
 	if (want < m->alloc_count)
@@ -865,8 +904,8 @@ static void view_allocs(struct out *o)
 	const struct ci_section_stats *fs = &m->sections[CI_SEC_FREES];
 	line(o, "Recently freed: %zu, newest last (%s older frees were overwritten)", m->free_count,
 	     ci_fmt_count(fs->overwritten, n1, sizeof(n1)));
-	line(o, "  %-8s %-18s %-16s %-14s %-8s %-12s %s", "id", "address", "size (bytes)", "kind",
-	     "freed by", "freed (s)", "freed at");
+	line(o, "  %-7s %-16s %-14s %-12s %-7s %-10s %s", "id", "address", "size (bytes)", "kind",
+	     "by", "freed (s)", "freed at");
 	const struct ci_alloc **v = malloc((m->free_count ? m->free_count : 1) * sizeof(*v));
 	if (!v)
 		return;
@@ -877,7 +916,7 @@ static void view_allocs(struct out *o)
 		const struct ci_alloc *a = v[i];
 		char sz[32], t[32], site[768], id[24];
 		snprintf(id, sizeof(id), "#%" PRIu64, a->id);
-		line(o, "  %-8s 0x%-16" PRIx64 " %-16s %-14s %-8" PRIu32 " %-12s %s", id, a->address,
+		line(o, "  %-7s 0x%-14" PRIx64 " %-14s %-12s %-7" PRIu32 " %-10s %s", id, a->address,
 		     ci_fmt_count(a->size, sz, sizeof(sz)), ci_alloc_kind_name(a->kind), a->free_tid,
 		     rel_time(o, a->free_ns, t, sizeof(t)),
 		     stack_site(o, a->free_stack, site, sizeof(site)));
@@ -901,16 +940,16 @@ static void view_errors(struct out *o)
 		const char *mark = (ptrdiff_t)i == d->first_sticky_error ? "  <- first sticky error"
 				   : (e->flags & CI_ERROR_STICKY)	  ? "  (sticky)"
 									  : "";
-		line(o, "  %-12s %-28s %s returned %s (%d)%s", rel_time(o, e->time_ns, t, sizeof(t)),
-		     thread_desc(o, e->tid, who, sizeof(who)), ci_scrub(e->api, api, sizeof(api)),
-		     ci_cuda_result_name(e->result), e->result, mark);
-		if (e->args[0])
-			line(o, "  %-12s %s", "", ci_scrub(e->args, args, sizeof(args)));
-		print_stack(o, "               at ", e->stack, 3);
+		line(o, "  %-10s %s -> %s (%d)%s", rel_time(o, e->time_ns, t, sizeof(t)),
+		     CI_SCRUB_FIELD(e->api, api), ci_cuda_result_name(e->result), e->result, mark);
+		CI_SCRUB_FIELD(e->args, args);
+		line(o, "             in %s%s%s", thread_desc(o, e->tid, who, sizeof(who)),
+		     args[0] ? "; " : "", args);
+		print_stack(o, "             at ", e->stack, 3);
 	}
 	if (d->signal) {
 		char sig[32], who[64];
-		line(o, "  %-12s %s received %s", "(end)", thread_desc(o, d->signal_tid, who, sizeof(who)),
+		line(o, "  %-10s %s received %s", "(end)", thread_desc(o, d->signal_tid, who, sizeof(who)),
 		     ci_signal_name(d->signal, sig, sizeof(sig)));
 	}
 }
@@ -1060,7 +1099,7 @@ static void view_record(struct out *o)
 	char rv[40], sz[32];
 	heading(o, "Record");
 	line(o, "  format %u.%u, recorder %s, %s at 0x%" PRIx64 " (found by %s)", h->major, h->minor,
-	     ci_scrub(h->recorder_version, rv, sizeof(rv)), ci_fmt_size(h->record_size, sz, sizeof(sz)),
+	     CI_SCRUB_FIELD(h->recorder_version, rv), ci_fmt_size(h->record_size, sz, sizeof(sz)),
 	     m->location.address,
 	     m->location.method == CI_LOCATE_NT_FILE ? "its memfd name"
 	     : m->location.method == CI_LOCATE_SYMBOL ? "the recorder's symbol"

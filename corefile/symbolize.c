@@ -718,13 +718,10 @@ static void thread_label(struct ci_symbolizer *s, struct ci_thread_stack *t)
 	for (size_t i = 0; info && i < info->thread_count; i++)
 		if (info->threads[i].tid == t->tid) {
 			t->crashed = info->threads[i].crashed;
-			memcpy(t->name, info->threads[i].name, sizeof(t->name));
-			t->name[sizeof(t->name) - 1] = '\0';
+			CI_SCRUB_FIELD(info->threads[i].name, t->name);
 		}
-	if (!t->name[0] && s->model) {
-		const char *n = ci_thread_name(s->model, t->tid);
-		snprintf(t->name, sizeof(t->name), "%s", n);
-	}
+	if (!t->name[0] && s->model)
+		ci_thread_name(s->model, t->tid, t->name, sizeof(t->name));
 }
 
 static int thread_cb(Dwfl_Thread *thread, void *arg)

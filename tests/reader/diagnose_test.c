@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the diagnosis (corefile/diagnose.c) on records built by hand (model.h): the
+ * per-stream breadcrumb inference, the choice of the faulting launch across streams and its
+ * confidence, pointer attribution (inside, past the end, before the start, freed, unknown) with
+ * the offsets docs/JSON.md defines, and the error timeline.  Every expectation follows from the
+ * rules in docs/USAGE.md applied to the entries each test writes.
+ */
+#include <stdio.h>
+
+#include "../lib/tap.h"
+#include "model.h"
+
+#define STICKY 700 /* CUDA_ERROR_ILLEGAL_ADDRESS */
+#define INVALID_VALUE 1
+#define NOT_READY 600
+
+static struct ci_diagnosis *run(struct ci_model *m, const struct ci_source_info *info)
+{
+	struct ci_diagnosis *d = NULL;
+	mb_finish(m);
+	struct ci_error *err = ci_diagnose(m, info, &d);
+	if (err) {
+		printf("# ci_diagnose failed: %s\n", err->message);
+		ci_error_destroy(err);
+		abort();
+	}
+	return d;
+}
+
+static const struct ci_attribution *attr_of(const struct ci_diagnosis *d, size_t launch,
+					    uint32_t arg)
+{
+	for (size_t i = 0; i < d->attribution_count; i++)
+		if (d->attributions[i].launch == launch && d->attributions[i].arg == arg)
+			return &d->attributions[i];
+	return NULL;
+}
+
+/* One stream, a breadcrumb after every launch, the GPU wrote 3 of 5. */
+static void test_single_stream(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "rmsnorm", 0, NULL);
+	uint32_t s = mb_stream(m, 0x1000, true, 3, 5);
+	size_t l[5];
+	for (int i = 0; i < 5; i++)
+		l[i] = mb_launch(m, s, (uint64_t)i + 1, fn, (uint64_t)i, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+
+	is_int(d->verdict, CI_VERDICT_DEVICE_FAULT, "single stream: a sticky error means a device fault");
+	is_int(d->launch_state[l[0]], CI_LS_FINISHED, "launch 1 <= crumb 3: finished");
+	is_int(d->launch_state[l[2]], CI_LS_FINISHED, "launch 3 <= crumb 3: finished");
+	is_int(d->launch_state[l[3]], CI_LS_IN_FLIGHT, "launch 4 follows the crumb and carries one: in flight");
+	is_int(d->launch_state[l[4]], CI_LS_NOT_STARTED, "launch 5 after the in-flight one: not started");
+	is_int(d->faulting_launch, (long long)l[3], "the only launch in flight is the faulting one");
+	is_int(d->confidence, CI_CONF_HIGH, "the only launch in flight: confidence high");
+	ok(strstr(d->reasoning, "only launch in flight") != NULL, "reasoning names the rule");
+	is_int(d->stream_count, 1, "one stream in the progress table");
+	is_int(d->streams[0].finished, 3, "3 finished");
+	is_int(d->streams[0].in_flight, 1, "1 in flight");
+	is_int(d->streams[0].not_started, 1, "1 not started");
+	is_int(d->streams[0].oldest_unfinished, (long long)l[3], "oldest unfinished is launch 4");
+	is_int(d->first_sticky_error, 0, "the first sticky error is the only error");
+	is_int(d->error_tid, 7, "the error was seen by thread 7");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* Breadcrumbs every 2 launches: after crumb 2, launches 3 and 4 are a window of which one is in
+ * flight, 5 and 6 have not started. */
+static void test_cadence_window(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "gemm", 0, NULL);
+	uint32_t s = mb_stream(m, 0x1000, true, 2, 6);
+	size_t l[6];
+	for (int i = 0; i < 6; i++)
+		l[i] = mb_launch(m, s, (uint64_t)i + 1, fn, (uint64_t)i,
+				 (i % 2) ? CI_LAUNCH_CRUMB : 0, 7, 0, NULL);
+	mb_error(m, 10, STICKY, 7, "cuCtxSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->launch_state[l[1]], CI_LS_FINISHED, "cadence 2: launch 2 finished");
+	is_int(d->launch_state[l[2]], CI_LS_UNKNOWN, "cadence 2: launch 3 unknown (in the window)");
+	is_int(d->launch_state[l[3]], CI_LS_UNKNOWN, "cadence 2: launch 4 unknown (closes the window)");
+	is_int(d->launch_state[l[4]], CI_LS_NOT_STARTED, "cadence 2: launch 5 not started");
+	is_int(d->launch_state[l[5]], CI_LS_NOT_STARTED, "cadence 2: launch 6 not started");
+	is_int(d->faulting_launch, (long long)l[2], "no bad pointers: the oldest of the window is named");
+	is_int(d->confidence, CI_CONF_LOW, "a window of two: confidence low");
+	is_int(d->streams[0].unknown, 2, "two unknown");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* Two streams both stopped with a launch in flight; one launch passes a pointer 64 bytes past the
+ * end of a 256 KiB allocation, the other only pointers inside allocations. */
+static void test_two_streams_bad_pointer(void)
+{
+	struct ci_model *m = mb_new();
+	static const uint16_t sizes[] = { 8, 8, 4 }; /* two pointers and an int */
+	uint32_t attn = mb_function(m, "attention", 3, sizes);
+	uint32_t norm = mb_function(m, "rmsnorm", 3, sizes);
+	mb_alloc(m, 11, 0x7f0000000000ull, 262144, 1);
+	mb_alloc(m, 12, 0x7f0000100000ull, 4096, 1);
+	uint32_t a = mb_stream(m, 0xa000, true, 1, 2);
+	uint32_t b = mb_stream(m, 0xb000, true, 4, 5);
+	uint64_t bad[] = { 0x7f0000000000ull + 262144 + 64, 0x7f0000100000ull, 7 };
+	uint64_t good[] = { 0x7f0000000000ull + 16, 0x7f0000100000ull + 4095, 1 << 20 };
+	mb_launch(m, a, 1, attn, 1, CI_LAUNCH_CRUMB, 7, 3, good);
+	mb_launch(m, b, 4, norm, 2, CI_LAUNCH_CRUMB, 8, 3, good);
+	size_t lb = mb_launch(m, b, 5, norm, 3, CI_LAUNCH_CRUMB, 8, 3, good);
+	size_t la = mb_launch(m, a, 2, attn, 4, CI_LAUNCH_CRUMB, 7, 3, bad);
+	mb_error(m, 10, STICKY, 8, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+
+	is_int(d->launch_state[la], CI_LS_IN_FLIGHT, "stream A: launch 2 in flight");
+	is_int(d->launch_state[lb], CI_LS_IN_FLIGHT, "stream B: launch 5 in flight");
+	is_int(d->faulting_launch, (long long)la, "two in flight: the one with a bad pointer is named");
+	is_int(d->confidence, CI_CONF_MEDIUM, "bad-pointer rule: confidence medium");
+	ok(strstr(d->reasoning, "bad pointer") != NULL, "reasoning names the bad-pointer rule");
+	const struct ci_attribution *p0 = attr_of(d, la, 0);
+	ok(p0 && p0->relation == CI_REL_PAST_END, "arg 0 is past the end");
+	ok(p0 && p0->alloc && p0->alloc->id == 11, "... of allocation #11");
+	is_int(p0 ? p0->offset : 0, 64, "... by 64 bytes (offset counts from the end)");
+	is_int(p0 ? p0->param_offset : 99, 0, "... at parameter offset 0");
+	const struct ci_attribution *p1 = attr_of(d, la, 1);
+	ok(p1 && p1->relation == CI_REL_INSIDE && p1->offset == 0 && p1->alloc->id == 12,
+	   "arg 1 is inside allocation #12 at offset 0");
+	ok(attr_of(d, la, 2) == NULL, "the 4-byte int parameter is not treated as a pointer");
+	const struct ci_attribution *g1 = attr_of(d, lb, 1);
+	ok(g1 && g1->relation == CI_REL_INSIDE && g1->offset == 4095,
+	   "the other launch's last-byte pointer is inside at offset 4095");
+	is_int(d->attributions[0].launch, (long long)la, "the faulting launch's attributions come first");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* Two launches in flight, no bad pointers: the older one is named with low confidence. */
+static void test_two_streams_oldest(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	uint32_t a = mb_stream(m, 0xa000, true, 0, 1);
+	uint32_t b = mb_stream(m, 0xb000, true, 0, 1);
+	size_t lb = mb_launch(m, b, 1, fn, 1, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	mb_launch(m, a, 1, fn, 2, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	mb_error(m, 10, STICKY, 7, "cuCtxSynchronize", CI_ERROR_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->faulting_launch, (long long)lb, "no bad pointers: the oldest in-flight launch");
+	is_int(d->confidence, CI_CONF_LOW, "oldest rule: confidence low");
+	is_int(d->first_sticky_error, 0, "a STICKY flag without FIRST_STICKY still counts");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* A stream without breadcrumbs cannot be judged; its newest launch is a weak suspect. */
+static void test_no_breadcrumbs(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	uint32_t s = mb_stream(m, 0xc000, false, 0, 3);
+	size_t l[3];
+	for (int i = 0; i < 3; i++)
+		l[i] = mb_launch(m, s, (uint64_t)i + 1, fn, (uint64_t)i, 0, 7, 0, NULL);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->launch_state[l[0]], CI_LS_UNKNOWN, "no breadcrumbs: unknown");
+	is_int(d->streams[0].unknown, 3, "all three unknown");
+	is_int(d->faulting_launch, (long long)l[2], "the newest launch of a blind stream is named");
+	is_int(d->confidence, CI_CONF_LOW, "blind stream: confidence low");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* 32-bit breadcrumbs: the high half comes from the stream's launch counter. */
+static void test_crumb32(void)
+{
+	struct ci_model *m = mb_new();
+	m->header.crumb_width = 4;
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	uint64_t base = (1ull << 32) + 10;
+	/* The GPU wrote the low half of base + 1; base + 2 is in flight. */
+	uint32_t s = mb_stream(m, 0xd000, true, (base + 1) & 0xffffffffull, base + 3);
+	size_t l1 = mb_launch(m, s, base + 1, fn, 1, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	size_t l2 = mb_launch(m, s, base + 2, fn, 2, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	size_t l3 = mb_launch(m, s, base + 3, fn, 3, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->streams[0].crumb, (long long)(base + 1), "32-bit crumb widened with the launch counter");
+	is_int(d->launch_state[l1], CI_LS_FINISHED, "32-bit: finished");
+	is_int(d->launch_state[l2], CI_LS_IN_FLIGHT, "32-bit: in flight");
+	is_int(d->launch_state[l3], CI_LS_NOT_STARTED, "32-bit: not started");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* A launch call that failed (bad block size) and no sticky error: an API error, nothing faulted,
+ * and work still running on another stream is not blamed. */
+static void test_api_error(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "sample", 0, NULL);
+	uint32_t s = mb_stream(m, 0xe000, true, 2, 3);
+	mb_launch(m, s, 1, fn, 1, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	mb_launch(m, s, 2, fn, 2, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	size_t running = mb_launch(m, s, 3, fn, 3, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	size_t bad = mb_launch(m, s, 4, fn, 4, CI_LAUNCH_FAILED, 7, 0, NULL);
+	m->launches[bad].result = INVALID_VALUE;
+	m->launches[bad].block[0] = 2048;
+	mb_error(m, 1, NOT_READY, 9, "cuStreamQuery", 0);
+	mb_error(m, 4, INVALID_VALUE, 7, "cuLaunchKernel", 0);
+	mb_error(m, 5, NOT_READY, 9, "cuStreamQuery", 0);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->verdict, CI_VERDICT_API_ERROR, "no sticky error but a failed call: api_error");
+	is_int(d->faulting_launch, -1, "nothing faulted on the device");
+	is_int(d->failed_launch, (long long)bad, "the failed launch is named");
+	is_int(d->launch_state[bad], CI_LS_NOT_STARTED, "a failed launch never started");
+	is_int(d->launch_state[running], CI_LS_IN_FLIGHT, "the launch before it is still running");
+	is_int(d->last_error, 1, "CUDA_ERROR_NOT_READY is not the last error");
+	is_int(d->first_error, 0, "first_error is the first entry of any kind");
+	is_int(d->error_tid, 7, "the error thread is the one that got INVALID_VALUE");
+	is_int(d->streams[0].not_started, 0, "a failed launch is not counted as not started");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* No error at all, one launch never finished (a hang): pending, and that launch is named. */
+static void test_pending(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "spin", 0, NULL);
+	uint32_t s = mb_stream(m, 0xf000, true, 1, 3);
+	mb_launch(m, s, 1, fn, 1, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	size_t hung = mb_launch(m, s, 2, fn, 2, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	mb_launch(m, s, 3, fn, 3, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->verdict, CI_VERDICT_PENDING, "no error, work in flight: pending");
+	is_int(d->faulting_launch, (long long)hung, "the launch that never finished is named");
+	is_int(d->error_tid, 0, "no error thread");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* Attribution relations and offsets, with the layout unknown (8-byte words). */
+static void test_attribution_relations(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "k", 0, NULL); /* layout unknown */
+	const uint64_t A = 0x7f1000000000ull, B = 0x7f1000100000ull, F = 0x7f2000000000ull;
+	mb_alloc(m, 1, A, 0x1000, 1);
+	mb_alloc(m, 2, B, 0x1000, 1);
+	mb_free(m, 3, F, 0x2000, 5, 9);
+	uint32_t s = mb_stream(m, 0x1, true, 0, 1);
+	uint64_t p[] = {
+		A + 0x10,              /* inside #1 at +16 */
+		A + 0x1000 + 0x20,     /* 32 bytes past the end of #1 (closer than #2's start) */
+		B - 0x40,              /* 64 bytes before the start of #2 */
+		F + 0x100,             /* inside freed #3 at +256 */
+		0x7f5000000000ull,     /* far from everything */
+		12345,                 /* a small integer: not a pointer */
+		0x3ff0000000000000ull, /* 1.0 as a double: not a pointer */
+		0,                     /* NULL: not attributed */
+	};
+	size_t l = mb_launch(m, s, 1, fn, 1, CI_LAUNCH_CRUMB, 7, 8, p);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	const struct ci_attribution *a;
+	a = attr_of(d, l, 0);
+	ok(a && a->relation == CI_REL_INSIDE && a->offset == 0x10 && a->alloc->id == 1,
+	   "word 0: inside #1 at offset 16 from the start");
+	a = attr_of(d, l, 1);
+	ok(a && a->relation == CI_REL_PAST_END && a->offset == 0x20 && a->alloc->id == 1,
+	   "word 1: past the end of #1 by 32 (offset from the end)");
+	a = attr_of(d, l, 2);
+	ok(a && a->relation == CI_REL_BEFORE_START && a->offset == 0x40 && a->alloc->id == 2,
+	   "word 2: 64 bytes before the start of #2 (offset from the start)");
+	a = attr_of(d, l, 3);
+	ok(a && a->relation == CI_REL_FREED && a->offset == 0x100 && a->alloc->id == 3 &&
+		   a->alloc->free_tid == 9,
+	   "word 3: inside freed #3 at offset 256, freed by thread 9");
+	a = attr_of(d, l, 4);
+	ok(a && a->relation == CI_REL_UNKNOWN && a->alloc == NULL, "word 4: in no known allocation");
+	ok(attr_of(d, l, 5) == NULL, "word 5: a small integer is not attributed");
+	ok(attr_of(d, l, 6) == NULL, "word 6: a double is not attributed");
+	ok(attr_of(d, l, 7) == NULL, "word 7: NULL is not attributed");
+	is_int(attr_of(d, l, 3) ? attr_of(d, l, 3)->param_offset : 0, 24, "word 3 sits at byte 24");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* A freed range reused by a live allocation: the live one wins. */
+static void test_reused_address(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	const uint64_t A = 0x7f3000000000ull;
+	mb_free(m, 1, A, 0x1000, 3, 7);
+	mb_alloc(m, 2, A, 0x800, 7);
+	uint32_t s = mb_stream(m, 0x1, true, 0, 1);
+	uint64_t p[] = { A + 0x10, A + 0x900 };
+	size_t l = mb_launch(m, s, 1, fn, 5, CI_LAUNCH_CRUMB, 7, 2, p);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	const struct ci_attribution *a = attr_of(d, l, 0);
+	ok(a && a->relation == CI_REL_INSIDE && a->alloc->id == 2, "reused range: the live allocation wins");
+	a = attr_of(d, l, 1);
+	ok(a && a->relation == CI_REL_FREED && a->alloc->id == 1,
+	   "past the live one but inside the older freed range: freed");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* The signal and its thread come from the source when it has them, else from the header. */
+static void test_signal(void)
+{
+	struct ci_model *m = mb_new();
+	m->header.state = CI_STATE_SIGNALED;
+	m->header.fatal_signal = 6;
+	m->header.fatal_tid = 77;
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->signal, 6, "signal from the record header");
+	is_int(d->signal_tid, 77, "signal thread from the record header");
+	is_int(d->verdict, CI_VERDICT_NONE, "no error and nothing in flight: none");
+	ci_diagnosis_destroy(d);
+
+	struct ci_core_thread th[2] = { { .tid = 80 }, { .tid = 81, .crashed = true } };
+	struct ci_source_info info = { .kind = CI_SOURCE_CORE, .signal = 11, .threads = th,
+				       .thread_count = 2 };
+	d = run(m, &info);
+	is_int(d->signal, 11, "signal from the core");
+	is_int(d->signal_tid, 81, "the crashed thread of the core");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* Failed and captured launches do not break the "very next launch" rule. */
+static void test_failed_in_sequence(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	uint32_t s = mb_stream(m, 0x1, true, 1, 3);
+	mb_launch(m, s, 1, fn, 1, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	mb_launch(m, s, 2, fn, 2, CI_LAUNCH_FAILED, 7, 0, NULL);
+	size_t l3 = mb_launch(m, s, 3, fn, 3, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->launch_state[l3], CI_LS_IN_FLIGHT, "a failed launch in between keeps the next exact");
+	is_int(d->confidence, CI_CONF_HIGH, "... with high confidence");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+int main(void)
+{
+	test_single_stream();
+	test_cadence_window();
+	test_two_streams_bad_pointer();
+	test_two_streams_oldest();
+	test_no_breadcrumbs();
+	test_crumb32();
+	test_api_error();
+	test_pending();
+	test_attribution_relations();
+	test_reused_address();
+	test_signal();
+	test_failed_in_sequence();
+	printf("1..%d\n", tap_n);
+	return done_testing();
+}
