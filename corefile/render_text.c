@@ -205,7 +205,7 @@ static const char *end_word(struct out *o)
 		return "exit";
 	if (o->m->header.origin == CI_ORIGIN_SNAPSHOT)
 		return "the snapshot";
-	return "the end of the record";
+	return "the newest entry";
 }
 
 /* "1.2 ms before the crash" */

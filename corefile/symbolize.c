@@ -715,13 +715,15 @@ struct unwind_ctx {
 static void thread_label(struct ci_symbolizer *s, struct ci_thread_stack *t)
 {
 	const struct ci_source_info *info = s->src ? ci_source_info(s->src) : NULL;
+	/* The record's name (set by the program) first; a core knows only the command name. */
+	if (s->model)
+		ci_thread_name(s->model, t->tid, t->name, sizeof(t->name));
 	for (size_t i = 0; info && i < info->thread_count; i++)
 		if (info->threads[i].tid == t->tid) {
 			t->crashed = info->threads[i].crashed;
-			CI_SCRUB_FIELD(info->threads[i].name, t->name);
+			if (!t->name[0])
+				CI_SCRUB_FIELD(info->threads[i].name, t->name);
 		}
-	if (!t->name[0] && s->model)
-		ci_thread_name(s->model, t->tid, t->name, sizeof(t->name));
 }
 
 static int thread_cb(Dwfl_Thread *thread, void *arg)
