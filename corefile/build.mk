@@ -36,3 +36,48 @@ $(BUILD)/obj/corefile/names.o: $(CI_GEN)/cuda-results.h
 $(BUILD)/obj/corefile/names.o: CPPFLAGS += -I$(CI_GEN)
 # Every library object depends on the private header of the input side.
 $(READER_OBJS): corefile/reader-internal.h
+
+# ---------------------------------------------------------------------------------------------
+# Tests of the input side (tests/reader-input/).  The fixtures that run as crashing or traced
+# processes (crasher, mkrecord, the stand-in recorder library) are built without sanitizers even
+# under SANITIZE=address: ASan disables core dumps and intercepts the crash.  The test driver
+# and unit tests link the input stages directly, sanitized like the library.
+CI_INPUT_SRCS := corefile/errors.c corefile/names.c corefile/locate.c corefile/decode.c \
+                 $(wildcard corefile/source*.c)
+CI_INPUT_OBJS := $(CI_INPUT_SRCS:%.c=$(BUILD)/obj/%.o)
+RI_DIR        := $(BUILD)/tests/reader-input
+RI_SRC        := tests/reader-input
+RI_PLAIN_CFLAGS  := $(filter-out -fsanitize=%,$(CFLAGS))
+RI_PLAIN_LDFLAGS := $(filter-out -fsanitize=%,$(LDFLAGS))
+RI_FIXTURE_DEPS  := $(RI_SRC)/synth.c $(RI_SRC)/synth.h include/cudainspect/record.h
+
+$(RI_DIR)/mkrecord: $(RI_SRC)/mkrecord.c $(RI_FIXTURE_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(RI_PLAIN_CFLAGS) $(RI_PLAIN_LDFLAGS) -o $@ $< $(RI_SRC)/synth.c
+
+$(RI_DIR)/crasher: $(RI_SRC)/crasher.c $(RI_FIXTURE_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(RI_PLAIN_CFLAGS) $(RI_PLAIN_LDFLAGS) -o $@ $< $(RI_SRC)/synth.c -lpthread -ldl
+
+$(RI_DIR)/libcudainspect-rec-synth.so: $(RI_SRC)/fakerec.c include/cudainspect/record.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(RI_PLAIN_CFLAGS) $(RI_PLAIN_LDFLAGS) -shared -fPIC -o $@ $<
+
+$(RI_DIR)/mkcore: $(RI_SRC)/mkcore.c $(RI_FIXTURE_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(RI_PLAIN_CFLAGS) $(RI_PLAIN_LDFLAGS) -o $@ $< $(RI_SRC)/synth.c
+
+$(RI_DIR)/cidecode: $(RI_SRC)/cidecode.c $(RI_FIXTURE_DEPS) $(CI_INPUT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(RI_SRC)/synth.c $(CI_INPUT_OBJS) $(READER_LIBS)
+
+$(RI_DIR)/test-%: $(RI_SRC)/test-%.c tests/lib/tap.h corefile/reader-internal.h $(RI_FIXTURE_DEPS) $(CI_INPUT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Icorefile -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< $(RI_SRC)/synth.c $(CI_INPUT_OBJS) $(READER_LIBS)
+
+RI_TESTS := $(patsubst $(RI_SRC)/%.c,$(RI_DIR)/%,$(wildcard $(RI_SRC)/test-*.c))
+TEST_DEPS += $(RI_DIR)/mkrecord $(RI_DIR)/crasher $(RI_DIR)/libcudainspect-rec-synth.so \
+             $(RI_DIR)/cidecode $(RI_TESTS)
+ifneq ($(wildcard $(RI_SRC)/mkcore.c),)
+TEST_DEPS += $(RI_DIR)/mkcore
+endif

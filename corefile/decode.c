@@ -59,7 +59,8 @@ struct decoder {
 	struct ci_section secs[CI_SECTION_KIND_MAX];
 	bool usable[CI_SECTION_KIND_MAX];
 	uint64_t dir_entry_addr[CI_SECTION_KIND_MAX]; /* for re-reading head on live sources */
-	uint64_t bad_refs[CI_SECTION_KIND_MAX];
+	uint64_t bad_refs[CI_SECTION_KIND_MAX];   /* point nowhere: damage */
+	uint64_t unresolved[CI_SECTION_KIND_MAX]; /* point into a part the input lacks */
 };
 
 bool ci_header_plausible(const struct ci_header *h, const char **why)
@@ -296,14 +297,15 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 static struct ci_error *decode_area(struct decoder *d, uint32_t kind, uint64_t units, void **ret)
 {
 	*ret = NULL;
+	if (!d->usable[kind] || units == 0) {
+		*ret = calloc(1, 8);
+		return *ret ? NULL : ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record");
+	}
 	const struct ci_section *sec = &d->secs[kind];
 	struct ci_section_stats *stats = &d->m->sections[kind];
-	uint8_t *raw = calloc(units ? units : 1, sec->entry_size);
-	_cleanup_free_ uint8_t *st = malloc(units ? units : 1);
-	if (!raw || !st) {
-		free(raw);
+	uint8_t *raw = calloc(units, sec->entry_size);
+	if (!raw)
 		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's %s", kinds[kind].name);
-	}
 	/* Read in page-sized pieces so that a partly captured area keeps what is there. */
 	uint32_t unit = sec->entry_size;
 	uint64_t piece = 4096 / unit ? 4096 / unit : 1;
@@ -331,12 +333,22 @@ static bool slot_ok(const void *table, size_t count, size_t size, uint32_t slot)
 	return slot < count && ci_le64((const uint8_t *)table + (size_t)slot * size) != 0;
 }
 
-/* Clear *SLOT to CI_NONE unless it names an accepted entry of the table. */
-#define CHECK_SLOT(d, kind, field, table, count)                                             \
+/* Count a reference of a KIND entry that TARGET cannot resolve: damage, unless part of TARGET
+ * is simply not in the input. */
+static void bad_ref(struct decoder *d, uint32_t kind, uint32_t target)
+{
+	if (d->m->sections[target].missing)
+		d->unresolved[kind]++;
+	else
+		d->bad_refs[kind]++;
+}
+
+/* Clear a slot reference to CI_NONE unless it names an accepted entry of TARGET. */
+#define CHECK_SLOT(d, kind, field, target, table, count)                                    \
 	do {                                                                                 \
 		if ((field) != CI_NONE && !slot_ok((table), (count), sizeof *(table), (field))) { \
 			(field) = CI_NONE;                                                   \
-			(d)->bad_refs[kind]++;                                               \
+			bad_ref((d), (kind), (target));                                      \
 		}                                                                            \
 	} while (0)
 
@@ -344,7 +356,7 @@ static void check_string(struct decoder *d, uint32_t kind, uint32_t *off)
 {
 	if (*off >= d->m->strings_size) {
 		*off = 0;
-		d->bad_refs[kind]++;
+		bad_ref(d, kind, CI_SEC_STRINGS);
 	}
 }
 
@@ -352,13 +364,13 @@ static void check_stack(struct decoder *d, uint32_t kind, uint32_t *id)
 {
 	if (*id != 0 && (*id > d->m->stack_count || d->m->stacks[*id - 1].seq == 0)) {
 		*id = 0;
-		d->bad_refs[kind]++;
+		bad_ref(d, kind, CI_SEC_STACKS);
 	}
 }
 
 #define M (d->m)
-#define CHECK_CTX(kind, f) CHECK_SLOT(d, kind, f, M->contexts, M->context_count)
-#define CHECK_STREAM(kind, f) CHECK_SLOT(d, kind, f, M->streams, M->stream_count)
+#define CHECK_CTX(kind, f) CHECK_SLOT(d, kind, f, CI_SEC_CONTEXTS, M->contexts, M->context_count)
+#define CHECK_STREAM(kind, f) CHECK_SLOT(d, kind, f, CI_SEC_STREAMS, M->streams, M->stream_count)
 
 static void check_references(struct decoder *d)
 {
@@ -390,7 +402,7 @@ static void check_references(struct decoder *d)
 	}
 	for (size_t i = 0; i < m->context_count; i++) {
 		struct ci_context *c = &m->contexts[i];
-		CHECK_SLOT(d, CI_SEC_CONTEXTS, c->device, m->devices, m->device_count);
+		CHECK_SLOT(d, CI_SEC_CONTEXTS, c->device, CI_SEC_DEVICES, m->devices, m->device_count);
 		check_stack(d, CI_SEC_CONTEXTS, &c->create_stack);
 	}
 	for (size_t i = 0; i < m->stream_count; i++) {
@@ -410,7 +422,7 @@ static void check_references(struct decoder *d)
 	}
 	for (size_t i = 0; i < m->function_count; i++) {
 		struct ci_function *f = &m->functions[i];
-		CHECK_SLOT(d, CI_SEC_FUNCTIONS, f->code_module, m->code_modules, m->code_module_count);
+		CHECK_SLOT(d, CI_SEC_FUNCTIONS, f->code_module, CI_SEC_CODE_MODULES, m->code_modules, m->code_module_count);
 		check_string(d, CI_SEC_FUNCTIONS, &f->name_str);
 		if (f->nparams > CI_PARAMS_MAX && f->params_known) {
 			f->params_known = 0; /* the layout cannot describe more than CI_PARAMS_MAX */
@@ -422,7 +434,7 @@ static void check_references(struct decoder *d)
 		TERMINATE(m->threads[i].name);
 	for (size_t i = 0; i < m->launch_count; i++) {
 		struct ci_launch *l = &m->launches[i];
-		CHECK_SLOT(d, CI_SEC_LAUNCHES, l->function, m->functions, m->function_count);
+		CHECK_SLOT(d, CI_SEC_LAUNCHES, l->function, CI_SEC_FUNCTIONS, m->functions, m->function_count);
 		CHECK_STREAM(CI_SEC_LAUNCHES, l->stream);
 		CHECK_CTX(CI_SEC_LAUNCHES, l->ctx);
 		check_stack(d, CI_SEC_LAUNCHES, &l->stack);
@@ -459,13 +471,19 @@ static void check_references(struct decoder *d)
 		CHECK_STREAM(CI_SEC_EVENTS, e->stream);
 		check_stack(d, CI_SEC_EVENTS, &e->stack);
 	}
-	for (uint32_t k = 0; k < CI_SECTION_KIND_MAX; k++)
+	for (uint32_t k = 0; k < CI_SECTION_KIND_MAX; k++) {
+		const char *what = k ? kinds[k].name : "header";
 		if (d->bad_refs[k])
 			ci_warnings_add(&m->warnings,
-					"%s: %llu reference%s to missing entries, strings or stacks %s cleared "
-					"(the record is damaged)", k ? kinds[k].name : "header",
-					(unsigned long long)d->bad_refs[k], d->bad_refs[k] == 1 ? "" : "s",
-					d->bad_refs[k] == 1 ? "was" : "were");
+					"%s: %llu reference%s to entries, strings or stacks that do not exist %s "
+					"cleared (the record is damaged)", what, (unsigned long long)d->bad_refs[k],
+					d->bad_refs[k] == 1 ? "" : "s", d->bad_refs[k] == 1 ? "was" : "were");
+		if (d->unresolved[k])
+			ci_warnings_add(&m->warnings,
+					"%s: %llu reference%s into parts of the record that the input lacks %s "
+					"cleared", what, (unsigned long long)d->unresolved[k],
+					d->unresolved[k] == 1 ? "" : "s", d->unresolved[k] == 1 ? "was" : "were");
+	}
 }
 #undef M
 
@@ -559,7 +577,9 @@ static struct ci_error *decode_header(struct decoder *d, const struct ci_locatio
 				"only %s of the record's %s are in the input (%s); entries in the missing part "
 				"are counted as missing, not trusted",
 				ci_format_size(have, a, sizeof a), ci_format_size(h->record_size, b, sizeof b),
-				src->info.truncated ? "the core is truncated" : "pages not captured");
+				src->info.kind == CI_SOURCE_RECORD ? "the file is shorter than the record"
+				: src->info.truncated           ? "the core is truncated"
+								 : "pages not captured");
 	}
 	return NULL;
 }
@@ -772,11 +792,19 @@ static void summarize(struct decoder *d)
 			ci_warnings_add(&m->warnings,
 					"%s: %llu entr%s failed validation (damaged record), not used",
 					kinds[k].name, (unsigned long long)s->invalid, s->invalid == 1 ? "y" : "ies");
-		if (s->missing)
-			ci_warnings_add(&m->warnings, "%s: %llu %s not in the input (missing)", kinds[k].name,
-					(unsigned long long)s->missing,
-					kinds[k].layout == LAYOUT_BYTES ? "units are" : "entries are");
 	}
+	/* What is missing goes on one line: a truncated core loses many sections at once. */
+	char line[512] = "";
+	size_t used = 0;
+	for (uint32_t k = 1; k < CI_SECTION_KIND_MAX && used < sizeof line; k++) {
+		const struct ci_section_stats *s = &m->sections[k];
+		if (s->present && d->usable[k] && s->missing)
+			used += (size_t)snprintf(line + used, sizeof line - used, "%s%s %llu", used ? ", " : "",
+						 kinds[k].name, (unsigned long long)s->missing);
+	}
+	if (used)
+		ci_warnings_add(&m->warnings,
+				"not in the input, so unknown (entries; bytes for strings): %s", line);
 }
 
 /* Name the source's threads from the record's thread table where /proc or the core had none. */
@@ -786,8 +814,7 @@ static void name_source_threads(struct ci_source *src, const struct ci_model *m)
 	for (size_t i = 0; i < info->thread_count; i++) {
 		for (size_t j = 0; j < m->thread_count; j++) {
 			const struct ci_thread *t = &m->threads[j];
-			if (t->seq && t->tid == info->threads[i].tid && t->name[0] &&
-			    (!info->threads[i].name[0] || info->threads[i].tid != info->pid)) {
+			if (t->seq && t->tid == info->threads[i].tid && t->name[0] && !info->threads[i].name[0]) {
 				memcpy(info->threads[i].name, t->name, sizeof info->threads[i].name);
 				break;
 			}

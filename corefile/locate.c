@@ -55,7 +55,11 @@ static bool try_candidate(struct locate *lc, uint64_t addr, enum ci_locate_metho
 	struct ci_error *err = ci_source_read(lc->src, addr, &h, sizeof h);
 	if (err) {
 		ci_error_destroy(err);
-		*why = "its first page is not in the input";
+		const struct ci_segment *seg = ci_source_segment(lc->src, addr);
+		*why = seg && seg->captured < seg->end - seg->start && lc->src->info.truncated &&
+				       seg->offset + seg->captured >= lc->src->image_size
+			       ? "it lies past the end of the truncated core"
+			       : "its first page is not in the input";
 		return false;
 	}
 	if (!ci_header_plausible(&h, why))
