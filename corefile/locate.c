@@ -362,9 +362,13 @@ struct ci_error *ci_locate(struct ci_source *src, struct ci_location *ret)
 	} else {
 		err = ci_error_create(CI_ERR_NO_RECORD,
 				      "%s holds no cudainspect flight record: %s; %s; and no page starts with "
-				      "a valid record header. Was the program run under the recorder "
-				      "(cudainspect record -- CMD, or LD_PRELOAD=libcudainspect-rec.so)?",
-				      src->name, lc->nt_file_note, lc->symbol_note);
+				      "a valid record header. %s",
+				      src->name, lc->nt_file_note, lc->symbol_note,
+				      src->info.truncated
+					      ? "The core is truncated, which may be why: get a complete core "
+						"(check the disk space and the core size limit, ulimit -c)"
+					      : "Was the program run under the recorder (cudainspect record -- CMD, "
+						"or LD_PRELOAD=libcudainspect-rec.so)?");
 	}
 	free(lc);
 	return err;

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Inputs that are not what they should be: each gives one clear message and the documented exit
+# code (3 bad input, 4 no record; docs/CLI.md), never a crash.  Cores are synthetic (mkcore),
+# damaged with dd at offsets the ELF specification fixes (e_ident[EI_CLASS] = 4, …).
+. "$(dirname "$0")/../lib/tap.sh"
+D=$B/tests/reader-input
+[ -x "$D/mkcore" ] && [ -x "$D/cidecode" ] || skip_all "fixtures not built (make check builds them)"
+
+dec() { out=$("$D/cidecode" "$@" 2>&1); rc=$?; }
+patch() { printf "$2" | dd of="$1" bs=1 seek="$3" conv=notrunc 2>/dev/null; } # file bytes offset
+check() { # name exit regex
+	is "$rc" "$2" "$1: exit $2"
+	like "$out" "$3" "$1: message"
+	unlike "$out" "AddressSanitizer|runtime error|Segmentation" "$1: no crash"
+}
+
+: >"$T/empty"; dec "$T/empty"; check "empty file" 3 "is empty \(0 bytes\)"
+dec "$T/nonexistent"; check "missing file" 3 "no such file"
+mkdir "$T/dir"; dec "$T/dir"; check "directory" 3 "is a directory"
+awk 'BEGIN { srand(7); for (i = 0; i < 4096; i++) printf "%c", 128 + int(rand() * 127) }' >"$T/random"
+dec "$T/random"; check "random bytes" 3 "is not a core dump or a cudainspect record file"
+printf 'hello, this is text\n' >"$T/text"; dec "$T/text"; check "text" 3 "looks like a text file"
+printf 'hello' | gzip >"$T/core.gz"; dec "$T/core.gz"; check "gzip" 3 "gzip file; decompress it first"
+dec "$D/crasher"; check "an executable" 3 "is an ELF executable or shared library, not a core dump"
+
+"$D/mkcore" "$T/good.core"
+cp "$T/good.core" "$T/c32"; patch "$T/c32" '\001' 4; dec "$T/c32"; check "32-bit ELF" 3 "is a 32-bit ELF file"
+cp "$T/good.core" "$T/cbe"; patch "$T/cbe" '\002' 5; dec "$T/cbe"; check "big-endian ELF" 3 "big-endian"
+cp "$T/good.core" "$T/cm"; patch "$T/cm" '\003\000' 18; dec "$T/cm"; check "wrong machine" 3 "ELF machine 3"
+cp "$T/good.core" "$T/cph"; patch "$T/cph" '\040' 54; dec "$T/cph"; check "wrong phentsize" 3 "program header size is 32"
+head -c 40 "$T/good.core" >"$T/cshort"; dec "$T/cshort"; check "cut ELF header" 3 "ELF header is cut short"
+head -c 100 "$T/good.core" >"$T/cphdr"; dec "$T/cphdr"; check "cut program headers" 4 "core is truncated"
+like "$out" "warning.source .*only 0 of [0-9]+ program headers are in the file" "cut program headers: warned"
+cp "$T/good.core" "$T/cphoff"; patch "$T/cphoff" '\377\377\377\377' 32; dec "$T/cphoff"; check "program headers past EOF" 3 "past the end of the file"
+cp "$T/good.core" "$T/cnum"; patch "$T/cnum" '\377\377' 56; dec "$T/cnum"; check "PN_XNUM without section 0" 3 "PN_XNUM but section header 0"
+
+"$D/mkcore" --no-record "$T/norec.core"; dec "$T/norec.core"; check "core without the recorder" 4 "holds no cudainspect flight record"
+"$D/mkcore" --major=3 "$T/v3.core"; dec "$T/v3.core"; check "unknown major in a core" 3 "format version 3.0, but this cudainspect .* reads version 1.x"
+"$D/mkcore" --damage=header-size "$T/hdr.core"; dec "$T/hdr.core"
+# A damaged header is not plausible, so the memfd mapping is reported but not trusted.
+check "corrupt record header in a core" 4 "cudainspect-record .* but the header size is impossible"
+"$D/mkcore" --damage=misaligned "$T/sec.core"; dec "$T/sec.core"; check "corrupt section in a core" 0 "launches section .* is unusable"
+"$D/mkcore" --damage=refs --torn=2 "$T/refs.core"; dec "$T/refs.core"; check "bad references and torn entries in a core" 0 "references to entries, strings or stacks that do not exist"
+"$D/mkcore" --bad-note "$T/note.core"; dec "$T/note.core"; check "note larger than its segment" 0 "claims 5 name and 2147483647 description bytes"
+done_testing
