@@ -4,10 +4,88 @@
 # The symbol image (recorder/symimage.c) is built into the recorder by recorder/build.mk; its
 # unit test is built here.
 
+PLUGIN_SRCS := plugin/jit_reader.c plugin/freed.c
+PLUGIN_OBJS := $(PLUGIN_SRCS:%.c=$(BUILD)/obj/%.o)
 PLUGIN_TEST_DIR := $(BUILD)/tests/plugin
+
+$(BUILD)/obj/plugin/%.o: plugin/%.c plugin/freed.h include/cudainspect/cudainspect.h include/cudainspect/record.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+# Only GDB's two entry points are exported: the reader library inside stays private, so it
+# cannot clash with anything GDB links.
+$(BUILD)/cudainspect.so: $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a plugin/exports.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=plugin/exports.map -Wl,-z,defs \
+		-o $@ $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a $(READER_LIBS) -ldl
+
+ALL += $(BUILD)/cudainspect.so
 
 $(PLUGIN_TEST_DIR)/symimage-test: tests/plugin/symimage-test.c recorder/symimage.c recorder/symimage.h include/cudainspect/record.h tests/lib/tap.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/plugin/symimage-test.c recorder/symimage.c -lelf
 
 TEST_DEPS += $(PLUGIN_TEST_DIR)/symimage-test
+
+-include $(PLUGIN_OBJS:.o=.d)
+
+$(PLUGIN_TEST_DIR)/freed-test: tests/plugin/freed-test.c plugin/freed.c plugin/freed.h include/cudainspect/cudainspect.h tests/lib/tap.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/plugin/freed-test.c plugin/freed.c
+
+TEST_DEPS += $(PLUGIN_TEST_DIR)/freed-test
+
+# The command file and its helper, for use from the build tree: they point at $(BUILD)'s CLI.
+# `make install` writes copies that point at the installed paths.
+PLUGIN_GDB_RUN := $(abspath $(BUILD))/cudainspect-gdb-run
+
+$(BUILD)/cudainspect-gdb-run: plugin/cudainspect-gdb-run.in
+	@mkdir -p $(dir $@)
+	sed 's|@CLI@|$(abspath $(BUILD))/cudainspect|g' $< > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+
+$(BUILD)/cudainspect.gdb: plugin/cudainspect.gdb.in plugin/expand.awk
+	@mkdir -p $(dir $@)
+	awk -v RUN='$(PLUGIN_GDB_RUN)' -f plugin/expand.awk $< > $@.tmp && mv $@.tmp $@
+
+ALL += $(BUILD)/cudainspect-gdb-run $(BUILD)/cudainspect.gdb
+
+# ---------------------------------------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=]: every product, at the places GDB and the shell
+# look for them (docs/GDB.md, "Installing").
+#   $(BINDIR)/cudainspect                    the CLI
+#   $(LIBDIR)/libcudainspect-rec.so          the recorder
+#   $(JIT_READER_DIR)/cudainspect.so         the JIT reader: GDB resolves `jit-reader-load NAME`
+#                                            only in its configured directory (Debian:
+#                                            /usr/lib/gdb), whatever PREFIX says
+#   $(GDB_AUTOLOAD_DIR)$(LIBDIR)/libcudainspect-rec.so-gdb.gdb
+#                                            the command file, auto-loaded by GDB for every
+#                                            process that maps the installed recorder (the
+#                                            OBJFILE-gdb.gdb rule; inside the default safe-path)
+#   $(DATADIR)/cudainspect/cudainspect.gdb   the same file, for `source`
+#   $(LIBEXECDIR)/cudainspect-gdb-run        the commands' helper
+BINDIR           ?= $(PREFIX)/bin
+LIBDIR           ?= $(PREFIX)/lib
+LIBEXECDIR       ?= $(PREFIX)/libexec/cudainspect
+DATADIR          ?= $(PREFIX)/share
+JIT_READER_DIR   ?= /usr/lib/gdb
+GDB_AUTOLOAD_DIR ?= /usr/share/gdb/auto-load
+
+.PHONY: install-cli install-recorder install-gdb
+install-cli: $(BUILD)/cudainspect
+	install -D -m 755 $< $(DESTDIR)$(BINDIR)/cudainspect
+
+install-recorder: $(BUILD)/libcudainspect-rec.so
+	install -D -m 755 $< $(DESTDIR)$(LIBDIR)/libcudainspect-rec.so
+
+install-gdb: $(BUILD)/cudainspect.so plugin/cudainspect.gdb.in plugin/expand.awk plugin/cudainspect-gdb-run.in
+	install -D -m 644 $(BUILD)/cudainspect.so $(DESTDIR)$(JIT_READER_DIR)/cudainspect.so
+	mkdir -p $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/cudainspect \
+		$(dir $(DESTDIR)$(GDB_AUTOLOAD_DIR)$(LIBDIR)/x)
+	sed 's|@CLI@|$(BINDIR)/cudainspect|g' plugin/cudainspect-gdb-run.in \
+		> $(DESTDIR)$(LIBEXECDIR)/cudainspect-gdb-run
+	chmod 755 $(DESTDIR)$(LIBEXECDIR)/cudainspect-gdb-run
+	awk -v RUN='$(LIBEXECDIR)/cudainspect-gdb-run' -f plugin/expand.awk plugin/cudainspect.gdb.in \
+		> $(DESTDIR)$(DATADIR)/cudainspect/cudainspect.gdb
+	install -m 644 $(DESTDIR)$(DATADIR)/cudainspect/cudainspect.gdb \
+		$(DESTDIR)$(GDB_AUTOLOAD_DIR)$(LIBDIR)/libcudainspect-rec.so-gdb.gdb
+
+INSTALL_TARGETS += install-cli install-recorder install-gdb

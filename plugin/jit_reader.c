@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cudainspect.so, a GDB JIT reader (`jit-reader-load cudainspect.so`; docs/GDB.md).  GDB's only
+ * C plugin interface hands this reader every object an inferior registers through
+ * __jit_debug_descriptor.  The recorder registers its flight record that way; when one arrives
+ * (from a core, an attached process or a process started under GDB) the reader decodes it with
+ * libcudainspect, prints the same one-screen summary as `cudainspect CORE`, and gives GDB one
+ * symbol per recently freed device allocation ("cuda_freed_42"), so that a stale pointer prints
+ * as `<cuda_freed_42+16>`.  Live allocations need no help from here: the recorder's symbol
+ * image (recorder/symimage.c) is an ELF object that GDB's own reader loads.  Everything that is
+ * not a flight record goes back to GDB untouched (GDB_FAIL), so other JIT producers and the
+ * symbol image keep working.
+ */
+#include <dlfcn.h>
+#include <gdb/jit-reader.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cudainspect/cudainspect.h"
+#include "freed.h"
+
+GDB_DECLARE_GPL_COMPATIBLE_READER
+
+/* What this reader has seen since it was loaded. */
+struct reader_state {
+	unsigned records;          /* flight records delivered */
+	bool told_none;            /* the "no flight record" line was printed */
+	char symtab_file[4096];    /* existing file named by the freed-allocation symtabs */
+};
+
+static int output_width(void)
+{
+	/* Readline exports GDB's screen width as COLUMNS. */
+	const char *c = getenv("COLUMNS");
+	long w = c ? strtol(c, NULL, 10) : 0;
+	return w >= 40 && w <= 10000 ? (int)w : 100;
+}
+
+static bool output_color(void)
+{
+	const char *term = getenv("TERM");
+	return isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
+}
+
+/* Decode, diagnose and print the summary of the record in MEMORY.  Returns the model for the
+ * freed-allocation symbols, or NULL after saying why there is none. */
+static struct ci_model *record_summarize(const void *memory, size_t size)
+{
+	struct ci_error *err;
+	struct ci_source *src = NULL;
+	struct ci_model *model = NULL;
+	struct ci_diagnosis *diag = NULL;
+	struct ci_symbolizer *sym = NULL;
+	struct ci_location loc;
+	uint64_t base = 0;
+
+	/* The reader gets a copy of the bytes, not their address; the header says where they were. */
+	if (size >= sizeof(struct ci_header))
+		base = ((const struct ci_header *)memory)->record_base;
+	fflush(stdout);
+	if ((err = ci_source_from_buffer(memory, size, base, &src)) ||
+	    (err = ci_locate(src, &loc)) || (err = ci_decode(src, &loc, &model)) ||
+	    (err = ci_diagnose(model, ci_source_info(src), &diag))) {
+		printf("cudainspect: GDB handed over a flight record (%zu bytes) that cannot be "
+		       "decoded: %s\n", size, err->message);
+		ci_error_destroy(err);
+		goto out_fail;
+	}
+	/* Symbols for recorded stacks are best effort: without them the summary shows addresses. */
+	struct ci_symbolizer_options sopts = { 0 };
+	if ((err = ci_symbolizer_create(src, model, &sopts, &sym))) {
+		ci_error_destroy(err);
+		sym = NULL;
+	}
+	const struct ci_warnings *lists[3] = { ci_source_warnings(src), &model->warnings,
+					       sym ? ci_symbolizer_warnings(sym) : NULL };
+	struct ci_report report = {
+		.source = ci_source_info(src),
+		.model = model,
+		.diagnosis = diag,
+		.symbolizer = sym,
+		.warnings = lists,
+		.warning_lists = sym ? 3 : 2,
+	};
+	/* A process started under GDB registers its record before it has done anything: a line
+	 * says so instead of a summary of nothing. */
+	if (model->header.state == CI_STATE_LIVE && model->launch_count == 0 &&
+	    model->error_count == 0) {
+		printf("cudainspect: flight record registered by pid %u (no launches or errors yet); "
+		       "`cuda summary` reports on it at any stop\n", model->header.pid);
+		goto out;
+	}
+	struct ci_render_options ropts = {
+		.view = CI_VIEW_SUMMARY,
+		.width = output_width(),
+		.color = output_color(),
+	};
+	if ((err = ci_render_text(stdout, &report, &ropts))) {
+		printf("cudainspect: cannot print the summary: %s\n", err->message);
+		ci_error_destroy(err);
+	}
+	printf("cudainspect: host thread stacks: `bt`, `thread apply all bt`; full report: "
+	       "`cuda summary` (commands from cudainspect.gdb)\n");
+out:
+	fflush(stdout);
+	ci_symbolizer_destroy(sym);
+	ci_diagnosis_destroy(diag);
+	ci_source_close(src);
+	return model;
+
+out_fail:
+	fflush(stdout);
+	ci_diagnosis_destroy(diag);
+	ci_model_destroy(model);
+	ci_source_close(src);
+	return NULL;
+}
+
+/* One symbol table with a block per freed range.  GDB 13.1 crashes in `list *ADDR` when a
+ * reader's symtab names no file or a missing one, so it names an existing file: this reader. */
+static void freed_symbols_emit(struct gdb_symbol_callbacks *cb, const struct reader_state *st,
+			       const struct ci_model *model)
+{
+	struct gdb_object *obj = cb->object_open(cb);
+	struct ci_freed_range *ranges = NULL;
+	size_t n = 0;
+	if (ci_freed_ranges(model, &ranges, &n) == 0 && n > 0) {
+		struct gdb_symtab *symtab = cb->symtab_open(cb, obj, st->symtab_file);
+		char name[48];
+		for (size_t i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), CI_FREED_PREFIX "%llu",
+				 (unsigned long long)ranges[i].id);
+			cb->block_open(cb, symtab, NULL, (GDB_CORE_ADDR)ranges[i].start,
+				       (GDB_CORE_ADDR)ranges[i].end, name);
+		}
+		cb->symtab_close(cb, symtab);
+	}
+	free(ranges);
+	cb->object_close(cb, obj);
+}
+
+static enum gdb_status reader_read(struct gdb_reader_funcs *self, struct gdb_symbol_callbacks *cb,
+				   void *memory, long memory_sz)
+{
+	struct reader_state *st = self->priv_data;
+	if (memory_sz < CI_RECORD_MAGIC_LEN || memcmp(memory, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN))
+		return GDB_FAIL; /* not ours: GDB's ELF reader (or nobody) takes it */
+	st->records++;
+	struct ci_model *model = record_summarize(memory, (size_t)memory_sz);
+	if (model)
+		freed_symbols_emit(cb, st, model);
+	else
+		cb->object_close(cb, cb->object_open(cb));
+	ci_model_destroy(model);
+	/* Claimed even when undecodable, so GDB does not add "not an object file" to our message. */
+	return GDB_SUCCESS;
+}
+
+/* This reader unwinds nothing.  GDB asks it first for every frame, which makes the first
+ * question a convenient moment to say that no flight record arrived: by then GDB has read
+ * every JIT entry of the core or process it stopped in. */
+static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_unwind_callbacks *cb)
+{
+	struct reader_state *st = self->priv_data;
+	if (!st->records && !st->told_none) {
+		st->told_none = true;
+		printf("cudainspect: no flight record has been registered in this process (it does "
+		       "not run with libcudainspect-rec.so, or has not reached it yet); GDB works "
+		       "as usual\n");
+		fflush(stdout);
+	}
+	return GDB_FAIL;
+}
+
+static struct gdb_frame_id reader_frame_id(struct gdb_reader_funcs *self,
+					   struct gdb_unwind_callbacks *cb)
+{
+	return (struct gdb_frame_id){ 0, 0 };
+}
+
+static void reader_destroy(struct gdb_reader_funcs *self)
+{
+	free(self->priv_data);
+	free(self);
+}
+
+/* The path of the shared object this function lives in. */
+static void reader_own_path(char *buf, size_t len)
+{
+	Dl_info info;
+	if (dladdr((void *)reader_own_path, &info) && info.dli_fname && info.dli_fname[0] == '/')
+		snprintf(buf, len, "%s", info.dli_fname);
+	else
+		snprintf(buf, len, "/proc/self/exe");
+}
+
+__attribute__((visibility("default"))) struct gdb_reader_funcs *gdb_init_reader(void)
+{
+	struct gdb_reader_funcs *funcs = calloc(1, sizeof(*funcs));
+	struct reader_state *st = calloc(1, sizeof(*st));
+	if (!funcs || !st) {
+		free(funcs);
+		free(st);
+		return NULL;
+	}
+	reader_own_path(st->symtab_file, sizeof(st->symtab_file));
+	*funcs = (struct gdb_reader_funcs){
+		.reader_version = GDB_READER_INTERFACE_VERSION,
+		.priv_data = st,
+		.read = reader_read,
+		.unwind = reader_unwind,
+		.get_frame_id = reader_frame_id,
+		.destroy = reader_destroy,
+	};
+	printf("cudainspect %s: JIT reader loaded; it summarizes the flight record when GDB finds "
+	       "one\n", CUDAINSPECT_VERSION);
+	fflush(stdout);
+	return funcs;
+}
