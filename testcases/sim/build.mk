@@ -1,1 +1,61 @@
-# testcases/sim: rules added by its owner
+# testcases/sim: the simulated CUDA driver, $(BUILD)/sim/libcuda.so.1 (docs/SIMULATOR.md), and the
+# test programs of tests/sim/, which link against the toolkit's stub libcuda.so and run against
+# the simulator through LD_LIBRARY_PATH=$(BUILD)/sim.
+#
+# -Bsymbolic-functions makes the library's own references (cuGetProcAddress's answers, internal
+# calls) bind to its own definitions even when a preloaded interposer exports the same names, as
+# in the real driver.  -fno-ipa-icf keeps every exported function at its own address.
+
+SIM_SRCS   := $(wildcard testcases/sim/*.c)
+SIM_OBJS   := $(SIM_SRCS:%.c=$(BUILD)/obj/%.o)
+SIM_HDRS   := testcases/sim/sim.h testcases/sim/api.def
+SIM_CFLAGS := -fPIC -fvisibility=hidden -fno-ipa-icf -pthread
+SIM_LDFLAGS = -shared -pthread -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic-functions \
+              -Wl,--version-script=testcases/sim/libcuda.map
+SIM_LIB    := $(BUILD)/sim/libcuda.so.1
+
+$(BUILD)/obj/testcases/sim/%.o: testcases/sim/%.c $(SIM_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SIM_CFLAGS) -MMD -MP -c $< -o $@
+
+$(SIM_LIB): $(SIM_OBJS) testcases/sim/libcuda.map
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(SIM_LDFLAGS) -o $@ $(SIM_OBJS)
+
+$(BUILD)/sim/libcuda.so: $(SIM_LIB)
+	ln -sf libcuda.so.1 $@
+
+ALL += $(SIM_LIB) $(BUILD)/sim/libcuda.so
+
+# ThreadSanitizer build of the simulator, for tests/sim/tsan.t (whatever SANITIZE says).
+SIM_TSAN_DIR    := $(BUILD)/tests/sim/tsan
+SIM_TSAN_CFLAGS := $(filter-out -fsanitize=%,$(CFLAGS)) -O1 -fsanitize=thread
+$(SIM_TSAN_DIR)/libcuda.so.1: $(SIM_SRCS) $(SIM_HDRS) testcases/sim/libcuda.map
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(SIM_TSAN_CFLAGS) $(SIM_CFLAGS) $(SIM_LDFLAGS) -o $@ $(SIM_SRCS)
+
+# Test programs: tests/sim/*.c, one binary each, linked like an application against the stub.
+SIM_TEST_SRCS := $(wildcard tests/sim/*.c)
+SIM_TESTS     := $(SIM_TEST_SRCS:tests/sim/%.c=$(BUILD)/tests/sim/%)
+SIM_TEST_LIBS := -L$(CUDA_HOME)/lib64/stubs -lcuda -ldl -pthread
+
+$(BUILD)/tests/sim/%: tests/sim/%.c tests/sim/simtest.h tests/lib/tap.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_TEST_LIBS)
+
+# The hammer test again, built with TSan, to run against the TSan simulator.
+$(SIM_TSAN_DIR)/hammer: tests/sim/hammer.c tests/sim/simtest.h tests/lib/tap.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/lib $(SIM_TSAN_CFLAGS) -o $@ $< $(SIM_TEST_LIBS)
+
+TEST_DEPS += $(SIM_TESTS)
+
+# Parameter-layout fixture: PTX that nvcc writes from tests/sim/params.cu (skipped without nvcc).
+ifneq ($(wildcard $(NVCC)),)
+$(BUILD)/tests/sim/params.ptx: tests/sim/params.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -ptx -arch=sm_90 -o $@ $<
+TEST_DEPS += $(BUILD)/tests/sim/params.ptx
+endif
+
+-include $(SIM_OBJS:.o=.d)

@@ -1,0 +1,238 @@
+/* Kernel launches: cuLaunchKernel, cuLaunchKernelEx and cuLaunchCooperativeKernel, with their
+ * per-thread (_ptsz) twins, and the CUDASIM_FAULT / CUDASIM_HANG decision for each launch.
+ *
+ * A launch is validated as the driver documents it (handles, context, grid and block limits,
+ * shared memory, parameter passing) and then queued on its stream as one op that occupies the
+ * stream for CUDASIM_KERNEL_US.  Configuration errors return CUDA_ERROR_INVALID_VALUE and leave
+ * the context healthy.  The fault/hang decision counts launches of each watched kernel name
+ * process-wide, at launch time, so "the N-th launch" is the N-th launch call; the fault itself
+ * happens when the stream reaches that launch.  Nothing here takes a lock unless the kernel is
+ * watched (an atomic counter) or the stream is captured.
+ */
+#include "sim.h"
+
+#include <string.h>
+
+
+enum sim_launch_fate sim_launch_fate(struct sim_entry *e, unsigned long *nth)
+{
+	struct sim_watch *w = e->watch;
+	*nth = 0;
+	if (!w)
+		return SIM_LAUNCH_OK;
+	unsigned long n = atomic_fetch_add_explicit(&w->launches, 1, memory_order_relaxed) + 1;
+	*nth = n;
+	for (unsigned i = 0; i < w->nfault; i++)
+		if (w->fault_at[i] == n)
+			return SIM_LAUNCH_FAULT;
+	for (unsigned i = 0; i < w->nhang; i++)
+		if (w->hang_at[i] == n)
+			return SIM_LAUNCH_HANG;
+	return SIM_LAUNCH_OK;
+}
+
+struct sim_launch {
+	unsigned grid[3], block[3];
+	unsigned shared;
+	int cooperative;
+	unsigned cluster[3];
+};
+
+#define SIM_SMS 132
+
+static CUresult sim_launch_check(const struct sim_launch *l, struct sim_entry *e, _Atomic int *dyn)
+{
+	static const unsigned grid_max[3] = {2147483647u, 65535, 65535};
+	static const unsigned block_max[3] = {1024, 1024, 64};
+	unsigned long long threads = 1, blocks = 1;
+	for (int i = 0; i < 3; i++) {
+		if (!l->grid[i] || !l->block[i] || l->grid[i] > grid_max[i] || l->block[i] > block_max[i])
+			return CUDA_ERROR_INVALID_VALUE;
+		threads *= l->block[i];
+		blocks *= l->grid[i];
+	}
+	unsigned limit = e->maxntid ? e->maxntid : 1024;
+	if (threads > limit)
+		return CUDA_ERROR_INVALID_VALUE;
+	if ((long long)l->shared > sim_entry_max_dynamic_shared(e, dyn))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (l->cluster[0]) {
+		unsigned long long csize = 1;
+		for (int i = 0; i < 3; i++) {
+			if (!l->cluster[i] || l->grid[i] % l->cluster[i])
+				return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+			csize *= l->cluster[i];
+		}
+		if (csize > 8) /* the portable maximum; non-portable sizes need an opt-in */
+			return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+	}
+	if (l->cooperative) {
+		/* Every block must be resident at once: 2048 threads and 32 blocks per SM. */
+		unsigned long long per_sm = 2048 / threads;
+		if (per_sm > 32)
+			per_sm = 32;
+		if (blocks > per_sm * SIM_SMS)
+			return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* The driver copies the arguments at launch; reading them here makes a bad kernelParams array
+ * fail the same way (a crash in the caller's data, not later). */
+static CUresult sim_launch_params(struct sim_entry *e, void **params, void **extra)
+{
+	if (params && extra)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (extra) {
+		void *buf = NULL;
+		size_t *size = NULL;
+		for (unsigned i = 0; i < 64 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+			if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+				buf = extra[i + 1];
+			else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+				size = extra[i + 1];
+			else
+				return CUDA_ERROR_INVALID_VALUE;
+		}
+		if (e->nparams && (!buf || !size || *size < e->param_bytes))
+			return CUDA_ERROR_INVALID_VALUE;
+		return CUDA_SUCCESS;
+	}
+	if (e->nparams && !params)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_is_null()) {
+		unsigned char scratch[256];
+		for (unsigned i = 0; i < e->nparams; i++) {
+			size_t n = e->params[i].size < sizeof(scratch) ? e->params[i].size : sizeof(scratch);
+			if (!params[i])
+				return CUDA_ERROR_INVALID_VALUE;
+			memcpy(scratch, params[i], n);
+		}
+		__asm__ volatile("" : : "r"(scratch) : "memory");
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult sim_launch(CUfunction f, const struct sim_launch *l, CUstream h, void **params,
+			   void **extra, int per_thread)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_module *module;
+	_Atomic int *dyn;
+	struct sim_entry *e = sim_launch_entry(f, &module, &dyn);
+	if (!e)
+		return CUDA_ERROR_INVALID_HANDLE;
+	struct sim_stream *s;
+	CUresult r = sim_stream_resolve(h, per_thread, &s);
+	if (r)
+		return r;
+	if (module && module->ctx != s->ctx)
+		return CUDA_ERROR_INVALID_HANDLE; /* a function of another context */
+	if ((r = sim_ctx_sticky(s->ctx)))
+		return r;
+	if ((r = sim_launch_check(l, e, dyn)) || (r = sim_launch_params(e, params, extra)))
+		return r;
+	struct sim_work w = {.kind = SIM_OP_KERNEL, .u.kernel = {e, SIM_LAUNCH_OK, 0}};
+	/* A captured launch is not a launch yet: it counts when the graph is launched. */
+	if (!atomic_load_explicit(&s->capturing, memory_order_acquire))
+		w.u.kernel.fate = sim_launch_fate(e, &w.u.kernel.nth);
+	return sim_submit(s, &w);
+}
+
+static CUresult sim_launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+				  unsigned by, unsigned bz, unsigned shared, CUstream h, void **params,
+				  void **extra, int per_thread, int cooperative)
+{
+	struct sim_launch l = {{gx, gy, gz}, {bx, by, bz}, shared, cooperative, {0, 0, 0}};
+	return sim_launch(f, &l, h, params, extra, per_thread);
+}
+
+SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+				   unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+				   unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+				   void **kernelParams, void **extra)
+{
+	return sim_launch_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+				 sharedMemBytes, hStream, kernelParams, extra, 0, 0);
+}
+
+SIM_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+					unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+					unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+					void **kernelParams, void **extra)
+{
+	return sim_launch_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+				 sharedMemBytes, hStream, kernelParams, extra, 1, 0);
+}
+
+SIM_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+					      unsigned int gridDimZ, unsigned int blockDimX,
+					      unsigned int blockDimY, unsigned int blockDimZ,
+					      unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
+{
+	return sim_launch_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+				 sharedMemBytes, hStream, kernelParams, NULL, 0, 1);
+}
+
+SIM_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX,
+						   unsigned int gridDimY, unsigned int gridDimZ,
+						   unsigned int blockDimX, unsigned int blockDimY,
+						   unsigned int blockDimZ, unsigned int sharedMemBytes,
+						   CUstream hStream, void **kernelParams)
+{
+	return sim_launch_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+				 sharedMemBytes, hStream, kernelParams, NULL, 1, 1);
+}
+
+static CUresult sim_launch_ex(const CUlaunchConfig *config, CUfunction f, void **params, void **extra,
+			      int per_thread)
+{
+	SIM_REQUIRE_INIT();
+	if (!config || (config->numAttrs && !config->attrs))
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_launch l = {{config->gridDimX, config->gridDimY, config->gridDimZ},
+			       {config->blockDimX, config->blockDimY, config->blockDimZ},
+			       config->sharedMemBytes, 0, {0, 0, 0}};
+	for (unsigned i = 0; i < config->numAttrs; i++) {
+		const CUlaunchAttribute *a = &config->attrs[i];
+		switch (a->id) {
+		case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+			l.cooperative = a->value.cooperative != 0;
+			break;
+		case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+			l.cluster[0] = a->value.clusterDim.x;
+			l.cluster[1] = a->value.clusterDim.y;
+			l.cluster[2] = a->value.clusterDim.z;
+			if (!l.cluster[0] || !l.cluster[1] || !l.cluster[2])
+				return CUDA_ERROR_INVALID_VALUE;
+			break;
+		case CU_LAUNCH_ATTRIBUTE_IGNORE:
+		case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+		case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+		case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+		case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+		case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
+		case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+		case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+		case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+		case CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION:
+		case CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT:
+		case CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE:
+		case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+			break; /* scheduling hints: no effect on a simulated device */
+		default:
+			return CUDA_ERROR_INVALID_VALUE;
+		}
+	}
+	return sim_launch(f, &l, config->hStream, params, extra, per_thread);
+}
+
+SIM_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+	return sim_launch_ex(config, f, kernelParams, extra, 0);
+}
+
+SIM_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+	return sim_launch_ex(config, f, kernelParams, extra, 1);
+}

@@ -1,0 +1,1051 @@
+/* Simulated device memory: the address window, the allocator, host memory, pointer queries and
+ * the virtual memory management (VMM) calls.
+ *
+ * Each device reserves a PROT_NONE, MAP_NORESERVE address window that is never touched, so device
+ * pointers look like UVA pointers and nothing behind them lands in a host core.  The bytes live
+ * in a second private mapping of the same size (the shadow store, marked MADV_DONTDUMP), at the
+ * same offset: copies and memsets go there, so data round-trips.  Allocations are placed first
+ * fit, 512-byte aligned (2 MiB for 2 MiB and larger), and freed ranges are reused.  Host memory
+ * that is registered or allocated through the driver is device-accessible at its own address
+ * (CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 1); managed memory is ordinary host memory too.
+ */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define SIM_GRANULARITY ((size_t)2 << 20)
+
+struct sim_phys {
+	struct sim_obj obj;
+	struct sim_device *dev;
+	size_t size;
+	unsigned maps;
+	int released;
+};
+
+struct sim_map {
+	CUdeviceptr base;
+	size_t size;
+	struct sim_phys *phys;
+	unsigned access; /* CUmemAccess_flags granted through cuMemSetAccess */
+};
+
+struct sim_range {
+	CUdeviceptr base;
+	size_t size;  /* what the caller asked for */
+	size_t span;  /* what the allocator set aside */
+	enum sim_range_kind kind;
+	struct sim_ctx *ctx;
+	unsigned long long buffer_id;
+	int freeing;  /* a cuMemFreeAsync is queued */
+	struct sim_map *maps; /* reservations only */
+	size_t nmaps;
+};
+
+struct sim_hostmem {
+	uintptr_t base;
+	size_t size;
+	enum sim_host_kind kind;
+	unsigned flags;
+	struct sim_ctx *ctx;
+	size_t mapped; /* bytes to munmap for memory the driver allocated */
+	unsigned long long buffer_id;
+};
+
+struct sim_pool {
+	struct sim_obj obj;
+	struct sim_device *dev;
+};
+
+static size_t sim_page;
+
+static size_t sim_align_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+void sim_mem_init_device(struct sim_device *dev)
+{
+	sim_page = (size_t)sysconf(_SC_PAGESIZE);
+	/* Twice the memory size of address space, so fragmentation and VMM reservations fit. */
+	size_t size = dev->total_mem * 2;
+	void *win = mmap(NULL, size + SIM_GRANULARITY, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (win == MAP_FAILED)
+		return;
+	uintptr_t base = sim_align_up((uintptr_t)win, SIM_GRANULARITY);
+	madvise(win, size + SIM_GRANULARITY, MADV_DONTDUMP);
+	void *shadow = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (shadow == MAP_FAILED) {
+		munmap(win, size + SIM_GRANULARITY);
+		return;
+	}
+	madvise(shadow, size, MADV_DONTDUMP);
+	dev->shadow = shadow;
+	dev->va_size = size;
+	dev->va_base = base;
+}
+
+static struct sim_device *sim_mem_device_of(CUdeviceptr p)
+{
+	for (int i = 0; i < sim.cfg.ndevices; i++) {
+		struct sim_device *d = &sim.devices[i];
+		if (p >= d->va_base && p - d->va_base < d->va_size)
+			return d;
+	}
+	return NULL;
+}
+
+/* Index of the range containing p (by span), or -1.  mem_lock held. */
+static long sim_range_find(struct sim_device *dev, CUdeviceptr p)
+{
+	size_t lo = 0, hi = dev->nranges;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (dev->ranges[mid].base <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	struct sim_range *r = &dev->ranges[lo - 1];
+	return p - r->base < r->span ? (long)(lo - 1) : -1;
+}
+
+static long sim_range_exact(struct sim_device *dev, CUdeviceptr p)
+{
+	long i = sim_range_find(dev, p);
+	return i >= 0 && dev->ranges[i].base == p ? i : -1;
+}
+
+/* First fit: the lowest gap of `span` bytes at `align`, or exactly at `hint` when that is free. */
+static CUresult sim_range_insert_locked(struct sim_device *dev, size_t span, size_t align,
+					CUdeviceptr hint, struct sim_range **ret)
+{
+	uintptr_t end = dev->va_base + dev->va_size;
+	uintptr_t at = 0;
+	size_t idx = 0;
+	if (hint && hint % align == 0 && hint >= dev->va_base && hint + span <= end &&
+	    sim_range_find(dev, hint) < 0) {
+		size_t i = 0;
+		while (i < dev->nranges && dev->ranges[i].base < hint)
+			i++;
+		if (i == dev->nranges || dev->ranges[i].base >= hint + span) {
+			at = hint;
+			idx = i;
+		}
+	}
+	if (!at) {
+		uintptr_t cursor = dev->va_base;
+		size_t i;
+		for (i = 0; i <= dev->nranges; i++) {
+			uintptr_t limit = i < dev->nranges ? dev->ranges[i].base : end;
+			uintptr_t cand = sim_align_up(cursor, align);
+			if (cand < limit && limit - cand >= span) {
+				at = cand;
+				break;
+			}
+			if (i < dev->nranges)
+				cursor = dev->ranges[i].base + dev->ranges[i].span;
+		}
+		if (!at)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		idx = i;
+	}
+	if (dev->nranges == dev->cap_ranges) {
+		size_t ncap = dev->cap_ranges ? dev->cap_ranges * 2 : 64;
+		struct sim_range *n = realloc(dev->ranges, ncap * sizeof(*n));
+		if (!n)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		dev->ranges = n;
+		dev->cap_ranges = ncap;
+	}
+	memmove(&dev->ranges[idx + 1], &dev->ranges[idx], (dev->nranges - idx) * sizeof(*dev->ranges));
+	dev->nranges++;
+	struct sim_range *r = &dev->ranges[idx];
+	memset(r, 0, sizeof(*r));
+	r->base = at;
+	r->span = span;
+	r->buffer_id = sim_new_id();
+	*ret = r;
+	return CUDA_SUCCESS;
+}
+
+/* Give the shadow pages of a dead range back to the kernel. */
+static void sim_shadow_discard(struct sim_device *dev, CUdeviceptr base, size_t span)
+{
+	uintptr_t lo = sim_align_up(base - dev->va_base, sim_page);
+	uintptr_t hi = (base - dev->va_base + span) / sim_page * sim_page;
+	if (hi > lo)
+		madvise(dev->shadow + lo, hi - lo, MADV_DONTNEED);
+}
+
+static void sim_range_remove_locked(struct sim_device *dev, long i)
+{
+	struct sim_range *r = &dev->ranges[i];
+	if (r->kind != SIM_RANGE_RESERVE)
+		dev->used -= r->span;
+	sim_shadow_discard(dev, r->base, r->span);
+	free(r->maps);
+	memmove(r, r + 1, (dev->nranges - (size_t)i - 1) * sizeof(*r));
+	dev->nranges--;
+}
+
+CUresult sim_mem_alloc(struct sim_ctx *ctx, size_t bytes, enum sim_range_kind kind, CUdeviceptr *ret)
+{
+	struct sim_device *dev = ctx->dev;
+	if (bytes == 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (bytes > dev->total_mem)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	size_t align = bytes >= SIM_GRANULARITY ? SIM_GRANULARITY : 512;
+	size_t span = sim_align_up(bytes, align);
+	struct sim_range *r;
+	pthread_mutex_lock(&sim.mem_lock);
+	CUresult res = CUDA_ERROR_OUT_OF_MEMORY;
+	if (dev->used + span <= dev->total_mem &&
+	    (res = sim_range_insert_locked(dev, span, align, 0, &r)) == CUDA_SUCCESS) {
+		r->size = bytes;
+		r->kind = kind;
+		r->ctx = ctx;
+		dev->used += span;
+		*ret = r->base;
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return res;
+}
+
+void sim_mem_release(struct sim_device *dev, CUdeviceptr dptr)
+{
+	pthread_mutex_lock(&sim.mem_lock);
+	long i = sim_range_exact(dev, dptr);
+	if (i >= 0)
+		sim_range_remove_locked(dev, i);
+	pthread_mutex_unlock(&sim.mem_lock);
+}
+
+/* ---- host memory table ------------------------------------------------------------------------ */
+
+/* Index of the host entry overlapping [p, p+bytes), or -1.  mem_lock held. */
+static long sim_host_find(uintptr_t p, size_t bytes)
+{
+	for (size_t i = 0; i < sim.nhost; i++) {
+		struct sim_hostmem *h = &sim.host[i];
+		if (p < h->base + h->size && h->base < p + (bytes ? bytes : 1))
+			return (long)i;
+	}
+	return -1;
+}
+
+static long sim_host_containing(uintptr_t p, size_t bytes)
+{
+	long i = sim_host_find(p, bytes);
+	if (i < 0)
+		return -1;
+	struct sim_hostmem *h = &sim.host[i];
+	return p >= h->base && p + bytes <= h->base + h->size ? i : -1;
+}
+
+static CUresult sim_host_add(uintptr_t base, size_t size, enum sim_host_kind kind, unsigned flags,
+			     struct sim_ctx *ctx, size_t mapped)
+{
+	pthread_mutex_lock(&sim.mem_lock);
+	if (sim_host_find(base, size) >= 0) {
+		pthread_mutex_unlock(&sim.mem_lock);
+		return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+	}
+	if (sim.nhost == sim.cap_host) {
+		size_t ncap = sim.cap_host ? sim.cap_host * 2 : 16;
+		struct sim_hostmem *n = realloc(sim.host, ncap * sizeof(*n));
+		if (!n) {
+			pthread_mutex_unlock(&sim.mem_lock);
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
+		sim.host = n;
+		sim.cap_host = ncap;
+	}
+	sim.host[sim.nhost++] = (struct sim_hostmem){base, size, kind, flags, ctx, mapped, sim_new_id()};
+	pthread_mutex_unlock(&sim.mem_lock);
+	return CUDA_SUCCESS;
+}
+
+static void sim_host_remove_locked(size_t i)
+{
+	struct sim_hostmem *h = &sim.host[i];
+	if (h->mapped)
+		munmap((void *)h->base, h->mapped);
+	sim.host[i] = sim.host[--sim.nhost];
+}
+
+int sim_host_is_pinned(const void *p, size_t bytes)
+{
+	pthread_mutex_lock(&sim.mem_lock);
+	long i = sim_host_containing((uintptr_t)p, bytes);
+	int pinned = i >= 0 && sim.host[i].kind != SIM_HOST_MANAGED;
+	pthread_mutex_unlock(&sim.mem_lock);
+	return pinned;
+}
+
+int sim_mem_is_managed(CUdeviceptr p)
+{
+	pthread_mutex_lock(&sim.mem_lock);
+	long i = sim_host_containing(p, 1);
+	int managed = i >= 0 && sim.host[i].kind == SIM_HOST_MANAGED;
+	pthread_mutex_unlock(&sim.mem_lock);
+	return managed;
+}
+
+/* ---- translation for the copy engine ------------------------------------------------------------ */
+
+void *sim_mem_translate(CUdeviceptr dptr, size_t bytes, int *pinned_host)
+{
+	if (pinned_host)
+		*pinned_host = 0;
+	if (dptr + bytes < dptr)
+		return NULL;
+	struct sim_device *dev = sim_mem_device_of(dptr);
+	void *ret = NULL;
+	pthread_mutex_lock(&sim.mem_lock);
+	if (dev) {
+		long i = sim_range_find(dev, dptr);
+		if (i >= 0) {
+			struct sim_range *r = &dev->ranges[i];
+			if (r->kind == SIM_RANGE_RESERVE) {
+				for (size_t m = 0; m < r->nmaps; m++) {
+					struct sim_map *map = &r->maps[m];
+					if (dptr >= map->base && dptr + bytes <= map->base + map->size &&
+					    (map->access & CU_MEM_ACCESS_FLAGS_PROT_READWRITE) ==
+						    CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+						ret = dev->shadow + (dptr - dev->va_base);
+				}
+			} else if (dptr + bytes <= r->base + r->size && !r->freeing) {
+				ret = dev->shadow + (dptr - dev->va_base);
+			}
+		}
+	} else if (sim_host_containing(dptr, bytes) >= 0) {
+		ret = (void *)(uintptr_t)dptr;
+		if (pinned_host)
+			*pinned_host = 1;
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return ret;
+}
+
+void *sim_mem_translate_any(CUdeviceptr p, size_t bytes, int *is_device)
+{
+	*is_device = sim_mem_device_of(p) != NULL;
+	if (*is_device)
+		return sim_mem_translate(p, bytes, NULL);
+	return (void *)(uintptr_t)p;
+}
+
+/* Null mode: stream memory operations skip validation, so the breadcrumb path takes no lock. */
+void *sim_mem_translate_fast(CUdeviceptr dptr)
+{
+	struct sim_device *dev = sim_mem_device_of(dptr);
+	return dev ? dev->shadow + (dptr - dev->va_base) : (void *)(uintptr_t)dptr;
+}
+
+void sim_mem_ctx_gone(struct sim_ctx *ctx)
+{
+	pthread_mutex_lock(&sim.mem_lock);
+	struct sim_device *dev = ctx->dev;
+	for (long i = (long)dev->nranges - 1; i >= 0; i--)
+		if (dev->ranges[i].ctx == ctx)
+			sim_range_remove_locked(dev, i);
+	for (long i = (long)sim.nhost - 1; i >= 0; i--)
+		if (sim.host[i].ctx == ctx)
+			sim_host_remove_locked((size_t)i);
+	pthread_mutex_unlock(&sim.mem_lock);
+}
+
+/* ---- API: device allocations --------------------------------------------------------------------- */
+
+/* Common prologue of calls that need a healthy current context. */
+static CUresult sim_mem_ctx(struct sim_ctx **ctx)
+{
+	SIM_REQUIRE_INIT();
+	CUresult r = sim_ctx_current(ctx);
+	if (r)
+		return r;
+	if (sim_capture_unsafe())
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	return sim_ctx_sticky(*ctx);
+}
+
+SIM_EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_ctx *ctx;
+	CUresult r = sim_ctx_current(&ctx);
+	if (r || (r = sim_ctx_sticky(ctx)))
+		return r;
+	if (!free_bytes || !total)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	*total = ctx->dev->total_mem;
+	*free_bytes = ctx->dev->total_mem - ctx->dev->used;
+	pthread_mutex_unlock(&sim.mem_lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	struct sim_ctx *ctx;
+	CUresult r = sim_mem_ctx(&ctx);
+	if (r)
+		return r;
+	if (!dptr || bytesize == 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	return sim_mem_alloc(ctx, bytesize, SIM_RANGE_ALLOC, dptr);
+}
+
+SIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+				       size_t Height, unsigned int ElementSizeBytes)
+{
+	struct sim_ctx *ctx;
+	CUresult r = sim_mem_ctx(&ctx);
+	if (r)
+		return r;
+	if (!dptr || !pPitch || !WidthInBytes || !Height ||
+	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+		return CUDA_ERROR_INVALID_VALUE;
+	size_t pitch = sim_align_up(WidthInBytes, 512);
+	if (Height > SIZE_MAX / pitch)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if ((r = sim_mem_alloc(ctx, pitch * Height, SIM_RANGE_ALLOC, dptr)) == CUDA_SUCCESS)
+		*pPitch = pitch;
+	return r;
+}
+
+static CUresult sim_host_map(size_t bytes, void **ret, size_t *mapped)
+{
+	*mapped = sim_align_up(bytes, sim_page);
+	void *p = mmap(NULL, *mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*ret = p;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	struct sim_ctx *ctx;
+	CUresult r = sim_mem_ctx(&ctx);
+	if (r)
+		return r;
+	if (!dptr || !bytesize || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
+		return CUDA_ERROR_INVALID_VALUE;
+	void *p;
+	size_t mapped;
+	if ((r = sim_host_map(bytesize, &p, &mapped)))
+		return r;
+	if ((r = sim_host_add((uintptr_t)p, bytesize, SIM_HOST_MANAGED, flags, ctx, mapped))) {
+		munmap(p, mapped);
+		return r;
+	}
+	*dptr = (CUdeviceptr)(uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+	struct sim_ctx *ctx;
+	CUresult r = sim_mem_ctx(&ctx);
+	if (r)
+		return r;
+	if (dptr == 0)
+		return CUDA_SUCCESS;
+	struct sim_device *dev = sim_mem_device_of(dptr);
+	r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	if (dev) {
+		long i = sim_range_exact(dev, dptr);
+		if (i >= 0 && !dev->ranges[i].freeing &&
+		    (dev->ranges[i].kind == SIM_RANGE_ALLOC || dev->ranges[i].kind == SIM_RANGE_ASYNC)) {
+			sim_range_remove_locked(dev, i);
+			r = CUDA_SUCCESS;
+		}
+	} else {
+		long i = sim_host_containing(dptr, 1);
+		if (i >= 0 && sim.host[i].kind == SIM_HOST_MANAGED && sim.host[i].base == dptr) {
+			sim_host_remove_locked((size_t)i);
+			r = CUDA_SUCCESS;
+		}
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_ctx *ctx;
+	CUresult r = sim_ctx_current(&ctx);
+	if (r || (r = sim_ctx_sticky(ctx)))
+		return r;
+	struct sim_device *dev = sim_mem_device_of(dptr);
+	r = CUDA_ERROR_NOT_FOUND;
+	pthread_mutex_lock(&sim.mem_lock);
+	if (dev) {
+		long i = sim_range_find(dev, dptr);
+		if (i >= 0) {
+			struct sim_range *rg = &dev->ranges[i];
+			CUdeviceptr base = rg->base;
+			size_t size = rg->size;
+			int found = rg->kind != SIM_RANGE_RESERVE && dptr < rg->base + rg->size;
+			for (size_t m = 0; rg->kind == SIM_RANGE_RESERVE && m < rg->nmaps; m++)
+				if (dptr >= rg->maps[m].base && dptr < rg->maps[m].base + rg->maps[m].size) {
+					base = rg->maps[m].base;
+					size = rg->maps[m].size;
+					found = 1;
+				}
+			if (found) {
+				if (pbase)
+					*pbase = base;
+				if (psize)
+					*psize = size;
+				r = CUDA_SUCCESS;
+			}
+		}
+	} else {
+		long i = sim_host_containing(dptr, 1);
+		if (i >= 0 && sim.host[i].kind != SIM_HOST_REGISTERED) {
+			if (pbase)
+				*pbase = sim.host[i].base;
+			if (psize)
+				*psize = sim.host[i].size;
+			r = CUDA_SUCCESS;
+		}
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return r;
+}
+
+/* ---- API: host memory ------------------------------------------------------------------------- */
+
+static CUresult sim_host_alloc(void **pp, size_t bytesize, unsigned flags)
+{
+	struct sim_ctx *ctx;
+	CUresult r = sim_mem_ctx(&ctx);
+	if (r)
+		return r;
+	unsigned valid = CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
+	if (!pp || !bytesize || (flags & ~valid))
+		return CUDA_ERROR_INVALID_VALUE;
+	void *p;
+	size_t mapped;
+	if ((r = sim_host_map(bytesize, &p, &mapped)))
+		return r;
+	if ((r = sim_host_add((uintptr_t)p, bytesize, SIM_HOST_ALLOC, flags, ctx, mapped))) {
+		munmap(p, mapped);
+		return r;
+	}
+	*pp = p;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+	return sim_host_alloc(pp, bytesize, CU_MEMHOSTALLOC_DEVICEMAP);
+}
+
+SIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+	return sim_host_alloc(pp, bytesize, Flags);
+}
+
+SIM_EXPORT CUresult cuMemFreeHost(void *p)
+{
+	struct sim_ctx *ctx;
+	CUresult r = sim_mem_ctx(&ctx);
+	if (r)
+		return r;
+	r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	long i = sim_host_containing((uintptr_t)p, 1);
+	if (p && i >= 0 && sim.host[i].kind == SIM_HOST_ALLOC && sim.host[i].base == (uintptr_t)p) {
+		sim_host_remove_locked((size_t)i);
+		r = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+	struct sim_ctx *ctx;
+	CUresult r = sim_mem_ctx(&ctx);
+	if (r)
+		return r;
+	unsigned valid = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+			 CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY;
+	if (!p || !bytesize || (Flags & ~valid) || sim_mem_device_of((CUdeviceptr)(uintptr_t)p))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (Flags & CU_MEMHOSTREGISTER_IOMEMORY)
+		return CUDA_ERROR_NOT_SUPPORTED; /* no PCI BARs to map here */
+	return sim_host_add((uintptr_t)p, bytesize, SIM_HOST_REGISTERED, Flags, ctx, 0);
+}
+
+SIM_EXPORT CUresult cuMemHostUnregister(void *p)
+{
+	struct sim_ctx *ctx;
+	CUresult r = sim_mem_ctx(&ctx);
+	if (r)
+		return r;
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+	pthread_mutex_lock(&sim.mem_lock);
+	long i = sim_host_containing((uintptr_t)p, 1);
+	if (i >= 0 && sim.host[i].kind == SIM_HOST_REGISTERED && sim.host[i].base == (uintptr_t)p) {
+		sim_host_remove_locked((size_t)i);
+		r = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_ctx *ctx;
+	CUresult r = sim_ctx_current(&ctx);
+	if (r || (r = sim_ctx_sticky(ctx)))
+		return r;
+	if (!pdptr || !p || Flags != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	long i = sim_host_containing((uintptr_t)p, 1);
+	r = i >= 0 && sim.host[i].kind != SIM_HOST_MANAGED ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&sim.mem_lock);
+	if (r == CUDA_SUCCESS)
+		*pdptr = (CUdeviceptr)(uintptr_t)p; /* the device sees host memory at its own address */
+	return r;
+}
+
+/* ---- API: pointer attributes ------------------------------------------------------------------- */
+
+struct sim_ptr_facts {
+	struct sim_ctx *ctx;
+	CUmemorytype type;
+	int managed, device;
+	CUdeviceptr base;
+	size_t size;
+	unsigned long long buffer_id;
+	int host_accessible;
+};
+
+static int sim_ptr_facts(CUdeviceptr p, struct sim_ptr_facts *f)
+{
+	struct sim_device *dev = sim_mem_device_of(p);
+	int found = 0;
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_lock(&sim.mem_lock);
+	if (dev) {
+		long i = sim_range_find(dev, p);
+		if (i >= 0) {
+			struct sim_range *r = &dev->ranges[i];
+			f->ctx = r->ctx;
+			f->type = CU_MEMORYTYPE_DEVICE;
+			f->device = dev->ordinal;
+			f->base = r->base;
+			f->size = r->size;
+			f->buffer_id = r->buffer_id;
+			found = r->kind != SIM_RANGE_RESERVE;
+			for (size_t m = 0; r->kind == SIM_RANGE_RESERVE && m < r->nmaps; m++)
+				if (p >= r->maps[m].base && p < r->maps[m].base + r->maps[m].size) {
+					f->base = r->maps[m].base;
+					f->size = r->maps[m].size;
+					found = 1;
+				}
+		}
+	} else {
+		long i = sim_host_containing(p, 1);
+		if (i >= 0) {
+			struct sim_hostmem *h = &sim.host[i];
+			f->ctx = h->ctx;
+			f->managed = h->kind == SIM_HOST_MANAGED;
+			f->type = f->managed ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+			f->device = h->ctx ? h->ctx->dev->ordinal : 0;
+			f->base = h->base;
+			f->size = h->size;
+			f->buffer_id = h->buffer_id;
+			f->host_accessible = 1;
+			found = 1;
+		}
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return found;
+}
+
+SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_ptr_facts f;
+	if (!data)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_ptr_facts(ptr, &f))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (f.ctx) {
+		CUresult r = sim_ctx_sticky(f.ctx);
+		if (r)
+			return r;
+	}
+	switch (attribute) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = (CUcontext)f.ctx; break;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned int *)data = f.type; break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = ptr; break;
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		if (!f.host_accessible)
+			return CUDA_ERROR_INVALID_VALUE;
+		*(void **)data = (void *)(uintptr_t)ptr;
+		break;
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = f.buffer_id; break;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(int *)data = f.managed; break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = f.device; break;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data = f.base; break;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = f.size; break;
+	case CU_POINTER_ATTRIBUTE_MAPPED: *(int *)data = 1; break;
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+		*(unsigned int *)data = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
+		break;
+	default: return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+/* ---- API: stream-ordered allocation ------------------------------------------------------------ */
+
+static struct sim_pool *sim_pool_get(CUmemoryPool h)
+{
+	return sim_obj_is(h, SIM_KIND_POOL) ? (struct sim_pool *)h : NULL;
+}
+
+SIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_device *d = sim_device_get(dev);
+	if (!d)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (!pool_out)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	if (!d->default_pool && (d->default_pool = sim_obj_new(SIM_KIND_POOL, sizeof(struct sim_pool))))
+		d->default_pool->dev = d;
+	pthread_mutex_unlock(&sim.lock);
+	if (!d->default_pool)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*pool_out = (CUmemoryPool)d->default_pool;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+	SIM_REQUIRE_INIT();
+	if (!pool || !poolProps || poolProps->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+	    poolProps->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_device *d = sim_device_get(poolProps->location.id);
+	if (!d)
+		return CUDA_ERROR_INVALID_DEVICE;
+	struct sim_pool *p = sim_obj_new(SIM_KIND_POOL, sizeof(*p));
+	if (!p)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	p->dev = d;
+	*pool = (CUmemoryPool)p;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool h)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_pool *p = sim_pool_get(h);
+	if (!p || p == p->dev->default_pool)
+		return CUDA_ERROR_INVALID_VALUE;
+	sim_obj_free(p, SIM_KIND_POOL);
+	return CUDA_SUCCESS;
+}
+
+static CUresult sim_alloc_async(CUdeviceptr *dptr, size_t bytes, struct sim_pool *pool, CUstream h,
+				int per_thread)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_stream *s;
+	CUresult r = sim_stream_resolve(h, per_thread, &s);
+	if (r || (r = sim_ctx_sticky(s->ctx)))
+		return r;
+	if (!dptr || !bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (pool && pool->dev != s->ctx->dev)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* Graph memory nodes are not simulated (docs/SIMULATOR.md). */
+	if (atomic_load(&s->capturing))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	/* The address is known at once; the memory is usable in stream order. */
+	return sim_mem_alloc(s->ctx, bytes, SIM_RANGE_ASYNC, dptr);
+}
+
+SIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) { return sim_alloc_async(dptr, bytesize, NULL, hStream, 0); }
+SIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) { return sim_alloc_async(dptr, bytesize, NULL, hStream, 1); }
+
+static CUresult sim_alloc_from_pool(CUdeviceptr *dptr, size_t bytes, CUmemoryPool h, CUstream s, int per_thread)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_pool *pool = sim_pool_get(h);
+	if (!pool)
+		return CUDA_ERROR_INVALID_VALUE;
+	return sim_alloc_async(dptr, bytes, pool, s, per_thread);
+}
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) { return sim_alloc_from_pool(dptr, bytesize, pool, hStream, 0); }
+SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) { return sim_alloc_from_pool(dptr, bytesize, pool, hStream, 1); }
+
+static CUresult sim_free_async(CUdeviceptr dptr, CUstream h, int per_thread)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_stream *s;
+	CUresult r = sim_stream_resolve(h, per_thread, &s);
+	if (r || (r = sim_ctx_sticky(s->ctx)))
+		return r;
+	if (atomic_load(&s->capturing))
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	struct sim_device *dev = sim_mem_device_of(dptr);
+	if (!dev)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	long i = sim_range_exact(dev, dptr);
+	int ok = i >= 0 && !dev->ranges[i].freeing &&
+		 (dev->ranges[i].kind == SIM_RANGE_ASYNC || dev->ranges[i].kind == SIM_RANGE_ALLOC);
+	if (ok)
+		dev->ranges[i].freeing = 1;
+	pthread_mutex_unlock(&sim.mem_lock);
+	if (!ok)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_work w = {.kind = SIM_OP_FREE, .u.free = {dptr, dev}};
+	return sim_submit(s, &w);
+}
+SIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) { return sim_free_async(dptr, hStream, 0); }
+SIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) { return sim_free_async(dptr, hStream, 1); }
+
+/* ---- API: virtual memory management -------------------------------------------------------------- */
+
+static struct sim_device *sim_prop_device(const CUmemAllocationProp *prop)
+{
+	if (!prop || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED ||
+	    prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return NULL;
+	return sim_device_get(prop->location.id);
+}
+
+SIM_EXPORT CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
+						  CUmemAllocationGranularity_flags option)
+{
+	SIM_REQUIRE_INIT();
+	if (!granularity || !sim_prop_device(prop) ||
+	    (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM && option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
+		return CUDA_ERROR_INVALID_VALUE;
+	*granularity = SIM_GRANULARITY;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+				const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_device *dev = sim_prop_device(prop);
+	if (!handle || !dev || flags || !size || size % SIM_GRANULARITY)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	int room = dev->used + size <= dev->total_mem;
+	if (room)
+		dev->used += size;
+	pthread_mutex_unlock(&sim.mem_lock);
+	if (!room)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	struct sim_phys *ph = sim_obj_new(SIM_KIND_PHYS, sizeof(*ph));
+	if (!ph)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	ph->dev = dev;
+	ph->size = size;
+	*handle = (CUmemGenericAllocationHandle)(uintptr_t)ph;
+	return CUDA_SUCCESS;
+}
+
+static void sim_phys_put_locked(struct sim_phys *ph)
+{
+	if (ph->released && ph->maps == 0) {
+		ph->dev->used -= ph->size;
+		sim_obj_free(ph, SIM_KIND_PHYS);
+	}
+}
+
+SIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_phys *ph = (struct sim_phys *)(uintptr_t)handle;
+	if (!sim_obj_is(ph, SIM_KIND_PHYS) || ph->released)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	ph->released = 1;
+	sim_phys_put_locked(ph);
+	pthread_mutex_unlock(&sim.mem_lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
+					CUdeviceptr addr, unsigned long long flags)
+{
+	SIM_REQUIRE_INIT();
+	if (!ptr || !size || size % SIM_GRANULARITY || flags || (alignment & (alignment - 1)))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (alignment < SIM_GRANULARITY)
+		alignment = SIM_GRANULARITY;
+	/* Reservations are process-wide; they come from the device 0 window (all windows are one
+	 * unified address space as far as callers can tell). */
+	struct sim_device *dev = addr ? sim_mem_device_of(addr) : NULL;
+	if (!dev)
+		dev = &sim.devices[0];
+	struct sim_range *r;
+	pthread_mutex_lock(&sim.mem_lock);
+	CUresult res = sim_range_insert_locked(dev, size, alignment, addr, &r);
+	if (res == CUDA_SUCCESS) {
+		r->size = size;
+		r->kind = SIM_RANGE_RESERVE;
+		*ptr = r->base;
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return res;
+}
+
+SIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_device *dev = sim_mem_device_of(ptr);
+	if (!dev)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	long i = sim_range_exact(dev, ptr);
+	if (i >= 0 && dev->ranges[i].kind == SIM_RANGE_RESERVE && dev->ranges[i].size == size &&
+	    dev->ranges[i].nmaps == 0) {
+		sim_range_remove_locked(dev, i);
+		r = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return r;
+}
+
+/* The reservation that contains all of [ptr, ptr+size), or NULL.  mem_lock held. */
+static struct sim_range *sim_reservation_of(CUdeviceptr ptr, size_t size)
+{
+	struct sim_device *dev = sim_mem_device_of(ptr);
+	if (!dev)
+		return NULL;
+	long i = sim_range_find(dev, ptr);
+	if (i < 0)
+		return NULL;
+	struct sim_range *r = &dev->ranges[i];
+	if (r->kind != SIM_RANGE_RESERVE || ptr + size > r->base + r->size || ptr + size < ptr)
+		return NULL;
+	return r;
+}
+
+SIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+			     CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_phys *ph = (struct sim_phys *)(uintptr_t)handle;
+	if (!size || size % SIM_GRANULARITY || ptr % SIM_GRANULARITY || offset % SIM_GRANULARITY || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_obj_is(ph, SIM_KIND_PHYS) || ph->released)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (offset + size > ph->size || offset + size < offset)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	struct sim_range *res = sim_reservation_of(ptr, size);
+	int overlap = 0;
+	for (size_t m = 0; res && m < res->nmaps; m++)
+		if (ptr < res->maps[m].base + res->maps[m].size && res->maps[m].base < ptr + size)
+			overlap = 1;
+	if (res && !overlap) {
+		struct sim_map *n = realloc(res->maps, (res->nmaps + 1) * sizeof(*n));
+		if (n) {
+			res->maps = n;
+			res->maps[res->nmaps++] = (struct sim_map){ptr, size, ph, 0};
+			ph->maps++;
+			r = CUDA_SUCCESS;
+		} else {
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+		}
+	} else if (overlap) {
+		r = CUDA_ERROR_ALREADY_MAPPED;
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	SIM_REQUIRE_INIT();
+	if (!size)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	struct sim_range *res = sim_reservation_of(ptr, size);
+	struct sim_device *dev = sim_mem_device_of(ptr);
+	for (size_t m = 0; res && m < res->nmaps;) {
+		struct sim_map *map = &res->maps[m];
+		if (map->base >= ptr && map->base + map->size <= ptr + size) {
+			struct sim_phys *ph = map->phys;
+			sim_shadow_discard(dev, map->base, map->size);
+			*map = res->maps[--res->nmaps];
+			ph->maps--;
+			sim_phys_put_locked(ph);
+			r = CUDA_SUCCESS;
+		} else {
+			m++;
+		}
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc,
+				   size_t count)
+{
+	SIM_REQUIRE_INIT();
+	if (!size || !desc || !count)
+		return CUDA_ERROR_INVALID_VALUE;
+	unsigned access = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+		    !sim_device_get(desc[i].location.id) ||
+		    (desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE &&
+		     desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
+		     desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE))
+			return CUDA_ERROR_INVALID_VALUE;
+		access |= desc[i].flags;
+	}
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	struct sim_range *res = sim_reservation_of(ptr, size);
+	/* Every byte of the range must be mapped. */
+	size_t covered = 0;
+	for (size_t m = 0; res && m < res->nmaps; m++)
+		if (res->maps[m].base >= ptr && res->maps[m].base + res->maps[m].size <= ptr + size)
+			covered += res->maps[m].size;
+	if (res && covered == size) {
+		for (size_t m = 0; m < res->nmaps; m++)
+			if (res->maps[m].base >= ptr && res->maps[m].base + res->maps[m].size <= ptr + size)
+				res->maps[m].access = access;
+		r = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return r;
+}

@@ -1,0 +1,437 @@
+/* Internal interface of the simulated CUDA driver (build/sim/libcuda.so.1).
+ *
+ * The simulator stands in for a GPU: it implements the driver entry points that the test engines
+ * and the recorder use with the semantics documented in cuda.h, but kernels compute nothing.
+ * Every stream runs its work in order on a worker thread; device memory is a reserved,
+ * never-touched address range backed by a private shadow mapping; faults and hangs are injected
+ * through CUDASIM_* variables (docs/SIMULATOR.md).  This header is shared by the sim's .c files
+ * only; nothing outside testcases/sim/ includes it.
+ *
+ * Locking: one process-wide mutex (sim.lock) guards every object's mutable state in the normal
+ * mode, with one condition variable (sim.progress) broadcast whenever work completes, a context
+ * faults or a stream is torn down.  The address-space tables have their own leaf lock
+ * (sim.mem_lock), which may be taken while holding sim.lock but never the other way round.  In
+ * null mode (CUDASIM_MODE=null) the launch path takes no lock at all.
+ */
+#ifndef CUDASIM_SIM_H
+#define CUDASIM_SIM_H
+
+/* Build as the driver itself: the legacy prototypes (cuMemAlloc with 32-bit sizes, the plain
+ * cuLaunchKernel next to cuLaunchKernel_ptsz, ...) are then all declared, so the compiler checks
+ * every exported definition against its exact versioned ABI. */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIM_EXPORT __attribute__((visibility("default")))
+#define SIM_DRIVER_VERSION 13000
+
+/* ---- objects ----------------------------------------------------------------------------- */
+
+/* Every handle handed out points at a struct that starts with this header.  Objects are never
+ * returned to malloc: a destroyed object keeps its memory with a dead magic (and may be reused
+ * for a new object of the same kind), so checking a stale handle is safe, as with real drivers,
+ * where stale handles are reported as invalid rather than crashing. */
+enum sim_kind {
+	SIM_KIND_CTX = 1,
+	SIM_KIND_STREAM,
+	SIM_KIND_EVENT,
+	SIM_KIND_MODULE,
+	SIM_KIND_FUNC,
+	SIM_KIND_LIBRARY,
+	SIM_KIND_KERNEL,
+	SIM_KIND_GRAPH,
+	SIM_KIND_GRAPH_EXEC,
+	SIM_KIND_POOL,
+	SIM_KIND_PHYS,
+	SIM_KIND_COUNT
+};
+#define SIM_MAGIC(kind) (0x53494d00u | (unsigned)(kind)) /* "SIM" + kind */
+
+struct sim_obj {
+	_Atomic uint32_t magic;
+	struct sim_obj *free_next;
+};
+
+void *sim_obj_new(enum sim_kind kind, size_t size);
+void sim_obj_free(void *obj, enum sim_kind kind);
+static inline int sim_obj_is(const void *h, enum sim_kind kind)
+{
+	/* Handles below one page are special values (NULL, CU_STREAM_LEGACY, ...), never objects. */
+	if ((uintptr_t)h < 4096)
+		return 0;
+	return atomic_load_explicit(&((const struct sim_obj *)h)->magic, memory_order_acquire) ==
+	       SIM_MAGIC(kind);
+}
+
+/* ---- configuration (CUDASIM_*) ------------------------------------------------------------ */
+
+#define SIM_WATCH_MAX_N 16
+/* A kernel name named in CUDASIM_FAULT or CUDASIM_HANG: launches of that name are counted
+ * process-wide and the listed ordinals fault or hang. */
+struct sim_watch {
+	char *name;
+	atomic_ulong launches;
+	unsigned long fault_at[SIM_WATCH_MAX_N];
+	unsigned nfault;
+	unsigned long hang_at[SIM_WATCH_MAX_N];
+	unsigned nhang;
+	struct sim_watch *next;
+};
+
+enum sim_launch_fate { SIM_LAUNCH_OK, SIM_LAUNCH_FAULT, SIM_LAUNCH_HANG };
+
+struct sim_config {
+	unsigned kernel_us;
+	int null_mode;
+	int ndevices;
+	size_t mem_bytes;
+	int verbose;
+	struct sim_watch *watches;
+};
+
+/* ---- PTX images ---------------------------------------------------------------------------- */
+
+struct sim_param {
+	size_t offset, size;
+};
+
+/* One `.entry` of a PTX module, as parsed. */
+struct sim_entry {
+	char *name;
+	unsigned nparams;
+	struct sim_param *params;
+	size_t param_bytes;
+	unsigned maxntid;      /* product of .maxntid/.reqntid, 0 when absent */
+	unsigned nregs;        /* from .maxnreg, else a plausible default */
+	size_t static_shared;  /* bytes of `.shared` declared in the body */
+	struct sim_watch *watch;
+};
+
+/* A module-scope `.global` variable (for cuModuleGetGlobal). */
+struct sim_global {
+	char *name;
+	size_t size, align;
+};
+
+struct sim_image {
+	int ptx_major, ptx_minor, sm;
+	unsigned nentries;
+	struct sim_entry *entries;
+	unsigned nglobals;
+	struct sim_global *globals;
+};
+
+/* ptx.c: parse NUL-terminated PTX text; returns CUDA_SUCCESS, CUDA_ERROR_INVALID_IMAGE (not PTX
+ * at all), CUDA_ERROR_INVALID_PTX (malformed) or CUDA_ERROR_UNSUPPORTED_PTX_VERSION. */
+CUresult sim_ptx_parse(const char *text, struct sim_image **ret);
+void sim_image_destroy(struct sim_image *img);
+
+/* ---- devices, contexts, streams -------------------------------------------------------------- */
+
+struct sim_range;
+struct sim_ctx;
+
+struct sim_device {
+	int ordinal;
+	char name[64];
+	CUuuid uuid;
+	size_t total_mem;
+	/* Device address window: PROT_NONE reservation, plus the shadow store holding the bytes. */
+	uintptr_t va_base;
+	size_t va_size;
+	unsigned char *shadow;
+	size_t used;              /* bytes allocated (under mem_lock) */
+	struct sim_range *ranges; /* sorted by base (under mem_lock) */
+	size_t nranges, cap_ranges;
+	/* Primary context (under sim.lock). */
+	struct sim_ctx *primary;
+	unsigned primary_refs;
+	unsigned primary_flags;
+	struct sim_pool *default_pool;
+};
+
+enum sim_stream_kind { SIM_STREAM_USER, SIM_STREAM_LEGACY, SIM_STREAM_PER_THREAD };
+enum sim_capture { SIM_CAPTURE_NONE, SIM_CAPTURE_ACTIVE, SIM_CAPTURE_INVALIDATED };
+
+struct sim_op;
+struct sim_graph;
+
+struct sim_stream {
+	struct sim_obj obj;
+	struct sim_ctx *ctx;
+	enum sim_stream_kind kind;
+	unsigned flags;
+	int priority;
+	unsigned long long id;
+	uint64_t uid;              /* unique for the lifetime of the process, never reused */
+	/* Work queue (under sim.lock). */
+	struct sim_op *head, *tail;
+	uint64_t enqueued;         /* seq of the last op queued */
+	_Atomic uint64_t completed; /* seq of the last op finished */
+	pthread_cond_t work;
+	int worker;                /* a worker thread runs for this stream */
+	int closing;               /* destroyed: drain, then the worker recycles the stream */
+	struct sim_stream *next_in_ctx;
+	/* Stream capture (capture state changes under sim.lock; `capturing` read lock-free). */
+	_Atomic int capturing;
+	enum sim_capture capture_status;
+	CUstreamCaptureMode capture_mode;
+	struct sim_graph *capture_graph;
+	unsigned long long capture_id;
+	int capture_origin;        /* this stream began the capture (others joined via events) */
+	void *capture_thread;      /* per-thread state of the thread that began it */
+};
+
+struct sim_ctx {
+	struct sim_obj obj;
+	struct sim_device *dev;
+	unsigned flags;
+	unsigned long long id;
+	int primary;
+	_Atomic int sticky;         /* CUresult that poisons the context, 0 while healthy */
+	struct sim_stream *legacy;
+	struct sim_stream *streams; /* every stream of the context, legacy and per-thread included */
+	unsigned workers;           /* worker threads alive for this context's streams */
+	int closing;
+};
+
+/* ---- queued work ------------------------------------------------------------------------------ */
+
+enum sim_op_kind {
+	SIM_OP_KERNEL,
+	SIM_OP_HOST_FN,
+	SIM_OP_COPY,
+	SIM_OP_SET,
+	SIM_OP_WRITE,
+	SIM_OP_WAIT_VALUE,
+	SIM_OP_EVENT,
+	SIM_OP_FREE,
+	SIM_OP_MARKER,
+};
+
+/* "Wait until stream `s` has completed op `seq`"; `uid` detects a stream recycled meanwhile
+ * (which implies it had drained, so the wait is satisfied). */
+struct sim_dep {
+	struct sim_stream *s;
+	uint64_t uid, seq;
+};
+
+/* The part of an op that a graph node keeps: what to do, without queue bookkeeping. */
+struct sim_work {
+	enum sim_op_kind kind;
+	union {
+		struct {
+			struct sim_entry *entry;
+			enum sim_launch_fate fate;
+			unsigned long nth;
+		} kernel;
+		struct {
+			CUhostFn fn;
+			void *arg;
+		} host;
+		struct {
+			void *dst;
+			const void *src;
+			size_t bytes;
+			void *staging; /* owned copy of pageable source bytes, or NULL */
+		} copy;
+		struct {
+			void *dst;
+			uint32_t value;
+			unsigned elem; /* 1, 2 or 4 bytes */
+			size_t count;
+		} set;
+		struct {
+			void *addr;
+			uint64_t value;
+			unsigned bits; /* 32 or 64 */
+			unsigned flags;
+		} mem;
+		struct {
+			struct sim_event *event;
+			uint64_t generation;
+		} event;
+		struct {
+			CUdeviceptr dptr;
+			struct sim_device *dev;
+		} free;
+	} u;
+};
+
+struct sim_op {
+	struct sim_op *next;
+	uint64_t seq;
+	unsigned ndeps;
+	struct sim_dep *deps;
+	struct sim_work work;
+};
+
+struct sim_event {
+	struct sim_obj obj;
+	struct sim_ctx *ctx;
+	unsigned flags;
+	/* Last record (under sim.lock). */
+	int recorded;
+	uint64_t generation;
+	struct sim_dep point;
+	int timed;                  /* the record op ran and stamped `when` */
+	struct timespec when;
+	struct sim_graph *capture_graph; /* recorded into a capture */
+};
+
+/* ---- the process-wide state ------------------------------------------------------------------ */
+
+struct sim_state {
+	pthread_mutex_t lock;
+	pthread_cond_t progress;
+	pthread_mutex_t mem_lock;
+	_Atomic int initialized;
+	struct sim_config cfg;
+	struct sim_device *devices;
+	atomic_ullong next_id;
+	_Atomic int global_captures;
+	struct sim_hostmem *host;    /* host registrations and host allocations (mem_lock) */
+	size_t nhost, cap_host;
+};
+
+extern struct sim_state sim;
+
+/* Per-thread state. */
+#define SIM_CTX_STACK 32
+#define SIM_PT_STREAMS 8
+struct sim_thread {
+	struct sim_ctx *stack[SIM_CTX_STACK];
+	int depth;
+	CUstreamCaptureMode capture_mode;
+	int own_strict_captures; /* this thread's captures begun in GLOBAL or THREAD_LOCAL mode */
+	int own_global_captures;
+	struct {
+		struct sim_ctx *ctx;
+		struct sim_stream *s;
+		uint64_t uid;
+	} pt[SIM_PT_STREAMS];
+	int registered; /* thread-exit destructor armed */
+};
+extern __thread struct sim_thread sim_thr;
+
+/* ---- helpers shared between files -------------------------------------------------------------- */
+
+/* init.c */
+static inline int sim_ready(void)
+{
+	return atomic_load_explicit(&sim.initialized, memory_order_acquire);
+}
+#define SIM_REQUIRE_INIT()                                                                     \
+	do {                                                                                   \
+		if (!sim_ready())                                                              \
+			return CUDA_ERROR_NOT_INITIALIZED;                                     \
+	} while (0)
+void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct sim_device *sim_device_get(CUdevice dev);
+unsigned long long sim_new_id(void);
+struct sim_watch *sim_watch_find(const char *name);
+
+/* ctx.c */
+CUresult sim_ctx_current(struct sim_ctx **ret);          /* INVALID_CONTEXT when none */
+CUresult sim_ctx_check(struct sim_ctx *ctx);              /* sticky error, if any */
+CUresult sim_ctx_resolve(CUcontext h, struct sim_ctx **ret); /* NULL = current */
+void sim_ctx_fault(struct sim_ctx *ctx, CUresult err);
+static inline CUresult sim_ctx_sticky(struct sim_ctx *ctx)
+{
+	return (CUresult)atomic_load_explicit(&ctx->sticky, memory_order_acquire);
+}
+
+/* stream.c */
+CUresult sim_stream_resolve(CUstream h, int per_thread, struct sim_stream **ret);
+struct sim_stream *sim_stream_create_locked(struct sim_ctx *ctx, enum sim_stream_kind kind,
+					    unsigned flags, int priority);
+/* Queue work on a stream (or run it inline in null mode, or add it to a capture). */
+CUresult sim_submit(struct sim_stream *s, const struct sim_work *w);
+CUresult sim_submit_wait(struct sim_stream *s, const struct sim_work *w); /* and wait for it */
+CUresult sim_stream_sync(struct sim_stream *s);
+void sim_ctx_teardown_locked(struct sim_ctx *ctx); /* stop workers, free streams */
+void sim_work_release(struct sim_work *w);
+void sim_work_execute(struct sim_work *w, struct sim_ctx *ctx); /* for null mode & graphs */
+int sim_capture_unsafe(void);    /* a potentially unsafe call is prohibited right now */
+CUresult sim_capture_add(struct sim_stream *s, const struct sim_work *w);
+static inline int sim_is_null(void) { return sim.cfg.null_mode; }
+
+/* mem.c */
+enum sim_range_kind { SIM_RANGE_ALLOC, SIM_RANGE_ASYNC, SIM_RANGE_RESERVE, SIM_RANGE_GLOBAL };
+enum sim_host_kind { SIM_HOST_REGISTERED, SIM_HOST_ALLOC, SIM_HOST_MANAGED };
+
+/* Translate [dptr, dptr+bytes) to host-accessible memory for the simulated copy engine:
+ * device window → shadow store; registered/allocated/managed host memory → itself.
+ * Returns NULL when the range is not valid device-accessible memory. */
+void *sim_mem_translate(CUdeviceptr dptr, size_t bytes, int *pinned_host);
+/* For the unified cuMemcpy: any pointer outside the device windows is host memory. */
+void *sim_mem_translate_any(CUdeviceptr p, size_t bytes, int *is_device);
+void *sim_mem_translate_fast(CUdeviceptr dptr); /* null mode: no validation, no lock */
+int sim_host_is_pinned(const void *p, size_t bytes);
+int sim_mem_is_managed(CUdeviceptr p);
+void sim_mem_release(struct sim_device *dev, CUdeviceptr dptr);
+CUresult sim_mem_alloc(struct sim_ctx *ctx, size_t bytes, enum sim_range_kind kind,
+		       CUdeviceptr *ret);
+void sim_mem_ctx_gone(struct sim_ctx *ctx); /* free what a destroyed context owned */
+void sim_mem_init_device(struct sim_device *dev);
+
+/* module.c */
+struct sim_module {
+	struct sim_obj obj;
+	struct sim_ctx *ctx;
+	struct sim_image *img;
+	struct sim_func **funcs;      /* one per entry */
+	CUdeviceptr *global_ptrs;     /* one per .global */
+	struct sim_library *library;  /* owner, when made by cuLibraryGetModule */
+};
+struct sim_func {
+	struct sim_obj obj;
+	struct sim_module *module;
+	struct sim_entry *entry;
+	_Atomic int max_dynamic_shared;
+};
+struct sim_library {
+	struct sim_obj obj;
+	struct sim_image *img;
+	struct sim_kernel **kernels;
+	struct sim_module *module;    /* made on first use in a context */
+};
+struct sim_kernel {
+	struct sim_obj obj;
+	struct sim_library *library;
+	struct sim_entry *entry;
+	unsigned index;
+	_Atomic int max_dynamic_shared;
+};
+struct sim_module *sim_module_of_library(struct sim_library *lib, struct sim_ctx *ctx, CUresult *err);
+/* The entry behind a CUfunction (or a CUkernel cast to one), its module (NULL for a kernel) and
+ * its MAX_DYNAMIC_SHARED_SIZE_BYTES attribute. */
+struct sim_entry *sim_launch_entry(CUfunction h, struct sim_module **module, _Atomic int **max_dyn);
+int sim_entry_max_dynamic_shared(const struct sim_entry *e, _Atomic int *attr);
+void sim_modules_ctx_gone(struct sim_ctx *ctx);
+
+/* graph.c */
+struct sim_graph {
+	struct sim_obj obj;
+	struct sim_ctx *ctx;
+	struct sim_work *nodes;
+	size_t nnodes, cap;
+};
+struct sim_graph_exec {
+	struct sim_obj obj;
+	struct sim_ctx *ctx;
+	struct sim_work *nodes;
+	size_t nnodes;
+};
+void sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w);
+void sim_work_copy(struct sim_work *dst, const struct sim_work *src);
+
+/* launch.c */
+enum sim_launch_fate sim_launch_fate(struct sim_entry *e, unsigned long *nth);
+
+#endif
