@@ -59,3 +59,11 @@ ENGINE_PROGS := $(BUILD)/miniengine $(BUILD)/launchstorm \
 ALL += $(ENGINE_PROGS)
 
 -include $(ENGINE_OBJ)/*.d
+
+# Test helpers (tests/engine): the launch-storm checker, preloaded into launchstorm.  Built
+# without sanitizers: it is preloaded, and must not bring its own runtime.
+ENGINE_TESTS := $(BUILD)/tests/engine
+$(ENGINE_TESTS)/libstormcheck.so: tests/engine/stormcheck.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARNINGS) -fPIC -shared -o $@ $< -ldl
+TEST_DEPS += $(ENGINE_TESTS)/libstormcheck.so

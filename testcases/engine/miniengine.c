@@ -532,8 +532,8 @@ static void run_step(struct worker *w, unsigned step)
 	if (plant == FAULT_MULTISTREAM) {
 		if (engine_verbose)
 			fprintf(stderr,
-				"miniengine: thread 0 (tid %d): %u streams queued behind the fault "
-				"on stream 0; releasing it\n",
+				"miniengine: thread 0 (tid %d): %u other stream(s) queued behind the "
+				"fault on stream 0; releasing it\n",
 				(int)w->tid, E.opt.streams - 1);
 		__atomic_store_n(&E.ctl->gate, 1, __ATOMIC_RELEASE);
 	}
