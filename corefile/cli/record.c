@@ -24,8 +24,9 @@
 #include "cli.h"
 
 #define RECORDER_LIB "libcudainspect-rec.so"
-/* The recorder writes snapshot and persistent files into this directory (docs/ENVIRONMENT.md). */
-#define RECORDER_DIR_ENV "CUDAINSPECT_DIR"
+/* Where the recorder writes snapshot files, and keeps a persistent record (docs/ENVIRONMENT.md). */
+#define SNAPSHOT_DIR_ENV "CUDAINSPECT_SNAPSHOT_DIR"
+#define PERSISTENT_DIR_ENV "CUDAINSPECT_DIR"
 
 static const char record_usage[] =
 	"Usage: cudainspect record [OPTIONS] -- CMD [ARGS...]\n"
@@ -35,7 +36,10 @@ static const char record_usage[] =
 	"\n"
 	"Options:\n"
 	"  -d, --dir DIR        write the recorder's snapshot files into DIR (created if needed;\n"
-	"                       sets " RECORDER_DIR_ENV ")\n"
+	"                       sets " SNAPSHOT_DIR_ENV ")\n"
+	"      --persistent     also keep the record itself in a file in DIR (default: the\n"
+	"                       current directory), so that it survives kill -9 (sets\n"
+	"                       " PERSISTENT_DIR_ENV ")\n"
 	"      --preload PATH   the recorder library (default: " RECORDER_LIB " next to\n"
 	"                       cudainspect, or in ../lib)\n"
 	"      --no-core        leave the core-size limit as it is\n"
@@ -230,18 +234,19 @@ static int prepend_env(const char *name, const char *value, char sep)
 
 int cli_record(int argc, char **argv)
 {
-	enum { OPT_PRELOAD = 256, OPT_NO_CORE };
+	enum { OPT_PRELOAD = 256, OPT_NO_CORE, OPT_PERSISTENT };
 	static const struct option longopts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "preload", required_argument, NULL, OPT_PRELOAD },
 		{ "no-core", no_argument, NULL, OPT_NO_CORE },
+		{ "persistent", no_argument, NULL, OPT_PERSISTENT },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *dir = NULL, *preload = NULL;
-	bool no_core = false, json = false, quiet = false;
+	bool no_core = false, json = false, quiet = false, persistent = false;
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -251,6 +256,7 @@ int cli_record(int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case OPT_PRELOAD: preload = optarg; break;
 		case OPT_NO_CORE: no_core = true; break;
+		case OPT_PERSISTENT: persistent = true; break;
 		case 'j': json = true; break;
 		case 'q': quiet = true; break;
 		case 'h': fputs(record_usage, stdout); return CI_EXIT_OK;
@@ -278,9 +284,10 @@ int cli_record(int argc, char **argv)
 		free(lib);
 		return CI_EXIT_USAGE;
 	}
-	char *absdir = dir ? realpath(dir, NULL) : NULL;
+	char *absdir = realpath(dir ? dir : ".", NULL);
 	if (prepend_env("LD_PRELOAD", lib, ':') != 0 ||
-	    (absdir && setenv(RECORDER_DIR_ENV, absdir, 1) != 0)) {
+	    (dir && absdir && setenv(SNAPSHOT_DIR_ENV, absdir, 1) != 0) ||
+	    (persistent && absdir && setenv(PERSISTENT_DIR_ENV, absdir, 1) != 0)) {
 		cli_error("record: cannot set the environment: %s", strerror(errno));
 		free(lib);
 		free(absdir);
@@ -345,8 +352,10 @@ int cli_record(int argc, char **argv)
 	snprintf(comm, sizeof(comm), "%s", base ? base + 1 : cmd[0]);
 	char *piped = NULL;
 	char *core = WCOREDUMP(status) ? find_core(pid, comm, start, &piped) : NULL;
-	const char *snapdir = absdir ? absdir : getenv(RECORDER_DIR_ENV);
+	const char *snapdir = getenv(SNAPSHOT_DIR_ENV);
 	char *snap = find_snapshot(snapdir ? snapdir : ".", pid, start);
+	if (!snap && persistent && absdir)
+		snap = find_snapshot(absdir, pid, start);
 
 	cli_error("record: %s (pid %d) was killed by signal %d (%s)%s", cmd[0], (int)pid, sig,
 		  strsignal(sig), WCOREDUMP(status) ? " and dumped core" : "");
