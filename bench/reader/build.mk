@@ -10,3 +10,20 @@ $(BUILD)/tests/reader/%: tests/reader/%.c tests/reader/model.h tests/lib/tap.h \
 	$(CC) $(CPPFLAGS) -Icorefile $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcudainspect.a $(READER_LIBS)
 
 TEST_DEPS += $(READER_TESTS)
+
+# The benchmark: bigcore makes the large crash, measure times a command and its peak memory,
+# run.sh does the rest and prints `bench: NAME VALUE UNIT` lines (docs/PERFORMANCE.md, "Reader").
+$(BUILD)/bench/reader/bigcore: bench/reader/bigcore.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
+
+$(BUILD)/bench/reader/measure: bench/reader/measure.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $<
+
+.PHONY: bench-reader
+bench-reader: $(BUILD)/bench/reader/bigcore $(BUILD)/bench/reader/measure
+	@CI_BUILD=$(abspath $(BUILD)) bench/reader/run.sh
+
+BENCH_TARGETS += bench-reader
