@@ -89,3 +89,18 @@ install-gdb: $(BUILD)/cudainspect.so plugin/cudainspect.gdb.in plugin/expand.awk
 		$(DESTDIR)$(GDB_AUTOLOAD_DIR)$(LIBDIR)/libcudainspect-rec.so-gdb.gdb
 
 INSTALL_TARGETS += install-cli install-recorder install-gdb
+
+# GDB test programs (tests/plugin/*.t).  Built without sanitizers: they run under the recorder
+# (LD_PRELOAD) and GDB.
+$(PLUGIN_TEST_DIR)/gdbprobe: tests/plugin/gdbprobe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -O0 -g -std=gnu11 $(WARNINGS) -o $@ $< \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# A freestanding executable at a fixed address: the "JIT-compiled" object gdbprobe registers.
+$(PLUGIN_TEST_DIR)/jitfn.elf: tests/plugin/jitfn.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -fno-pic -no-pie -nostdlib -static -fasynchronous-unwind-tables \
+		-Wl,-Ttext-segment=0x30000000 -Wl,-e,jitted_call -Wl,--build-id=none -o $@ $<
+
+TEST_DEPS += $(PLUGIN_TEST_DIR)/gdbprobe $(PLUGIN_TEST_DIR)/jitfn.elf

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# GDB on live processes: attached to a running recorded process (gdbprobe --wait, blocked with
+# its pointers on the stack), and a recorded process started under GDB that dies there.  The
+# `cuda` commands must print what the CLI prints for the same pid, and device pointers must be
+# named as on a core.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/gdb-lib.sh"
+need_gdb_parts "$REC" "$PLUGIN" "$CMDS" "$CLI" "$PROBE" "$B/sim/libcuda.so.1"
+scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+[ "$scope" = 0 ] || [ "$(id -u)" = 0 ] || skip_all "kernel.yama.ptrace_scope=$scope forbids attaching"
+
+# --- attached ---------------------------------------------------------------------------------
+recorded "$PROBE" --wait >"$T/probe.out" 2>"$T/probe.err" &
+probe=$!
+trap 'kill $probe 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do grep -q '^live=' "$T/probe.out" && break; sleep 0.1; done
+read -r live stale pid < <(sed -n 's/^live=\([^ ]*\) stale=\([^ ]*\) pid=\(.*\)/\1 \2 \3/p' "$T/probe.out")
+is "$pid" "$probe" "probe is waiting with its pointers (pid $probe)"
+
+out=$(gdb_batch -x "$CMDS" -ex "jit-reader-load $PLUGIN" -p "$probe" \
+	-ex "print (void *) $live" -ex "print (void *) $stale" -ex "info symbol $live" \
+	-ex 'echo @@begin@@\n' -ex 'cuda allocs freed' -ex 'printf "exit=%d\n", $_shell_exitcode' \
+	-ex 'echo @@end@@\n' -ex detach)
+like "$out" "= \(void \*\) $live <cuda_alloc_[0-9]+\+16>" "attached: live pointer named"
+like "$out" "= \(void \*\) $stale <cuda_freed_[0-9]+\+16>" "attached: freed pointer named (plugin)"
+like "$out" "^cuda_alloc_[0-9]+ \+ 16 in section \.cuda_alloc" "attached: info symbol"
+got=$(printf '%s\n' "$out" | sed -n '/^@@begin@@$/,/^@@end@@$/p' | sed '1d;$d')
+want=$("$CLI" --freed --pid "$probe" allocs 2>&1; echo "exit=$?")
+is "$got" "$want" "attached: cuda allocs freed = cudainspect --freed --pid PID allocs"
+ok "the process survives GDB's visit" kill -0 "$probe"
+kill "$probe"; wait "$probe" 2>/dev/null
+
+# --- started under GDB ------------------------------------------------------------------------
+out=$(gdb_batch -x "$CMDS" -iex "jit-reader-load $PLUGIN" \
+	-iex "set environment LD_LIBRARY_PATH=$B/sim" -iex "set environment LD_PRELOAD=$REC" \
+	-iex 'set environment CUDAINSPECT_QUIET=1' -iex 'set startup-with-shell off' \
+	-ex run -ex 'frame function use_buffers' -ex 'print live' -ex 'info symbol live' \
+	-ex 'echo @@begin@@\n' -ex 'cuda summary' -ex 'printf "exit=%d\n", $_shell_exitcode' \
+	-ex 'echo @@end@@\n' -ex 'kill' --args "$PROBE")
+like "$out" 'flight record registered by pid [0-9]+' "run: the plugin notices the record when it is registered"
+like "$out" 'SIGABRT' "run: the probe stops on its abort"
+like "$out" '= \(float \*\) 0x[0-9a-f]+ <cuda_(alloc|freed)_[0-9]+\+16>|= \(float \*\) 0x[0-9a-f]+$' \
+	"run: live pointer prints (named once the recorder refreshed its symbols)"
+got=$(printf '%s\n' "$out" | sed -n '/^@@begin@@$/,/^@@end@@$/p' | sed '1d;$d')
+like "$got" 'exit=0$' "run: cuda summary reads the stopped process (exit 0)"
+like "$got" '^cudainspect: ' "run: cuda summary prints the CLI's headline"
+unlike "$out" 'Segmentation|internal-error' "no crash"
+done_testing
