@@ -60,10 +60,10 @@ ALL += $(ENGINE_PROGS)
 
 -include $(ENGINE_OBJ)/*.d
 
-# Test helpers (tests/engine): the launch-storm checker, preloaded into launchstorm.  Built
-# without sanitizers: it is preloaded, and must not bring its own runtime.
+# Test helpers (tests/engine): launchspy, preloaded into the engines to see what reaches the
+# driver.  Built without sanitizers: it is preloaded, and must not bring its own runtime.
 ENGINE_TESTS := $(BUILD)/tests/engine
-$(ENGINE_TESTS)/libstormcheck.so: tests/engine/stormcheck.c
+$(ENGINE_TESTS)/liblaunchspy.so: tests/engine/launchspy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARNINGS) -fPIC -shared -o $@ $< -ldl
-TEST_DEPS += $(ENGINE_TESTS)/libstormcheck.so
+TEST_DEPS += $(ENGINE_TESTS)/liblaunchspy.so
