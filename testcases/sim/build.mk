@@ -35,7 +35,7 @@ $(SIM_TSAN_DIR)/libcuda.so.1: $(SIM_SRCS) $(SIM_HDRS) testcases/sim/libcuda.map
 	$(CC) $(CPPFLAGS) $(SIM_TSAN_CFLAGS) $(SIM_CFLAGS) $(SIM_LDFLAGS) -o $@ $(SIM_SRCS)
 
 # Test programs: tests/sim/*.c, one binary each, linked like an application against the stub.
-SIM_TEST_SRCS := $(wildcard tests/sim/*.c)
+SIM_TEST_SRCS := $(filter-out tests/sim/interposer.c,$(wildcard tests/sim/*.c))
 SIM_TESTS     := $(SIM_TEST_SRCS:tests/sim/%.c=$(BUILD)/tests/sim/%)
 SIM_TEST_LIBS := -L$(CUDA_HOME)/lib64/stubs -lcuda -ldl -pthread
 
@@ -48,7 +48,12 @@ $(SIM_TSAN_DIR)/hammer: tests/sim/hammer.c tests/sim/simtest.h tests/lib/tap.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/lib $(SIM_TSAN_CFLAGS) -o $@ $< $(SIM_TEST_LIBS)
 
-TEST_DEPS += $(SIM_TESTS)
+# A preloadable shim that exports cuLaunchKernel (procaddr.t), built without sanitizers.
+$(BUILD)/tests/sim/interposer.so: tests/sim/interposer.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) -fPIC -shared -o $@ $<
+
+TEST_DEPS += $(SIM_TESTS) $(BUILD)/tests/sim/interposer.so
 
 # Parameter-layout fixture: PTX that nvcc writes from tests/sim/params.cu (skipped without nvcc).
 ifneq ($(wildcard $(NVCC)),)

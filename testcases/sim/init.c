@@ -123,14 +123,14 @@ static int sim_parse_watch_list(const char *var, const char *list, int hang)
 			errno = 0;
 			n = strtoul(at + 1, &end, 10);
 			if (errno || end == at + 1 || *end || n == 0) {
-				sim_log("%s: '%s@%s' is not NAME@N with N >= 1; fix the variable", var,
+				sim_log("%s='%s': '%s@%s' is not NAME@N with N >= 1", var, list,
 					item, at + 1);
 				free(copy);
 				return -1;
 			}
 		}
 		if (!*item) {
-			sim_log("%s: empty kernel name in '%s'", var, list);
+			sim_log("%s='%s': empty kernel name; use NAME[@N][,NAME[@N]...]", var, list);
 			free(copy);
 			return -1;
 		}
@@ -148,7 +148,7 @@ static int sim_parse_watch_list(const char *var, const char *list, int hang)
 		unsigned *count = hang ? &w->nhang : &w->nfault;
 		unsigned long *at_list = hang ? w->hang_at : w->fault_at;
 		if (*count == SIM_WATCH_MAX_N) {
-			sim_log("%s: more than %d ordinals for kernel %s", var, SIM_WATCH_MAX_N, item);
+			sim_log("%s='%s': more than %d ordinals for kernel %s", var, list, SIM_WATCH_MAX_N, item);
 			free(copy);
 			return -1;
 		}

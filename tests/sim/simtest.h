@@ -1,4 +1,4 @@
-/* Shared helpers for the simulator's C tests (tests/sim/*.c).  Each test is an ordinary driver
+/* Shared helpers for the simulator's C tests (tests/sim/NAME.c).  Each test is an ordinary driver
  * API program: it links against the toolkit's stub libcuda.so and runs against
  * build/sim/libcuda.so.1 through LD_LIBRARY_PATH, exactly as the engines do. */
 #ifndef SIMTEST_H
@@ -79,5 +79,11 @@ static inline CUresult simtest_launch(CUfunction f, CUstream s, CUdeviceptr arg)
 	unsigned n = 1;
 	void *params[] = {&arg, &n};
 	return cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, params, NULL);
+}
+/* End of a test: the plan goes last (TAP allows it), then the exit status. */
+static inline int simtest_done(void)
+{
+	printf("1..%d\n", tap_n);
+	return done_testing();
 }
 #endif
