@@ -81,3 +81,35 @@ TEST_DEPS += $(RI_DIR)/mkrecord $(RI_DIR)/crasher $(RI_DIR)/libcudainspect-rec-s
 ifneq ($(wildcard $(RI_SRC)/mkcore.c),)
 TEST_DEPS += $(RI_DIR)/mkcore
 endif
+
+# ---------------------------------------------------------------------------------------------
+# libFuzzer harnesses (corefile/fuzz/): the input stages rebuilt with clang and
+# -fsanitize=fuzzer-no-link,address,undefined into $(BUILD)/fuzz/.  `make fuzz` runs each for
+# FUZZ_SECONDS on a seed corpus of synthetic records and cores (tests/reader-input/fuzz-seeds.sh);
+# tests/reader-input/fuzz.t runs each for 60 seconds as part of `make check`.
+FUZZ_DIR      := $(BUILD)/fuzz
+FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS   := -O1 -g -std=gnu11 -fno-omit-frame-pointer $(WARNINGS) -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_OBJS     := $(CI_INPUT_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_HARNESSES := $(patsubst corefile/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard corefile/fuzz/fuzz_*.c))
+
+$(FUZZ_DIR)/obj/%.o: %.c include/cudainspect/cudainspect.h include/cudainspect/record.h corefile/reader-internal.h $(CI_GEN)/cuda-results.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) -I$(CI_GEN) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: corefile/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) -lelf -lzstd -lz
+
+.PHONY: fuzz-reader-input
+fuzz-reader-input: $(FUZZ_HARNESSES) $(RI_DIR)/mkrecord $(RI_DIR)/mkcore $(RI_DIR)/crasher
+	@for h in $(FUZZ_HARNESSES); do \
+		n=$$(basename $$h); corpus=$(FUZZ_DIR)/corpus-$$n; mkdir -p $$corpus $(FUZZ_DIR)/artifacts; \
+		tests/reader-input/fuzz-seeds.sh $(RI_DIR) $$corpus $$n || exit 1; \
+		echo "fuzz: $$n for $(FUZZ_SECONDS)s (corpus $$corpus)"; \
+		$$h -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_DIR)/artifacts/ $$corpus >$(FUZZ_DIR)/$$n.log 2>&1 \
+			|| { tail -40 $(FUZZ_DIR)/$$n.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(FUZZ_DIR)/$$n.log | tail -2; \
+	done
+FUZZ_TARGETS += fuzz-reader-input
+TEST_DEPS += $(FUZZ_HARNESSES)

@@ -217,18 +217,23 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 	size_t out_size = kinds[kind].size;
 	enum layout layout = kinds[kind].layout;
 	uint64_t cap = sec->capacity;
-	if (cap == 0)
+	/* Read only what the input holds: a hostile capacity then costs nothing, and the tail a
+	 * truncated core lost is counted as missing.  Slot numbers stay those of the record. */
+	uint64_t have = ci_source_available(d->src, d->base + sec->offset, cap * sec->entry_size) /
+			sec->entry_size;
+	stats->missing += cap - have;
+	if (have == 0)
 		return NULL;
-	_cleanup_free_ uint8_t *raw = malloc(cap * sec->entry_size);
-	_cleanup_free_ uint8_t *st = malloc(cap);
-	uint8_t *out = calloc(cap, out_size);
+	_cleanup_free_ uint8_t *raw = malloc(have * sec->entry_size);
+	_cleanup_free_ uint8_t *st = malloc(have);
+	uint8_t *out = calloc(have, out_size);
 	if (!raw || !st || !out) {
 		free(out);
 		return ci_error_create(CI_ERR_NOMEM,
 				       "out of memory decoding %llu %s of the record",
 				       (unsigned long long)cap, kinds[kind].name);
 	}
-	struct ci_error *err = read_entries(d, d->base + sec->offset, cap, sec->entry_size, true, raw, st);
+	struct ci_error *err = read_entries(d, d->base + sec->offset, have, sec->entry_size, true, raw, st);
 	if (err) {
 		free(out);
 		return err;
@@ -236,7 +241,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 	refresh_head(d, kind);
 	uint64_t head = d->secs[kind].head;
 	size_t kept = 0, last_slot = 0;
-	for (uint64_t i = 0; i < cap; i++) {
+	for (uint64_t i = 0; i < have; i++) {
 		const uint8_t *e = raw + i * sec->entry_size;
 		uint64_t seq = ci_le64(e);
 		if (st[i] == ENTRY_MISSING) {
@@ -294,10 +299,20 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 
 /* Byte and word areas: strings, frames, breadcrumbs.  Units past what the input holds read as
  * zeros and are counted as missing. */
-static struct ci_error *decode_area(struct decoder *d, uint32_t kind, uint64_t units, void **ret)
+static struct ci_error *decode_area(struct decoder *d, uint32_t kind, uint64_t *unitsp, void **ret)
 {
 	*ret = NULL;
+	uint64_t units = *unitsp;
+	if (d->usable[kind] && units) {
+		/* Past what the input holds nothing is read (see decode_entries). */
+		const struct ci_section *s = &d->secs[kind];
+		uint64_t have = ci_source_available(d->src, d->base + s->offset, units * s->entry_size) /
+				s->entry_size;
+		d->m->sections[kind].missing += units - have;
+		*unitsp = units = have;
+	}
 	if (!d->usable[kind] || units == 0) {
+		*unitsp = 0;
 		*ret = calloc(1, 8);
 		return *ret ? NULL : ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record");
 	}
@@ -378,12 +393,18 @@ static void check_references(struct decoder *d)
 	/* Stacks first: everything else refers to them. */
 	for (size_t i = 0; i < m->stack_count; i++) {
 		struct ci_stack *s = &m->stacks[i];
-		uint64_t end;
+		uint64_t end = 0;
 		if (s->seq && (s->nframes > CI_MAX_STACK_FRAMES ||
 			       !ci_add(s->frames_offset, s->nframes, &end) || end > m->frame_count)) {
 			s->seq = 0;
 			m->sections[CI_SEC_STACKS].accepted--;
-			m->sections[CI_SEC_STACKS].invalid++;
+			/* Frames the input lacks are missing, not damage. */
+			bool lost = m->sections[CI_SEC_FRAMES].missing && s->nframes <= CI_MAX_STACK_FRAMES &&
+				    end <= d->secs[CI_SEC_FRAMES].capacity;
+			if (lost)
+				m->sections[CI_SEC_STACKS].missing++;
+			else
+				m->sections[CI_SEC_STACKS].invalid++;
 		}
 	}
 	check_string(d, 0, &m->header.exe_str);
@@ -690,7 +711,7 @@ static struct ci_error *decode_sections(struct decoder *d)
 
 	/* Strings: the used part, always NUL-terminated. */
 	uint64_t nstr = area_units(d, CI_SEC_STRINGS, true);
-	if ((err = decode_area(d, CI_SEC_STRINGS, nstr, &p)))
+	if ((err = decode_area(d, CI_SEC_STRINGS, &nstr, &p)))
 		return err;
 	char *strings = realloc(p, nstr + 1);
 	if (!strings) {
@@ -702,13 +723,13 @@ static struct ci_error *decode_sections(struct decoder *d)
 	m->strings_size = nstr + 1;
 
 	uint64_t nframes = area_units(d, CI_SEC_FRAMES, true);
-	if ((err = decode_area(d, CI_SEC_FRAMES, nframes, &p)))
+	if ((err = decode_area(d, CI_SEC_FRAMES, &nframes, &p)))
 		return err;
 	m->frames = p;
 	m->frame_count = nframes;
 
 	uint64_t ncrumbs = area_units(d, CI_SEC_BREADCRUMBS, false);
-	if ((err = decode_area(d, CI_SEC_BREADCRUMBS, ncrumbs, &p)))
+	if ((err = decode_area(d, CI_SEC_BREADCRUMBS, &ncrumbs, &p)))
 		return err;
 	if (d->usable[CI_SEC_BREADCRUMBS] && d->secs[CI_SEC_BREADCRUMBS].entry_size == 4) {
 		/* 32-bit breadcrumbs (no 64-bit stream memory ops): widen in place from the end. */

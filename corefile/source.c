@@ -107,6 +107,8 @@ static int segment_cmp(const void *a, const void *b)
 
 void ci_source_sort_segments(struct ci_source *src)
 {
+	if (src->seg_count == 0)
+		return;
 	/* Kernels with core_sort_vma=1 write VMAs smallest first, and hostile files anything, so
 	 * never rely on the file's order. */
 	qsort(src->segs, src->seg_count, sizeof *src->segs, segment_cmp);

@@ -542,7 +542,7 @@ struct ci_error *ci_source_load_core(struct ci_source *src)
 				break;
 			}
 			note_segs = grown;
-			note_segs[note_count].off = p_offset;
+			note_segs[note_count].off = captured ? p_offset : 0;
 			note_segs[note_count].len = captured;
 			note_segs[note_count].align = p_align == 8 ? 8 : 4;
 			note_count++;

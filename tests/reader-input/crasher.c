@@ -14,6 +14,7 @@
  *   persistent a MAP_SHARED file ./cudainspect-synth-PID.cirec (not dumped by default)
  *   fork       a memfd record, then fork(); the child adds its own record and crashes
  *   none       no record at all
+ * --filter=HEX sets /proc/self/coredump_filter first.
  * Crash: segv (write to 0x1234), abort, hang (wait for SIGTERM), writer (hang while a thread
  * keeps republishing launch entries, for seqlock tests).
  * Before crashing it prints "pid=P", "tid=T name=N" per thread and "record=ADDR" on stdout.
@@ -150,6 +151,14 @@ int main(int argc, char **argv)
 			crash_thread = atoi(argv[i] + 15);
 		else if (strncmp(argv[i], "--lib=", 6) == 0)
 			lib = argv[i] + 6;
+		else if (strncmp(argv[i], "--filter=", 9) == 0) {
+			/* What the kernel dumps (core(5)); 0x2 keeps cores tiny: shared memory only. */
+			FILE *f = fopen("/proc/self/coredump_filter", "w");
+			if (f) {
+				fputs(argv[i] + 9, f);
+				fclose(f);
+			}
+		}
 		else {
 			fprintf(stderr, "usage: crasher [--mode=M] [--crash=C] [--threads=N] "
 					"[--crash-thread=K] [--lib=PATH] [record options]\n%s",

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Build the seed corpus for a reader fuzz harness from real and synthetic inputs:
+#   fuzz-seeds.sh FIXTURE_DIR CORPUS_DIR HARNESS   (HARNESS: fuzz_record or fuzz_core)
+# fuzz_record gets synthetic records (intact, wrapped, torn, damaged, newer minor, cut);
+# fuzz_core gets synthetic cores (kernel-like, gdb-like, aarch64, split, no NT_FILE), a real
+# kernel core of the crasher fixture (dump filter 0x2 keeps it small), a zstd copy and a record.
+set -eu
+D=$(cd "$1" && pwd) C=$2 H=$3
+mkdir -p "$C"
+W=$(mktemp -d "${TMPDIR:-/tmp}/ci-seeds.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+small="--launches=6 --launch-cap=8 --allocs=3 --alloc-cap=8 --frees=2 --free-cap=4 --events=3"
+case $H in
+fuzz_record)
+	i=0
+	for opts in "" "--launches=40 --launch-cap=16" "--torn=2" "--minor=3 --entry-pad=8" \
+	            "--damage=refs" "--damage=stack" "--damage=seq" "--damage=dup" "--damage=overlap" \
+	            "--damage=unknown-section" "--major=2" "--launches=0 --allocs=0 --frees=0 --errors=0 --events=0"; do
+		"$D/mkrecord" $small $opts "$C/record-$i"; i=$((i + 1))
+	done
+	"$D/mkrecord" $small --truncate=3000 "$C/record-cut"
+	;;
+fuzz_core)
+	i=0
+	for opts in "" "--gdb" "--split --reverse" "--no-file-note" "--machine=aarch64 --note-align=8" \
+	            "--damage=refs --torn=1" "--overlap" "--threads=1"; do
+		"$D/mkcore" $small $opts "$C/core-$i"; i=$((i + 1))
+	done
+	if [ "$(cat /proc/sys/kernel/core_pattern)" = core ]; then
+		( ( cd "$W" && ulimit -c unlimited && exec "$D/crasher" --threads=1 --filter=0x2 $small ) >/dev/null 2>&1 || true ) 2>/dev/null
+		core=$(ls "$W"/core* 2>/dev/null | head -1)
+		if [ -n "$core" ]; then
+			cp "$core" "$C/kernel-core"
+			command -v zstd >/dev/null && zstd -q -f -o "$C/kernel-core.zst" "$core"
+		fi
+	fi
+	"$D/mkrecord" $small "$C/record"
+	;;
+*) echo "fuzz-seeds.sh: unknown harness $H" >&2; exit 2 ;;
+esac
