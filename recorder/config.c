@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The recorder's configuration: every CUDAINSPECT_* environment variable, parsed once when the
+ * library is loaded.  docs/ENVIRONMENT.md documents each one; keep the two in step.  A value
+ * that cannot be parsed is a configuration error: the recorder then records nothing and says
+ * why once on stderr, rather than guessing what was meant.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "recorder.h"
+
+extern char **environ;
+
+static const char *const ci_known_vars[] = {
+	"CUDAINSPECT_DISABLE",	     "CUDAINSPECT_QUIET",	"CUDAINSPECT_VERBOSE",
+	"CUDAINSPECT_SIZE",	     "CUDAINSPECT_DIR",		"CUDAINSPECT_SNAPSHOT",
+	"CUDAINSPECT_SNAPSHOT_DIR",  "CUDAINSPECT_STACKS",	"CUDAINSPECT_STACK_DEPTH",
+	"CUDAINSPECT_CRUMBS",	     "CUDAINSPECT_CRUMB_EVERY", "CUDAINSPECT_CRUMB_US",
+	"CUDAINSPECT_CRUMB_BARRIER", "CUDAINSPECT_CRUMB_WIDTH", "CUDAINSPECT_PARAM_BYTES",
+	"CUDAINSPECT_SIGNALS",	     "CUDAINSPECT_JIT",		"CUDAINSPECT_DRIVER",
+};
+
+/* 1 / 0 for a boolean word, -1 for anything else. */
+static int ci_parse_bool(const char *v)
+{
+	static const char *const yes[] = { "1", "on", "yes", "true" };
+	static const char *const no[] = { "0", "off", "no", "false" };
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(v, yes[i]))
+			return 1;
+		if (!strcasecmp(v, no[i]))
+			return 0;
+	}
+	return -1;
+}
+
+/* A decimal number with an optional K/M/G suffix (powers of 1024). */
+static bool ci_parse_size(const char *v, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (errno || end == v || v[0] == '-')
+		return false;
+	unsigned shift = 0;
+	switch (toupper((unsigned char)*end)) {
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (shift && (*end == 'i' || *end == 'I'))
+		end++;
+	if (shift && (*end == 'b' || *end == 'B'))
+		end++;
+	if (*end || (shift && n > (UINT64_MAX >> shift)))
+		return false;
+	*out = (uint64_t)n << shift;
+	return true;
+}
+
+static bool ci_parse_uint(const char *v, unsigned max, unsigned *out)
+{
+	uint64_t n;
+	if (!ci_parse_size(v, &n) || n > max)
+		return false;
+	for (const char *p = v; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return false; /* no suffixes for counts */
+	*out = (unsigned)n;
+	return true;
+}
+
+static const char *ci_env(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : NULL;
+}
+
+#define CI_BAD(...)                                                                            \
+	do {                                                                                   \
+		snprintf(err, errlen, __VA_ARGS__);                                            \
+		return false;                                                                  \
+	} while (0)
+
+static bool ci_bool_var(const char *name, bool *out, char *err, size_t errlen)
+{
+	const char *v = ci_env(name);
+	if (!v)
+		return true;
+	int b = ci_parse_bool(v);
+	if (b < 0)
+		CI_BAD("%s='%s' is not a boolean (use 1/0, on/off, yes/no)", name, v);
+	*out = b;
+	return true;
+}
+
+static bool ci_path_var(const char *name, char *out, size_t len, char *err, size_t errlen)
+{
+	const char *v = ci_env(name);
+	if (!v)
+		return true;
+	if (strlen(v) >= len - 64) /* room for the file names built under it */
+		CI_BAD("%s is too long (%zu bytes)", name, strlen(v));
+	strcpy(out, v);
+	return true;
+}
+
+bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->size = CI_SIZE_DEFAULT;
+	cfg->snapshot_mask = 1u << CI_SNAP_SIGNAL | 1u << CI_SNAP_STICKY_ERROR;
+	cfg->stack_mode = CI_STACKS_FAST;
+	cfg->stack_depth = 16;
+	cfg->crumbs = true;
+	cfg->crumb_every = 1;
+	cfg->crumb_barrier = true;
+	cfg->param_bytes = CI_LAUNCH_PARAM_BYTES;
+	cfg->signals = true;
+	cfg->jit = true;
+	err[0] = 0;
+
+	/* Quiet first, so that it silences the messages about everything else. */
+	if (!ci_bool_var("CUDAINSPECT_QUIET", &cfg->quiet, err, errlen) ||
+	    !ci_bool_var("CUDAINSPECT_DISABLE", &cfg->disabled, err, errlen) ||
+	    !ci_bool_var("CUDAINSPECT_VERBOSE", &cfg->verbose, err, errlen) ||
+	    !ci_bool_var("CUDAINSPECT_CRUMBS", &cfg->crumbs, err, errlen) ||
+	    !ci_bool_var("CUDAINSPECT_CRUMB_BARRIER", &cfg->crumb_barrier, err, errlen) ||
+	    !ci_bool_var("CUDAINSPECT_SIGNALS", &cfg->signals, err, errlen) ||
+	    !ci_bool_var("CUDAINSPECT_JIT", &cfg->jit, err, errlen) ||
+	    !ci_path_var("CUDAINSPECT_DIR", cfg->dir, sizeof cfg->dir, err, errlen) ||
+	    !ci_path_var("CUDAINSPECT_SNAPSHOT_DIR", cfg->snapshot_dir, sizeof cfg->snapshot_dir,
+			 err, errlen) ||
+	    !ci_path_var("CUDAINSPECT_DRIVER", cfg->driver, sizeof cfg->driver, err, errlen))
+		return false;
+
+	const char *v;
+	if ((v = ci_env("CUDAINSPECT_SIZE"))) {
+		if (!ci_parse_size(v, &cfg->size))
+			CI_BAD("CUDAINSPECT_SIZE='%s' is not a size (use bytes or a K/M/G suffix, "
+			       "e.g. 64M)", v);
+		if (cfg->size < CI_SIZE_MIN || cfg->size > CI_SIZE_MAX)
+			CI_BAD("CUDAINSPECT_SIZE='%s' is out of range (1M to 1G)", v);
+	}
+	if ((v = ci_env("CUDAINSPECT_STACKS"))) {
+		if (!strcasecmp(v, "off") || !strcmp(v, "0"))
+			cfg->stack_mode = CI_STACKS_OFF;
+		else if (!strcasecmp(v, "fast") || !strcasecmp(v, "on"))
+			cfg->stack_mode = CI_STACKS_FAST;
+		else if (!strcasecmp(v, "accurate") || !strcasecmp(v, "dwarf"))
+			cfg->stack_mode = CI_STACKS_ACCURATE;
+		else
+			CI_BAD("CUDAINSPECT_STACKS='%s' is not one of off, fast, accurate", v);
+	}
+	if ((v = ci_env("CUDAINSPECT_STACK_DEPTH")) &&
+	    (!ci_parse_uint(v, CI_STACK_DEPTH_MAX, &cfg->stack_depth) || !cfg->stack_depth))
+		CI_BAD("CUDAINSPECT_STACK_DEPTH='%s' is not a number from 1 to %d", v,
+		       CI_STACK_DEPTH_MAX);
+	if ((v = ci_env("CUDAINSPECT_CRUMB_EVERY")) &&
+	    !ci_parse_uint(v, 1u << 30, &cfg->crumb_every))
+		CI_BAD("CUDAINSPECT_CRUMB_EVERY='%s' is not a launch count", v);
+	if ((v = ci_env("CUDAINSPECT_CRUMB_US")) && !ci_parse_uint(v, 1u << 30, &cfg->crumb_us))
+		CI_BAD("CUDAINSPECT_CRUMB_US='%s' is not a number of microseconds", v);
+	if (cfg->crumbs && !cfg->crumb_every && !cfg->crumb_us)
+		CI_BAD("CUDAINSPECT_CRUMB_EVERY=0 without CUDAINSPECT_CRUMB_US would never write a "
+		       "breadcrumb; set CUDAINSPECT_CRUMBS=off to turn them off");
+	if ((v = ci_env("CUDAINSPECT_CRUMB_WIDTH"))) {
+		if (!strcasecmp(v, "auto"))
+			cfg->crumb_width = 0;
+		else if (!strcmp(v, "32"))
+			cfg->crumb_width = 4;
+		else if (!strcmp(v, "64"))
+			cfg->crumb_width = 8;
+		else
+			CI_BAD("CUDAINSPECT_CRUMB_WIDTH='%s' is not one of auto, 32, 64", v);
+	}
+	if ((v = ci_env("CUDAINSPECT_PARAM_BYTES")) &&
+	    !ci_parse_uint(v, CI_LAUNCH_PARAM_BYTES, &cfg->param_bytes))
+		CI_BAD("CUDAINSPECT_PARAM_BYTES='%s' is not a number from 0 to %d", v,
+		       CI_LAUNCH_PARAM_BYTES);
+	if ((v = ci_env("CUDAINSPECT_SNAPSHOT"))) {
+		char words[256];
+		snprintf(words, sizeof words, "%s", v);
+		cfg->snapshot_mask = 0;
+		for (char *save, *w = strtok_r(words, ", ", &save); w;
+		     w = strtok_r(NULL, ", ", &save)) {
+			if (!strcasecmp(w, "signal"))
+				cfg->snapshot_mask |= 1u << CI_SNAP_SIGNAL;
+			else if (!strcasecmp(w, "error"))
+				cfg->snapshot_mask |= 1u << CI_SNAP_STICKY_ERROR;
+			else if (!strcasecmp(w, "exit"))
+				cfg->snapshot_mask |= 1u << CI_SNAP_EXIT;
+			else if (!strcasecmp(w, "all"))
+				cfg->snapshot_mask |= 1u << CI_SNAP_SIGNAL |
+						      1u << CI_SNAP_STICKY_ERROR | 1u << CI_SNAP_EXIT;
+			else if (strcasecmp(w, "none") && strcasecmp(w, "off"))
+				CI_BAD("CUDAINSPECT_SNAPSHOT='%s': '%s' is not one of signal, error, "
+				       "exit, all, none", v, w);
+		}
+	}
+
+	/* A misspelt variable would otherwise be ignored without a word. */
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, "CUDAINSPECT_", 12))
+			continue;
+		size_t n = strcspn(*e, "=");
+		bool known = false;
+		for (size_t i = 0; i < sizeof ci_known_vars / sizeof ci_known_vars[0]; i++)
+			if (strlen(ci_known_vars[i]) == n && !strncmp(*e, ci_known_vars[i], n))
+				known = true;
+		if (!known && !cfg->quiet) {
+			/* ci_say reads ci_cfg, which is not filled in yet. */
+			fprintf(stderr, "cudainspect: ignoring unknown variable %.*s (see "
+				"docs/ENVIRONMENT.md)\n", (int)n, *e);
+		}
+	}
+	return true;
+}

@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Getting the record out of a dying process, and keeping it right across fork.
+ *
+ * Fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS): the handler notes
+ * the signal in the header (state SIGNALED, fatal_*), writes a snapshot file if configured, then
+ * hands the signal on exactly as if the recorder were not there: to the previous handler, or,
+ * when that was the default action, by restoring it and letting the fault happen again (a
+ * hardware fault re-executes the faulting instruction, so the kernel's core and siginfo are the
+ * original ones) or re-raising it (abort, kill, int3).  Everything it does is async-signal-safe:
+ * atomic stores, clock_gettime, open/write/rename/close, and a static buffer.
+ *
+ * Snapshots (CUDAINSPECT_SNAPSHOT: on a fatal signal, on the first sticky CUDA error, at exit)
+ * copy the region into <dir>/cudainspect-<host>-<pid>-<reason>.cisnap, written to a temporary
+ * name and renamed, so a reader never sees half a file.  Other threads may still be recording
+ * while the copy is made, so entries are copied one by one as a reader of a live process does:
+ * an entry whose seq changed during the copy is written with seq = CI_SEQ_BUSY, which every
+ * reader rejects as torn.
+ *
+ * fork: the child must not write into the parent's record (the mapping is shared).  The child
+ * adds one CI_EV_FORK event to the parent's record, unmaps it and starts its own record on its
+ * first CUDA call (header flag CI_HDR_FORKED_CHILD).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recorder.h"
+
+static const int ci_fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
+#define CI_NFATAL (sizeof ci_fatal_signals / sizeof ci_fatal_signals[0])
+static struct sigaction ci_old_action[CI_NFATAL];
+static bool ci_handlers_installed; /* survives fork: the child inherits the handlers */
+static bool ci_atfork_installed;
+static int ci_in_fatal;     /* atomic: 0, CI_FATAL_BUSY while the first handler works, CI_FATAL_DONE */
+enum { CI_FATAL_BUSY = 1, CI_FATAL_DONE = 2 };
+static int ci_sticky_seen;  /* atomic */
+static int ci_snapshot_busy; /* atomic: tid of the thread writing a snapshot, 0 if none */
+
+/* <dir>/cudainspect-<host>-<pid>- , built when the record is created (no formatting in a
+ * signal handler). */
+static char ci_snap_prefix[PATH_MAX];
+static uint8_t ci_snap_buf[1 << 16];
+
+/* ---------------------------------------------------------------------------------------- */
+/* Async-signal-safe helpers                                                                  */
+
+static size_t ci_strlcat(char *dst, const char *src, size_t size)
+{
+	size_t n = strlen(dst);
+	while (*src && n + 1 < size)
+		dst[n++] = *src++;
+	dst[n] = 0;
+	return n;
+}
+
+static void ci_utoa(char *out, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	for (int i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	out[n] = 0;
+}
+
+static bool ci_write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		len -= (size_t)w;
+	}
+	return true;
+}
+
+static void ci_say_raw(const char *a, const char *b)
+{
+	if (ci_cfg.quiet)
+		return;
+	char msg[PATH_MAX + 128] = "cudainspect: ";
+	ci_strlcat(msg, a, sizeof msg);
+	ci_strlcat(msg, b, sizeof msg);
+	size_t n = ci_strlcat(msg, "\n", sizeof msg);
+	ssize_t w = write(STDERR_FILENO, msg, n);
+	(void)w;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Snapshots                                                                                  */
+
+static bool ci_is_byte_area(uint32_t kind)
+{
+	return kind == CI_SEC_FRAMES || kind == CI_SEC_STRINGS || kind == CI_SEC_BREADCRUMBS ||
+	       kind == CI_SEC_SYMBOL_IMAGE;
+}
+
+/* Copy one entry of N bytes (a multiple of 8) as a live reader does: accept it only if its
+ * seq did not change while the words were read. */
+static void ci_copy_entry(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	const uint64_t *s = (const uint64_t *)src;
+	uint64_t *d = (uint64_t *)dst;
+	uint64_t seq = __atomic_load_n(&s[0], __ATOMIC_ACQUIRE);
+	for (uint32_t i = 1; i < n / 8; i++)
+		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	d[0] = __atomic_load_n(&s[0], __ATOMIC_RELAXED) == seq ? seq : CI_SEQ_BUSY;
+}
+
+/* Write bytes [from, to) of the region, entry by entry inside sections with seq entries. */
+static bool ci_snapshot_range(int fd, uint64_t from, uint64_t to)
+{
+	const uint8_t *base = ci_rec.base;
+	while (from < to) {
+		/* The section (with entries) containing FROM, if any. */
+		const struct ci_sec *in = NULL;
+		uint64_t next = to;
+		for (int k = 1; k < CI_SECTION_KIND_MAX; k++) {
+			const struct ci_sec *s = &ci_rec.sec[k];
+			if (!s->dir || ci_is_byte_area(k) || s->entry_size < 8 || s->entry_size % 8)
+				continue;
+			uint64_t lo = (uint64_t)(s->base - base), hi = lo + s->capacity * s->entry_size;
+			if (from >= lo && from < hi)
+				in = s;
+			else if (lo > from && lo < next)
+				next = lo;
+		}
+		if (in) {
+			uint64_t lo = (uint64_t)(in->base - base);
+			uint64_t hi = lo + in->capacity * in->entry_size;
+			uint64_t per = sizeof ci_snap_buf / in->entry_size;
+			uint64_t first = (from - lo) / in->entry_size;
+			uint64_t count = (hi - from) / in->entry_size;
+			if (count > per)
+				count = per;
+			for (uint64_t i = 0; i < count; i++)
+				ci_copy_entry(ci_snap_buf + i * in->entry_size,
+					      in->base + (first + i) * in->entry_size, in->entry_size);
+			if (!ci_write_all(fd, ci_snap_buf, count * in->entry_size))
+				return false;
+			from += count * in->entry_size;
+		} else {
+			uint64_t n = next - from;
+			if (n > sizeof ci_snap_buf)
+				n = sizeof ci_snap_buf;
+			memcpy(ci_snap_buf, base + from, n);
+			if (!ci_write_all(fd, ci_snap_buf, n))
+				return false;
+			from += n;
+		}
+	}
+	return true;
+}
+
+static const char *ci_reason_word(enum ci_snapshot_reason r)
+{
+	switch (r) {
+	case CI_SNAP_SIGNAL: return "signal";
+	case CI_SNAP_STICKY_ERROR: return "error";
+	case CI_SNAP_EXIT: return "exit";
+	case CI_SNAP_REQUEST: return "request";
+	default: return "snapshot";
+	}
+}
+
+/* Take the snapshot writer's slot.  A fatal signal waits (up to 5 s) for another thread's
+ * snapshot to finish, so that the process does not die with half a file and no signal
+ * snapshot; anything else gives up at once. */
+static bool ci_snapshot_enter(bool wait)
+{
+	int me = (int)syscall(SYS_gettid);
+	for (int i = 0; i < 5000; i++) {
+		int expected = 0;
+		if (__atomic_compare_exchange_n(&ci_snapshot_busy, &expected, me, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+		if (!wait || expected == me)
+			return false;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	return false;
+}
+
+static bool ci_snapshot_write_waiting(enum ci_snapshot_reason reason, bool wait)
+{
+	if (!ci_rec.base || !ci_snap_prefix[0] || !ci_snapshot_enter(wait))
+		return false;
+	int saved = errno;
+	char path[PATH_MAX], tmp[PATH_MAX];
+	path[0] = 0;
+	ci_strlcat(path, ci_snap_prefix, sizeof path);
+	ci_strlcat(path, ci_reason_word(reason), sizeof path);
+	ci_strlcat(path, CI_SNAPSHOT_SUFFIX, sizeof path);
+	tmp[0] = 0;
+	ci_strlcat(tmp, path, sizeof tmp);
+	ci_strlcat(tmp, ".tmp", sizeof tmp);
+
+	bool ok = false;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		struct ci_header h;
+		memcpy(&h, ci_rec.hdr, sizeof h);
+		h.origin = CI_ORIGIN_SNAPSHOT;
+		h.snapshot_reason = reason;
+		h.snapshot_monotonic_ns = ci_now();
+		h.write_generation =
+			__atomic_add_fetch(&ci_rec.hdr->write_generation, 1, __ATOMIC_RELAXED);
+		ok = ci_write_all(fd, &h, sizeof h) &&
+		     ci_snapshot_range(fd, sizeof h, ci_rec.size);
+		ok = close(fd) == 0 && ok;
+		ok = ok && rename(tmp, path) == 0;
+		if (!ok)
+			unlink(tmp);
+	}
+	if (ok)
+		ci_say_raw("flight record written to ", path);
+	else
+		ci_say_raw("could not write the flight record snapshot ", path);
+	errno = saved;
+	__atomic_store_n(&ci_snapshot_busy, 0, __ATOMIC_RELEASE);
+	return ok;
+}
+
+bool ci_snapshot_write(enum ci_snapshot_reason reason)
+{
+	return ci_snapshot_write_waiting(reason, false);
+}
+
+static void ci_snapshot_prepare(void)
+{
+	const char *dir = ci_cfg.snapshot_dir[0] ? ci_cfg.snapshot_dir
+			  : ci_cfg.dir[0]	   ? ci_cfg.dir
+						   : ".";
+	char num[24];
+	ci_snap_prefix[0] = 0;
+	ci_strlcat(ci_snap_prefix, dir, sizeof ci_snap_prefix);
+	ci_strlcat(ci_snap_prefix, "/cudainspect-", sizeof ci_snap_prefix);
+	ci_strlcat(ci_snap_prefix, ci_rec.hdr->host, sizeof ci_snap_prefix);
+	ci_strlcat(ci_snap_prefix, "-", sizeof ci_snap_prefix);
+	ci_utoa(num, (uint64_t)getpid());
+	ci_strlcat(ci_snap_prefix, num, sizeof ci_snap_prefix);
+	ci_strlcat(ci_snap_prefix, "-", sizeof ci_snap_prefix);
+}
+
+void ci_sticky_error_seen(void)
+{
+	if (__atomic_exchange_n(&ci_sticky_seen, 1, __ATOMIC_ACQ_REL))
+		return;
+	ci_jit_refresh_symbols();
+	if (ci_cfg.snapshot_mask & 1u << CI_SNAP_STICKY_ERROR)
+		ci_snapshot_write(CI_SNAP_STICKY_ERROR);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Fatal signals                                                                              */
+
+static int ci_signal_index(int sig)
+{
+	for (size_t i = 0; i < CI_NFATAL; i++)
+		if (ci_fatal_signals[i] == sig)
+			return (int)i;
+	return -1;
+}
+
+static void ci_on_fatal(int sig, siginfo_t *info, void *uc)
+{
+	int saved = errno;
+	int idx = ci_signal_index(sig);
+	int expected = 0;
+	if (ci_rec.base && __atomic_compare_exchange_n(&ci_in_fatal, &expected, CI_FATAL_BUSY, false,
+						       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		struct ci_header *h = ci_rec.hdr;
+		__atomic_store_n(&h->fatal_signal, sig, __ATOMIC_RELAXED);
+		__atomic_store_n(&h->fatal_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+		__atomic_store_n(&h->fatal_si_code, info ? info->si_code : 0, __ATOMIC_RELAXED);
+		if (info && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE))
+			__atomic_store_n(&h->fatal_addr, (uint64_t)(uintptr_t)info->si_addr,
+					 __ATOMIC_RELAXED);
+		__atomic_store_n(&h->end_monotonic_ns, ci_now(), __ATOMIC_RELAXED);
+		__atomic_store_n(&h->state, CI_STATE_SIGNALED, __ATOMIC_RELEASE);
+		ci_jit_refresh_symbols();
+		if (ci_cfg.snapshot_mask & 1u << CI_SNAP_SIGNAL)
+			ci_snapshot_write_waiting(CI_SNAP_SIGNAL, true);
+		__atomic_store_n(&ci_in_fatal, CI_FATAL_DONE, __ATOMIC_RELEASE);
+	} else if (expected == CI_FATAL_BUSY) {
+		/* Another thread is already dying and writing the record out: do not kill the
+		 * process under it (bounded, in case that thread is stuck). */
+		for (int i = 0; i < 10000 && __atomic_load_n(&ci_in_fatal, __ATOMIC_ACQUIRE) ==
+						    CI_FATAL_BUSY;
+		     i++) {
+			struct timespec ms = { 0, 1000000 };
+			nanosleep(&ms, NULL);
+		}
+	}
+	errno = saved;
+	if (idx < 0)
+		return;
+	/* Hand the signal on as if the recorder were not there. */
+	struct sigaction *old = &ci_old_action[idx];
+	if (old->sa_flags & SA_SIGINFO) {
+		if (old->sa_sigaction)
+			old->sa_sigaction(sig, info, uc);
+		return;
+	}
+	if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+		old->sa_handler(sig);
+		return;
+	}
+	sigaction(sig, old, NULL);
+	if (old->sa_handler == SIG_IGN)
+		return;
+	/* A hardware fault happens again when the instruction is re-executed, with the
+	 * kernel's own siginfo in the core; anything else (abort, kill, int3) is re-raised and
+	 * delivered when this handler returns. */
+	bool hardware = info && info->si_code > 0 && info->si_code != SI_KERNEL &&
+			(sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
+	if (sig == SIGSEGV && info && info->si_code == SI_KERNEL)
+		hardware = true; /* general protection faults also re-fault */
+	if (!hardware)
+		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Exit and fork                                                                              */
+
+__attribute__((destructor)) static void ci_at_exit(void)
+{
+	if (!ci_rec.base || !ci_on())
+		return;
+	struct ci_header *h = ci_rec.hdr;
+	if (__atomic_load_n(&h->state, __ATOMIC_ACQUIRE) == CI_STATE_LIVE) {
+		__atomic_store_n(&h->end_monotonic_ns, ci_now(), __ATOMIC_RELAXED);
+		__atomic_store_n(&h->state, CI_STATE_EXITED, __ATOMIC_RELEASE);
+	}
+	if (ci_cfg.snapshot_mask & 1u << CI_SNAP_EXIT)
+		ci_snapshot_write(CI_SNAP_EXIT);
+}
+
+static void ci_fork_child(void)
+{
+	if (ci_rec.base) {
+		/* One last entry in the parent's record, then let go of it. */
+		uint64_t seq;
+		struct ci_event *e = ci_ring_claim(CI_SEC_EVENTS, &seq);
+		if (e) {
+			e->time_ns = ci_now();
+			e->duration_ns = 0;
+			e->a = (uint64_t)getppid();
+			e->b = 0;
+			e->value = (uint64_t)getpid();
+			e->kind = CI_EV_FORK;
+			e->tid = (uint32_t)syscall(SYS_gettid);
+			e->stream = CI_NONE;
+			e->ctx = CI_NONE;
+			e->result = 0;
+			e->stack = 0;
+			ci_entry_publish(&e->seq, seq);
+		}
+		ci_jit_forget();
+		ci_record_forget();
+	}
+	ci_modules_forget();
+	ci_crumbs_forget();
+	ci_events_forget();
+	ci_in_fatal = 0;
+	ci_sticky_seen = 0;
+	ci_snapshot_busy = 0;
+	ci_captures_active = 0;
+	ci_doors_after_fork_child();
+}
+
+void ci_crash_install(void)
+{
+	ci_snapshot_prepare();
+	if (!ci_atfork_installed) {
+		ci_atfork_installed = true;
+		pthread_atfork(NULL, NULL, ci_fork_child);
+	}
+	if (!ci_cfg.signals || ci_handlers_installed)
+		return;
+	ci_handlers_installed = true;
+	for (size_t i = 0; i < CI_NFATAL; i++) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = ci_on_fatal;
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(ci_fatal_signals[i], &sa, &ci_old_action[i]) != 0)
+			ci_old_action[i].sa_handler = SIG_DFL;
+	}
+}

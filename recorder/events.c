@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The error ring and the event ring.  Every non-success CUresult of every wrapped call becomes
+ * an error entry with the exact entry-point name, a short argument summary, the thread, time,
+ * context, stream and host stack; results that poison the context (cuda.h: "leaves the process
+ * in an inconsistent state", "cannot be used anymore") are flagged sticky, and the first one is
+ * marked in the header and may trigger a snapshot.  CUDA_ERROR_NOT_READY from cuStreamQuery and
+ * cuEventQuery is an answer, not an error (cuda.h: "not actually an error"): it goes to the
+ * event ring instead, once per polling loop.
+ *
+ * The event ring holds synchronizations (with their duration), event records and waits, stream
+ * captures, graph instantiations and launches, module loads, context and stream lifetimes,
+ * cuInit, and copies and sets.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "recorder.h"
+
+/* cuda.h's sticky results: the context is unusable afterwards.  tests/recorder checks this
+ * list against cuda.h's wording, the same rule the reader uses (corefile/names-curesult.awk). */
+bool ci_result_is_sticky(CUresult r)
+{
+	switch ((int)r) {
+	case 226: /* CUDA_ERROR_CONTAINED */
+	case CUDA_ERROR_ILLEGAL_ADDRESS:
+	case CUDA_ERROR_LAUNCH_TIMEOUT:
+	case CUDA_ERROR_ASSERT:
+	case CUDA_ERROR_HARDWARE_STACK_ERROR:
+	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+	case CUDA_ERROR_MISALIGNED_ADDRESS:
+	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+	case CUDA_ERROR_INVALID_PC:
+	case CUDA_ERROR_LAUNCH_FAILED:
+	case 721: /* CUDA_ERROR_TENSOR_MEMORY_LEAK */
+	case 911: /* CUDA_ERROR_EXTERNAL_DEVICE */
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int ci_first_sticky; /* atomic */
+
+void ci_events_forget(void)
+{
+	ci_first_sticky = 0;
+}
+
+/* "name=value, ..." in at most LEN bytes: small unsigned values in decimal, the rest in hex. */
+static void ci_format_args(char *out, size_t len, const char *names, const uint64_t *vals,
+			   const uint8_t *is_signed, unsigned n)
+{
+	size_t used = 0;
+	out[0] = 0;
+	const char *p = names;
+	if (*p == '(')
+		p++;
+	for (unsigned i = 0; i < n && used + 1 < len; i++) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		size_t nl = strcspn(p, ",)");
+		char value[32];
+		if (is_signed[i] && (int64_t)vals[i] < 0)
+			snprintf(value, sizeof value, "%lld", (long long)vals[i]);
+		else if (vals[i] <= 0xffff)
+			snprintf(value, sizeof value, "%llu", (unsigned long long)vals[i]);
+		else
+			snprintf(value, sizeof value, "0x%llx", (unsigned long long)vals[i]);
+		int w = snprintf(out + used, len - used, "%s%.*s=%s", i ? ", " : "", (int)nl, p,
+				 value);
+		if (w < 0 || used + (size_t)w >= len) {
+			/* Mark the cut so no one reads a truncated value as the real one. */
+			if (len > 4)
+				memcpy(out + len - 4, "...", 4);
+			return;
+		}
+		used += (size_t)w;
+		p += nl;
+	}
+}
+
+void ci_error_record(struct ci_call *c, CUresult result, const char *args, const uint64_t *vals,
+		     const uint8_t *is_signed, unsigned nvals)
+{
+	if (!ci_on() || !ci_rec.base)
+		return;
+	struct ci_tls *t = ci_thread();
+	uint32_t stack = ci_stack_of(c);
+	if (c->ctx == CI_NONE && c->stream != CI_NONE)
+		c->ctx = ci_rec.streams[c->stream].ctx;
+	if (c->ctx == CI_NONE)
+		c->ctx = ci_ctx_current_slot();
+	bool sticky = ci_result_is_sticky(result);
+	bool first = sticky && !__atomic_exchange_n(&ci_first_sticky, 1, __ATOMIC_ACQ_REL);
+
+	uint64_t seq;
+	struct ci_api_error *e = ci_ring_claim(CI_SEC_ERRORS, &seq);
+	if (e) {
+		e->time_ns = ci_now();
+		e->result = (int32_t)result;
+		e->tid = t->tid;
+		e->stack = stack;
+		e->ctx = c->ctx;
+		e->stream = c->stream;
+		e->flags = (sticky ? CI_ERROR_STICKY : 0) | (first ? CI_ERROR_FIRST_STICKY : 0);
+		memset(e->api, 0, sizeof e->api);
+		snprintf(e->api, sizeof e->api, "%s", ci_fn_name[c->fn]);
+		ci_format_args(e->args, sizeof e->args, args, vals, is_signed, nvals);
+		ci_entry_publish(&e->seq, seq);
+		if (first)
+			__atomic_store_n(&ci_rec.hdr->first_sticky_error_seq, seq, __ATOMIC_RELEASE);
+	}
+	if (first)
+		ci_sticky_error_seen();
+}
+
+void ci_event_record(struct ci_call *c, uint32_t kind, CUresult r, uint64_t a, uint64_t b,
+		     uint64_t value, uint64_t duration_ns)
+{
+	if (!ci_rec.base)
+		return;
+	struct ci_tls *t = ci_thread();
+	uint32_t stack = ci_stack_of(c);
+	uint64_t seq;
+	struct ci_event *e = ci_ring_claim(CI_SEC_EVENTS, &seq);
+	if (!e)
+		return;
+	e->time_ns = c->t0;
+	e->duration_ns = duration_ns;
+	e->a = a;
+	e->b = b;
+	e->value = value;
+	e->kind = kind;
+	e->tid = t->tid;
+	e->stream = c->stream;
+	e->ctx = c->ctx;
+	e->result = (int32_t)r;
+	e->stack = stack;
+	ci_entry_publish(&e->seq, seq);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Hooks                                                                                      */
+
+static void ci_resolve_stream(struct ci_call *c, CUstream s)
+{
+	c->stream = ci_stream_slot(s, c);
+	if (c->stream != CI_NONE)
+		c->ctx = ci_rec.streams[c->stream].ctx;
+}
+
+void ci_on_sync(struct ci_call *c, CUresult r, uint32_t kind, uint64_t handle)
+{
+	uint64_t done = ci_now();
+	if (!handle) {
+		CUcontext cur = NULL;
+		CI_REAL(cuCtxGetCurrent, &cur);
+		handle = CI_U64(cur);
+	}
+	c->ctx = ci_ctx_slot((CUcontext)handle);
+	ci_event_record(c, kind, r, handle, 0, 0, done - c->t0);
+}
+
+void ci_on_stream_sync(struct ci_call *c, CUresult r, CUstream s)
+{
+	uint64_t done = ci_now();
+	ci_resolve_stream(c, s);
+	ci_event_record(c, CI_EV_STREAM_SYNC, r, CI_U64(s), 0, 0, done - c->t0);
+}
+
+void ci_on_event_sync(struct ci_call *c, CUresult r, uint64_t event)
+{
+	uint64_t done = ci_now();
+	ci_event_record(c, CI_EV_EVENT_SYNC, r, event, 0, 0, done - c->t0);
+}
+
+void ci_on_query(struct ci_call *c, CUresult r, uint32_t kind, CUstream s, uint64_t event)
+{
+	if (r == CUDA_SUCCESS)
+		return;
+	struct ci_tls *t = ci_thread();
+	uint64_t what = kind == CI_EV_STREAM_QUERY ? CI_U64(s) : event;
+	/* A polling loop: one event for the first "not ready", not one per poll. */
+	if (r == CUDA_ERROR_NOT_READY && t->last_query == what && t->last_query_result == (int)r)
+		return;
+	t->last_query = what;
+	t->last_query_result = (int)r;
+	if (kind == CI_EV_STREAM_QUERY)
+		ci_resolve_stream(c, s);
+	ci_event_record(c, kind, r, what, 0, 0, 0);
+}
+
+void ci_on_event_record(struct ci_call *c, CUresult r, uint32_t kind, uint64_t event, CUstream s,
+			unsigned flags)
+{
+	ci_resolve_stream(c, s);
+	ci_event_record(c, kind, r, event, 0, flags, 0);
+}
+
+void ci_on_capture_begin(struct ci_call *c, CUresult r, CUstream s, unsigned mode,
+			 uint64_t graph)
+{
+	if (r == CUDA_SUCCESS)
+		__atomic_fetch_add(&ci_captures_active, 1, __ATOMIC_RELAXED);
+	ci_resolve_stream(c, s);
+	ci_event_record(c, CI_EV_CAPTURE_BEGIN, r, CI_U64(s), graph, mode, 0);
+}
+
+void ci_on_capture_end(struct ci_call *c, CUresult r, CUstream s, uint64_t graph)
+{
+	/* An invalidated capture still ends; a call from the wrong thread does not. */
+	if (r == CUDA_SUCCESS || r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) {
+		int n = __atomic_load_n(&ci_captures_active, __ATOMIC_RELAXED);
+		while (n > 0 && !__atomic_compare_exchange_n(&ci_captures_active, &n, n - 1, true,
+							     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
+	ci_resolve_stream(c, s);
+	ci_event_record(c, CI_EV_CAPTURE_END, r, graph, CI_U64(s), 0, 0);
+}
+
+void ci_on_graph_instantiate(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph)
+{
+	ci_event_record(c, CI_EV_GRAPH_INSTANTIATE, r, exec, graph, 0, 0);
+}
+
+void ci_on_copy(struct ci_call *c, CUresult r, uint32_t kind, uint64_t dst, uint64_t src,
+		uint64_t bytes, CUstream s, bool has_stream)
+{
+	if (has_stream)
+		ci_resolve_stream(c, s);
+	else if (c->flags & CI_F_PTSZ)
+		ci_resolve_stream(c, NULL); /* _ptds copies run on the per-thread stream */
+	ci_event_record(c, kind, r, dst, src, bytes, 0);
+}

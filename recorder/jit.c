@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GDB's JIT interface (host-core.md §3.2): the record registers itself as one jit_code_entry
+ * whose symfile is the whole region (the plugin's JIT reader recognises the magic), and each
+ * part of the symbol image as one more entry (GDB's own ELF reader turns them into symbols for
+ * live device allocations).  This works on live processes and on cores alike, since GDB reads
+ * the descriptor from the inferior's memory.
+ *
+ * The descriptor and the breakpoint function are hidden: GDB looks the two names up per
+ * objfile (in .symtab, which keeps hidden symbols as local ones), while hidden visibility keeps
+ * them out of the dynamic symbol table, so another JIT producer in the process (LLVM ORC, a
+ * program with its own descriptor) keeps binding to its own definitions instead of being
+ * interposed by this preloaded library.  Do not strip the library with --strip-unneeded or
+ * --strip-all: that removes the local symbols GDB needs (--strip-debug is fine).
+ */
+#include <string.h>
+
+#include "recorder.h"
+#include "symimage.h"
+
+struct jit_code_entry {
+	struct jit_code_entry *next_entry;
+	struct jit_code_entry *prev_entry;
+	const char *symfile_addr;
+	uint64_t symfile_size;
+};
+
+struct jit_descriptor {
+	uint32_t version;
+	uint32_t action_flag;
+	struct jit_code_entry *relevant_entry;
+	struct jit_code_entry *first_entry;
+};
+
+enum { JIT_NOACTION = 0, JIT_REGISTER_FN = 1, JIT_UNREGISTER_FN = 2 };
+
+CI_HIDDEN struct jit_descriptor __jit_debug_descriptor = { 1, 0, NULL, NULL };
+
+/* GDB puts a breakpoint here; the asm keeps the calls from being optimised away. */
+CI_HIDDEN void __attribute__((noinline, used)) __jit_debug_register_code(void);
+void __attribute__((noinline, used)) __jit_debug_register_code(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+#define CI_JIT_ENTRIES 256 /* the record plus up to 255 symbol image parts */
+static struct jit_code_entry ci_jit_entries[CI_JIT_ENTRIES];
+static uint32_t ci_jit_count;
+static int ci_jit_busy; /* atomic: one (un)registration at a time, signal handlers included */
+
+static bool ci_jit_lock(void)
+{
+	for (int i = 0; i < 100000; i++) {
+		if (!__atomic_exchange_n(&ci_jit_busy, 1, __ATOMIC_ACQUIRE))
+			return true;
+		CI_PAUSE();
+	}
+	return false;
+}
+
+static void ci_jit_unlock(void)
+{
+	__atomic_store_n(&ci_jit_busy, 0, __ATOMIC_RELEASE);
+}
+
+static void ci_jit_link(struct jit_code_entry *e)
+{
+	struct jit_descriptor *d = &__jit_debug_descriptor;
+	e->prev_entry = NULL;
+	e->next_entry = d->first_entry;
+	if (d->first_entry)
+		d->first_entry->prev_entry = e;
+	d->first_entry = e;
+	d->relevant_entry = e;
+	d->action_flag = JIT_REGISTER_FN;
+	__jit_debug_register_code();
+}
+
+static void ci_jit_unlink(struct jit_code_entry *e)
+{
+	struct jit_descriptor *d = &__jit_debug_descriptor;
+	if (e->prev_entry)
+		e->prev_entry->next_entry = e->next_entry;
+	else if (d->first_entry == e)
+		d->first_entry = e->next_entry;
+	if (e->next_entry)
+		e->next_entry->prev_entry = e->prev_entry;
+	d->relevant_entry = e;
+	d->action_flag = JIT_UNREGISTER_FN;
+	__jit_debug_register_code();
+	e->next_entry = e->prev_entry = NULL;
+}
+
+void ci_jit_register(void)
+{
+	if (!ci_cfg.jit || !ci_rec.base || !ci_jit_lock())
+		return;
+	uint32_t n = 0;
+	ci_jit_entries[n].symfile_addr = (const char *)ci_rec.base;
+	ci_jit_entries[n].symfile_size = ci_rec.size;
+	n++;
+	if (ci_rec.symimage) {
+		uint32_t cap = (uint32_t)ci_sec(CI_SEC_ALLOCS)->capacity;
+		size_t off, size;
+		for (uint32_t p = 0; n < CI_JIT_ENTRIES && ci_symimage_part(cap, p, &off, &size); p++) {
+			ci_jit_entries[n].symfile_addr = (const char *)ci_rec.symimage + off;
+			ci_jit_entries[n].symfile_size = size;
+			n++;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		ci_jit_link(&ci_jit_entries[i]);
+	ci_jit_count = n;
+	ci_jit_unlock();
+}
+
+/* GDB reads a symbol file when it is registered: re-register the symbol image so a debugger
+ * attached to the live process sees the allocations as they are now (after the first sticky
+ * error, at a fatal signal).  Async-signal-safe: gives up rather than wait. */
+void ci_jit_refresh_symbols(void)
+{
+	if (!ci_jit_count || __atomic_exchange_n(&ci_jit_busy, 1, __ATOMIC_ACQUIRE))
+		return;
+	for (uint32_t i = 1; i < ci_jit_count; i++) {
+		ci_jit_unlink(&ci_jit_entries[i]);
+		ci_jit_link(&ci_jit_entries[i]);
+	}
+	ci_jit_unlock();
+}
+
+/* Fork child: the entries point into the parent's record, which the child unmaps. */
+void ci_jit_forget(void)
+{
+	for (uint32_t i = 0; i < ci_jit_count; i++)
+		ci_jit_unlink(&ci_jit_entries[i]);
+	memset(ci_jit_entries, 0, sizeof ci_jit_entries);
+	ci_jit_count = 0;
+	ci_jit_busy = 0;
+}

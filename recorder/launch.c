@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Launches and breadcrumbs: the hot path.
+ *
+ * Every launch API (cuLaunchKernel, Ex, cooperative, host functions and callbacks, graph
+ * launches, the legacy cuLaunch*) ends in ci_on_launch, which gives the launch its per-stream
+ * sequence number, enqueues the breadcrumb, and publishes an entry in the launch ring with the
+ * function, grid, block, stream, context, thread, time and the first bytes of the kernel's
+ * parameters, laid out as the kernel sees them.
+ *
+ * Breadcrumbs (DESIGN.md, interpose.md §4): right after a launch the recorder enqueues
+ * cuStreamWriteValue64(stream, alias + 8 * crumb_slot, stream_seq) into the same stream, so the
+ * GPU itself writes "launch N of this stream has finished" into host memory inside the record.
+ * After a fault, launches with stream_seq <= the breadcrumb finished, the next one was running
+ * and the rest never started, with no CUDA call at analysis time.  The breadcrumb area is
+ * registered once (cuMemHostRegister, PORTABLE | DEVICEMAP) when the first context launches;
+ * devices without 64-bit stream memory operations get 32-bit writes into the low half.  While a
+ * stream is capturing, the write would become a node of the captured graph, so it is skipped and
+ * the stream says why (crumb_status, crumb_skipped).
+ *
+ * Cost rules: after the first launch of a thread, stream, context and function, this path takes
+ * no lock, allocates nothing and makes no system call; its only driver calls are the breadcrumb
+ * write, cuCtxGetCurrent for the NULL and per-thread streams, and cuStreamIsCapturing while some
+ * capture is active in the process.
+ */
+#include <string.h>
+
+#include "recorder.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* Breadcrumb registration, once per process and per context                                 */
+
+enum { CI_REG_NONE, CI_REG_BUSY, CI_REG_DONE, CI_REG_FAILED };
+static int ci_crumb_reg;           /* atomic */
+static uint32_t ci_crumb_reg_ctx = CI_NONE; /* context slot that registered the area */
+static CUresult ci_crumb_reg_error;
+
+/* Register the breadcrumb area in context CTX (current or pushed).  Returns the status for
+ * streams of that context. */
+static uint32_t ci_crumbs_register(void)
+{
+	int expected = CI_REG_NONE;
+	if (__atomic_compare_exchange_n(&ci_crumb_reg, &expected, CI_REG_BUSY, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		struct ci_sec *cs = ci_sec(CI_SEC_BREADCRUMBS);
+		CUresult r = CI_REAL(cuMemHostRegister_v2, cs->base, cs->capacity * 8,
+				     CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
+		if (r == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED)
+			r = CUDA_SUCCESS;
+		ci_crumb_reg_error = r;
+		__atomic_store_n(&ci_crumb_reg, r == CUDA_SUCCESS ? CI_REG_DONE : CI_REG_FAILED,
+				 __ATOMIC_RELEASE);
+		if (r != CUDA_SUCCESS) {
+			const char *name = "?";
+			CI_REAL(cuGetErrorName, r, &name);
+			ci_say("breadcrumbs are off: the driver refused to register the record's "
+			       "breadcrumb page (%s)%s; launches are still recorded",
+			       name, ci_rec.persistent ? " - a record on a disk file system cannot "
+							 "be pinned, put CUDAINSPECT_DIR on a tmpfs"
+						       : "");
+		}
+		return r == CUDA_SUCCESS ? CI_CRUMB_OK : CI_CRUMB_REGISTER_FAILED;
+	}
+	for (int i = 0; i < 1000000; i++) {
+		int s = __atomic_load_n(&ci_crumb_reg, __ATOMIC_ACQUIRE);
+		if (s == CI_REG_DONE)
+			return CI_CRUMB_OK;
+		if (s == CI_REG_FAILED)
+			return CI_CRUMB_REGISTER_FAILED;
+		CI_PAUSE();
+	}
+	return CI_CRUMB_REGISTER_FAILED;
+}
+
+/* One-time breadcrumb setup of context slot CTX: registration, device alias and width. */
+static void ci_crumbs_ctx_setup(uint32_t ctx_slot)
+{
+	struct ci_ctx_priv *p = &ci_rec.ctxs[ctx_slot];
+	uint32_t expected = 0;
+	if (!__atomic_compare_exchange_n(&p->crumb_ready, &expected, 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		for (int i = 0; i < 1000000 && __atomic_load_n(&p->crumb_ready, __ATOMIC_ACQUIRE) == 1;
+		     i++)
+			CI_PAUSE();
+		return;
+	}
+	struct ci_setup_scope sc;
+	ci_setup_enter(&sc);
+	/* The driver registers host memory in the current context: make it this one. */
+	CUcontext cur = NULL, ctx = (CUcontext)p->handle;
+	CI_REAL(cuCtxGetCurrent, &cur);
+	bool pushed = cur != ctx && CI_REAL(cuCtxPushCurrent_v2, ctx) == CUDA_SUCCESS;
+	uint32_t status = ci_crumbs_register();
+	uint64_t alias = 0;
+	if (status == CI_CRUMB_OK) {
+		CUdeviceptr d = 0;
+		if (CI_REAL(cuMemHostGetDevicePointer_v2, &d, ci_sec(CI_SEC_BREADCRUMBS)->base, 0) ==
+			    CUDA_SUCCESS &&
+		    d)
+			alias = d;
+		else
+			status = CI_CRUMB_REGISTER_FAILED;
+	}
+	uint32_t width = ci_cfg.crumb_width;
+	if (!width) {
+		int can64 = 0;
+		CUdevice dev = -1;
+		CI_REAL(cuCtxGetDevice, &dev);
+		if (CI_REAL(cuDeviceGetAttribute, &can64,
+			    CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, dev) != CUDA_SUCCESS)
+			can64 = 0;
+		width = can64 ? 8 : 4;
+	}
+	if (width == 4)
+		__atomic_store_n(&ci_rec.hdr->crumb_width, 4, __ATOMIC_RELAXED);
+	if (pushed) {
+		CUcontext popped;
+		CI_REAL(cuCtxPopCurrent_v2, &popped);
+	}
+	if (status == CI_CRUMB_OK && ci_crumb_reg_ctx == CI_NONE)
+		ci_crumb_reg_ctx = ctx_slot;
+	p->crumb_width = width;
+	__atomic_store_n(&p->crumb_status, status, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->crumb_alias, alias, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->crumb_ready, 2, __ATOMIC_RELEASE);
+	ci_setup_leave(&sc);
+}
+
+/* A context went away: if it held the registration, every alias may be stale. */
+void ci_crumbs_ctx_gone(uint32_t slot)
+{
+	if (slot != ci_crumb_reg_ctx)
+		return;
+	ci_crumb_reg_ctx = CI_NONE;
+	__atomic_store_n(&ci_crumb_reg, CI_REG_NONE, __ATOMIC_RELEASE);
+	struct ci_sec *s = ci_sec(CI_SEC_CONTEXTS);
+	uint64_t n = __atomic_load_n(&s->dir->head, __ATOMIC_RELAXED);
+	for (uint64_t i = 0; i < n && i < s->capacity; i++) {
+		__atomic_store_n(&ci_rec.ctxs[i].crumb_alias, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&ci_rec.ctxs[i].crumb_ready, 0, __ATOMIC_RELEASE);
+	}
+}
+
+/* Fork child: nothing is registered in the new record yet. */
+void ci_crumbs_forget(void)
+{
+	ci_crumb_reg = CI_REG_NONE;
+	ci_crumb_reg_ctx = CI_NONE;
+}
+
+static void ci_crumb_skip(struct ci_stream *s, uint32_t status)
+{
+	if (__atomic_load_n(&s->crumb_status, __ATOMIC_RELAXED) != status)
+		__atomic_store_n(&s->crumb_status, status, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->crumb_skipped, 1, __ATOMIC_RELAXED);
+}
+
+/* After launch SEQ on stream SLOT: write the breadcrumb if the cadence says so. */
+static void ci_crumb_after(uint32_t slot, struct ci_stream *s, uint64_t seq, uint64_t now,
+			   uint16_t *flags)
+{
+	struct ci_stream_priv *p = &ci_rec.streams[slot];
+	if (!ci_cfg.crumbs || s->crumb_slot == CI_NONE) {
+		__atomic_fetch_add(&s->crumb_skipped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	bool due = ci_cfg.crumb_every == 1 ||
+		   (ci_cfg.crumb_every && seq % ci_cfg.crumb_every == 0) ||
+		   (ci_cfg.crumb_us &&
+		    now - __atomic_load_n(&p->last_crumb_ns, __ATOMIC_RELAXED) >=
+			    (uint64_t)ci_cfg.crumb_us * 1000);
+	if (!due)
+		return;
+	if (p->ctx == CI_NONE) {
+		ci_crumb_skip(s, CI_CRUMB_REGISTER_FAILED);
+		return;
+	}
+	struct ci_ctx_priv *cp = &ci_rec.ctxs[p->ctx];
+	if (CI_UNLIKELY(__atomic_load_n(&cp->crumb_ready, __ATOMIC_ACQUIRE) != 2))
+		ci_crumbs_ctx_setup(p->ctx);
+	uint64_t alias = __atomic_load_n(&cp->crumb_alias, __ATOMIC_ACQUIRE);
+	if (!alias) {
+		uint32_t st = __atomic_load_n(&cp->crumb_status, __ATOMIC_RELAXED);
+		ci_crumb_skip(s, st != CI_CRUMB_OK ? st : CI_CRUMB_REGISTER_FAILED);
+		return;
+	}
+	unsigned wflags = ci_cfg.crumb_barrier ? CU_STREAM_WRITE_VALUE_DEFAULT
+					       : CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER;
+	CUdeviceptr at = alias + 8ull * s->crumb_slot;
+	CUresult r = cp->crumb_width == 4
+			     ? CI_REAL(cuStreamWriteValue32_v2, (CUstream)p->handle, at,
+				       (cuuint32_t)seq, wflags)
+			     : CI_REAL(cuStreamWriteValue64_v2, (CUstream)p->handle, at, seq, wflags);
+	if (r != CUDA_SUCCESS) {
+		ci_crumb_skip(s, CI_CRUMB_WRITE_FAILED);
+		return;
+	}
+	__atomic_store_n(&s->crumb_enqueued, seq, __ATOMIC_RELEASE);
+	if (ci_cfg.crumb_us)
+		__atomic_store_n(&p->last_crumb_ns, now, __ATOMIC_RELAXED);
+	*flags |= CI_LAUNCH_CRUMB;
+}
+
+static bool ci_stream_is_capturing(const struct ci_stream_priv *p)
+{
+	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+	return CI_REAL(cuStreamIsCapturing, (CUstream)p->handle, &st) == CUDA_SUCCESS &&
+	       st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The launch ring                                                                            */
+
+#define CI_CHUNK_MAX 16
+#define CI_CHUNK_NS 1000000 /* a chunk older than this is abandoned */
+
+/* The next launch-ring slot of this thread.  A thread that launches often claims indices in
+ * chunks (up to 16) so that threads do not contend on the shared head; a chunk not used up
+ * within a millisecond is dropped, so a slow thread never holds old indices that would
+ * overwrite newer entries later. */
+static struct ci_launch *ci_launch_slot(struct ci_tls *t, uint64_t now, uint64_t *seq)
+{
+	struct ci_sec *s = ci_sec(CI_SEC_LAUNCHES);
+	if (CI_UNLIKELY(t->lnext >= t->lend || now - t->lchunk_ns > CI_CHUNK_NS)) {
+		uint32_t chunk = 1;
+		if (t->lend && t->lnext >= t->lend && now - t->lchunk_ns <= CI_CHUNK_NS)
+			chunk = t->chunk * 2 > CI_CHUNK_MAX ? CI_CHUNK_MAX : t->chunk * 2;
+		t->chunk = chunk;
+		t->lnext = __atomic_fetch_add(&s->dir->head, chunk, __ATOMIC_RELAXED);
+		t->lend = t->lnext + chunk;
+		t->lslot = t->lnext % s->capacity; /* one division per chunk */
+		t->lchunk_ns = now;
+	}
+	uint64_t idx = t->lnext++;
+	uint64_t slot = t->lslot;
+	t->lslot = slot + 1 == s->capacity ? 0 : slot + 1;
+	struct ci_launch *e = (struct ci_launch *)(s->base + slot * sizeof *e);
+	if (!ci_entry_begin(&e->seq)) {
+		ci_count_dropped(CI_SEC_LAUNCHES);
+		return NULL;
+	}
+	*seq = idx + 1;
+	return e;
+}
+
+/* Copy the kernel's parameters as the kernel sees them (offsets from cuFuncGetParamInfo), or
+ * the packed buffer passed through `extra`. */
+static uint16_t ci_copy_params(struct ci_launch *e, const struct ci_function *fn, void **params,
+			       void **extra, uint16_t *flags)
+{
+	uint32_t max = ci_cfg.param_bytes;
+	uint32_t len = 0;
+	if (!max)
+		return 0;
+	memset(e->params, 0, sizeof e->params);
+	if (params && fn && fn->params_known) {
+		uint32_t n = fn->nparams < CI_PARAMS_MAX ? fn->nparams : CI_PARAMS_MAX;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t off = fn->param_offset[i], size = fn->param_size[i];
+			if (off + size > max) {
+				*flags |= CI_LAUNCH_PARAMS_CUT;
+				break;
+			}
+			if (params[i])
+				memcpy(e->params + off, params[i], size);
+			if (off + size > len)
+				len = off + size;
+		}
+		if (fn->nparams > CI_PARAMS_MAX)
+			*flags |= CI_LAUNCH_PARAMS_CUT;
+	} else if (extra) {
+		const void *buf = NULL;
+		size_t size = 0;
+		for (int i = 0; i < 16 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+			if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+				buf = extra[i + 1];
+			else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1])
+				size = *(const size_t *)extra[i + 1];
+		}
+		if (buf && size) {
+			*flags |= CI_LAUNCH_PARAMS_EXTRA;
+			if (size > max) {
+				*flags |= CI_LAUNCH_PARAMS_CUT;
+				size = max;
+			}
+			memcpy(e->params, buf, size);
+			len = (uint32_t)size;
+		}
+	}
+	return (uint16_t)len;
+}
+
+void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
+{
+	struct ci_tls *t = ci_thread();
+	uint32_t fslot = a->func ? ci_function_slot(a->func) : CI_NONE;
+	uint32_t sslot = ci_stream_slot(a->stream, c);
+	struct ci_stream *s = sslot != CI_NONE ? ci_entry(CI_SEC_STREAMS, sslot) : NULL;
+	c->stream = sslot;
+	c->ctx = s ? s->ctx : CI_NONE;
+	uint16_t flags = a->flags | (c->flags & CI_F_PTSZ ? CI_LAUNCH_PTSZ : 0);
+	uint64_t stream_seq = 0;
+	if (r != CUDA_SUCCESS) {
+		flags |= CI_LAUNCH_FAILED;
+	} else if (s) {
+		if (CI_UNLIKELY(__atomic_load_n(&ci_captures_active, __ATOMIC_RELAXED) > 0) &&
+		    ci_stream_is_capturing(&ci_rec.streams[sslot])) {
+			/* Recorded into a graph, not run now: no sequence number, no breadcrumb. */
+			flags |= CI_LAUNCH_CAPTURED;
+			ci_crumb_skip(s, CI_CRUMB_CAPTURING);
+		} else {
+			stream_seq = __atomic_add_fetch(&s->launches, 1, __ATOMIC_RELAXED);
+			ci_crumb_after(sslot, s, stream_seq, c->t0, &flags);
+		}
+	}
+	uint32_t stack = ci_stack_of(c);
+
+	uint64_t seq;
+	struct ci_launch *e = ci_launch_slot(t, c->t0, &seq);
+	if (!e)
+		return;
+	e->time_ns = c->t0;
+	e->stream_seq = stream_seq;
+	e->aux = a->aux;
+	e->function_handle = a->func;
+	e->function = fslot;
+	e->stream = sslot;
+	e->ctx = c->ctx;
+	e->tid = t->tid;
+	memcpy(e->grid, a->grid, sizeof e->grid);
+	memcpy(e->block, a->block, sizeof e->block);
+	memcpy(e->cluster, a->cluster, sizeof e->cluster);
+	e->shared_mem = a->shared_mem;
+	e->stack = stack;
+	e->result = (int32_t)r;
+	e->api = a->api;
+	e->priority = a->priority;
+	e->pad = 0;
+	e->reserved = 0;
+	const struct ci_function *fn = fslot != CI_NONE ? ci_entry(CI_SEC_FUNCTIONS, fslot) : NULL;
+	e->param_len = r == CUDA_SUCCESS ? ci_copy_params(e, fn, a->params, a->extra, &flags) : 0;
+	e->flags = flags;
+	ci_entry_publish(&e->seq, seq);
+}
+
+void ci_on_launch_ex(struct ci_call *c, CUresult r, const CUlaunchConfig *config, CUfunction f,
+		     void **params, void **extra)
+{
+	struct ci_launch_args a = { .func = CI_U64(f), .api = CI_LAUNCH_KERNEL_EX,
+				    .params = params, .extra = extra };
+	if (config) {
+		a.grid[0] = config->gridDimX;
+		a.grid[1] = config->gridDimY;
+		a.grid[2] = config->gridDimZ;
+		a.block[0] = config->blockDimX;
+		a.block[1] = config->blockDimY;
+		a.block[2] = config->blockDimZ;
+		a.shared_mem = config->sharedMemBytes;
+		a.stream = config->hStream;
+		for (unsigned i = 0; config->attrs && i < config->numAttrs && i < 64; i++) {
+			const CUlaunchAttribute *at = &config->attrs[i];
+			switch (at->id) {
+			case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+				if (at->value.cooperative)
+					a.flags |= CI_LAUNCH_COOPERATIVE_ATTR;
+				break;
+			case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+				a.cluster[0] = at->value.clusterDim.x;
+				a.cluster[1] = at->value.clusterDim.y;
+				a.cluster[2] = at->value.clusterDim.z;
+				break;
+			case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+				a.priority = (int16_t)at->value.priority;
+				break;
+			case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+				if (at->value.programmaticStreamSerializationAllowed)
+					a.flags |= CI_LAUNCH_PDL;
+				break;
+			case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
+				a.flags |= CI_LAUNCH_PDL;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	ci_on_launch(c, r, &a);
+}
+
+void ci_on_launch_cooperative_multi(struct ci_call *c, CUresult r,
+				    const CUDA_LAUNCH_PARAMS *list, unsigned n)
+{
+	for (unsigned i = 0; list && i < n && i < 64; i++) {
+		const CUDA_LAUNCH_PARAMS *p = &list[i];
+		ci_on_launch(c, r,
+			     CI_LAUNCH_ARGS(CI_LAUNCH_COOPERATIVE, p->function, p->gridDimX,
+					    p->gridDimY, p->gridDimZ, p->blockDimX, p->blockDimY,
+					    p->blockDimZ, p->sharedMemBytes, p->hStream,
+					    p->kernelParams, NULL, 0));
+	}
+}
+
+void ci_on_graph_launch(struct ci_call *c, CUresult r, uint64_t exec, CUstream s)
+{
+	ci_on_launch(c, r, CI_LAUNCH_ARGS(CI_LAUNCH_GRAPH, 0, 0, 0, 0, 0, 0, 0, 0, s, NULL, NULL,
+					  exec));
+	ci_event_record(c, CI_EV_GRAPH_LAUNCH, r, exec, 0, 0, 0);
+}

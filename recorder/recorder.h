@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal interface of the flight recorder (build/libcudainspect-rec.so).  The recorder sees
+ * every CUDA driver call through three doors (doors.c), records what it learns into the flight
+ * record (record.c lays the region out; objects.c, launch.c, memory.c and events.c fill it) and
+ * gets the record out of a dying process (crash.c).  The format is include/cudainspect/record.h;
+ * docs/RECORDER.md explains the design and docs/ENVIRONMENT.md the configuration.
+ *
+ * Rules every file follows: after the one-time setup of a thread, stream, context or function,
+ * the launch path takes no lock, allocates nothing and makes no system call; every entry is
+ * published by the protocol of record.h (claim, exchange seq with CI_SEQ_BUSY, fill, release
+ * store of seq); the recorder never changes what the application sees (return codes,
+ * out-parameters, errno, stream semantics) and degrades to pass-through on any internal problem.
+ */
+#ifndef CI_RECORDER_H
+#define CI_RECORDER_H
+
+/* Build against cuda.h as the driver does: every versioned and legacy prototype is declared
+ * (cuMemAlloc with its 32-bit ABI next to cuMemAlloc_v2, cuLaunchKernel next to
+ * cuLaunchKernel_ptsz), so each wrapper is checked against the exact ABI of its name. */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cudainspect/cudainspect.h"
+#include "cudainspect/record.h"
+#include "api.h"
+
+#define CI_HIDDEN __attribute__((visibility("hidden")))
+#define CI_EXPORT __attribute__((visibility("default")))
+#define CI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#if defined(__x86_64__) || defined(__i386__)
+#define CI_PAUSE() __builtin_ia32_pause()
+#else
+#define CI_PAUSE() __asm__ volatile("" ::: "memory")
+#endif
+
+/* ---------------------------------------------------------------------------------------- */
+/* Entry points (doors.c)                                                                     */
+
+enum ci_fn {
+#define CI_FN_ENUM(name, hook, flags, params, args) CI_FN_##name,
+	CI_API_TABLE(CI_FN_ENUM)
+#undef CI_FN_ENUM
+	CI_FN_COUNT
+};
+
+/* Real driver entry points, by enum ci_fn (NULL where the driver lacks the symbol). */
+extern void *ci_real[CI_FN_COUNT];
+extern const char *const ci_fn_name[CI_FN_COUNT];
+extern const uint8_t ci_fn_flags[CI_FN_COUNT];
+
+/* Call the real driver function NAME (never a wrapper, so the recorder never records itself).
+ * Evaluates to CUDA_ERROR_NOT_FOUND when the driver lacks it. */
+#define CI_REAL(name, ...)                                                                 \
+	(ci_real[CI_FN_##name] ? ((__typeof__(&name))ci_real[CI_FN_##name])(__VA_ARGS__)   \
+			       : CUDA_ERROR_NOT_FOUND)
+
+/* Recorder state: CI_OFF until the first door is used, then CI_PASS (driver resolved, nothing
+ * recorded) or CI_ON. */
+enum ci_run_state { CI_UNINIT = 0, CI_PASS = 1, CI_ON = 2 };
+extern int ci_run_state; /* atomic */
+
+static inline bool ci_on(void)
+{
+	return __atomic_load_n(&ci_run_state, __ATOMIC_ACQUIRE) == CI_ON;
+}
+/* Resolve the driver and create the record, once (doors.c).  Safe to call from any door. */
+void ci_ensure_started(void);
+/* Say something once on stderr ("cudainspect: ..."), unless CUDAINSPECT_QUIET is set. */
+void ci_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One intercepted call, from the wrapper to its hook. */
+struct ci_call {
+	uint64_t t0;       /* CLOCK_MONOTONIC before the real call */
+	void *frame;       /* the wrapper's frame (fast stack walks start here) */
+	uint64_t ret;      /* return address into the caller */
+	uint32_t fn;       /* enum ci_fn */
+	uint32_t flags;    /* CI_F_* of the entry point */
+	uint32_t stream;   /* stream slot the hook resolved, for the error entry */
+	uint32_t ctx;      /* context slot, likewise */
+	uint32_t stack;    /* stack id once captured (0 = not yet) */
+	uint32_t pre_slot; /* scratch from a _pre hook */
+	uint64_t pre_value;
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* Configuration (config.c)                                                                   */
+
+struct ci_config {
+	bool disabled;
+	bool quiet;
+	bool verbose;
+	uint64_t size;             /* record bytes */
+	char dir[PATH_MAX];        /* persistent mode when non-empty */
+	char snapshot_dir[PATH_MAX];
+	unsigned snapshot_mask;    /* 1 << enum ci_snapshot_reason */
+	int stack_mode;            /* enum ci_stack_mode */
+	unsigned stack_depth;
+	bool crumbs;
+	unsigned crumb_every;      /* K launches, 0 = time only */
+	unsigned crumb_us;         /* T microseconds, 0 = not by time */
+	bool crumb_barrier;        /* flags 0 (memory barrier) or NO_MEMORY_BARRIER */
+	unsigned crumb_width;      /* 0 = by device attribute, 4 or 8 forced */
+	unsigned param_bytes;
+	bool signals;
+	bool jit;
+	char driver[PATH_MAX];
+};
+extern struct ci_config ci_cfg;
+
+#define CI_SIZE_DEFAULT (32ull << 20)
+#define CI_SIZE_MIN (1ull << 20)
+#define CI_SIZE_MAX (1ull << 30)
+#define CI_STACK_DEPTH_MAX 64
+
+/* Parse the CUDAINSPECT_* environment into CFG.  On a bad value returns false with a message
+ * in ERR (the recorder then passes through). */
+bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Lock-free maps (map.c): 64-bit keys to 32-bit slot numbers, open addressing, insert-only
+ * except for tombstones.  Used for handle -> table slot lookups on the launch path. */
+
+struct ci_map_slot {
+	uint64_t key;   /* 0 = empty, CI_MAP_TOMB = removed (atomic) */
+	uint32_t value; /* slot + 1; 0 while the inserting thread sets the entry up (atomic) */
+	uint32_t pad;
+};
+struct ci_map {
+	struct ci_map_slot *slots;
+	uint64_t mask;
+};
+#define CI_MAP_TOMB UINT64_MAX
+
+/* Slot for KEY, or CI_NONE. */
+uint32_t ci_map_get(const struct ci_map *m, uint64_t key);
+/* Claim KEY: returns true and sets *SLOT when this thread inserted it (it must then call
+ * ci_map_publish); false with *VALUE set when it already existed (CI_NONE if the map is full or
+ * the other thread did not finish in time). */
+bool ci_map_claim(struct ci_map *m, uint64_t key, struct ci_map_slot **slot, uint32_t *value);
+void ci_map_publish(struct ci_map_slot *slot, uint32_t value);
+void ci_map_remove(struct ci_map *m, uint64_t key);
+bool ci_map_init(struct ci_map *m, uint64_t min_capacity);
+void ci_map_reset(struct ci_map *m);
+
+static inline uint64_t ci_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The record (record.c)                                                                      */
+
+/* A section of the live record, with its directory entry and entries resolved once. */
+struct ci_sec {
+	struct ci_section *dir;
+	uint8_t *base;
+	uint64_t capacity;
+	uint32_t entry_size;
+};
+
+/* Per-stream state that is not part of the format (one cache line each). */
+struct ci_stream_priv {
+	uint64_t handle;          /* the handle breadcrumbs are written through */
+	uint64_t last_crumb_ns;   /* atomic */
+	uint32_t ctx;             /* context slot */
+	uint32_t kind;
+	uint32_t destroyed;       /* atomic */
+	uint32_t pad[9];
+};
+
+/* Per-context state that is not part of the format. */
+struct ci_ctx_priv {
+	uint64_t handle;
+	uint64_t green;           /* CUgreenCtx it came from, 0 if none */
+	uint64_t crumb_alias;     /* device address of the breadcrumb area, 0 = none (atomic) */
+	uint32_t crumb_status;    /* enum ci_crumb_status for new streams (atomic) */
+	uint32_t crumb_width;     /* 4 or 8 (atomic) */
+	uint32_t crumb_ready;     /* 0 = not tried, 1 = being set up, 2 = done (atomic) */
+	uint32_t device;          /* device slot */
+};
+
+/* Per-allocation-slot state for the free ring (the allocation's free-time data is not in the
+ * live entry). */
+
+struct ci_rec {
+	uint8_t *base;
+	uint64_t size;
+	uint32_t page_size;
+	bool persistent;
+	char path[PATH_MAX];      /* persistent file path */
+	struct ci_header *hdr;
+	struct ci_sec sec[CI_SECTION_KIND_MAX];
+	/* Private lookup maps. */
+	struct ci_map ctx_map;     /* CUcontext -> context slot */
+	struct ci_map stream_map;  /* CUstream or composite key -> stream slot */
+	struct ci_map func_map;    /* CUfunction/CUkernel -> function slot */
+	struct ci_map module_map;  /* CUmodule/CUlibrary -> code module slot */
+	struct ci_map stack_map;   /* stack hash -> stack slot */
+	struct ci_map string_map;  /* string hash -> string offset */
+	struct ci_map device_map;  /* CUdevice + 1 -> device slot */
+	struct ci_stream_priv *streams; /* parallel to CI_SEC_STREAMS */
+	struct ci_ctx_priv *ctxs;       /* parallel to CI_SEC_CONTEXTS */
+	void *symimage;            /* CI_SEC_SYMBOL_IMAGE base, NULL if absent */
+	uint32_t alloc_probe_max;
+};
+extern struct ci_rec ci_rec;
+
+/* Bumped when the record is replaced (fork child): thread-local caches compare against it. */
+extern uint32_t ci_generation; /* atomic */
+
+/* Section capacities for a record of SIZE bytes (also used by tests). */
+struct ci_layout {
+	uint64_t size;
+	uint32_t page_size;
+	uint64_t dir_offset;
+	struct {
+		uint32_t kind;
+		uint32_t entry_size;
+		uint64_t offset;
+		uint64_t capacity;
+	} sec[CI_SECTION_KIND_MAX];
+	uint32_t count;
+};
+bool ci_layout_compute(uint64_t size, uint32_t page_size, struct ci_layout *out);
+
+/* Create the record region and lay it out; false (with a message said) on failure. */
+bool ci_record_create(void);
+/* Drop the record in a fork child (the parent keeps it) so that the child makes its own. */
+void ci_record_forget(void);
+/* Fill the record header's process fields (pid, times, exe, cmdline). */
+void ci_record_describe_process(void);
+
+static inline struct ci_sec *ci_sec(enum ci_section_kind kind)
+{
+	return &ci_rec.sec[kind];
+}
+static inline void *ci_entry(enum ci_section_kind kind, uint64_t slot)
+{
+	struct ci_sec *s = &ci_rec.sec[kind];
+	return s->base + slot * s->entry_size;
+}
+
+static inline uint64_t ci_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Publishing (record.h): take slot SLOT of a section for an entry numbered SEQ (index + 1 for
+ * rings and tables).  Returns false if another writer owns the slot (the entry is dropped). */
+static inline bool ci_entry_begin(uint64_t *seq_field)
+{
+	return __atomic_exchange_n(seq_field, CI_SEQ_BUSY, __ATOMIC_ACQ_REL) != CI_SEQ_BUSY;
+}
+static inline void ci_entry_publish(uint64_t *seq_field, uint64_t seq)
+{
+	__atomic_store_n(seq_field, seq, __ATOMIC_RELEASE);
+}
+static inline void ci_count_dropped(enum ci_section_kind kind)
+{
+	__atomic_fetch_add(&ci_rec.sec[kind].dir->dropped, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&ci_rec.hdr->flags, CI_HDR_TRUNCATED, __ATOMIC_RELAXED);
+}
+/* Claim the next slot of an append-only table; CI_NONE (counted as dropped) when full. */
+uint32_t ci_table_claim(enum ci_section_kind kind);
+/* Claim N consecutive slots of a table (for cache-line spacing); CI_NONE when full. */
+uint32_t ci_table_claim_n(enum ci_section_kind kind, uint32_t n);
+/* Claim the next index of a ring and return the entry; NULL if the slot is being written by
+ * another thread (dropped).  *SEQ receives the seq to publish. */
+void *ci_ring_claim(enum ci_section_kind kind, uint64_t *seq);
+/* Intern a string into CI_SEC_STRINGS; 0 (the empty string) if it does not fit. */
+uint32_t ci_string(const char *s, size_t maxlen);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Threads (thread.c)                                                                         */
+
+struct ci_tls {
+	uint32_t generation;       /* ci_generation when set up; 0 = not set up */
+	uint32_t tid;
+	uint32_t slot;             /* CI_SEC_THREADS slot */
+	uint32_t chunk;            /* launch ring chunk size now used */
+	uint64_t lnext, lend;      /* launch ring indices claimed, not yet used */
+	uint64_t lslot;            /* ring slot of lnext */
+	uint64_t lchunk_ns;        /* when the chunk was claimed */
+	uintptr_t stack_lo, stack_hi;
+	uint64_t pt_ctx;           /* per-thread default stream cache: context handle */
+	uint32_t pt_slot;          /* ... and its stream slot */
+	uint32_t legacy_slot;
+	uint64_t legacy_ctx;
+	uint64_t last_query;       /* dedup of NOT_READY polling */
+	int32_t last_query_result;
+	uint32_t in_setup;         /* recorder's own driver calls in progress on this thread */
+};
+extern __thread struct ci_tls ci_tls __attribute__((tls_model("initial-exec")));
+
+void ci_thread_setup(struct ci_tls *t);
+static inline struct ci_tls *ci_thread(void)
+{
+	struct ci_tls *t = &ci_tls;
+	if (CI_UNLIKELY(t->generation != __atomic_load_n(&ci_generation, __ATOMIC_RELAXED)))
+		ci_thread_setup(t);
+	return t;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Host stacks and modules (stacks.c, modules.c)                                              */
+
+/* Capture the caller's stack for CALL (once; cached in call->stack) and return its id. */
+uint32_t ci_stack_of(struct ci_call *call);
+/* Whether ADDRESS lies in the executable code of a loaded module (lock-free). */
+bool ci_code_address(uint64_t address);
+/* Bring the host module table up to date if a dlopen/dlclose happened (cheap when not). */
+void ci_modules_refresh(bool force);
+void ci_stacks_init(void);
+
+/* ---------------------------------------------------------------------------------------- */
+/* CUDA objects (objects.c)                                                                   */
+
+uint32_t ci_device_slot(CUdevice dev);
+void ci_devices_record_all(void);
+/* Context slot for handle CTX (registering it, kind guessed, when first seen). */
+uint32_t ci_ctx_slot(CUcontext ctx);
+uint32_t ci_ctx_current_slot(void);
+uint32_t ci_ctx_register(CUcontext ctx, uint32_t kind, uint32_t flags, struct ci_call *call);
+void ci_ctx_destroyed(CUcontext ctx);
+/* Stream slot for a stream argument as the application passed it to entry point CALL. */
+uint32_t ci_stream_slot(CUstream h, const struct ci_call *call);
+uint32_t ci_stream_register(CUstream h, uint32_t kind, uint32_t flags, int priority,
+			    uint32_t ctx_slot, struct ci_call *call);
+void ci_stream_destroyed(CUstream h);
+uint32_t ci_code_module_register(uint64_t handle, uint32_t kind, uint32_t ctx,
+				 const char *source, const void *image, struct ci_call *call);
+void ci_code_module_unloaded(uint64_t handle);
+/* Function slot for a CUfunction/CUkernel, registering it (name, parameter layout) when
+ * first seen.  NAME and MODULE may be unknown (NULL / CI_NONE). */
+uint32_t ci_function_slot(uint64_t handle);
+uint32_t ci_function_register(uint64_t handle, uint32_t kind, uint32_t module, const char *name);
+uint32_t ci_thread_slot(void);
+
+/* Make the recorder's own driver calls safe inside a stream capture of this thread. */
+struct ci_setup_scope {
+	CUstreamCaptureMode saved;
+	bool switched;
+};
+void ci_setup_enter(struct ci_setup_scope *s);
+void ci_setup_leave(struct ci_setup_scope *s);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Errors and events (events.c)                                                               */
+
+/* Record a non-success RESULT of CALL: ARGS names the arguments ("(dptr, bytesize)"), VALS
+ * their values, IS_SIGNED which are signed integers. */
+void ci_error_record(struct ci_call *call, CUresult result, const char *args,
+		     const uint64_t *vals, const uint8_t *is_signed, unsigned nvals);
+bool ci_result_is_sticky(CUresult r);
+void ci_event_record(struct ci_call *call, uint32_t kind, CUresult r, uint64_t a, uint64_t b,
+		     uint64_t value, uint64_t duration_ns);
+extern int ci_captures_active; /* atomic: captures begun and not yet ended */
+
+/* ---------------------------------------------------------------------------------------- */
+/* Crashes, snapshots, fork (crash.c)                                                         */
+
+void ci_crash_install(void);
+/* Write a snapshot of the record for REASON; returns true on success. */
+bool ci_snapshot_write(enum ci_snapshot_reason reason);
+void ci_sticky_error_seen(void);
+void ci_jit_register(void);
+void ci_jit_refresh_symbols(void);
+
+/* Fork child: each part lets go of what belonged to the parent's record. */
+void ci_doors_after_fork_child(void);
+void ci_jit_forget(void);
+void ci_modules_forget(void);
+void ci_crumbs_forget(void);
+void ci_events_forget(void);
+/* A context went away: breadcrumb aliases registered through it may be stale. */
+void ci_crumbs_ctx_gone(uint32_t ctx_slot);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Hooks called by the generated wrappers (hooks.h maps the table's hook names to these).   */
+
+#include "hooks.h"
+
+#endif

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host stacks of recorded calls, deduplicated in the stack depot (CI_SEC_STACKS indexes runs of
+ * return addresses in CI_SEC_FRAMES; an id is slot + 1).  Three modes (CUDAINSPECT_STACKS):
+ *   off       nothing is captured;
+ *   fast      (default) a frame-pointer walk from the wrapper's frame: each frame pointer must
+ *             lie in the thread's stack above the previous one and each return address in the
+ *             executable code of a loaded module, else the walk stops, so code built without
+ *             frame pointers yields a short stack rather than a wrong one or a fault;
+ *   accurate  DWARF CFI unwinding with libgcc's unwinder (backtrace(3)), which also crosses code
+ *             without frame pointers, at a few microseconds per stack.
+ * The first frame is always the return address into the code that called the driver.
+ * docs/RECORDER.md has the measured cost of each mode.
+ */
+#include <execinfo.h>
+#include <string.h>
+
+#include "recorder.h"
+
+void ci_stacks_init(void)
+{
+	ci_modules_refresh(true);
+	if (ci_cfg.stack_mode == CI_STACKS_ACCURATE) {
+		/* The first backtrace() loads libgcc_s: do it now, not inside a launch. */
+		void *warm[4];
+		backtrace(warm, 4);
+	}
+}
+
+static unsigned ci_walk_fast(const struct ci_call *c, uint64_t *frames, unsigned depth)
+{
+	struct ci_tls *t = ci_thread();
+	unsigned n = 0;
+	frames[n++] = c->ret;
+	uintptr_t fp = (uintptr_t)c->frame;
+	uintptr_t lo = fp, hi = t->stack_hi;
+	if (fp < t->stack_lo || fp >= hi)
+		return n; /* an alternate stack, a fiber: only the caller is certain */
+	fp = ((const uintptr_t *)fp)[0]; /* the caller's frame */
+	while (n < depth) {
+		if (fp <= lo || fp + 2 * sizeof(uintptr_t) > hi || (fp & (sizeof(uintptr_t) - 1)))
+			break;
+		const uintptr_t *f = (const uintptr_t *)fp;
+		uintptr_t ret = f[1];
+		if (!ci_code_address(ret))
+			break;
+		frames[n++] = ret;
+		lo = fp;
+		fp = f[0];
+	}
+	return n;
+}
+
+static unsigned ci_walk_accurate(const struct ci_call *c, uint64_t *frames, unsigned depth)
+{
+	void *buf[CI_STACK_DEPTH_MAX + 16];
+	int n = backtrace(buf, (int)depth + 16);
+	/* Skip the recorder's own frames: start at the wrapper's return address. */
+	int start = -1;
+	for (int i = 0; i < n; i++) {
+		if ((uint64_t)(uintptr_t)buf[i] == c->ret) {
+			start = i;
+			break;
+		}
+	}
+	if (start < 0) {
+		frames[0] = c->ret;
+		return 1;
+	}
+	unsigned m = 0;
+	for (int i = start; i < n && m < depth; i++)
+		frames[m++] = (uint64_t)(uintptr_t)buf[i];
+	return m;
+}
+
+static uint64_t ci_stack_hash(const uint64_t *frames, unsigned n)
+{
+	uint64_t h = n;
+	for (unsigned i = 0; i < n; i++)
+		h = ci_mix64(h ^ frames[i]) + i;
+	return (h & ~(1ull << 63)) | 1; /* never empty, never a tombstone */
+}
+
+static bool ci_stack_equals(uint32_t slot, const uint64_t *frames, unsigned n)
+{
+	const struct ci_stack *s = ci_entry(CI_SEC_STACKS, slot);
+	struct ci_sec *fs = ci_sec(CI_SEC_FRAMES);
+	if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != (uint64_t)slot + 1 || s->nframes != n ||
+	    (uint64_t)s->frames_offset + n > fs->capacity)
+		return false;
+	return !memcmp(fs->base + (uint64_t)s->frames_offset * 8, frames, n * 8);
+}
+
+/* Store a new stack; 0 when the depot is full. */
+static uint32_t ci_stack_store(const uint64_t *frames, unsigned n, uint64_t hash)
+{
+	struct ci_sec *fs = ci_sec(CI_SEC_FRAMES);
+	uint32_t slot = ci_table_claim(CI_SEC_STACKS);
+	if (slot == CI_NONE)
+		return 0;
+	uint64_t off = __atomic_fetch_add(&fs->dir->head, n, __ATOMIC_RELAXED);
+	struct ci_stack *s = ci_entry(CI_SEC_STACKS, slot);
+	ci_entry_begin(&s->seq);
+	s->hash = hash;
+	if (off + n <= fs->capacity && off + n < UINT32_MAX) {
+		memcpy(fs->base + off * 8, frames, n * 8);
+		s->frames_offset = (uint32_t)off;
+		s->nframes = n;
+	} else {
+		/* Frames full: the entry still tells that a stack was taken. */
+		ci_count_dropped(CI_SEC_FRAMES);
+		s->frames_offset = 0;
+		s->nframes = 0;
+	}
+	ci_entry_publish(&s->seq, (uint64_t)slot + 1);
+	return slot + 1;
+}
+
+uint32_t ci_stack_of(struct ci_call *c)
+{
+	if (c->stack || ci_cfg.stack_mode == CI_STACKS_OFF || !ci_rec.base)
+		return c->stack;
+	uint64_t frames[CI_STACK_DEPTH_MAX];
+	unsigned depth = ci_cfg.stack_depth;
+	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE ? ci_walk_accurate(c, frames, depth)
+							      : ci_walk_fast(c, frames, depth);
+	uint64_t hash = ci_stack_hash(frames, n);
+	struct ci_map_slot *ms;
+	uint32_t found;
+	if (ci_map_claim(&ci_rec.stack_map, hash, &ms, &found)) {
+		uint32_t id = ci_stack_store(frames, n, hash);
+		ci_map_publish(ms, id ? id - 1 : CI_NONE);
+		c->stack = id;
+	} else if (found != CI_NONE && ci_stack_equals(found, frames, n)) {
+		c->stack = found + 1;
+	} else {
+		/* A hash collision (or a full map): store without deduplication. */
+		c->stack = ci_stack_store(frames, n, hash);
+	}
+	return c->stack;
+}
