@@ -132,10 +132,8 @@ static CUresult sim_launch(CUfunction f, const struct sim_launch *l, CUstream h,
 		return r;
 	if ((r = sim_launch_check(l, e, dyn)) || (r = sim_launch_params(e, params, extra)))
 		return r;
-	struct sim_work w = {.kind = SIM_OP_KERNEL, .u.kernel = {e, SIM_LAUNCH_OK, 0}};
-	/* A captured launch is not a launch yet: it counts when the graph is launched. */
-	if (!atomic_load_explicit(&s->capturing, memory_order_acquire))
-		w.u.kernel.fate = sim_launch_fate(e, &w.u.kernel.nth);
+	/* Counted when accepted; a captured launch counts each time its graph is launched. */
+	struct sim_work w = {.kind = SIM_OP_KERNEL, .u.kernel = {e, SIM_LAUNCH_OK, 0, 1}};
 	return sim_submit(s, &w);
 }
 

@@ -197,6 +197,7 @@ struct sim_ctx {
 	struct sim_stream *legacy;
 	struct sim_stream *streams; /* every stream of the context, legacy and per-thread included */
 	unsigned workers;           /* worker threads alive for this context's streams */
+	_Atomic int captures;       /* streams of this context with a capture (active or invalidated) */
 	int closing;
 };
 
@@ -229,6 +230,7 @@ struct sim_work {
 			struct sim_entry *entry;
 			enum sim_launch_fate fate;
 			unsigned long nth;
+			int count; /* decide the fate when the launch is accepted (not captured) */
 		} kernel;
 		struct {
 			CUhostFn fn;

@@ -457,7 +457,7 @@ static CUresult sim_enqueue_locked(struct sim_stream *s, const struct sim_work *
  * would make the legacy stream depend on captured work (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT). */
 static CUresult sim_legacy_capture_check_locked(struct sim_stream *s)
 {
-	if (s->kind != SIM_STREAM_LEGACY)
+	if (s->kind != SIM_STREAM_LEGACY || !atomic_load(&s->ctx->captures))
 		return CUDA_SUCCESS;
 	CUresult r = CUDA_SUCCESS;
 	for (struct sim_stream *t = s->ctx->streams; t; t = t->next_in_ctx)
@@ -466,6 +466,13 @@ static CUresult sim_legacy_capture_check_locked(struct sim_stream *s)
 			r = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
 		}
 	return r;
+}
+
+/* A launch counts (for CUDASIM_FAULT/CUDASIM_HANG) once it is accepted for execution. */
+static void sim_launch_count(struct sim_work *w)
+{
+	if (w->kind == SIM_OP_KERNEL && w->u.kernel.count)
+		w->u.kernel.fate = sim_launch_fate(w->u.kernel.entry, &w->u.kernel.nth);
 }
 
 static CUresult sim_submit_dep(struct sim_stream *s, const struct sim_work *w,
@@ -482,14 +489,23 @@ static CUresult sim_submit_dep(struct sim_stream *s, const struct sim_work *w,
 	}
 	if (sim_is_null()) {
 		r = sim_ctx_sticky(s->ctx);
-		if (r == CUDA_SUCCESS)
+		if (r == CUDA_SUCCESS && s->kind == SIM_STREAM_LEGACY && atomic_load(&s->ctx->captures)) {
+			pthread_mutex_lock(&sim.lock);
+			r = sim_legacy_capture_check_locked(s);
+			pthread_mutex_unlock(&sim.lock);
+		}
+		if (r == CUDA_SUCCESS) {
+			sim_launch_count(&copy);
 			sim_work_execute(&copy, s->ctx);
+		}
 		sim_work_release(&copy);
 		return r;
 	}
 	uint64_t seq;
 	pthread_mutex_lock(&sim.lock);
 	r = sim_legacy_capture_check_locked(s);
+	if (r == CUDA_SUCCESS && !(r = sim_ctx_sticky(s->ctx)))
+		sim_launch_count(&copy);
 	if (r == CUDA_SUCCESS)
 		r = sim_enqueue_locked(s, &copy, extra, &seq);
 	if (r != CUDA_SUCCESS) {
@@ -602,6 +618,7 @@ void sim_ctx_teardown_locked(struct sim_ctx *ctx)
 					 s->capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL);
 		sim_stream_recycle_locked(s);
 	}
+	atomic_store(&ctx->captures, 0);
 	ctx->legacy = NULL;
 	sim_modules_ctx_gone(ctx);
 	sim_mem_ctx_gone(ctx);
@@ -659,6 +676,8 @@ SIM_EXPORT CUresult cuStreamDestroy_v2(CUstream h)
 	}
 	atomic_store(&s->obj.magic, 0);
 	s->closing = 1;
+	if (s->capture_status != SIM_CAPTURE_NONE)
+		atomic_fetch_sub(&s->ctx->captures, 1);
 	if (s->capture_status != SIM_CAPTURE_NONE && s->capture_origin)
 		atomic_fetch_sub(&sim.global_captures, s->capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL);
 	if (s->worker)
@@ -1011,6 +1030,7 @@ static CUresult sim_stream_wait_event(CUstream hs, CUevent h, unsigned flags, in
 			s->capture_origin = 0;
 			s->capture_id = sim_new_id();
 			atomic_store(&s->capturing, 1);
+			atomic_fetch_add(&s->ctx->captures, 1);
 		}
 		pthread_mutex_unlock(&sim.lock);
 		return CUDA_SUCCESS;
