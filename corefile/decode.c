@@ -105,19 +105,39 @@ static void sanitize(char *s)
 /* ---------------------------------------------------------------------------------------- */
 /* Reading entries                                                                            */
 
+/* Read CNT entries of ESIZE bytes at A into BUF: in one go, else entry by entry.  An entry that
+ * cannot be read is zeroed and marked ENTRY_MISSING in ST, or, on the seq passes of a live read
+ * (ST NULL), gets the seq FILL, which no payload matches. */
+static void read_chunk(struct ci_source *src, uint64_t a, uint64_t cnt, uint32_t esize, uint8_t *buf,
+		       uint8_t *st, uint8_t fill)
+{
+	struct ci_error *err = ci_source_read(src, a, buf, cnt * esize);
+	if (!err)
+		return;
+	ci_error_destroy(err);
+	for (uint64_t i = 0; i < cnt; i++) {
+		err = ci_source_read(src, a + i * esize, buf + i * esize, esize);
+		if (!err)
+			continue;
+		ci_error_destroy(err);
+		memset(buf + i * esize, fill, st ? esize : 8);
+		if (st)
+			st[i] = ENTRY_MISSING;
+	}
+}
+
 /* Read N entries of ESIZE bytes at ADDR into OUT, marking each in ST.  Entries the input does
- * not hold are ENTRY_MISSING (zeroed).  On live sources, entries whose seq changed while we
- * read them are ENTRY_TORN. */
+ * not hold are ENTRY_MISSING (zeroed).  On live sources every chunk is read three times, seq,
+ * payload, seq (a seqlock read): entries whose seq changed meanwhile are ENTRY_TORN. */
 static struct ci_error *read_entries(struct decoder *d, uint64_t addr, uint64_t n, uint32_t esize,
-				     bool has_seq, uint8_t *out, uint8_t *st)
+				     uint8_t *out, uint8_t *st)
 {
 	uint64_t per_chunk = (256u << 10) / esize;
 	if (per_chunk == 0)
 		per_chunk = 1;
 	_cleanup_free_ uint64_t *seq1 = NULL;
 	_cleanup_free_ uint8_t *again = NULL;
-	bool recheck = d->live && has_seq;
-	if (recheck) {
+	if (d->live) {
 		seq1 = malloc(per_chunk * sizeof *seq1);
 		again = malloc(per_chunk * esize);
 		if (!seq1 || !again)
@@ -128,52 +148,18 @@ static struct ci_error *read_entries(struct decoder *d, uint64_t addr, uint64_t 
 		uint64_t a = addr + first * esize;
 		uint8_t *o = out + first * esize;
 		uint8_t *s = st + first;
-		if (recheck) {
-			/* seq before the payload ... */
-			struct ci_error *err = ci_source_read(d->src, a, again, cnt * esize);
-			if (err) {
-				ci_error_destroy(err);
-				for (uint64_t i = 0; i < cnt; i++) {
-					struct ci_error *e = ci_source_read(d->src, a + i * esize,
-									    again + i * esize, esize);
-					if (e) {
-						ci_error_destroy(e);
-						memset(again + i * esize, 0xff, 8);
-					}
-				}
-			}
+		if (d->live) {
+			read_chunk(d->src, a, cnt, esize, again, NULL, 0xff);
 			for (uint64_t i = 0; i < cnt; i++)
 				seq1[i] = ci_le64(again + i * esize);
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		}
 		memset(s, ENTRY_OK, cnt);
-		struct ci_error *err = ci_source_read(d->src, a, o, cnt * esize);
-		if (err) {
-			ci_error_destroy(err);
-			for (uint64_t i = 0; i < cnt; i++) {
-				struct ci_error *e = ci_source_read(d->src, a + i * esize, o + i * esize, esize);
-				if (e) {
-					ci_error_destroy(e);
-					memset(o + i * esize, 0, esize);
-					s[i] = ENTRY_MISSING;
-				}
-			}
-		}
-		if (!recheck)
+		read_chunk(d->src, a, cnt, esize, o, s, 0);
+		if (!d->live)
 			continue;
-		/* ... and after it: a changed seq means the payload may be half old, half new. */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		err = ci_source_read(d->src, a, again, cnt * esize);
-		if (err) {
-			ci_error_destroy(err);
-			for (uint64_t i = 0; i < cnt; i++) {
-				struct ci_error *e = ci_source_read(d->src, a + i * esize, again + i * esize, esize);
-				if (e) {
-					ci_error_destroy(e);
-					memset(again + i * esize, 0xfe, 8);
-				}
-			}
-		}
+		read_chunk(d->src, a, cnt, esize, again, NULL, 0xfe);
 		for (uint64_t i = 0; i < cnt; i++) {
 			uint64_t s0 = seq1[i], sp = ci_le64(o + i * esize), s2 = ci_le64(again + i * esize);
 			if (s[i] == ENTRY_OK && (s0 != sp || sp != s2))
@@ -233,7 +219,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 				       "out of memory decoding %llu %s of the record",
 				       (unsigned long long)cap, kinds[kind].name);
 	}
-	struct ci_error *err = read_entries(d, d->base + sec->offset, have, sec->entry_size, true, raw, st);
+	struct ci_error *err = read_entries(d, d->base + sec->offset, have, sec->entry_size, raw, st);
 	if (err) {
 		free(out);
 		return err;

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "reader-internal.h"
 
@@ -119,9 +120,15 @@ static void locate_by_name(struct locate *lc)
 static bool elf_symbol_and_base(const char *path, const char *symbol, uint64_t file_offset,
 				uint64_t *value, uint64_t *seg_vaddr, const char **why)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* The path comes from the core: never block on a FIFO or read a device. */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		*why = errno == ENOENT ? "the file is no longer on disk" : "the file cannot be opened";
+		return false;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*why = "it is not a regular file";
 		return false;
 	}
 	elf_version(EV_CURRENT);
