@@ -67,3 +67,4 @@ $(ENGINE_TESTS)/liblaunchspy.so: tests/engine/launchspy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARNINGS) -fPIC -shared -o $@ $< -ldl
 TEST_DEPS += $(ENGINE_TESTS)/liblaunchspy.so
+include testcases/gpu/build.mk

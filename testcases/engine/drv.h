@@ -38,6 +38,7 @@
 	X(StreamQuery, cuStreamQuery, PFN_cuStreamQuery_v2000)                                  \
 	X(StreamWaitEvent, cuStreamWaitEvent, PFN_cuStreamWaitEvent_v3020)                      \
 	X(StreamWaitValue32, cuStreamWaitValue32, PFN_cuStreamWaitValue32_v11070)               \
+	X(StreamWriteValue32, cuStreamWriteValue32, PFN_cuStreamWriteValue32_v11070)            \
 	X(StreamWriteValue64, cuStreamWriteValue64, PFN_cuStreamWriteValue64_v11070)            \
 	X(EventCreate, cuEventCreate, PFN_cuEventCreate_v2000)                                  \
 	X(EventRecord, cuEventRecord, PFN_cuEventRecord_v2000)                                  \
