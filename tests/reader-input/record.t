@@ -85,6 +85,9 @@ like "$out" "stack 2 frames=0" "invalid stack yields no frames"
 mk --damage=seq; dec "$T/r.cisnap"
 is "$(sec launches accepted) $(sec launches invalid)" "9 1" "entry whose seq does not fit its slot invalid"
 
+mk --damage=late-head; dec "$T/r.cisnap"
+is "$(sec launches accepted) $(sec launches torn) $(sec launches invalid)" "8 2 0" "entries published after the head was copied: torn, not damage"
+
 mk --damage=dup; dec "$T/r.cisnap"
 like "$out" "lists the launches section twice" "duplicate section ignored with a warning"
 is "$(sec launches accepted)" 10 "first of duplicate sections used"

@@ -339,6 +339,8 @@ void synth_build(const struct synth_spec *s, uint8_t *buf)
 					.head = secs[i].head };
 		if (d.kind == CI_SEC_LAUNCHES && s->torn_launches)
 			d.torn = 0;
+		if (d.kind == CI_SEC_LAUNCHES && s->damage == SYNTH_LATE_HEAD && d.head >= 2)
+			d.head -= 2;
 		memcpy(buf + 512 + n * 64, &d, sizeof d);
 	}
 	if (s->damage == SYNTH_DUP_SECTION || s->damage == SYNTH_UNKNOWN_SECTION) {
@@ -358,7 +360,7 @@ static const struct { const char *name; enum synth_damage damage; } damages[] = 
 	{ "overlap", SYNTH_SECTION_OVERLAP }, { "past-end", SYNTH_SECTION_PAST_END },
 	{ "entry-size", SYNTH_ENTRY_TOO_SMALL }, { "refs", SYNTH_BAD_REFS },
 	{ "stack", SYNTH_BAD_STACK }, { "seq", SYNTH_SEQ_MISMATCH }, { "dup", SYNTH_DUP_SECTION },
-	{ "unknown-section", SYNTH_UNKNOWN_SECTION },
+	{ "unknown-section", SYNTH_UNKNOWN_SECTION }, { "late-head", SYNTH_LATE_HEAD },
 };
 
 int synth_parse_option(struct synth_spec *s, const char *arg)
@@ -407,5 +409,5 @@ const char *synth_options_help(void)
 	       "  --launches=N --launch-cap=N --allocs=N --alloc-cap=N --frees=N --free-cap=N\n"
 	       "  --errors=N --events=N --torn=N --entry-pad=N\n"
 	       "  --damage=none|magic|header-size|dir|misaligned|overlap|past-end|entry-size|refs|\n"
-	       "           stack|seq|dup|unknown-section\n";
+	       "           stack|seq|dup|unknown-section|late-head\n";
 }

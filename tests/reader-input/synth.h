@@ -40,6 +40,7 @@ enum synth_damage {
 	SYNTH_SEQ_MISMATCH,     /* 1 launch carries a seq that does not fit its slot: invalid */
 	SYNTH_DUP_SECTION,      /* the directory lists launches twice: second ignored */
 	SYNTH_UNKNOWN_SECTION,  /* an extra section of kind 30: ignored */
+	SYNTH_LATE_HEAD,        /* launches head 2 behind the published entries (snapshot race): 2 torn */
 };
 
 struct synth_spec {
