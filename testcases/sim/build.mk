@@ -53,14 +53,17 @@ $(BUILD)/tests/sim/interposer.so: tests/sim/interposer.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) -fPIC -shared -o $@ $<
 
-TEST_DEPS += $(SIM_TESTS) $(BUILD)/tests/sim/interposer.so
+TEST_DEPS += $(SIM_TESTS) $(BUILD)/tests/sim/interposer.so $(SIM_TSAN_DIR)/libcuda.so.1 $(SIM_TSAN_DIR)/hammer
 
 # Parameter-layout fixture: PTX that nvcc writes from tests/sim/params.cu (skipped without nvcc).
 ifneq ($(wildcard $(NVCC)),)
 $(BUILD)/tests/sim/params.ptx: tests/sim/params.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -ptx -arch=sm_90 -o $@ $<
-TEST_DEPS += $(BUILD)/tests/sim/params.ptx
+$(BUILD)/tests/sim/params.fatbin: tests/sim/params.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -o $@ $<
+TEST_DEPS += $(BUILD)/tests/sim/params.ptx $(BUILD)/tests/sim/params.fatbin
 endif
 
 -include $(SIM_OBJS:.o=.d)
