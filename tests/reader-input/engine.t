@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The input stages on records written by the real recorder (build/libcudainspect-rec.so) into
+# the miniengine test engine on the simulated driver: a kernel core and the recorder's own
+# snapshot files after a planted illegal address, a zstd copy, and a hung engine read live and
+# through gdb's gcore.  The checks are the ones a recorder-written record must always pass:
+# found by its memfd name, written by the crashed pid, nothing invalid, the sticky error there.
+. "$(dirname "$0")/../lib/tap.sh"
+D=$B/tests/reader-input
+[ "${CI_SANITIZE:-}" = address ] && skip_all "an ASan-built recorder cannot be preloaded into the uninstrumented engine (and ASan turns core dumps off)"
+for f in libcudainspect-rec.so sim/libcuda.so.1 miniengine tests/reader-input/cidecode; do
+	[ -e "$B/$f" ] || skip_all "$B/$f not built"
+done
+[ "$(cat /proc/sys/kernel/core_pattern)" = core ] || skip_all "kernel.core_pattern is not 'core'"
+
+dec() { out=$("$D/cidecode" "$@" 2>&1); rc=$?; }
+field() { printf '%s\n' "$out" | awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }
+sec() { printf '%s\n' "$out" | awk -v s="$1" -v f="$2" '$1 == "section" && $2 == s { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }'; }
+invalid_total() { printf '%s\n' "$out" | awk '$1 == "section" { for (i = 3; i <= NF; i++) if ($i ~ /^invalid=/) { sub("invalid=", "", $i); s += $i } } END { print s + 0 }'; }
+engine() { # dir args…
+	local dir=$1; shift
+	mkdir -p "$dir"
+	( ( cd "$dir" && ulimit -c unlimited && LD_PRELOAD="$B/libcudainspect-rec.so" LD_LIBRARY_PATH="$B/sim" \
+		exec "$B/miniengine" --quiet "$@" ) >"$dir/out" 2>&1 || true ) 2>/dev/null
+}
+
+engine "$T/oob" --fault oob
+core=$(ls "$T"/oob/core* 2>/dev/null | head -1)
+ok "the engine dumped core" test -n "$core"
+dec --entries "$core"
+is "$rc $(field source.kind) $(field location.method)" "0 core nt_file" "recorder's record found by its memfd name"
+is "$(field header.pid)" "$(field source.pid)" "written by the crashed process"
+is "$(field header.record_base)" "$(field location.address)" "record_base is where it was found"
+is "$(invalid_total)" 0 "nothing in a recorder-written record fails validation"
+ok "launches decoded ($(sec launches accepted))" test "$(sec launches accepted)" -gt 10
+like "$out" "function [0-9]+ name=paged_attention" "kernel names resolve through the string table"
+like "$out" "error seq=[0-9]+ result=CUDA_ERROR_ILLEGAL_ADDRESS .* sticky=1" "the sticky illegal address is in the error ring"
+like "$out" "thread [0-9]+ crashed=1 .*name=engine-" "the crashed thread is named from the record"
+launches=$(sec launches accepted)
+
+snap=$(ls "$T"/oob/*-signal.cisnap 2>/dev/null | head -1)
+if [ -n "$snap" ]; then
+	dec "$snap"
+	is "$rc $(field source.kind) $(field location.method)" "0 record file" "signal snapshot decodes"
+	is "$(invalid_total)" 0 "nothing in the snapshot fails validation"
+	# Taken in the signal handler, before the core: other threads may still have launched since.
+	ok "snapshot holds launches, no more than the core ($(sec launches accepted) <= $launches)" \
+	   test "$(sec launches accepted)" -gt 0 -a "$(sec launches accepted)" -le "$launches"
+else
+	for i in 1 2 3; do skip "no signal snapshot written"; done
+fi
+
+if command -v zstd >/dev/null; then
+	zstd -q -o "$T/core.zst" "$core"
+	dec "$T/core.zst"
+	is "$rc $(field source.compressed) $(sec launches accepted)" "0 1 $launches" "zstd copy decodes the same"
+else
+	skip "zstd not installed"
+fi
+
+# A hung engine: read live, then through a gcore.
+mkdir -p "$T/hang"
+( cd "$T/hang" && LD_PRELOAD="$B/libcudainspect-rec.so" LD_LIBRARY_PATH="$B/sim" \
+	exec "$B/miniengine" --quiet --hang ) >"$T/hang/out" 2>&1 &
+hang=$!
+trap 'kill $hang 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do
+	dec --pid "$hang"
+	[ "$rc" = 0 ] && [ "$(sec launches accepted)" -gt 0 ] 2>/dev/null && break
+	sleep 0.1
+done
+is "$rc $(field source.kind) $(field location.method)" "0 pid nt_file" "hung engine read live"
+is "$(field header.pid) $(invalid_total)" "$hang 0" "live record is the engine's and valid"
+if command -v gdb >/dev/null; then
+	gdb -nx -p "$hang" -batch -ex "gcore $T/hang.gcore" >"$T/gdb.log" 2>&1
+	dec "$T/hang.gcore"
+	is "$rc $(field source.kind) $(field source.signal)" "0 gcore 0" "gcore of the hung engine: no signal"
+	is "$(field header.pid) $(invalid_total)" "$hang 0" "record found and valid in the gcore"
+else
+	skip "gdb not installed"; skip "gdb not installed"
+fi
+kill "$hang" 2>/dev/null
+done_testing
