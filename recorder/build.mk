@@ -20,3 +20,37 @@ $(REC_LIB): $(REC_OBJS)
 ALL += $(REC_LIB)
 
 -include $(REC_OBJS:.o=.d)
+
+# ---- tests (tests/recorder/) -------------------------------------------------------------------
+REC_TEST := $(BUILD)/tests/recorder
+
+# recdump prints a record as the reader library decodes it.
+$(REC_TEST)/recdump: tests/recorder/recdump.c $(BUILD)/libcudainspect.a testcases/engine/storm.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcudainspect.a $(READER_LIBS)
+
+# Unit tests link the recorder's objects (and the reader, to decode what they wrote).
+$(REC_TEST)/rec_unit: tests/recorder/rec_unit.c $(REC_OBJS) $(BUILD)/libcudainspect.a tests/lib/tap.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJS) $(BUILD)/libcudainspect.a \
+		$(READER_LIBS) $(REC_LDLIBS)
+
+TEST_DEPS += $(REC_TEST)/recdump $(REC_TEST)/rec_unit
+
+$(REC_TEST)/doorprobe: tests/recorder/doorprobe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda -ldl
+
+$(REC_TEST)/libnexta.so: tests/recorder/nextlib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -DNEXT_A -fPIC -shared -o $@ $< -ldl
+
+$(REC_TEST)/libnextb.so: tests/recorder/nextlib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -DNEXT_B -fPIC -shared -o $@ $< -ldl
+
+$(REC_TEST)/nextprobe: tests/recorder/nextprobe.c $(REC_TEST)/libnexta.so $(REC_TEST)/libnextb.so
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(REC_TEST) -Wl,-rpath,'$$ORIGIN' \
+		-Wl,--no-as-needed -lnexta -lnextb
+
+TEST_DEPS += $(REC_TEST)/doorprobe $(REC_TEST)/nextprobe

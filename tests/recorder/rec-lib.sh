@@ -1,0 +1,46 @@
+# Shared by tests/recorder/*.t (sourced after tests/lib/tap.sh): the recorder, the simulated
+# driver, the engines and recdump, and helpers to run a program under the recorder.
+
+REC=$B/libcudainspect-rec.so
+DUMP=$B/tests/recorder/recdump
+PROBE=$B/tests/recorder/doorprobe
+
+# need_recorder [PROGRAM...]: skip the file unless the recorder, recdump, the simulated driver
+# and the named programs (relative to $B) are built; then put the simulator on the library path.
+need_recorder() {
+	local p
+	if [ "${CI_SANITIZE:-}" = address ]; then
+		skip_all "preloads the recorder into programs; an ASan-built library cannot be preloaded into them (rec_unit runs under ASan instead)"
+	fi
+	for p in libcudainspect-rec.so tests/recorder/recdump "$@"; do
+		[ -e "$B/$p" ] || skip_all "$B/$p is not built (make check builds it)"
+	done
+	[ -e "$B/sim/libcuda.so.1" ] || skip_all "the simulated driver $B/sim/libcuda.so.1 is not built"
+	export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	unset CUDASIM_FAULT CUDASIM_HANG CUDASIM_MODE CUDASIM_KERNEL_US CUDASIM_VERBOSE
+	local v
+	for v in $(env | sed -n 's/^\(CUDAINSPECT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+	cd "$TOP" || exit 1
+}
+
+# rec CMD...: run CMD with the recorder preloaded.
+rec() { LD_PRELOAD=$REC "$@"; }
+
+# run_in DIR CMD...: run CMD (under timeout 60) in DIR (created) with core dumps enabled;
+# stdout to DIR/out, stderr to DIR/err; sets $rc.  Program paths are absolute or from $TOP.
+run_in() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	rc=0
+	{ (ulimit -c unlimited && cd "$dir" && exec timeout -k 5 60 "$@") >"$dir/out" 2>"$dir/err"; } 2>/dev/null || rc=$?
+}
+
+# snap DIR REASON: the snapshot file of that reason in DIR.
+snap() { ls "$1"/cudainspect-*-"$2".cisnap 2>/dev/null | head -1; }
+
+# field KEY LINE: the value of KEY=value in a recdump line.
+field() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }
+
+# count PATTERN FILE: lines of FILE matching the extended regex.
+count() { grep -cE -- "$1" "$2" || true; }

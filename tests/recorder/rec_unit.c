@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the recorder's parts that need no driver: the record layout for every size,
+ * configuration parsing, the lock-free maps, the claim/publish protocol against the reader's
+ * decoder (a table that fills up, a ring that wraps, an entry left BUSY), string interning.
+ * Linked with the recorder's objects; run by unit.t (also under ASan).
+ *
+ *   rec_unit            TAP tests
+ *   rec_unit --sticky   print the CUresult values the recorder treats as sticky (0..1000)
+ *   rec_unit --layout SIZE   print the section capacities for a record of SIZE bytes
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../recorder/recorder.h"
+#include "../lib/tap.h"
+
+static const char *const words[CI_SECTION_KIND_MAX] = {
+	[CI_SEC_HOST_MODULES] = "host_modules", [CI_SEC_DEVICES] = "devices",
+	[CI_SEC_CONTEXTS] = "contexts",		[CI_SEC_STREAMS] = "streams",
+	[CI_SEC_CODE_MODULES] = "code_modules", [CI_SEC_FUNCTIONS] = "functions",
+	[CI_SEC_LAUNCHES] = "launches",		[CI_SEC_ALLOCS] = "allocs",
+	[CI_SEC_FREES] = "frees",		[CI_SEC_ERRORS] = "errors",
+	[CI_SEC_EVENTS] = "events",		[CI_SEC_STACKS] = "stacks",
+	[CI_SEC_FRAMES] = "frames",		[CI_SEC_STRINGS] = "strings",
+	[CI_SEC_BREADCRUMBS] = "breadcrumbs",	[CI_SEC_THREADS] = "threads",
+	[CI_SEC_SYMBOL_IMAGE] = "symbol_image",
+};
+
+static uint64_t cap_of(const struct ci_layout *l, uint32_t kind)
+{
+	for (uint32_t i = 0; i < l->count; i++)
+		if (l->sec[i].kind == kind)
+			return l->sec[i].capacity;
+	return 0;
+}
+
+static void test_layout(uint64_t size)
+{
+	struct ci_layout l;
+	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
+	if (!ok(ci_layout_compute(size, page, &l), "layout of %llu MiB", (unsigned long long)(size >> 20)))
+		return;
+	ok(l.count == 17, "%llu MiB: 17 sections (got %u)", (unsigned long long)(size >> 20), l.count);
+	bool inside = true, aligned = true, disjoint = true, kinds = true;
+	uint64_t header_end = l.dir_offset + l.count * sizeof(struct ci_section);
+	for (uint32_t i = 0; i < l.count; i++) {
+		uint64_t bytes = l.sec[i].capacity * l.sec[i].entry_size;
+		if (l.sec[i].offset < header_end || l.sec[i].offset + bytes > size)
+			inside = false;
+		if (l.sec[i].offset % CI_SECTION_ALIGN)
+			aligned = false;
+		for (uint32_t j = 0; j < i; j++) {
+			uint64_t bj = l.sec[j].capacity * l.sec[j].entry_size;
+			if (l.sec[i].offset < l.sec[j].offset + bj && l.sec[j].offset < l.sec[i].offset + bytes)
+				disjoint = false;
+			if (l.sec[i].kind == l.sec[j].kind)
+				kinds = false;
+		}
+		if (l.sec[i].kind == CI_SEC_BREADCRUMBS &&
+		    (l.sec[i].offset % page || bytes % page || l.sec[i].capacity < cap_of(&l, CI_SEC_STREAMS)))
+			aligned = false;
+	}
+	ok(inside, "%llu MiB: every section after the directory and inside the record",
+	   (unsigned long long)(size >> 20));
+	ok(aligned, "%llu MiB: sections 64-byte aligned, breadcrumbs on their own pages, one per stream slot",
+	   (unsigned long long)(size >> 20));
+	ok(disjoint && kinds, "%llu MiB: sections disjoint, one per kind", (unsigned long long)(size >> 20));
+	ok(cap_of(&l, CI_SEC_LAUNCHES) >= 256 && cap_of(&l, CI_SEC_ALLOCS) >= 256 &&
+		   cap_of(&l, CI_SEC_STREAMS) >= 128 && cap_of(&l, CI_SEC_STREAMS) % 2 == 0,
+	   "%llu MiB: minimum capacities", (unsigned long long)(size >> 20));
+}
+
+static void test_layouts(void)
+{
+	test_layout(CI_SIZE_MIN);
+	test_layout(4ull << 20);
+	test_layout(CI_SIZE_DEFAULT);
+	test_layout(256ull << 20);
+	test_layout(CI_SIZE_MAX);
+	struct ci_layout l;
+	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
+	uint64_t allocs = ci_layout_compute(CI_SIZE_MAX, page, &l) ? cap_of(&l, CI_SEC_ALLOCS) : 0;
+	ok(allocs >= 2 * 100000,
+	   "largest record: room for 100,000 live allocations at half load (%llu slots)",
+	   (unsigned long long)allocs);
+	ok(!ci_layout_compute(CI_SIZE_MIN - page, page, &l), "below the minimum size: refused");
+	ok(!ci_layout_compute(CI_SIZE_MIN + 1, page, &l), "not a page multiple: refused");
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void clear_env(void)
+{
+	static const char *const vars[] = {
+		"CUDAINSPECT_DISABLE", "CUDAINSPECT_QUIET", "CUDAINSPECT_SIZE", "CUDAINSPECT_STACKS",
+		"CUDAINSPECT_STACK_DEPTH", "CUDAINSPECT_CRUMBS", "CUDAINSPECT_CRUMB_EVERY",
+		"CUDAINSPECT_CRUMB_US", "CUDAINSPECT_CRUMB_WIDTH", "CUDAINSPECT_PARAM_BYTES",
+		"CUDAINSPECT_SNAPSHOT", "CUDAINSPECT_DIR", "CUDAINSPECT_SIGNALS",
+	};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		unsetenv(vars[i]);
+}
+
+static bool parse_with(const char *var, const char *value, struct ci_config *cfg, char *err)
+{
+	clear_env();
+	setenv("CUDAINSPECT_QUIET", "1", 1);
+	if (var)
+		setenv(var, value, 1);
+	return ci_config_parse(cfg, err, 256);
+}
+
+static void test_config(void)
+{
+	struct ci_config cfg;
+	char err[256];
+	ok(parse_with(NULL, NULL, &cfg, err), "defaults parse");
+	ok(cfg.size == 32ull << 20 && cfg.stack_mode == CI_STACKS_FAST && cfg.stack_depth == 16 &&
+		   cfg.crumbs && cfg.crumb_every == 1 && cfg.crumb_us == 0 && cfg.param_bytes == 128 &&
+		   cfg.signals && cfg.jit,
+	   "defaults: 32 MiB, fast stacks of 16, a breadcrumb every launch, 128 parameter bytes");
+	ok(cfg.snapshot_mask == (1u << CI_SNAP_SIGNAL | 1u << CI_SNAP_STICKY_ERROR),
+	   "default snapshots: fatal signal and first sticky error");
+	ok(parse_with("CUDAINSPECT_SIZE", "64M", &cfg, err) && cfg.size == 64ull << 20, "SIZE=64M");
+	ok(parse_with("CUDAINSPECT_SIZE", "2GiB", &cfg, err) == false && strstr(err, "out of range"),
+	   "SIZE=2GiB refused: %s", err);
+	ok(!parse_with("CUDAINSPECT_SIZE", "lots", &cfg, err) && strstr(err, "CUDAINSPECT_SIZE='lots'"),
+	   "SIZE=lots refused: %s", err);
+	ok(parse_with("CUDAINSPECT_STACKS", "accurate", &cfg, err) && cfg.stack_mode == CI_STACKS_ACCURATE,
+	   "STACKS=accurate");
+	ok(parse_with("CUDAINSPECT_STACKS", "off", &cfg, err) && cfg.stack_mode == CI_STACKS_OFF,
+	   "STACKS=off");
+	ok(!parse_with("CUDAINSPECT_STACKS", "fastest", &cfg, err), "STACKS=fastest refused: %s", err);
+	ok(!parse_with("CUDAINSPECT_STACK_DEPTH", "65", &cfg, err), "STACK_DEPTH=65 refused");
+	ok(parse_with("CUDAINSPECT_CRUMB_EVERY", "8", &cfg, err) && cfg.crumb_every == 8, "CRUMB_EVERY=8");
+	ok(!parse_with("CUDAINSPECT_CRUMB_EVERY", "0", &cfg, err) && strstr(err, "never"),
+	   "CRUMB_EVERY=0 alone refused: %s", err);
+	ok(parse_with("CUDAINSPECT_CRUMB_WIDTH", "32", &cfg, err) && cfg.crumb_width == 4, "CRUMB_WIDTH=32");
+	ok(!parse_with("CUDAINSPECT_PARAM_BYTES", "129", &cfg, err), "PARAM_BYTES=129 refused");
+	ok(parse_with("CUDAINSPECT_SNAPSHOT", "exit", &cfg, err) && cfg.snapshot_mask == 1u << CI_SNAP_EXIT,
+	   "SNAPSHOT=exit");
+	ok(parse_with("CUDAINSPECT_SNAPSHOT", "none", &cfg, err) && cfg.snapshot_mask == 0, "SNAPSHOT=none");
+	ok(!parse_with("CUDAINSPECT_SNAPSHOT", "signal,crash", &cfg, err) && strstr(err, "'crash'"),
+	   "SNAPSHOT=signal,crash refused: %s", err);
+	ok(!parse_with("CUDAINSPECT_SIGNALS", "maybe", &cfg, err) && strstr(err, "boolean"),
+	   "SIGNALS=maybe refused: %s", err);
+	clear_env();
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void test_map(void)
+{
+	struct ci_map m = { 0 };
+	ok(ci_map_init(&m, 100), "map init");
+	struct ci_map_slot *s;
+	uint32_t v;
+	ok(ci_map_get(&m, 42) == CI_NONE, "missing key: CI_NONE");
+	ok(ci_map_claim(&m, 42, &s, &v), "first claim wins");
+	ci_map_publish(s, 7);
+	ok(ci_map_get(&m, 42) == 7, "published value found");
+	ok(!ci_map_claim(&m, 42, &s, &v) && v == 7, "second claim sees the value");
+	ci_map_remove(&m, 42);
+	ok(ci_map_get(&m, 42) == CI_NONE, "removed");
+	ok(ci_map_claim(&m, 42, &s, &v), "re-inserted after removal");
+	ci_map_publish(s, 0);
+	ok(ci_map_get(&m, 42) == 0, "slot 0 is a value, not 'pending'");
+	bool all = true;
+	for (uint64_t k = 1000; k < 1200; k++) {
+		if (!ci_map_claim(&m, k, &s, &v))
+			all = false;
+		else
+			ci_map_publish(s, (uint32_t)k);
+	}
+	for (uint64_t k = 1000; k < 1200; k++)
+		if (ci_map_get(&m, k) != k)
+			all = false;
+	ok(all, "200 keys in a map sized for 100 (power-of-two rounding): all found");
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static struct ci_model *decode_live(void)
+{
+	struct ci_model *model = NULL;
+	struct ci_error *err = ci_decode_buffer(ci_rec.base, ci_rec.size, &model);
+	if (err) {
+		printf("# decode: %s\n", err->message);
+		ci_error_destroy(err);
+	}
+	return model;
+}
+
+static void test_protocol(void)
+{
+	clear_env();
+	setenv("CUDAINSPECT_QUIET", "1", 1);
+	setenv("CUDAINSPECT_SIZE", "1M", 1);
+	char err[256];
+	ci_config_parse(&ci_cfg, err, sizeof err);
+	if (!ok(ci_record_create(), "a 1 MiB record is created without a driver"))
+		return;
+	ok(!memcmp(ci_rec.base, CI_RECORD_MAGIC, 8), "it starts with the magic");
+	ok(((uintptr_t)ci_rec.base & 4095) == 0, "at a page boundary");
+
+	/* Strings: offset 0 is "", equal strings share one offset. */
+	uint32_t a = ci_string("paged_attention", 100), b = ci_string("paged_attention", 100);
+	uint32_t c = ci_string("rmsnorm", 100);
+	ok(a && a == b && c && c != a, "strings interned (%u %u %u)", a, b, c);
+	ok(ci_string("", 10) == 0, "empty string is offset 0");
+
+	/* A table fills up: the rest are counted as dropped and the header says truncated. */
+	struct ci_sec *ts = ci_sec(CI_SEC_CONTEXTS);
+	uint64_t cap = ts->capacity, claimed = 0;
+	for (uint64_t i = 0; i < cap + 5; i++) {
+		uint32_t slot = ci_table_claim(CI_SEC_CONTEXTS);
+		if (slot == CI_NONE)
+			continue;
+		claimed++;
+		struct ci_context *e = ci_entry(CI_SEC_CONTEXTS, slot);
+		ci_entry_begin(&e->seq);
+		e->handle = 0x1000 + slot;
+		e->device = CI_NONE;
+		e->kind = CI_CTX_EXPLICIT;
+		ci_entry_publish(&e->seq, (uint64_t)slot + 1);
+	}
+	ok(claimed == cap && ts->dir->head == cap && ts->dir->dropped == 5,
+	   "table of %llu: %llu claimed, head stops at capacity, 5 dropped",
+	   (unsigned long long)cap, (unsigned long long)claimed);
+	ok(ci_rec.hdr->flags & CI_HDR_TRUNCATED, "header flag TRUNCATED set");
+
+	/* A ring wraps: entries published by index, one left half-written. */
+	struct ci_sec *es = ci_sec(CI_SEC_EVENTS);
+	uint64_t n = es->capacity + 10;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t seq;
+		struct ci_event *e = ci_ring_claim(CI_SEC_EVENTS, &seq);
+		if (!e)
+			continue;
+		e->time_ns = 1000 + i;
+		e->kind = CI_EV_STREAM_SYNC;
+		e->a = seq * 3;
+		e->stream = e->ctx = CI_NONE;
+		if (i == n - 2)
+			continue; /* the writer "died" here: seq stays CI_SEQ_BUSY */
+		ci_entry_publish(&e->seq, seq);
+	}
+	struct ci_model *m = decode_live();
+	if (!ok(m != NULL, "the reader decodes the record"))
+		return;
+	bool whole = true;
+	for (size_t i = 0; i < m->event_count; i++)
+		if (m->events[i].a != m->events[i].seq * 3)
+			whole = false;
+	ok(m->event_count == es->capacity - 1, "wrapped ring: capacity - 1 events accepted (%zu)",
+	   m->event_count);
+	ok(whole, "every accepted event is the one published with its seq");
+	ok(m->sections[CI_SEC_EVENTS].torn == 1, "the half-written event is counted torn, not accepted");
+	ok(m->sections[CI_SEC_CONTEXTS].dropped == 5, "the reader sees the dropped count");
+	size_t ctxs = 0;
+	for (size_t i = 0; i < m->context_count; i++)
+		ctxs += m->contexts[i].seq != 0;
+	ok(ctxs == cap, "every context accepted (%zu)", ctxs);
+	ok(!strcmp(ci_model_string(m, a), "paged_attention"), "string readable through the reader");
+	ci_model_destroy(m);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--sticky")) {
+		for (int r = 0; r <= 1000; r++)
+			if (ci_result_is_sticky((CUresult)r))
+				printf("%d\n", r);
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "--layout")) {
+		struct ci_layout l;
+		if (!ci_layout_compute(strtoull(argv[2], NULL, 0), (uint32_t)sysconf(_SC_PAGESIZE), &l))
+			return 1;
+		for (uint32_t i = 0; i < l.count; i++)
+			printf("%s %llu\n", words[l.sec[i].kind], (unsigned long long)l.sec[i].capacity);
+		return 0;
+	}
+	test_layouts();
+	test_config();
+	test_map();
+	test_protocol();
+	printf("1..%d\n", tap_n);
+	return done_testing();
+}

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recdump: print a flight record one entry per line, for the recorder's shell tests.  The
+ * record is found and decoded by the reader library (ci_source_open, ci_locate, ci_decode), so
+ * the tests see exactly what the reader accepts; this program only prints.  Lines start with
+ * the entry kind followed by key=value words (names resolved), for grep and awk.
+ *
+ *   recdump FILE|core            every entry
+ *   recdump --pid PID            a live process
+ *   recdump --storm FILE         check launches of storm_probe against the launch-storm contract
+ *                                (testcases/engine/storm.h) and print "storm ok=N bad=M ..."
+ *
+ * Exit status: 0, or the reader's exit code (3 bad input, 4 no record) with its message.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudainspect/cudainspect.h"
+#include "../../testcases/engine/storm.h"
+
+static const char *const section_words[CI_SECTION_KIND_MAX] = {
+	[CI_SEC_HOST_MODULES] = "host_modules", [CI_SEC_DEVICES] = "devices",
+	[CI_SEC_CONTEXTS] = "contexts",		[CI_SEC_STREAMS] = "streams",
+	[CI_SEC_CODE_MODULES] = "code_modules", [CI_SEC_FUNCTIONS] = "functions",
+	[CI_SEC_LAUNCHES] = "launches",		[CI_SEC_ALLOCS] = "allocs",
+	[CI_SEC_FREES] = "frees",		[CI_SEC_ERRORS] = "errors",
+	[CI_SEC_EVENTS] = "events",		[CI_SEC_STACKS] = "stacks",
+	[CI_SEC_FRAMES] = "frames",		[CI_SEC_STRINGS] = "strings",
+	[CI_SEC_BREADCRUMBS] = "breadcrumbs",	[CI_SEC_THREADS] = "threads",
+	[CI_SEC_SYMBOL_IMAGE] = "symbol_image",
+};
+
+static const struct ci_model *M;
+
+static const char *str(uint32_t off)
+{
+	return ci_model_string(M, off);
+}
+
+static const char *fname(uint32_t slot)
+{
+	if (slot == CI_NONE || slot >= M->function_count || !M->functions[slot].seq)
+		return "-";
+	const char *n = str(M->functions[slot].name_str);
+	return *n ? n : "?";
+}
+
+static void slotword(const char *key, uint32_t v)
+{
+	if (v == CI_NONE)
+		printf(" %s=-", key);
+	else
+		printf(" %s=%u", key, v);
+}
+
+/* "module+0xoff" for a return address, from the record's own host module table. */
+static void print_frame(uint64_t pc)
+{
+	for (size_t i = 0; i < M->host_module_count; i++) {
+		const struct ci_host_module *h = &M->host_modules[i];
+		if (h->seq && pc >= h->start && pc < h->end) {
+			const char *p = str(h->path_str), *b = strrchr(p, '/');
+			printf("%s+0x%" PRIx64, b ? b + 1 : p, pc - h->base);
+			return;
+		}
+	}
+	printf("0x%" PRIx64, pc);
+}
+
+static void print_stack(const char *key, uint32_t id)
+{
+	size_t n = 0;
+	const uint64_t *f = ci_model_stack(M, id, &n);
+	printf(" %s=%u:", key, id);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			printf(",");
+		print_frame(f[i]);
+	}
+}
+
+static void dump(void)
+{
+	const struct ci_header *h = &M->header;
+	printf("header major=%u minor=%u pid=%u ppid=%u state=%u origin=%u reason=%u flags=0x%x "
+	       "fatal_signal=%d fatal_tid=%u fatal_si_code=%d fatal_addr=0x%" PRIx64
+	       " first_sticky=%" PRIu64 " stack_mode=%u stack_depth=%u crumb_width=%u "
+	       "crumb_every=%u crumb_us=%u param_bytes=%u size=%" PRIu64 " version=%s host=%s "
+	       "generation=%" PRIu64 "\n",
+	       h->major, h->minor, h->pid, h->ppid, h->state, h->origin, h->snapshot_reason,
+	       h->flags, h->fatal_signal, h->fatal_tid, h->fatal_si_code, h->fatal_addr,
+	       h->first_sticky_error_seq, h->stack_mode, h->stack_depth, h->crumb_width,
+	       h->crumb_every_launches, h->crumb_every_us, h->param_bytes_max, h->record_size,
+	       h->recorder_version, h->host, h->write_generation);
+	printf("process exe=%s cmdline=%s\n", str(h->exe_str), str(h->cmdline_str));
+	for (int k = 1; k < CI_SECTION_KIND_MAX; k++) {
+		const struct ci_section_stats *s = &M->sections[k];
+		if (!s->present)
+			continue;
+		printf("section %s capacity=%" PRIu64 " head=%" PRIu64 " accepted=%" PRIu64
+		       " torn=%" PRIu64 " invalid=%" PRIu64 " dropped=%" PRIu64 "\n",
+		       section_words[k] ? section_words[k] : "?", s->capacity, s->head, s->accepted,
+		       s->torn, s->invalid, s->dropped);
+	}
+	for (size_t i = 0; i < M->host_module_count; i++) {
+		const struct ci_host_module *m = &M->host_modules[i];
+		if (!m->seq)
+			continue;
+		printf("hostmod slot=%zu path=%s base=0x%" PRIx64 " build_id_len=%u unloaded=%d\n", i,
+		       str(m->path_str), m->base, m->build_id_len, m->unload_ns != 0);
+	}
+	for (size_t i = 0; i < M->device_count; i++) {
+		const struct ci_device *d = &M->devices[i];
+		if (!d->seq)
+			continue;
+		printf("device slot=%zu ordinal=%d name=%.96s cc=%d.%d sm=%d mem=%" PRIu64
+		       " pci=%.16s uuid0=%02x\n",
+		       i, d->ordinal, d->name, d->cc_major, d->cc_minor, d->sm_count, d->total_mem,
+		       d->pci_bus_id, d->uuid[0]);
+	}
+	for (size_t i = 0; i < M->thread_count; i++) {
+		const struct ci_thread *t = &M->threads[i];
+		if (t->seq)
+			printf("thread slot=%zu tid=%u name=%.16s\n", i, t->tid, t->name);
+	}
+	for (size_t i = 0; i < M->context_count; i++) {
+		const struct ci_context *c = &M->contexts[i];
+		if (!c->seq)
+			continue;
+		printf("ctx slot=%zu handle=0x%" PRIx64 " id=%" PRIu64 " kind=%u", i, c->handle,
+		       c->ctx_id, c->kind);
+		slotword("device", c->device);
+		printf(" flags=%u tid=%u destroyed=%d stack=%u\n", c->flags, c->create_tid,
+		       c->destroy_ns != 0, c->create_stack);
+	}
+	for (size_t i = 0; i < M->stream_count; i++) {
+		const struct ci_stream *s = &M->streams[i];
+		if (!s->seq)
+			continue;
+		uint64_t crumb = s->crumb_slot < M->crumb_count ? M->crumbs[s->crumb_slot] : 0;
+		printf("stream slot=%zu handle=0x%" PRIx64 " id=%" PRIu64 " kind=%s", i, s->handle,
+		       s->stream_id, ci_stream_kind_name(s->kind));
+		slotword("ctx", s->ctx);
+		printf(" flags=%u prio=%d owner=%u launches=%" PRIu64 " crumb_enqueued=%" PRIu64
+		       " crumb_skipped=%" PRIu64 " crumb_status=%s crumb=%" PRIu64 " destroyed=%d\n",
+		       s->flags, s->priority, s->owner_tid, s->launches, s->crumb_enqueued,
+		       s->crumb_skipped, ci_crumb_status_name(s->crumb_status), crumb,
+		       s->destroy_ns != 0);
+	}
+	for (size_t i = 0; i < M->code_module_count; i++) {
+		const struct ci_code_module *m = &M->code_modules[i];
+		if (!m->seq)
+			continue;
+		printf("module slot=%zu handle=0x%" PRIx64 " kind=%u", i, m->handle, m->kind);
+		slotword("ctx", m->ctx);
+		printf(" source=%s size=%" PRIu64 " hash=0x%" PRIx64 " unloaded=%d\n",
+		       str(m->source_str), m->image_size, m->image_hash, m->unload_ns != 0);
+	}
+	for (size_t i = 0; i < M->function_count; i++) {
+		const struct ci_function *f = &M->functions[i];
+		if (!f->seq)
+			continue;
+		printf("function slot=%zu handle=0x%" PRIx64 " kind=%u", i, f->handle, f->kind);
+		slotword("module", f->code_module);
+		printf(" name=%s nparams=%u known=%u layout=", fname((uint32_t)i), f->nparams,
+		       f->params_known);
+		for (uint32_t p = 0; p < f->nparams && p < CI_PARAMS_MAX; p++)
+			printf("%s%u/%u", p ? "," : "", f->param_offset[p], f->param_size[p]);
+		printf("\n");
+	}
+	for (size_t i = 0; i < M->launch_count; i++) {
+		const struct ci_launch *l = &M->launches[i];
+		printf("launch seq=%" PRIu64 " api=%s fn=%s", l->seq, ci_launch_api_name(l->api),
+		       fname(l->function));
+		slotword("stream", l->stream);
+		printf(" sseq=%" PRIu64, l->stream_seq);
+		slotword("ctx", l->ctx);
+		printf(" tid=%u grid=%u,%u,%u block=%u,%u,%u cluster=%u,%u,%u shm=%u flags=0x%x "
+		       "prio=%d result=%d aux=0x%" PRIx64 " params=",
+		       l->tid, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+		       l->block[2], l->cluster[0], l->cluster[1], l->cluster[2], l->shared_mem,
+		       l->flags, l->priority, l->result, l->aux);
+		for (unsigned b = 0; b < l->param_len && b < CI_LAUNCH_PARAM_BYTES; b++)
+			printf("%02x", l->params[b]);
+		print_stack("stack", l->stack);
+		printf("\n");
+	}
+	const struct {
+		const char *word;
+		const struct ci_alloc *a;
+		size_t n;
+	} lists[] = { { "alloc", M->allocs, M->alloc_count }, { "free", M->frees, M->free_count } };
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t i = 0; i < lists[k].n; i++) {
+			const struct ci_alloc *a = &lists[k].a[i];
+			printf("%s id=%" PRIu64 " kind=%s address=0x%" PRIx64 " size=%" PRIu64
+			       " aux=0x%" PRIx64 " state=%u tid=%u",
+			       lists[k].word, a->id, ci_alloc_kind_name(a->kind), a->address, a->size,
+			       a->aux, a->state, a->tid);
+			slotword("ctx", a->ctx);
+			slotword("stream", a->stream);
+			print_stack("stack", a->stack);
+			if (k == 1) {
+				printf(" free_tid=%u", a->free_tid);
+				slotword("free_stream", a->free_stream);
+				print_stack("free_stack", a->free_stack);
+			}
+			printf("\n");
+		}
+	}
+	for (size_t i = 0; i < M->error_count; i++) {
+		const struct ci_api_error *e = &M->errors[i];
+		printf("error seq=%" PRIu64 " api=%.40s result=%s flags=%u tid=%u", e->seq, e->api,
+		       ci_cuda_result_name(e->result), e->flags, e->tid);
+		slotword("ctx", e->ctx);
+		slotword("stream", e->stream);
+		print_stack("stack", e->stack);
+		printf(" args=%.120s\n", e->args);
+	}
+	for (size_t i = 0; i < M->event_count; i++) {
+		const struct ci_event *e = &M->events[i];
+		printf("event seq=%" PRIu64 " kind=%s a=0x%" PRIx64 " b=0x%" PRIx64
+		       " value=%" PRIu64 " tid=%u",
+		       e->seq, ci_event_kind_name(e->kind), e->a, e->b, e->value, e->tid);
+		slotword("stream", e->stream);
+		slotword("ctx", e->ctx);
+		printf(" result=%s duration=%" PRIu64 "\n", ci_cuda_result_name(e->result),
+		       e->duration_ns);
+	}
+	for (size_t i = 0; i < M->warnings.count; i++)
+		printf("warning %s\n", M->warnings.items[i]);
+}
+
+/* Every accepted storm_probe launch must be the one its own parameters describe. */
+static int storm(void)
+{
+	uint64_t ok = 0, bad = 0, other = 0;
+	for (size_t i = 0; i < M->launch_count; i++) {
+		const struct ci_launch *l = &M->launches[i];
+		if (strcmp(fname(l->function), STORM_KERNEL)) {
+			other++;
+			continue;
+		}
+		struct storm_launch want;
+		uint64_t li, check;
+		uint32_t i7;
+		int32_t t;
+		memcpy(&li, l->params + 0, 8);
+		memcpy(&i7, l->params + 8, 4);
+		memcpy(&t, l->params + 12, 4);
+		memcpy(&check, l->params + 16, 8);
+		storm_launch_for((uint32_t)t, li, &want);
+		bool good = l->param_len >= STORM_PARAM_BYTES && t >= 0 && want.i7 == i7 &&
+			    want.check == check && !memcmp(want.grid, l->grid, sizeof want.grid) &&
+			    !memcmp(want.block, l->block, sizeof want.block) &&
+			    want.shared_mem == l->shared_mem;
+		if (good)
+			ok++;
+		else {
+			bad++;
+			if (bad <= 5)
+				printf("storm bad seq=%" PRIu64 " i=%" PRIu64 " t=%d grid=%u,%u,%u "
+				       "block=%u shm=%u\n",
+				       l->seq, li, t, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+				       l->shared_mem);
+		}
+	}
+	const struct ci_section_stats *s = &M->sections[CI_SEC_LAUNCHES];
+	printf("storm ok=%" PRIu64 " bad=%" PRIu64 " other=%" PRIu64 " torn=%" PRIu64
+	       " invalid=%" PRIu64 " state=%u\n",
+	       ok, bad, other, s->torn, s->invalid, M->header.state);
+	return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	bool check_storm = false;
+	long pid = 0;
+	const char *input = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--storm"))
+			check_storm = true;
+		else if (!strcmp(argv[i], "--pid") && i + 1 < argc)
+			pid = strtol(argv[++i], NULL, 10);
+		else
+			input = argv[i];
+	}
+	if (!input && !pid) {
+		fprintf(stderr, "usage: recdump [--storm] FILE | --pid PID\n");
+		return 2;
+	}
+	struct ci_source *src = NULL;
+	struct ci_location loc;
+	struct ci_model *model = NULL;
+	struct ci_error *err = pid ? ci_source_open_pid((pid_t)pid, NULL, &src)
+				   : ci_source_open(input, NULL, &src);
+	if (!err)
+		err = ci_locate(src, &loc);
+	if (!err)
+		err = ci_decode(src, &loc, &model);
+	if (err) {
+		fprintf(stderr, "recdump: %s\n", err->message);
+		int rc = ci_error_exit(err->code);
+		ci_error_destroy(err);
+		ci_source_close(src);
+		return rc;
+	}
+	M = model;
+	printf("location method=%d address=0x%" PRIx64 "\n", loc.method, loc.address);
+	int rc = check_storm ? storm() : (dump(), 0);
+	ci_model_destroy(model);
+	ci_source_close(src);
+	return rc;
+}
