@@ -25,12 +25,14 @@ ALL += $(REC_LIB)
 REC_TEST := $(BUILD)/tests/recorder
 
 # recdump prints a record as the reader library decodes it.
-$(REC_TEST)/recdump: tests/recorder/recdump.c $(BUILD)/libcudainspect.a testcases/engine/storm.h
+$(REC_TEST)/recdump: tests/recorder/recdump.c tests/recorder/sections.h $(BUILD)/libcudainspect.a \
+		testcases/engine/storm.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcudainspect.a $(READER_LIBS)
 
 # Unit tests link the recorder's objects (and the reader, to decode what they wrote).
-$(REC_TEST)/rec_unit: tests/recorder/rec_unit.c $(REC_OBJS) $(BUILD)/libcudainspect.a tests/lib/tap.h
+$(REC_TEST)/rec_unit: tests/recorder/rec_unit.c tests/recorder/sections.h $(REC_OBJS) \
+		$(BUILD)/libcudainspect.a tests/lib/tap.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(REC_OBJS) $(BUILD)/libcudainspect.a \
 		$(READER_LIBS) $(REC_LDLIBS)

@@ -1,6 +1,10 @@
 # Shared by tests/recorder/*.t (sourced after tests/lib/tap.sh): the recorder, the simulated
 # driver, the engines and recdump, and helpers to run a program under the recorder.
 
+# run_in DIR CMD... (sets $rc; output in DIR/out and DIR/err) and core_in DIR come from the
+# engines' helpers.
+. "$(dirname "${BASH_SOURCE[0]}")/../engine/engine-lib.sh"
+
 REC=$B/libcudainspect-rec.so
 DUMP=$B/tests/recorder/recdump
 PROBE=$B/tests/recorder/doorprobe
@@ -25,16 +29,6 @@ need_recorder() {
 
 # rec CMD...: run CMD with the recorder preloaded.
 rec() { LD_PRELOAD=$REC "$@"; }
-
-# run_in DIR CMD...: run CMD (under timeout 60) in DIR (created) with core dumps enabled;
-# stdout to DIR/out, stderr to DIR/err; sets $rc.  Program paths are absolute or from $TOP.
-run_in() {
-	local dir=$1
-	shift
-	mkdir -p "$dir"
-	rc=0
-	{ (ulimit -c unlimited && cd "$dir" && exec timeout -k 5 60 "$@") >"$dir/out" 2>"$dir/err"; } 2>/dev/null || rc=$?
-}
 
 # snap DIR REASON: the snapshot file of that reason in DIR.
 snap() { ls "$1"/cudainspect-*-"$2".cisnap 2>/dev/null | head -1; }

@@ -15,18 +15,7 @@
 
 #include "../../recorder/recorder.h"
 #include "../lib/tap.h"
-
-static const char *const words[CI_SECTION_KIND_MAX] = {
-	[CI_SEC_HOST_MODULES] = "host_modules", [CI_SEC_DEVICES] = "devices",
-	[CI_SEC_CONTEXTS] = "contexts",		[CI_SEC_STREAMS] = "streams",
-	[CI_SEC_CODE_MODULES] = "code_modules", [CI_SEC_FUNCTIONS] = "functions",
-	[CI_SEC_LAUNCHES] = "launches",		[CI_SEC_ALLOCS] = "allocs",
-	[CI_SEC_FREES] = "frees",		[CI_SEC_ERRORS] = "errors",
-	[CI_SEC_EVENTS] = "events",		[CI_SEC_STACKS] = "stacks",
-	[CI_SEC_FRAMES] = "frames",		[CI_SEC_STRINGS] = "strings",
-	[CI_SEC_BREADCRUMBS] = "breadcrumbs",	[CI_SEC_THREADS] = "threads",
-	[CI_SEC_SYMBOL_IMAGE] = "symbol_image",
-};
+#include "sections.h"
 
 static uint64_t cap_of(const struct ci_layout *l, uint32_t kind)
 {
@@ -280,7 +269,7 @@ int main(int argc, char **argv)
 		if (!ci_layout_compute(strtoull(argv[2], NULL, 0), (uint32_t)sysconf(_SC_PAGESIZE), &l))
 			return 1;
 		for (uint32_t i = 0; i < l.count; i++)
-			printf("%s %llu\n", words[l.sec[i].kind], (unsigned long long)l.sec[i].capacity);
+			printf("%s %llu\n", section_words[l.sec[i].kind], (unsigned long long)l.sec[i].capacity);
 		return 0;
 	}
 	test_layouts();
