@@ -14,7 +14,7 @@
  *   persistent a MAP_SHARED file ./cudainspect-synth-PID.cirec (not dumped by default)
  *   fork       a memfd record, then fork(); the child adds its own record and crashes
  *   none       no record at all
- * --filter=HEX sets /proc/self/coredump_filter first.
+ * --filter=HEX sets /proc/self/coredump_filter first; --touch=MIB writes that much private memory.
  * Crash: segv (write to 0x1234), abort, hang (wait for SIGTERM), writer (hang while a thread
  * keeps republishing launch entries, for seqlock tests).
  * Before crashing it prints "pid=P", "tid=T name=N" per thread and "record=ADDR" on stdout.
@@ -151,6 +151,13 @@ int main(int argc, char **argv)
 			crash_thread = atoi(argv[i] + 15);
 		else if (strncmp(argv[i], "--lib=", 6) == 0)
 			lib = argv[i] + 6;
+		else if (strncmp(argv[i], "--touch=", 8) == 0) {
+			/* MiB of private memory to write before the record (large cores for timing). */
+			size_t n = (size_t)atoll(argv[i] + 8) << 20;
+			char *p = n ? mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : NULL;
+			for (size_t o = 0; p && p != MAP_FAILED && o < n; o += 4096)
+				p[o] = 1;
+		}
 		else if (strncmp(argv[i], "--filter=", 9) == 0) {
 			/* What the kernel dumps (core(5)); 0x2 keeps cores tiny: shared memory only. */
 			FILE *f = fopen("/proc/self/coredump_filter", "w");
