@@ -243,7 +243,9 @@ struct ci_model {
 
 /* Decode the record found at LOC.  Refuses an unknown major version (CI_ERR_VERSION) and a
  * header that cannot be trusted (CI_ERR_CORRUPT); everything below the header degrades entry
- * by entry and is counted in sections[]. */
+ * by entry and is counted in sections[].  Source threads without a name get the one the record's
+ * thread table gives their tid.  On a live source (ci_source_is_live) each entry is read seq,
+ * payload, seq and counted as torn if it changed. */
 struct ci_error *ci_decode(struct ci_source *src, const struct ci_location *loc,
 			   struct ci_model **ret);
 /* Decode a record held entirely in memory (GDB JIT entry, fuzzers). */
@@ -254,7 +256,8 @@ void ci_model_destroy(struct ci_model *model);
 const char *ci_model_string(const struct ci_model *model, uint32_t off);
 /* Frames of stack ID (1-based) or NULL with *n = 0. */
 const uint64_t *ci_model_stack(const struct ci_model *model, uint32_t id, size_t *n);
-/* Kernel name for a launch ("<unknown function 0x…>" style fallback is the renderer's job). */
+/* Kernel name of a function slot, or NULL when the slot is CI_NONE, invalid or unnamed (the
+ * "<unknown function 0x…>" style fallback is the renderer's job). */
 const char *ci_model_function_name(const struct ci_model *model, uint32_t function_slot);
 /* Names for enums, for renderers: "cuMemAlloc"-independent, stable lowercase words. */
 const char *ci_alloc_kind_name(uint32_t kind);
