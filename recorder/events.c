@@ -232,5 +232,7 @@ void ci_on_copy(struct ci_call *c, CUresult r, uint32_t kind, uint64_t dst, uint
 		ci_resolve_stream(c, s);
 	else if (c->flags & CI_F_PTSZ)
 		ci_resolve_stream(c, NULL); /* _ptds copies run on the per-thread stream */
+	if (c->ctx == CI_NONE)
+		c->ctx = ci_ctx_current_slot();
 	ci_event_record(c, kind, r, dst, src, bytes, 0);
 }

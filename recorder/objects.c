@@ -165,15 +165,34 @@ uint32_t ci_ctx_current_slot(void)
 	return ci_ctx_slot(cur);
 }
 
+/* Bumped whenever a context goes away, so that the per-thread default stream caches, which
+ * are keyed by context handle, never outlive it (the handle may be reused). */
+static uint32_t ci_ctx_epoch; /* atomic */
+
 void ci_ctx_destroyed(CUcontext ctx)
 {
 	uint32_t slot = ci_map_get(&ci_rec.ctx_map, CI_U64(ctx));
 	if (slot == CI_NONE)
 		return;
+	uint64_t now = ci_now();
 	struct ci_context *e = ci_entry(CI_SEC_CONTEXTS, slot);
-	__atomic_store_n(&e->destroy_ns, ci_now(), __ATOMIC_RELAXED);
+	__atomic_store_n(&e->destroy_ns, now, __ATOMIC_RELAXED);
 	ci_crumbs_ctx_gone(slot);
 	ci_map_remove(&ci_rec.ctx_map, CI_U64(ctx));
+	__atomic_fetch_add(&ci_ctx_epoch, 1, __ATOMIC_RELEASE);
+	/* Its streams, default ones included, went with it. */
+	struct ci_sec *ss = ci_sec(CI_SEC_STREAMS);
+	uint64_t n = __atomic_load_n(&ss->dir->head, __ATOMIC_RELAXED);
+	for (uint64_t i = 0; i < n && i < ss->capacity; i++) {
+		struct ci_stream *st = ci_entry(CI_SEC_STREAMS, i);
+		if (__atomic_load_n(&st->seq, __ATOMIC_ACQUIRE) != i + 1 || st->ctx != slot ||
+		    __atomic_load_n(&st->destroy_ns, __ATOMIC_RELAXED))
+			continue;
+		__atomic_store_n(&st->destroy_ns, now, __ATOMIC_RELAXED);
+		__atomic_store_n(&ci_rec.streams[i].destroyed, 1, __ATOMIC_RELAXED);
+		if (st->kind == CI_STREAM_CREATED && ci_map_get(&ci_rec.stream_map, st->handle) == i)
+			ci_map_remove(&ci_rec.stream_map, st->handle);
+	}
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -277,6 +296,11 @@ uint32_t ci_stream_slot(CUstream h, const struct ci_call *call)
 	}
 	/* A default stream belongs to the current context. */
 	struct ci_tls *t = ci_thread();
+	uint32_t epoch = __atomic_load_n(&ci_ctx_epoch, __ATOMIC_ACQUIRE);
+	if (CI_UNLIKELY(t->ctx_epoch != epoch)) {
+		t->pt_slot = t->legacy_slot = CI_NONE;
+		t->ctx_epoch = epoch;
+	}
 	CUcontext ctx = NULL;
 	if (CI_REAL(cuCtxGetCurrent, &ctx) != CUDA_SUCCESS || !ctx)
 		return CI_NONE;
@@ -657,6 +681,8 @@ void ci_on_module_unload(struct ci_call *c, CUresult r, uint64_t module)
 	if (r != CUDA_SUCCESS)
 		return;
 	uint32_t slot = ci_map_get(&ci_rec.module_map, module);
+	if (slot != CI_NONE)
+		c->ctx = ((const struct ci_code_module *)ci_entry(CI_SEC_CODE_MODULES, slot))->ctx;
 	ci_code_module_unloaded(module);
 	ci_event_record(c, CI_EV_MODULE_UNLOAD, r, module, 0, slot, 0);
 }

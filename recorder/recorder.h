@@ -301,6 +301,7 @@ struct ci_tls {
 	uint32_t pt_slot;          /* ... and its stream slot */
 	uint32_t legacy_slot;
 	uint64_t legacy_ctx;
+	uint32_t ctx_epoch;        /* contexts destroyed when the two caches above were filled */
 	uint64_t last_query;       /* dedup of NOT_READY polling */
 	int32_t last_query_result;
 	uint32_t in_setup;         /* recorder's own driver calls in progress on this thread */
