@@ -56,3 +56,9 @@ $(REC_TEST)/nextprobe: tests/recorder/nextprobe.c $(REC_TEST)/libnexta.so $(REC_
 		-Wl,--no-as-needed -lnexta -lnextb
 
 TEST_DEPS += $(REC_TEST)/doorprobe $(REC_TEST)/nextprobe
+
+$(REC_TEST)/crumbprobe: tests/recorder/crumbprobe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+TEST_DEPS += $(REC_TEST)/crumbprobe
