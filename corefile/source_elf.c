@@ -29,6 +29,12 @@
 #define X86_64_NREGS     27
 #define AARCH64_NREGS    34
 
+/* A thread's NT_SIGINFO: gdb writes one per thread. */
+struct thread_sig {
+	int32_t signo, code;
+	uint64_t addr;
+};
+
 struct core_parse {
 	struct ci_source *src;
 	uint16_t machine;
@@ -36,9 +42,7 @@ struct core_parse {
 	bool have_siginfo;
 	int32_t sig_signo, sig_code;
 	uint64_t sig_addr;
-	int32_t *thread_signo;        /* gcore: SIGINFO per thread, parallel to info.threads */
-	uint64_t *thread_sigaddr;
-	int32_t *thread_sigcode;
+	struct thread_sig *sigs;       /* SIGINFO per thread (gcore), parallel to info.threads */
 	size_t threads_cap;
 	char fname[17];
 	uint64_t auxv_execfn;
@@ -72,23 +76,13 @@ static struct ci_error *core_add_thread(struct core_parse *cp, const struct ci_c
 		if (!threads)
 			return ci_error_create(CI_ERR_NOMEM, "out of memory reading threads of %s", cp->src->name);
 		info->threads = threads;
-		int32_t *signo = realloc(cp->thread_signo, cap * sizeof *signo);
-		if (!signo)
+		struct thread_sig *sigs = realloc(cp->sigs, cap * sizeof *sigs);
+		if (!sigs)
 			return ci_error_create(CI_ERR_NOMEM, "out of memory reading threads of %s", cp->src->name);
-		cp->thread_signo = signo;
-		int32_t *code = realloc(cp->thread_sigcode, cap * sizeof *code);
-		if (!code)
-			return ci_error_create(CI_ERR_NOMEM, "out of memory reading threads of %s", cp->src->name);
-		cp->thread_sigcode = code;
-		uint64_t *addr = realloc(cp->thread_sigaddr, cap * sizeof *addr);
-		if (!addr)
-			return ci_error_create(CI_ERR_NOMEM, "out of memory reading threads of %s", cp->src->name);
-		cp->thread_sigaddr = addr;
+		cp->sigs = sigs;
 		cp->threads_cap = cap;
 	}
-	cp->thread_signo[info->thread_count] = 0;
-	cp->thread_sigcode[info->thread_count] = 0;
-	cp->thread_sigaddr[info->thread_count] = 0;
+	cp->sigs[info->thread_count] = (struct thread_sig){ 0 };
 	info->threads[info->thread_count++] = *t;
 	return NULL;
 }
@@ -150,9 +144,7 @@ static void note_siginfo(struct core_parse *cp, struct ci_bytes desc, uint32_t n
 	bool fault = c > 0 && (s == SIGSEGV || s == SIGBUS || s == SIGILL || s == SIGFPE || s == SIGTRAP);
 	size_t n = cp->src->info.thread_count;
 	if (n) {
-		cp->thread_signo[n - 1] = s;
-		cp->thread_sigcode[n - 1] = c;
-		cp->thread_sigaddr[n - 1] = fault ? addr : 0;
+		cp->sigs[n - 1] = (struct thread_sig){ .signo = s, .code = c, .addr = fault ? addr : 0 };
 	}
 	if (!cp->have_siginfo) {
 		cp->have_siginfo = true;
@@ -370,14 +362,14 @@ static void core_pick_signal(struct core_parse *cp)
 	/* gdb writes a SIGINFO per thread; the SIGSTOP of its attach is not a crash.  A thread
 	 * that gdb had stopped at a real signal names the signal and the crashed thread. */
 	for (size_t i = 0; i < info->thread_count; i++) {
-		int32_t s = cp->thread_signo[i];
+		int32_t s = cp->sigs[i].signo;
 		if (s == 0 || s == SIGSTOP || s == SIGTRAP)
 			continue;
 		info->threads[i].crashed = true;
 		info->threads[i].cursig = s;
 		info->signal = s;
-		info->si_code = cp->thread_sigcode[i];
-		info->fault_addr = cp->thread_sigaddr[i];
+		info->si_code = cp->sigs[i].code;
+		info->fault_addr = cp->sigs[i].addr;
 		return;
 	}
 }
@@ -585,9 +577,7 @@ struct ci_error *ci_source_load_core(struct ci_source *src)
 			}
 		err = core_guess_executable(&cp);
 	}
-	free(cp.thread_signo);
-	free(cp.thread_sigcode);
-	free(cp.thread_sigaddr);
+	free(cp.sigs);
 	if (err)
 		return err;
 

@@ -5,17 +5,13 @@
 # through gdb's gcore.  The checks are the ones a recorder-written record must always pass:
 # found by its memfd name, written by the crashed pid, nothing invalid, the sticky error there.
 . "$(dirname "$0")/../lib/tap.sh"
-D=$B/tests/reader-input
+. "$(dirname "$0")/lib.sh"
 [ "${CI_SANITIZE:-}" = address ] && skip_all "an ASan-built recorder cannot be preloaded into the uninstrumented engine (and ASan turns core dumps off)"
 for f in libcudainspect-rec.so sim/libcuda.so.1 miniengine tests/reader-input/cidecode; do
 	[ -e "$B/$f" ] || skip_all "$B/$f not built"
 done
 [ "$(cat /proc/sys/kernel/core_pattern)" = core ] || skip_all "kernel.core_pattern is not 'core'"
 
-dec() { out=$("$D/cidecode" "$@" 2>&1); rc=$?; }
-field() { printf '%s\n' "$out" | awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }
-sec() { printf '%s\n' "$out" | awk -v s="$1" -v f="$2" '$1 == "section" && $2 == s { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }'; }
-invalid_total() { printf '%s\n' "$out" | awk '$1 == "section" { for (i = 3; i <= NF; i++) if ($i ~ /^invalid=/) { sub("invalid=", "", $i); s += $i } } END { print s + 0 }'; }
 engine() { # dir args…
 	local dir=$1; shift
 	mkdir -p "$dir"

@@ -5,7 +5,7 @@
 # record address), from the kernel's own description of the core (eu-readelf), and from the
 # fixture's documented record content.
 . "$(dirname "$0")/../lib/tap.sh"
-D=$B/tests/reader-input
+. "$(dirname "$0")/lib.sh"
 [ -x "$D/crasher" ] && [ -x "$D/cidecode" ] || skip_all "fixtures not built (make check builds them)"
 [ "$(cat /proc/sys/kernel/core_pattern)" = core ] || skip_all "kernel.core_pattern is not 'core' (cores would not land in the test directory)"
 
@@ -21,9 +21,6 @@ crash() {
 	record=$(sed -n 's/^record=//p' "$dir/out")
 	tids=$(sed -n 's/^tid=\([0-9]*\).*/\1/p' "$dir/out" | tr '\n' ' ')
 }
-dec() { out=$("$D/cidecode" "$@" 2>&1); rc=$?; }
-field() { printf '%s\n' "$out" | awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }
-sec() { printf '%s\n' "$out" | awk -v s="$1" -v f="$2" '$1 == "section" && $2 == s { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }'; }
 
 crash memfd --mode=memfd --threads=2 --crash-thread=1
 ok "kernel core written" test -s "$core"

@@ -4,12 +4,9 @@
 # while the reader decodes again and again; every entry the reader accepts must be whole
 # (the fixture derives each launch's fields from its seq).
 . "$(dirname "$0")/../lib/tap.sh"
-D=$B/tests/reader-input
+. "$(dirname "$0")/lib.sh"
 [ -x "$D/crasher" ] && [ -x "$D/cidecode" ] || skip_all "fixtures not built (make check builds them)"
 
-dec() { out=$("$D/cidecode" "$@" 2>&1); rc=$?; }
-field() { printf '%s\n' "$out" | awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }
-sec() { printf '%s\n' "$out" | awk -v s="$1" -v f="$2" '$1 == "section" && $2 == s { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }'; }
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"; }
 trap cleanup EXIT

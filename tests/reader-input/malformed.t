@@ -3,10 +3,9 @@
 # code (3 bad input, 4 no record; docs/CLI.md), never a crash.  Cores are synthetic (mkcore),
 # damaged with dd at offsets the ELF specification fixes (e_ident[EI_CLASS] = 4, …).
 . "$(dirname "$0")/../lib/tap.sh"
-D=$B/tests/reader-input
+. "$(dirname "$0")/lib.sh"
 [ -x "$D/mkcore" ] && [ -x "$D/cidecode" ] || skip_all "fixtures not built (make check builds them)"
 
-dec() { out=$("$D/cidecode" "$@" 2>&1); rc=$?; }
 patch() { printf "$2" | dd of="$1" bs=1 seek="$3" conv=notrunc 2>/dev/null; } # file bytes offset
 check() { # name exit regex
 	is "$rc" "$2" "$1: exit $2"

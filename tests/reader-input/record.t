@@ -3,16 +3,13 @@
 # cidecode driver: what a correct decode must show follows from the options given to mkrecord
 # (synth.h: launch i has seq i+1, function i%4, stream i%3; alloc i lives at base+i*1MiB).
 . "$(dirname "$0")/../lib/tap.sh"
-D=$B/tests/reader-input
+. "$(dirname "$0")/lib.sh"
 [ -x "$D/mkrecord" ] && [ -x "$D/cidecode" ] || skip_all "fixtures not built (make check builds them)"
 
-dec() { out=$("$D/cidecode" --entries "$@" 2>&1); rc=$?; }
-field() { printf '%s\n' "$out" | awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }
-sec() { printf '%s\n' "$out" | awk -v s="$1" -v f="$2" '$1 == "section" && $2 == s { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }'; }
 mk() { "$D/mkrecord" "$@" "$T/r.cisnap"; }
 
 mk
-dec "$T/r.cisnap"
+dec --entries "$T/r.cisnap"
 is "$rc" 0 "default record decodes"
 is "$(field source.kind) $(field location.method) $(field header.pid)" "record file 4242" "record file located at offset 0 with its pid"
 is "$(sec launches accepted) $(sec allocs accepted) $(sec frees accepted) $(sec errors accepted) $(sec events accepted)" \
@@ -31,84 +28,84 @@ like "$out" "stack 2 frames=3 first=0x401100" "stack depot resolves frames"
 is "$(field source.live)" 0 "a snapshot is not read as live"
 
 mk --launches=40 --launch-cap=16
-dec "$T/r.cisnap"
+dec --entries "$T/r.cisnap"
 is "$(sec launches accepted) $(sec launches overwritten)" "16 24" "wrapped ring: capacity kept, the rest overwritten"
 is "$(printf '%s\n' "$out" | awk '/^launch /{print $2}' | head -1)" "seq=25" "oldest surviving launch first"
 
 mk --torn=3
-dec "$T/r.cisnap"
+dec --entries "$T/r.cisnap"
 is "$(sec launches accepted) $(sec launches torn)" "7 3" "torn launches counted, not trusted"
 unlike "$out" "launch seq=(8|9|10) " "torn launches absent from the model"
 like "$out" "warning.model launches: 3 entries were being written" "torn entries reported"
 
 mk --minor=7 --entry-pad=24
-dec "$T/r.cisnap"
+dec --entries "$T/r.cisnap"
 is "$rc $(sec launches accepted) $(sec allocs accepted)" "0 10 5" "newer minor with larger entries: known prefix read"
 like "$out" "newer recorder \(format 1.7" "newer minor noted"
 
 mk --major=2
-dec "$T/r.cisnap"
+dec --entries "$T/r.cisnap"
 is "$rc" 3 "unknown major exits 3"
 like "$out" "format version 2.0.*reads version 1.x only" "unknown major refused with the versions"
 
 for d in header-size:"header size is impossible" dir:"section directory lies outside"; do
-	mk --damage="${d%%:*}"; dec "$T/r.cisnap"
+	mk --damage="${d%%:*}"; dec --entries "$T/r.cisnap"
 	is "$rc" 3 "damaged header (${d%%:*}) exits 3"
 	like "$out" "${d#*:}" "damaged header (${d%%:*}) explained"
 done
-mk --damage=magic; dec "$T/r.cisnap"
+mk --damage=magic; dec --entries "$T/r.cisnap"
 is "$rc" 3 "no magic: not a record"
 like "$out" "not a core dump or a cudainspect record file" "no magic explained"
 
 for d in misaligned:launches:"not 64-byte aligned" past-end:errors:"extends past the end" \
          entry-size:launches:"entry size is wrong"; do
 	IFS=: read -r dmg s why <<<"$d"
-	mk --damage="$dmg"; dec "$T/r.cisnap"
+	mk --damage="$dmg"; dec --entries "$T/r.cisnap"
 	is "$rc $(sec "$s" accepted)" "0 0" "$dmg: the $s section is not used, the rest decodes"
 	like "$out" "warning.model the record's .* section .*$why" "$dmg: explained"
 done
 is "$(sec allocs accepted)" 5 "other sections unaffected by one bad section"
 
-mk --damage=overlap; dec "$T/r.cisnap"
+mk --damage=overlap; dec --entries "$T/r.cisnap"
 like "$out" "warning.model the record's launches and events sections overlap" "overlapping sections detected"
 is "$(( $(sec launches accepted) + $(sec events accepted) ))" 10 "only one of two overlapping sections used"
 
-mk --damage=refs; dec "$T/r.cisnap"
+mk --damage=refs; dec --entries "$T/r.cisnap"
 is "$(printf '%s\n' "$out" | grep -c '^launch .* stream=-1 ')" 2 "bad stream slots cleared to none"
 like "$out" "function 3 name=\(none\)" "bad string offset cleared"
 like "$out" "warning.model launches: 2 references" "bad references counted"
 
-mk --damage=stack; dec "$T/r.cisnap"
+mk --damage=stack; dec --entries "$T/r.cisnap"
 is "$(sec stacks accepted) $(sec stacks invalid)" "1 1" "stack with frames out of range invalid"
 like "$out" "stack 2 frames=0" "invalid stack yields no frames"
 
-mk --damage=seq; dec "$T/r.cisnap"
+mk --damage=seq; dec --entries "$T/r.cisnap"
 is "$(sec launches accepted) $(sec launches invalid)" "9 1" "entry whose seq does not fit its slot invalid"
 
-mk --damage=late-head; dec "$T/r.cisnap"
+mk --damage=late-head; dec --entries "$T/r.cisnap"
 is "$(sec launches accepted) $(sec launches torn) $(sec launches invalid)" "8 2 0" "entries published after the head was copied: torn, not damage"
 
-mk --damage=dup; dec "$T/r.cisnap"
+mk --damage=dup; dec --entries "$T/r.cisnap"
 like "$out" "lists the launches section twice" "duplicate section ignored with a warning"
 is "$(sec launches accepted)" 10 "first of duplicate sections used"
 
-mk --damage=unknown-section; dec "$T/r.cisnap"
+mk --damage=unknown-section; dec --entries "$T/r.cisnap"
 is "$rc $(sec launches accepted)" "0 10" "unknown section kind ignored"
 unlike "$out" "warning" "no warning for a section of a newer minor"
 
-mk --truncate=100; dec "$T/r.cisnap"
+mk --truncate=100; dec --entries "$T/r.cisnap"
 is "$rc" 3 "record cut inside the header exits 3"
 like "$out" "only 100 of the 400 header bytes" "cut header explained"
-mk --truncate=8192; dec "$T/r.cisnap"
+mk --truncate=8192; dec --entries "$T/r.cisnap"
 full=$("$D/mkrecord" - | wc -c)
 is "$rc $(field location.size)" "0 8192" "record cut after two pages: what is there decodes"
 missing=$(printf '%s\n' "$out" | awk '$1 == "section" { for (i = 3; i <= NF; i++) if ($i ~ /^missing=/) { sub("missing=", "", $i); s += $i } } END { print s + 0 }')
 ok "entries past the cut counted as missing ($missing)" test "$missing" -gt 0
 like "$out" "only 8.0 KiB of the record's $((full / 1024)).0 KiB are in the input" "cut reported with sizes"
 
-mk --launches=0 --allocs=0 --frees=0 --errors=0 --events=0; dec "$T/r.cisnap"
+mk --launches=0 --allocs=0 --frees=0 --errors=0 --events=0; dec --entries "$T/r.cisnap"
 is "$rc $(field model.launches) $(field model.allocs)" "0 0 0" "an empty record is fine"
 
-mk --origin=2 --state=1; dec "$T/r.cisnap"
+mk --origin=2 --state=1; dec --entries "$T/r.cisnap"
 is "$rc $(field source.live)" "0 1" "a persistent record of a live process is read seqlock-style"
 done_testing

@@ -4,12 +4,9 @@
 # a record split over two adjacent PT_LOADs, overlapping segments, gdb-style section headers,
 # no NT_FILE, a record segment that was not dumped, aarch64 with 8-byte note alignment.
 . "$(dirname "$0")/../lib/tap.sh"
-D=$B/tests/reader-input
+. "$(dirname "$0")/lib.sh"
 [ -x "$D/mkcore" ] && [ -x "$D/cidecode" ] || skip_all "fixtures not built (make check builds them)"
 
-dec() { out=$("$D/cidecode" "$@" 2>&1); rc=$?; }
-field() { printf '%s\n' "$out" | awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }
-sec() { printf '%s\n' "$out" | awk -v s="$1" -v f="$2" '$1 == "section" && $2 == s { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) print kv[2] } }'; }
 core() { "$D/mkcore" "$@" "$T/c.core" && dec "$T/c.core"; }
 
 core
