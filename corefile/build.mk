@@ -111,5 +111,7 @@ fuzz-reader-input: $(FUZZ_HARNESSES) $(RI_DIR)/mkrecord $(RI_DIR)/mkcore $(RI_DI
 			|| { tail -40 $(FUZZ_DIR)/$$n.log; exit 1; }; \
 		grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(FUZZ_DIR)/$$n.log | tail -2; \
 	done
+# Keep the instrumented objects: make would delete them as intermediates of the pattern chain.
+.SECONDARY: $(FUZZ_OBJS)
 FUZZ_TARGETS += fuzz-reader-input
 TEST_DEPS += $(FUZZ_HARNESSES)
