@@ -62,3 +62,17 @@ $(REC_TEST)/crumbprobe: tests/recorder/crumbprobe.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 TEST_DEPS += $(REC_TEST)/crumbprobe
+
+# A ThreadSanitizer build of the recorder for the launch-storm test (storm.t).
+REC_TSAN_OBJS := $(REC_SRCS:%.c=$(REC_TEST)/tsan/obj/%.o)
+$(REC_TEST)/tsan/obj/recorder/%.o: recorder/%.c recorder/recorder.h recorder/api.h recorder/hooks.h \
+		recorder/symimage.h include/cudainspect/record.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) $(REC_CFLAGS) -fsanitize=thread -Wno-tsan \
+		-c $< -o $@
+
+$(REC_TEST)/tsan/libcudainspect-rec.so: $(REC_TSAN_OBJS)
+	$(CC) -shared -fsanitize=thread -Wl,-soname,libcudainspect-rec.so -o $@ $(REC_TSAN_OBJS) \
+		$(REC_LDLIBS)
+
+TEST_DEPS += $(REC_TEST)/tsan/libcudainspect-rec.so

@@ -283,6 +283,8 @@ static bool ci_is_wrapper(const void *p)
 typedef void *(*ci_dlsym_fn)(void *, const char *);
 ci_dlsym_fn ci_real_dlsym CI_HIDDEN;
 
+static void ci_find_real_dlsym(void) __attribute__((no_sanitize_address, no_sanitize_thread,
+						   no_sanitize_undefined));
 static void ci_find_real_dlsym(void)
 {
 	if (ci_real_dlsym)
@@ -308,13 +310,14 @@ void *ci_dlsym_cuda(void *handle, const char *name)
 	return ci_swap(p, name);
 }
 
-/* The non-cu* half when the constructor has not run yet (a library constructor that calls
- * dlsym before ours): find the real dlsym, then forward (not a tail call, once at most). */
-CI_HIDDEN void *ci_dlsym_early(void *handle, const char *name);
-void *ci_dlsym_early(void *handle, const char *name)
+/* Called from the thunk when dlsym is used before the constructor ran (a sanitizer runtime or
+ * another library initialised first); then the thunk tail-calls the real dlsym.  Nothing here
+ * may be instrumented: a sanitizer runtime may not be initialised yet. */
+CI_HIDDEN void ci_dlsym_resolve(void) __attribute__((no_sanitize_address, no_sanitize_thread,
+						     no_sanitize_undefined));
+void ci_dlsym_resolve(void)
 {
 	ci_find_real_dlsym();
-	return ci_real_dlsym ? ci_real_dlsym(handle, name) : NULL;
 }
 
 #if defined(__x86_64__)
@@ -342,8 +345,21 @@ __asm__(".text\n"
 	"	jbe ci_dlsym_cuda\n"
 	"1:	movq ci_real_dlsym(%rip), %rax\n"
 	"	testq %rax, %rax\n"
-	"	jz ci_dlsym_early\n"
-	"	jmp *%rax\n"
+	"	jnz 2f\n"
+	/* Not resolved yet: resolve, keeping the arguments and the caller's return address. */
+	"	pushq %rdi\n"
+	"	pushq %rsi\n"
+	"	subq $8, %rsp\n"
+	"	call ci_dlsym_resolve\n"
+	"	addq $8, %rsp\n"
+	"	popq %rsi\n"
+	"	popq %rdi\n"
+	"	movq ci_real_dlsym(%rip), %rax\n"
+	"	testq %rax, %rax\n"
+	"	jz 3f\n"
+	"2:	jmp *%rax\n"
+	"3:	xorl %eax, %eax\n"
+	"	ret\n"
 	".size dlsym, .-dlsym\n");
 #else
 static bool ci_is_driver_name(const char *name)
@@ -359,8 +375,8 @@ CI_EXPORT void *dlsym(void *handle, const char *name)
 	if (handle != RTLD_DEFAULT && handle != RTLD_NEXT && name && ci_is_driver_name(name))
 		return ci_dlsym_cuda(handle, name);
 	if (!ci_real_dlsym)
-		return ci_dlsym_early(handle, name);
-	return ci_real_dlsym(handle, name);
+		ci_dlsym_resolve();
+	return ci_real_dlsym ? ci_real_dlsym(handle, name) : NULL;
 }
 #endif
 
