@@ -371,7 +371,7 @@ int synth_parse_option(struct synth_spec *s, const char *arg)
 		NUM("--launches=", launches, 32), NUM("--launch-cap=", launch_cap, 32),
 		NUM("--allocs=", allocs, 32), NUM("--alloc-cap=", alloc_cap, 32),
 		NUM("--frees=", frees, 32), NUM("--free-cap=", free_cap, 32),
-		NUM("--errors=", errors, 32), NUM("--events=", events, 32),
+		NUM("--errors=", errors, 32), NUM("--events=", events, 32), NUM("--event-cap=", event_cap, 32),
 		NUM("--torn=", torn_launches, 32), NUM("--entry-pad=", entry_pad, 32),
 		NUM("--origin=", origin, 32), NUM("--state=", state, 32), NUM("--flags=", flags, 32),
 		NUM("--base=", record_base, 64),
@@ -407,7 +407,7 @@ const char *synth_options_help(void)
 {
 	return "  --major=N --minor=N --pid=N --base=ADDR --origin=N --state=N --flags=N\n"
 	       "  --launches=N --launch-cap=N --allocs=N --alloc-cap=N --frees=N --free-cap=N\n"
-	       "  --errors=N --events=N --torn=N --entry-pad=N\n"
+	       "  --errors=N --events=N --event-cap=N --torn=N --entry-pad=N\n"
 	       "  --damage=none|magic|header-size|dir|misaligned|overlap|past-end|entry-size|refs|\n"
 	       "           stack|seq|dup|unknown-section|late-head\n";
 }
