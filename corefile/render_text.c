@@ -89,6 +89,7 @@ static int para(struct out *o, const char *first, int indent, const char *text)
 	int lines = 0;
 	size_t w = (size_t)o->width;
 	size_t col = text_width(first);
+	bool line_empty = true; /* no word on this line yet */
 	fputs(first, o->f);
 	const char *p = text;
 	while (*p) {
@@ -102,19 +103,19 @@ static int para(struct out *o, const char *first, int indent, const char *text)
 		size_t wl = 0;
 		for (const char *q = p; q < e; q++)
 			wl += ((unsigned char)*q & 0xc0) != 0x80;
-		bool at_start = col <= (size_t)indent || col == text_width(first);
-		if (!at_start && col + 1 + wl > w) {
+		if (!line_empty && col + 1 + wl > w) {
 			fprintf(o->f, "\n%*s", indent, "");
 			lines++;
 			col = (size_t)indent;
-			at_start = true;
+			line_empty = true;
 		}
-		if (!at_start) {
+		if (!line_empty) {
 			fputc(' ', o->f);
 			col++;
 		}
 		fwrite(p, 1, (size_t)(e - p), o->f);
 		col += wl;
+		line_empty = false;
 		p = e;
 	}
 	fputc('\n', o->f);
@@ -192,8 +193,15 @@ static char *stack_site(struct out *o, uint32_t id, char *buf, size_t n)
 		return buf;
 	const struct ci_frame *fr = ci_symbolize_cached(o->r->symbolizer, pcs[0], true, &nf);
 	struct ci_frame bare = { .address = pcs[0] };
-	/* The outermost of the inline frames at that address is the function that made the call. */
-	fmt_frame(fr && nf ? &fr[0] : &bare, buf, n);
+	const struct ci_frame *f = fr && nf ? &fr[0] : &bare;
+	if (f->function && f->file) {
+		/* Function and line say it all; the module would only crowd a one-line site. */
+		char fn[256], file[256];
+		snprintf(buf, n, "%s (%s:%d)", ci_scrub(f->function, fn, sizeof(fn)),
+			 ci_scrub(base_name(f->file), file, sizeof(file)), f->line);
+		return buf;
+	}
+	fmt_frame(f, buf, n);
 	return buf;
 }
 
@@ -282,14 +290,14 @@ static const char *executable(struct out *o)
 
 static void attribution_text(struct out *o, const struct ci_attribution *a, char *buf, size_t n)
 {
-	char size[48], when[96], who[64], freed[224] = "";
+	char size[48], off[48], when[96], who[64], freed[224] = "";
 	const struct ci_alloc *al = a->alloc;
 	if (al && a->relation == CI_REL_INSIDE) {
 		snprintf(buf, n,
 			 "Address 0x%" PRIx64 " is inside allocation #%" PRIu64 " at 0x%" PRIx64
-			 " of size %s bytes (%s), at offset %" PRIu64 ".",
+			 " of size %s bytes (%s), at offset %s.",
 			 a->address, al->id, al->address, ci_fmt_count(al->size, size, sizeof(size)),
-			 ci_alloc_kind_name(al->kind), a->offset);
+			 ci_alloc_kind_name(al->kind), ci_fmt_count(a->offset, off, sizeof(off)));
 		return;
 	}
 	const char *where = a->relation == CI_REL_PAST_END     ? "after the nearest allocation"
@@ -306,9 +314,9 @@ static void attribution_text(struct out *o, const struct ci_attribution *a, char
 			 ago(o, al->free_ns, when, sizeof(when)),
 			 thread_desc(o, al->free_tid, who, sizeof(who)));
 	snprintf(buf, n,
-		 "Address 0x%" PRIx64 " is %" PRIu64 " bytes %s #%" PRIu64 " at 0x%" PRIx64
+		 "Address 0x%" PRIx64 " is %s bytes %s #%" PRIu64 " at 0x%" PRIx64
 		 " of size %s bytes (%s)%s.",
-		 a->address, a->offset, where, al->id, al->address,
+		 a->address, ci_fmt_count(a->offset, off, sizeof(off)), where, al->id, al->address,
 		 ci_fmt_count(al->size, size, sizeof(size)), ci_alloc_kind_name(al->kind), freed);
 }
 
@@ -562,7 +570,12 @@ static void summary_error_thread(struct out *o)
 						      : "");
 	fputc('\n', o->f);
 	heading(o, title);
+	/* Start where the program's own code is: past a signal handler (the recorder's, which
+	 * may be waiting for another thread's snapshot) and past abort/raise. */
 	size_t skip = 0;
+	for (size_t i = 0; i < t->frame_count; i++)
+		if (t->frames[i].function && strcmp(t->frames[i].function, "__restore_rt") == 0)
+			skip = i + 1;
 	while (skip < t->frame_count && is_abort_frame(&t->frames[skip]))
 		skip++;
 	if (skip == t->frame_count)
@@ -575,7 +588,7 @@ static void summary_error_thread(struct out *o)
 	if (t->frame_count == 0)
 		line(o, "  (no frames%s%s)", t->note ? ": " : "", t->note ? t->note : "");
 	else if (skip)
-		line(o, "  (%zu frame%s in abort/raise above; view: threads)", skip,
+		line(o, "  (%zu frame%s in signal handling and abort above; view: threads)", skip,
 		     skip == 1 ? "" : "s");
 }
 
