@@ -39,3 +39,21 @@ $(GPU_OUT)/cudart_probe_shared: $(GPU_DIR)/cudart_probe.cu
 gpu-prep: all $(GPU_PROBES)
 
 -include $(ENGINE_OBJ)/gpu/*.d
+
+# A minimal copy of what run.sh needs (about 7 MiB), to carry to a GPU machine instead of all
+# of build/: `make gpu-bundle`, carry build-gpu, run `BUILD=build-gpu testcases/gpu/run.sh`.
+# The reader's shared libraries (elfutils, zstd, ...) go to build-gpu/lib, which run.sh puts on
+# the library path, for machines without them; glibc itself must be 2.34 or newer there.
+GPU_BUNDLE ?= build-gpu
+.PHONY: gpu-bundle
+gpu-bundle: gpu-prep
+	rm -rf $(GPU_BUNDLE) && mkdir -p $(GPU_BUNDLE)/gpu/lib $(GPU_BUNDLE)/lib
+	cp $(BUILD)/miniengine $(BUILD)/launchstorm $(BUILD)/apitour $(BUILD)/cudainspect \
+	   $(BUILD)/libcudainspect-rec.so $(GPU_BUNDLE)/
+	cp $(GPU_OUT)/crumbbench $(GPU_OUT)/libprocaddr-log.so $(GPU_PROBES) $(GPU_BUNDLE)/gpu/
+	cp $(GPU_OUT)/lib/libcudart.so.13 $(GPU_BUNDLE)/gpu/lib/
+	ldd $(BUILD)/cudainspect $(BUILD)/libcudainspect-rec.so | awk '$$3 ~ /^\// { print $$3 }' | \
+		grep -Ev '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+)\.so|/ld-linux' | \
+		sort -u | xargs -r cp -L -t $(GPU_BUNDLE)/lib/
+	@echo "gpu-bundle: $(GPU_BUNDLE) is $$(du -sh $(GPU_BUNDLE) | cut -f1); carry it and run" \
+	      "BUILD=$(GPU_BUNDLE) testcases/gpu/run.sh"

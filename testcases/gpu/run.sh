@@ -84,6 +84,8 @@ cd "$TOP" || exit 1
 B=$TOP/${BUILD:-build}
 REC=$B/libcudainspect-rec.so
 CLI=$B/cudainspect
+# A gpu-bundle carries the reader's shared libraries along (make gpu-bundle).
+[ -d "$B/lib" ] && export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
 SCRATCH=${TMPDIR:-/tmp}/gpu-run.$$
