@@ -505,21 +505,15 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 {
 	const struct ci_model *m = c->model;
 	struct ci_diagnosis *d = c->diag;
-	const char *what = d->verdict == CI_VERDICT_PENDING ? "is the most suspect (it never finished)"
-							    : "is the launch that faulted";
-
 	if (n_in_flight == 1 && n_window == 0) {
 		size_t i = in_flight[0];
 		const struct ci_launch *l = &m->launches[i];
 		d->faulting_launch = (ptrdiff_t)i;
 		d->confidence = CI_CONF_HIGH;
-		text_add(why, "Rule: the only launch in flight. ");
-		describe_launch(why, m, i);
-		text_add(why, " is the only launch in flight on any stream: the stream's breadcrumb "
-			      "reads %llu, so every launch up to %llu finished, and the breadcrumb "
-			      "enqueued right after this launch never arrived. It %s.",
-			 (unsigned long long)(l->stream_seq - 1),
-			 (unsigned long long)(l->stream_seq - 1), what);
+		text_add(why, "Rule: the only launch in flight. Its stream's breadcrumb reads %llu: "
+			      "every launch up to that one finished, and the breadcrumb enqueued right "
+			      "after this one never arrived. No other stream has work in flight.",
+			 (unsigned long long)(l->stream_seq - 1));
 		if (n_blind)
 			text_add(why, " (%zu launches on streams without breadcrumbs cannot be "
 				      "placed.)", n_blind);
@@ -566,34 +560,29 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 				bad_oldest = (ptrdiff_t)cand[k];
 		}
 
-	const char *pool = blind_only ? "launches on streams without breadcrumbs"
-			   : n_window ? "launches that may be in flight"
-				      : "launches in flight";
+	const char *pool = blind_only ? "launches are the newest on streams without breadcrumbs"
+			   : n_window ? "launches may have been in flight"
+				      : "launches were in flight";
 	if (n_bad == 1) {
 		d->faulting_launch = bad_oldest;
 		d->confidence = blind_only ? CI_CONF_LOW : CI_CONF_MEDIUM;
-		text_add(why, "Rule: the only suspect with a bad pointer. There are %zu %s; only ",
-			 n, pool);
-		describe_launch(why, m, (size_t)bad_oldest);
-		text_add(why, " has a pointer argument outside every live allocation, so it %s.",
-			 what);
+		text_add(why, "Rule: the only suspect with a bad pointer. %zu %s; only this one "
+			      "passes a pointer outside every live allocation.", n, pool);
 	} else if (n_bad > 1) {
 		d->faulting_launch = bad_oldest;
 		d->confidence = CI_CONF_LOW;
-		text_add(why, "Rule: the oldest suspect with a bad pointer. There are %zu %s and %zu "
-			      "of them have pointer arguments outside every live allocation; the "
-			      "oldest of those, ", n, pool, n_bad);
-		describe_launch(why, m, (size_t)bad_oldest);
-		text_add(why, ", is named.");
+		text_add(why, "Rule: the oldest suspect with a bad pointer. %zu %s; %zu of them pass "
+			      "pointers outside every live allocation, and this is the oldest of those.",
+			 n, pool, n_bad);
 	} else {
 		ptrdiff_t o = n_in_flight ? oldest_of(m, in_flight, n_in_flight) : oldest_of(m, cand, n);
 		d->faulting_launch = o;
 		d->confidence = CI_CONF_LOW;
-		text_add(why, "Rule: the oldest launch in flight. There are %zu %s and none has a "
-			      "pointer argument outside the live allocations; the oldest, ", n, pool);
-		describe_launch(why, m, (size_t)o);
-		text_add(why, ", is named, but any of them may be the one.");
+		text_add(why, "Rule: the oldest launch in flight. %zu %s and none passes a pointer "
+			      "outside the live allocations; this is the oldest, but any of them may be "
+			      "the one.", n, pool);
 	}
+
 	if (n_window && !blind_only)
 		text_add(why, " Breadcrumbs are not written after every launch, so on some streams "
 			      "only a range of launches is known to contain the one in flight.");

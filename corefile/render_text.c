@@ -13,9 +13,9 @@
 
 #include "render-internal.h"
 
-#define SUMMARY_FRAMES 4        /* launch-site and error-thread frames in the summary */
-#define SUMMARY_ATTRIBUTIONS 4
-#define SUMMARY_STREAMS 4
+#define SUMMARY_FRAMES 3        /* launch-site and error-thread frames in the summary */
+#define SUMMARY_ATTRIBUTIONS 2
+#define SUMMARY_STREAMS 2
 #define SUMMARY_WARNINGS 3
 #define KERNELS_DEFAULT 20
 
@@ -150,6 +150,21 @@ static char *fmt_frame(const struct ci_frame *f, char *buf, size_t n)
 	return buf;
 }
 
+/* Where every thread starts: frames below these say nothing about the crash. */
+static bool is_thread_start(const struct ci_frame *f)
+{
+	static const char *const names[] = {
+		"start_thread", "clone", "__clone", "__clone3", "_start", "__libc_start_main",
+		"__libc_start_main_impl", "__libc_start_call_main",
+	};
+	if (!f->function)
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(f->function, names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Print up to MAX frames of recorded stack ID (return addresses), each on its own line after
  * PREFIX (the first) or an indent of the same width.  Returns lines printed. */
 static int print_stack(struct out *o, const char *prefix, uint32_t id, size_t max)
@@ -171,6 +186,8 @@ static int print_stack(struct out *o, const char *prefix, uint32_t id, size_t ma
 			fr = &bare;
 			nf = 1;
 		}
+		if (shown && is_thread_start(&fr[0]))
+			break;
 		for (size_t k = 0; k < nf && shown < max; k++, shown++) {
 			char buf[768];
 			line(o, "%*s%s", (int)(shown ? indent : 0), shown ? "" : prefix,
@@ -178,8 +195,6 @@ static int print_stack(struct out *o, const char *prefix, uint32_t id, size_t ma
 			lines++;
 		}
 	}
-	if (shown == max && (n > max))
-		line(o, "%*s...", (int)indent, ""), lines++;
 	return lines;
 }
 
@@ -292,32 +307,30 @@ static void attribution_text(struct out *o, const struct ci_attribution *a, char
 {
 	char size[48], off[48], when[96], who[64], freed[224] = "";
 	const struct ci_alloc *al = a->alloc;
-	if (al && a->relation == CI_REL_INSIDE) {
+	if (al && (a->relation == CI_REL_INSIDE || a->relation == CI_REL_FREED)) {
+		if (a->relation == CI_REL_FREED)
+			snprintf(freed, sizeof(freed), ", which was FREED %s by %s",
+				 ago(o, al->free_ns, when, sizeof(when)),
+				 thread_desc(o, al->free_tid, who, sizeof(who)));
 		snprintf(buf, n,
 			 "Address 0x%" PRIx64 " is inside allocation #%" PRIu64 " at 0x%" PRIx64
-			 " of size %s bytes (%s), at offset %s.",
+			 " of size %s bytes (%s), at offset %s%s.",
 			 a->address, al->id, al->address, ci_fmt_count(al->size, size, sizeof(size)),
-			 ci_alloc_kind_name(al->kind), ci_fmt_count(a->offset, off, sizeof(off)));
+			 ci_alloc_kind_name(al->kind), ci_fmt_count(a->offset, off, sizeof(off)), freed);
 		return;
 	}
-	const char *where = a->relation == CI_REL_PAST_END     ? "after the nearest allocation"
-			    : a->relation == CI_REL_BEFORE_START ? "before the nearest allocation"
-								 : "inside allocation";
+	const char *where = a->relation == CI_REL_PAST_END ? "after" : "before";
 	if (!al) {
 		snprintf(buf, n,
 			 "Address 0x%" PRIx64 " is not inside or near any recorded allocation "
 			 "(live or recently freed).", a->address);
 		return;
 	}
-	if (a->relation == CI_REL_FREED)
-		snprintf(freed, sizeof(freed), ", which was FREED %s by %s",
-			 ago(o, al->free_ns, when, sizeof(when)),
-			 thread_desc(o, al->free_tid, who, sizeof(who)));
 	snprintf(buf, n,
-		 "Address 0x%" PRIx64 " is %s bytes %s #%" PRIu64 " at 0x%" PRIx64
-		 " of size %s bytes (%s)%s.",
+		 "Address 0x%" PRIx64 " is %s bytes %s the nearest allocation #%" PRIu64
+		 " at 0x%" PRIx64 " of size %s bytes (%s).",
 		 a->address, ci_fmt_count(a->offset, off, sizeof(off)), where, al->id, al->address,
-		 ci_fmt_count(al->size, size, sizeof(size)), ci_alloc_kind_name(al->kind), freed);
+		 ci_fmt_count(al->size, size, sizeof(size)), ci_alloc_kind_name(al->kind));
 }
 
 static void print_attribution(struct out *o, const struct ci_attribution *a, bool full)
@@ -410,8 +423,10 @@ static void launch_lines(struct out *o, size_t li, size_t frames)
 {
 	const struct ci_launch *l = &o->m->launches[li];
 	char stream[96], who[64], when[96], smem[32];
-	line(o, "  launch %" PRIu64 " on %s, by %s, %s", l->stream_seq,
-	     ci_stream_label(o->m, l->stream, stream, sizeof(stream)),
+	char nth[48] = "a launch";
+	if (l->stream_seq)
+		snprintf(nth, sizeof(nth), "launch %" PRIu64, l->stream_seq);
+	line(o, "  %s on %s, by %s, %s", nth, ci_stream_label(o->m, l->stream, stream, sizeof(stream)),
 	     thread_desc(o, l->tid, who, sizeof(who)), ago(o, l->time_ns, when, sizeof(when)));
 	line(o, "  grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")  block (%" PRIu32 ",%" PRIu32
 	     ",%" PRIu32 ")  shared memory %s  via %s",
@@ -455,6 +470,12 @@ static void summary_fault(struct out *o)
 			const struct ci_launch *l = &o->m->launches[d->failed_launch];
 			line(o, "  the launch call returned %s: %s", ci_cuda_result_name(l->result),
 			     ci_cuda_result_text(l->result));
+			uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+			if (threads > 1024)
+				line(o, "  the block has %" PRIu64 " threads: CUDA allows at most 1024 per "
+					"block", threads);
+			else if (!threads || !l->grid[0] || !l->grid[1] || !l->grid[2])
+				line(o, "  a grid or block dimension is 0");
 		} else {
 			heading(o, "API error (no device fault)");
 			para(o, "  ", 2, d->reasoning);
@@ -475,41 +496,49 @@ static void summary_attributions(struct out *o)
 	const struct ci_diagnosis *d = o->d;
 	if (d->faulting_launch < 0)
 		return;
-	size_t shown = 0, total = 0;
+	size_t bad = 0, inside = 0, shown = 0;
 	for (size_t i = 0; i < d->attribution_count; i++)
-		total += d->attributions[i].launch == (size_t)d->faulting_launch;
-	if (!total)
+		if (d->attributions[i].launch == (size_t)d->faulting_launch) {
+			if (d->attributions[i].relation == CI_REL_INSIDE)
+				inside++;
+			else
+				bad++;
+		}
+	if (!bad && !inside)
 		return;
-	/* Bad pointers first: they are the reason to look. */
 	fputc('\n', o->f);
 	heading(o, "Pointer arguments");
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < d->attribution_count && shown < SUMMARY_ATTRIBUTIONS; i++) {
-			const struct ci_attribution *a = &d->attributions[i];
-			if (a->launch != (size_t)d->faulting_launch)
-				continue;
-			if ((a->relation != CI_REL_INSIDE) != (pass == 0))
-				continue;
-			print_attribution(o, a, false);
-			shown++;
-		}
-	if (total > shown)
-		line(o, "  and %zu more (view: fault)", total - shown);
+	/* The bad pointers are the reason to look; good ones only when there is no bad one. */
+	for (size_t i = 0; i < d->attribution_count && shown < SUMMARY_ATTRIBUTIONS; i++) {
+		const struct ci_attribution *a = &d->attributions[i];
+		if (a->launch != (size_t)d->faulting_launch || ((a->relation == CI_REL_INSIDE) != !bad))
+			continue;
+		print_attribution(o, a, false);
+		shown++;
+	}
+	size_t rest = bad + inside - shown;
+	if (rest)
+		line(o, "  and %zu more argument%s%s (view: fault)", rest, rest == 1 ? "" : "s",
+		     bad > shown ? "" : " inside live allocations");
 }
 
 static void summary_pending(struct out *o)
 {
 	const struct ci_diagnosis *d = o->d;
 	size_t n = 0, shown = 0;
+	uint32_t fault_stream = d->faulting_launch >= 0 ? o->m->launches[d->faulting_launch].stream
+						       : CI_NONE;
+	/* The faulting launch's own stream is described above. */
 	for (size_t i = 0; i < d->stream_count; i++)
-		n += d->streams[i].oldest_unfinished >= 0;
+		n += d->streams[i].oldest_unfinished >= 0 && d->streams[i].stream != fault_stream;
 	if (!n)
 		return;
 	fputc('\n', o->f);
-	heading(o, "Streams with unfinished work");
+	heading(o, fault_stream != CI_NONE ? "Other streams with unfinished work"
+					   : "Streams with unfinished work");
 	for (size_t i = 0; i < d->stream_count && shown < SUMMARY_STREAMS; i++) {
 		const struct ci_stream_progress *p = &d->streams[i];
-		if (p->oldest_unfinished < 0)
+		if (p->oldest_unfinished < 0 || p->stream == fault_stream)
 			continue;
 		char stream[96], name[256];
 		const struct ci_launch *l = &o->m->launches[p->oldest_unfinished];
@@ -524,7 +553,7 @@ static void summary_pending(struct out *o)
 		shown++;
 	}
 	if (n > shown)
-		line(o, "  and %zu more streams (view: streams)", n - shown);
+		line(o, "  and %zu more (view: streams)", n - shown);
 }
 
 static bool is_abort_frame(const struct ci_frame *f)
@@ -553,6 +582,12 @@ static void summary_error_thread(struct out *o)
 {
 	const struct ci_diagnosis *d = o->d;
 	uint32_t tid = d->error_tid ? d->error_tid : d->signal_tid;
+	bool launcher = false;
+	if (!tid && d->faulting_launch >= 0) {
+		/* A hang: the thread that launched the stuck kernel is the one to look at. */
+		tid = o->m->launches[d->faulting_launch].tid;
+		launcher = true;
+	}
 	const struct ci_thread_stack *t = tid ? find_thread(o, tid) : NULL;
 	if (!t && o->r->thread_count)
 		t = &o->r->threads[0];
@@ -563,13 +598,8 @@ static void summary_error_thread(struct out *o)
 				   ? (t->tid == d->signal_tid && d->signal ? "observed the error and received "
 									   : "observed the error")
 			   : t->tid == d->signal_tid && d->signal ? "received "
+			   : launcher && t->tid == tid		  ? "launched it"
 								  : "first thread";
-	snprintf(title, sizeof(title), "Thread %s (%s%s)", thread_desc(o, t->tid, who, sizeof(who)) + 7,
-		 role,
-		 d->signal && t->tid == d->signal_tid ? ci_signal_name(d->signal, sig, sizeof(sig))
-						      : "");
-	fputc('\n', o->f);
-	heading(o, title);
 	/* Start where the program's own code is: past a signal handler (the recorder's, which
 	 * may be waiting for another thread's snapshot) and past abort/raise. */
 	size_t skip = 0;
@@ -580,16 +610,24 @@ static void summary_error_thread(struct out *o)
 		skip++;
 	if (skip == t->frame_count)
 		skip = 0;
+	char from[48] = "";
+	if (skip)
+		snprintf(from, sizeof(from), ", from frame #%zu", skip);
+	snprintf(title, sizeof(title), "Thread %s (%s%s)%s",
+		 thread_desc(o, t->tid, who, sizeof(who)) + 7, role,
+		 d->signal && t->tid == d->signal_tid ? ci_signal_name(d->signal, sig, sizeof(sig)) : "",
+		 from);
+	fputc('\n', o->f);
+	heading(o, title);
 	size_t shown = 0;
 	for (size_t i = skip; i < t->frame_count && shown < SUMMARY_FRAMES; i++, shown++) {
 		char buf[768];
+		if (shown && is_thread_start(&t->frames[i]))
+			break;
 		line(o, "  #%-2zu %s", i, fmt_frame(&t->frames[i], buf, sizeof(buf)));
 	}
 	if (t->frame_count == 0)
 		line(o, "  (no frames%s%s)", t->note ? ": " : "", t->note ? t->note : "");
-	else if (skip)
-		line(o, "  (%zu frame%s in signal handling and abort above; view: threads)", skip,
-		     skip == 1 ? "" : "s");
 }
 
 /* A suggested command and what it gives, on one line when it fits, else on two. */
@@ -611,13 +649,13 @@ static void summary_next(struct out *o)
 	heading(o, "What to do next");
 	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING) {
 		snprintf(cmd, sizeof(cmd), "cudainspect %s fault", o->input);
-		hint(o, cmd, "the full reasoning, every argument with its allocation stack");
+		hint(o, cmd, "why this launch; every argument with its stacks");
 		if (d->faulting_launch >= 0) {
 			const struct ci_launch *l = &o->m->launches[d->faulting_launch];
 			if (ci_stream_valid(o->m, l->stream)) {
 				snprintf(cmd, sizeof(cmd), "cudainspect %s kernels --stream 0x%" PRIx64,
 					 o->input, o->m->streams[l->stream].handle);
-				hint(o, cmd, "what ran before it on its stream");
+				hint(o, cmd, "what ran before it");
 			}
 			if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
 				/* compute-sanitizer matches a substring of the (mangled) name. */
@@ -625,15 +663,13 @@ static void summary_next(struct out *o)
 				snprintf(cmd, sizeof(cmd),
 					 "compute-sanitizer --tool memcheck --kernel-name kns=%s CMD",
 					 ci_scrub(raw && *raw ? raw : "NAME", name, sizeof(name)));
-				hint(o, cmd, "catches the bad access where it happens");
+				hint(o, cmd, "find the bad access");
 			}
 		}
-		if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
-			hint(o, "CUDA_LAUNCH_BLOCKING=1 CMD",
-			     "the faulting launch itself returns the error (slow)");
-			hint(o, "CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CMD",
-			     "a GPU core dump names the faulting instruction");
-		} else {
+		if (d->verdict == CI_VERDICT_DEVICE_FAULT)
+			line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD (slow), or CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 "
+				"CMD for a GPU core dump");
+		else {
 			snprintf(cmd, sizeof(cmd), "cudainspect %s streams", o->input);
 			hint(o, cmd, "what every stream is waiting for");
 		}
@@ -641,8 +677,8 @@ static void summary_next(struct out *o)
 		snprintf(cmd, sizeof(cmd), "cudainspect %s errors", o->input);
 		hint(o, cmd, "every failed CUDA call, in order, with stacks");
 		if (d->failed_launch >= 0)
-			line(o, "  check the launch configuration against the device limits (at most 1024 "
-				"threads per block, no zero dimension, shared memory within the limit)");
+			line(o, "  fix the launch configuration: at most 1024 threads per block, no zero "
+				"dimension");
 	} else {
 		snprintf(cmd, sizeof(cmd), "cudainspect %s threads", o->input);
 		hint(o, cmd, "host backtraces of every thread");
