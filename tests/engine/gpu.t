@@ -46,9 +46,12 @@ else
 fi
 
 # libprocaddr-log.so on the cudart-style bootstrap (door b and c), against the simulator.
-if [ -e "$B/sim/libcuda.so.1" ] && [ -e "$B/gpu/libprocaddr-log.so" ] && [ -x "$B/miniengine" ]; then
+if asan; then
+	r="ASan's runtime calls dlsym before any preloaded constructor runs: no dlsym interposer under ASan"
+	skip "$r"; skip "$r"; skip "$r"; skip "$r"
+elif [ -e "$B/sim/libcuda.so.1" ] && [ -e "$B/gpu/libprocaddr-log.so" ] && [ -x "$B/miniengine" ]; then
 	PROCADDR_LOG="$T/pa.log" LD_LIBRARY_PATH="$B/sim" LD_PRELOAD="$B/gpu/libprocaddr-log.so" \
-		ASAN_OPTIONS=verify_asan_link_order=0 "$B/miniengine" --quiet --bootstrap --ptsz
+		"$B/miniengine" --quiet --bootstrap --ptsz
 	is "$?" 0 "miniengine --bootstrap --ptsz runs under libprocaddr-log.so"
 	log=$(cat "$T/pa.log")
 	like "$log" "dlsym caller=miniengine handle=libcuda.so.1 symbol=cuGetProcAddress_v2 -> exported=cuGetProcAddress_v2 in libcuda.so.1 \(hooked\)" \
