@@ -39,7 +39,7 @@ STEPS=(
 	"procaddr:90:dlsym/dlvsym/dlmopen/cuGetProcAddress traffic of miniengine --bootstrap and of cudart (static, shared, per-thread) probes; the probes under the recorder -> procaddr/"
 	"summary:15:collect step results and key facts -> summary.txt, summary.json"
 )
-DEADLINE=${GPU_RUN_DEADLINE:-450} # the run ends by then: each step gets at most the time left
+DEADLINE=${GPU_RUN_DEADLINE:-400} # the run ends by then: each step gets at most the time left
 
 DRY=0 ONLY="" REBUILD=0 SIM=0 STEP=""
 OUT=${OUT:-./gpu-results}
@@ -395,6 +395,7 @@ step_hang() {
 	t 60 "$CLI" -w 120 --pid "$engine" all >"$d/report.txt" 2>"$d/report.err"
 	echo $? >"$d/report.rc"
 	t 60 "$CLI" --json --pid "$engine" >"$d/report.json" 2>>"$d/report.err"
+	keep_small "$d/report.json"
 	fact hang_report "exit $(cat "$d/report.rc"): $(grep -m1 -iE 'hang|in flight|spin_wait' "$d/report.txt")"
 	sed -n '1,10p' "$d/report.txt" | sed 's/^/    /'
 	kill -USR1 "$engine" 2>/dev/null

@@ -23,7 +23,7 @@ done
 ok "--dry-run creates no result directory" test ! -e "$T/never"
 deadline=$(sed -n 's/.*the run ends within \([0-9]*\)s.*/\1/p' <<<"$out")
 like "$deadline" '^[0-9]+$' "--dry-run states the deadline"
-ok "the deadline (plus the kill grace and the summary) stays well under 8 minutes" test "${deadline:-999}" -le 450
+ok "the deadline (plus the kill grace and the summary) stays well under 8 minutes" test "${deadline:-999}" -le 420
 
 "$RUN" --only nope >/dev/null 2>&1
 is "$?" 2 "unknown step: exit 2"
