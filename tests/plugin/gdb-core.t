@@ -22,13 +22,18 @@ is "$(printf '%s\n' "$after" | grep -m1 '^cudainspect: CUDA')" \
 is "$(printf '%s\n' "$after" | grep -m1 '^Faulting kernel')" \
 	"$(printf '%s\n' "$cli_summary" | grep -m1 '^Faulting kernel')" \
 	"after the core: faulting-kernel line is the CLI's"
-unlike "$after" 'not an object file|Segmentation|internal-error' "after the core: no GDB complaint"
+unlike "$after" 'Segmentation|internal-error' "after the core: no GDB crash"
+# GDB read the record's JIT entry before the reader existed and said so once; the reader then
+# got it anyway (docs/GDB.md).
+ok "after the core: at most GDB's one 'not an object file' line" \
+	test "$(printf '%s\n' "$after" | grep -c 'not an object file')" -le 1
 
 # Loaded before the core: GDB hands the record over while it opens the core.
 before=$(gdb_batch -iex "jit-reader-load $PLUGIN" "$B/miniengine" "$core" -ex 'bt 1')
 like "$before" 'Faulting kernel: paged_attention' "before the core: summary names the planted kernel"
 like "$before" '#0 ' "before the core: GDB still shows the stack"
 unlike "$before" 'no flight record' "before the core: no 'no flight record' line"
+unlike "$before" 'not an object file|Segmentation|internal-error' "before the core: no complaint at all"
 
 # Each cuda command against the CLI on the same core.
 for view in summary contexts streams kernels allocs errors threads fault; do

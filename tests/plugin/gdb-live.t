@@ -10,7 +10,8 @@ scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
 [ "$scope" = 0 ] || [ "$(id -u)" = 0 ] || skip_all "kernel.yama.ptrace_scope=$scope forbids attaching"
 
 # --- attached ---------------------------------------------------------------------------------
-recorded "$PROBE" --wait >"$T/probe.out" 2>"$T/probe.err" &
+env LD_LIBRARY_PATH="$B/sim" LD_PRELOAD="$REC" CUDAINSPECT_QUIET=1 "$PROBE" --wait \
+	>"$T/probe.out" 2>"$T/probe.err" &
 probe=$!
 trap 'kill $probe 2>/dev/null; rm -rf "$T"' EXIT
 for _ in $(seq 100); do grep -q '^live=' "$T/probe.out" && break; sleep 0.1; done
@@ -31,18 +32,33 @@ ok "the process survives GDB's visit" kill -0 "$probe"
 kill "$probe"; wait "$probe" 2>/dev/null
 
 # --- started under GDB ------------------------------------------------------------------------
-out=$(gdb_batch -x "$CMDS" -iex "jit-reader-load $PLUGIN" \
-	-iex "set environment LD_LIBRARY_PATH=$B/sim" -iex "set environment LD_PRELOAD=$REC" \
-	-iex 'set environment CUDAINSPECT_QUIET=1' -iex 'set startup-with-shell off' \
-	-ex run -ex 'frame function use_buffers' -ex 'print live' -ex 'info symbol live' \
+under_gdb() {
+	gdb_batch -x "$CMDS" -iex "jit-reader-load $PLUGIN" \
+		-iex "set environment LD_LIBRARY_PATH=$B/sim" -iex "set environment LD_PRELOAD=$REC" \
+		-iex 'set environment CUDAINSPECT_QUIET=1' -iex 'set startup-with-shell off' "$@"
+}
+out=$(under_gdb -ex run -ex 'print probe_live' \
 	-ex 'echo @@begin@@\n' -ex 'cuda summary' -ex 'printf "exit=%d\n", $_shell_exitcode' \
 	-ex 'echo @@end@@\n' -ex 'kill' --args "$PROBE")
-like "$out" 'flight record registered by pid [0-9]+' "run: the plugin notices the record when it is registered"
-like "$out" 'SIGABRT' "run: the probe stops on its abort"
-like "$out" '= \(float \*\) 0x[0-9a-f]+ <cuda_(alloc|freed)_[0-9]+\+16>|= \(float \*\) 0x[0-9a-f]+$' \
-	"run: live pointer prints (named once the recorder refreshed its symbols)"
+like "$out" 'flight record registered by pid [0-9]+ \(no launches or errors yet\)' \
+	"run: the plugin notes the record when the recorder registers it"
+like "$out" 'Program received signal SIGABRT' "run: the probe stops on its abort"
+like "$out" '^\$1 = \(float \*\) 0x[0-9a-f]+' "run: GDB reads the stopped process"
 got=$(printf '%s\n' "$out" | sed -n '/^@@begin@@$/,/^@@end@@$/p' | sed '1d;$d')
-like "$got" 'exit=0$' "run: cuda summary reads the stopped process (exit 0)"
-like "$got" '^cudainspect: ' "run: cuda summary prints the CLI's headline"
-unlike "$out" 'Segmentation|internal-error' "no crash"
+like "$got" '^cudainspect: no CUDA failure in gdbprobe' "run: cuda summary reads the stopped process"
+like "$got" 'exit=0$' "run: cuda summary exit code 0"
+unlike "$out" 'Segmentation|internal-error' "run: no crash"
+
+# The engine's planted fault: the recorder re-registers its symbol image at the first sticky
+# error, so when the engine aborts under GDB its allocations are symbols.  Allocation 1 (the
+# first weight tensor) is never freed; its address must be the one the CLI reports.  One worker
+# thread: with several, another thread may abort while the first is still re-registering.
+out=$(under_gdb -ex run -ex 'print &cuda_alloc_1' -ex 'echo @@begin@@\n' -ex 'cuda json allocs' \
+	-ex 'echo @@end@@\n' -ex kill --args "$B/miniengine" --fault oob --quiet --threads 1)
+like "$out" 'received signal SIGABRT' "run engine: stops on the CUDA error's abort"
+json=$(printf '%s\n' "$out" | sed -n '/^@@begin@@$/,/^@@end@@$/p' | sed '1d;$d')
+a1=$(jq -r 'first(.allocations[] | select(.id == 1) | .address_hex) // empty' <<<"$json")
+ok "run engine: cuda json allocs lists allocation 1" test -n "$a1"
+like "$out" "^\\\$1 = \\(<data variable, no debug info> \\*\\) $a1 <cuda_alloc_1>" \
+	"run engine: cuda_alloc_1 is a symbol at the CLI's address (refreshed at the sticky error)"
 done_testing

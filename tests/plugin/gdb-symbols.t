@@ -21,8 +21,8 @@ stale_id=$(jq -r --arg a "$base_stale" '[.frees[] | select(.address_hex == $a) |
 diag "live $live (alloc $live_id), stale $stale (alloc $stale_id)"
 ok "the CLI knows the live allocation" test -n "$live_id" -a "$live_id" != null
 
-run_gdb() { gdb_batch "$@" "$PROBE" "$core" -ex 'frame function use_buffers' \
-	-ex "print (void *) $live" -ex "print (void *) $stale" -ex "x/a &live" \
+run_gdb() { gdb_batch "$@" "$PROBE" "$core" \
+	-ex "print (void *) $live" -ex "print (void *) $stale" -ex "x/a &probe_live" -ex "x/a &probe_stale" \
 	-ex "info symbol $live" -ex "info symbol $stale" -ex 'bt' \
 	-ex "info line *$live" -ex "list *$live" -ex "list *$stale" -ex "break *$live" \
 	-ex "disassemble $live" -ex "disassemble $stale" -ex 'echo @@alive@@\n'; }
@@ -30,7 +30,7 @@ run_gdb() { gdb_batch "$@" "$PROBE" "$core" -ex 'frame function use_buffers' \
 # Without the plugin: the symbol image alone names live allocations.
 out=$(run_gdb)
 like "$out" "= \(void \*\) $live <cuda_alloc_$live_id\+16>" "print: live pointer is <cuda_alloc_$live_id+16>"
-like "$out" ":	$live <cuda_alloc_$live_id\+16>" "x/a: live pointer is named"
+like "$out" "<probe_live>:	$live <cuda_alloc_$live_id\+16>" "x/a: live pointer is named"
 like "$out" "^cuda_alloc_$live_id \+ 16 in section \.cuda_alloc" "info symbol: cuda_alloc_$live_id + 16"
 like "$out" "use_buffers \(live=$live <cuda_alloc_$live_id\+16>, stale=$stale\)" \
 	"bt: live argument named, freed one not (no plugin)"
@@ -45,6 +45,7 @@ unlike "$out" 'Segmentation|internal-error|unexpected overlap' "no crash, no int
 out=$(run_gdb -ex "jit-reader-load $PLUGIN")
 ok "the CLI knows the freed allocation" test -n "$stale_id"
 like "$out" "= \(void \*\) $stale <cuda_freed_$stale_id\+16>" "print: freed pointer is <cuda_freed_$stale_id+16>"
+like "$out" "<probe_stale>:	$stale <cuda_freed_$stale_id\+16>" "x/a: freed pointer is named"
 like "$out" "use_buffers \(live=$live <cuda_alloc_$live_id\+16>, stale=$stale <cuda_freed_$stale_id\+16>\)" \
 	"bt: both arguments named"
 like "$out" "No symbol matches $stale" "info symbol on a freed pointer: GDB's plain answer (no minimal symbol)"

@@ -11,7 +11,7 @@
  * segments of ELF (an executable linked at a fixed address, tests/plugin/jitfn.c), registers
  * the ELF's bytes through its own __jit_debug_descriptor, and reaches use_buffers through the
  * jitted function, so that `bt` shows jitted_call only if GDB loaded the other producer's
- * object.  Before dying it prints "live=ADDR stale=ADDR pid=PID" on stdout.
+ * object.  The pointers are also in the globals probe_live and probe_stale.  Before dying it prints "live=ADDR stale=ADDR pid=PID" on stdout.
  */
 #include <cuda.h>
 #include <elf.h>
@@ -40,6 +40,8 @@ void __attribute__((noinline)) __jit_debug_register_code(void)
 }
 
 static int wait_mode;
+/* The pointers again, in globals, so tests can `x/a &probe_live` without selecting a frame. */
+float *probe_live, *probe_stale;
 
 #define CHECK(call)                                                                        \
 	do {                                                                               \
@@ -132,6 +134,8 @@ int main(int argc, char **argv)
 	CHECK(cuMemAlloc(&stale, 1 << 16));
 	CHECK(cuMemFree(stale));
 	float *l = (float *)(uintptr_t)(live + 16), *s = (float *)(uintptr_t)(stale + 16);
+	probe_live = l;
+	probe_stale = s;
 	if (jit)
 		jit_load(jit)(use_buffers, l, s);
 	else
