@@ -104,3 +104,11 @@ $(PLUGIN_TEST_DIR)/jitfn.elf: tests/plugin/jitfn.c
 		-Wl,-Ttext-segment=0x30000000 -Wl,-e,jitted_call -Wl,--build-id=none -o $@ $<
 
 TEST_DEPS += $(PLUGIN_TEST_DIR)/gdbprobe $(PLUGIN_TEST_DIR)/jitfn.elf
+
+# GDB's side of the JIT reader interface, for tests of the reader without GDB (and under ASan).
+$(PLUGIN_TEST_DIR)/reader-harness: tests/plugin/reader-harness.c $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a \
+		$(READER_LIBS) -ldl
+
+TEST_DEPS += $(PLUGIN_TEST_DIR)/reader-harness

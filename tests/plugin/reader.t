@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The JIT reader without GDB (tests/plugin/reader-harness plays GDB's part), on synthetic record
+# files from the reader's fixture (tests/reader-input/mkrecord) and on bytes that are not
+# records: what it claims and gives back, the symbols it opens for freed allocations (checked
+# against the CLI's JSON for the same file), and damaged records, which must never crash it
+# (this test also runs under ASan+UBSan in `make check-asan`).
+. "$(dirname "$0")/../lib/tap.sh"
+H=$B/tests/plugin/reader-harness
+MK=$B/tests/reader-input/mkrecord
+CLI=$B/cudainspect
+for p in "$H" "$MK" "$CLI"; do [ -x "$p" ] || skip_all "$p not built (make check builds it)"; done
+command -v jq >/dev/null || skip_all "jq is not installed (make deps)"
+export COLUMNS=100 NO_COLOR=1
+
+"$MK" "$T/rec.cisnap"
+out=$("$H" "$T/rec.cisnap" 2>&1)
+like "$out" "== $T/rec.cisnap: status success" "a flight record is claimed"
+is "$(printf '%s\n' "$out" | grep -m1 '^cudainspect: [A-Z]')" "$("$CLI" "$T/rec.cisnap" | head -n 1)" \
+	"its summary's headline is the CLI's"
+like "$out" '^cudainspect [0-9.]+: JIT reader loaded' "the reader announces itself when loaded"
+want=$("$CLI" --json --freed "$T/rec.cisnap" |
+	jq -r '.frees[] | "\(.address) \(.size) \(.id)"' | sort -n |
+	while read -r a s id; do printf 'block 0x%x 0x%x cuda_freed_%s\n' "$a" $((a + s)) "$id"; done)
+ok "the fixture has freed allocations to name" test -n "$want"
+is "$(printf '%s\n' "$out" | grep '^block ')" "$want" "one block per freed allocation, at the CLI's address and size"
+unlike "$out" '^symtab .*\(missing\)' "the symbol table names an existing file (GDB 13.1 crashes otherwise)"
+
+"$MK" --state=1 --launches=0 --errors=0 "$T/idle.cisnap"
+out=$("$H" "$T/idle.cisnap" 2>&1)
+like "$out" 'cudainspect: flight record registered by pid 4242 \(no launches or errors yet\)' \
+	"a live record with nothing in it gets one line, not a summary"
+unlike "$out" '^Faulting kernel' "no summary for it"
+
+# Not ours: GDB's ELF reader (or nobody) must get these back untouched and silently.
+printf 'CUDAINS' >"$T/short"
+: >"$T/empty"
+for f in "$B/tests/plugin/jitfn.elf" "$T/short" "$T/empty"; do
+	out=$("$H" "$f" 2>&1)
+	like "$out" "== $f: status fail" "not a record, handed back: ${f##*/}"
+	is "$(printf '%s\n' "$out" | grep -vc -e '^==' -e 'JIT reader loaded')" 0 "nothing printed for ${f##*/}"
+done
+
+# Damaged records: claimed (so GDB adds nothing), explained, never a crash.
+for d in header-size dir misaligned overlap past-end entry-size refs stack seq dup unknown-section; do
+	"$MK" --damage=$d "$T/d.cisnap"
+	out=$("$H" "$T/d.cisnap" 2>&1)
+	rc=$?
+	ok "damage=$d: reader survives (exit $rc)" test $rc -eq 0
+	like "$out" "== $T/d.cisnap: status success" "damage=$d: claimed"
+done
+for n in 16 200 4096; do
+	"$MK" --truncate=$n "$T/t.cisnap"
+	out=$("$H" "$T/t.cisnap" 2>&1)
+	rc=$?
+	ok "truncated to $n bytes: reader survives (exit $rc)" test $rc -eq 0
+	like "$out" 'cannot be decoded|^cudainspect: ' "truncated to $n bytes: says what it could do"
+done
+"$MK" --major=9 "$T/v.cisnap"
+like "$("$H" "$T/v.cisnap" 2>&1)" 'cannot be decoded: .*' "an unknown major version is explained"
+
+# The first unwind after no record says so, once; after a record, never.
+out=$("$H" --unwind "$T/short" 2>&1)
+is "$(printf '%s\n' "$out" | grep -c 'no flight record has been registered')" 1 "no record: said once"
+is "$(printf '%s\n' "$out" | grep -c '^unwind fail')" 3 "the reader never claims to unwind a frame"
+out=$("$H" --unwind "$T/rec.cisnap" 2>&1)
+unlike "$out" 'no flight record' "after a record: no such line"
+done_testing
