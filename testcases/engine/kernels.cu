@@ -165,13 +165,13 @@ extern "C" __global__ void paged_attention(float *out, const float *q, const flo
 	}
 }
 
-/* A reproducible 32-bit hash of (seed, step, i) for Gumbel sampling. */
+/* A reproducible 24-bit hash of (seed, step, i) for Gumbel sampling. */
 __device__ static unsigned mix(unsigned long long seed, unsigned step, unsigned i)
 {
 	unsigned long long z = seed ^ ((unsigned long long)step << 32) ^ i;
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (unsigned)((z ^ (z >> 31)) >> 8);
+	return (unsigned)((z ^ (z >> 31)) >> 40); /* 24 bits: u below stays in (0, 1) */
 }
 
 /* Gumbel-max sampling of one token: one block of 256 threads.  Ties go to the lower id so the
