@@ -552,6 +552,16 @@ fi
 
 # ---- the run --------------------------------------------------------------------------------
 
+# finish STATUS MESSAGE: write the summary (in this process, so that it sees every status line),
+# say MESSAGE and exit.
+finish() {
+	STEP=summary
+	mkdir -p "$OUT/summary"
+	step_summary
+	echo "$2"
+	exit "$1"
+}
+
 PASS=() # options every step process gets
 [ "$SIM" = 1 ] && PASS+=(--simulator)
 [ "$REBUILD" = 1 ] && PASS+=(--rebuild)
@@ -573,11 +583,7 @@ for s in "${STEPS[@]}"; do
 	fi
 	[ "$limit" -le "$left" ] || limit=$left
 	if [ "$name" = summary ]; then
-		# Runs in this process so that it sees every status line.
-		STEP=summary
-		mkdir -p "$OUT/summary"
-		step_summary
-		continue
+		finish "$final" "done in $(($(date +%s) - START)) s; results in $OUT"
 	fi
 	echo "== $name (limit ${limit}s)"
 	t0=$(date +%s)
@@ -591,20 +597,10 @@ for s in "${STEPS[@]}"; do
 	*) status=failed note="exit $rc (see $name/)" final=1 ;;
 	esac
 	printf '%-9s %-8s %7s  %s\n' "$name" "$status" "$secs" "$note" >>"$OUT/status.txt"
-	if [ "$name" = driver ] && [ "$rc" != 0 ]; then
-		echo "no usable GPU driver here: nothing more to validate (see driver/notes.txt)"
-		STEP=summary
-		mkdir -p "$OUT/summary"
-		step_summary
-		exit 3
-	fi
-	if [ "$name" = build ] && [ "$rc" != 0 ]; then
-		echo "no usable build: stopping (see build/notes.txt)"
-		STEP=summary
-		mkdir -p "$OUT/summary"
-		step_summary
-		exit 1
+	if [ "$rc" != 0 ]; then
+		case $name in
+		driver) finish 3 "no usable GPU driver here: nothing more to validate (see driver/notes.txt)" ;;
+		build) finish 1 "no usable build: stopping (see build/notes.txt)" ;;
+		esac
 	fi
 done
-echo "done in $(($(date +%s) - START)) s; results in $OUT"
-exit $final
