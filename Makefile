@@ -77,4 +77,4 @@ demo: deps
 install: all $(INSTALL_TARGETS)
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz build-gpu
