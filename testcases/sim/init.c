@@ -40,22 +40,29 @@ unsigned long long sim_new_id(void)
 
 static pthread_mutex_t sim_pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sim_obj *sim_pool_free[SIM_KIND_COUNT];
-static size_t sim_pool_size[SIM_KIND_COUNT];
+static struct sim_obj *sim_pool_all;
 
 void *sim_obj_new(enum sim_kind kind, size_t size)
 {
 	struct sim_obj *o = NULL;
 	pthread_mutex_lock(&sim_pool_lock);
-	if (sim_pool_free[kind] && sim_pool_size[kind] == size) {
+	if (sim_pool_free[kind]) {
 		o = sim_pool_free[kind];
 		sim_pool_free[kind] = o->free_next;
 	}
-	sim_pool_size[kind] = size;
 	pthread_mutex_unlock(&sim_pool_lock);
-	if (o)
+	if (o) {
+		struct sim_obj *all_next = o->all_next;
 		memset((char *)o + sizeof(o->magic), 0, size - sizeof(o->magic));
-	else if (!(o = calloc(1, size)))
-		return NULL;
+		o->all_next = all_next;
+	} else {
+		if (!(o = calloc(1, size)))
+			return NULL;
+		pthread_mutex_lock(&sim_pool_lock);
+		o->all_next = sim_pool_all;
+		sim_pool_all = o;
+		pthread_mutex_unlock(&sim_pool_lock);
+	}
 	atomic_store_explicit(&o->magic, SIM_MAGIC(kind), memory_order_release);
 	return o;
 }

@@ -59,20 +59,30 @@ static CUresult sim_fatbin_ptx(const unsigned char *fb, struct sim_image **ret)
 	return CUDA_ERROR_INVALID_IMAGE;
 }
 
+/* Does the image start with these bytes?  Compared one by one so that a short, NUL-terminated
+ * text image is never read past its end (no magic contains a NUL byte). */
+static int sim_starts_with(const unsigned char *b, uint32_t magic)
+{
+	for (int i = 0; i < 4; i++)
+		if (b[i] != (unsigned char)(magic >> (8 * i)))
+			return 0;
+	return 1;
+}
+
 static CUresult sim_image_load(const void *image, struct sim_image **ret)
 {
 	const unsigned char *b = image;
 	if (!image)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (sim_le32(b) == SIM_FATBIN_WRAPPER_MAGIC) {
+	if (sim_starts_with(b, SIM_FATBIN_WRAPPER_MAGIC)) {
 		const unsigned char *data = *(const unsigned char *const *)(b + 8);
 		if (!data || sim_le32(data) != SIM_FATBIN_MAGIC)
 			return CUDA_ERROR_INVALID_IMAGE;
 		return sim_fatbin_ptx(data, ret);
 	}
-	if (sim_le32(b) == SIM_FATBIN_MAGIC)
+	if (sim_starts_with(b, SIM_FATBIN_MAGIC))
 		return sim_fatbin_ptx(b, ret);
-	if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')
+	if (sim_starts_with(b, 0x464c457fu)) /* "\x7fELF" */
 		return CUDA_ERROR_INVALID_IMAGE; /* a cubin: SASS cannot be read here */
 	return sim_ptx_parse(image, ret);
 }
@@ -507,7 +517,7 @@ struct sim_module *sim_module_of_library(struct sim_library *lib, struct sim_ctx
 		dst->params = malloc((src->nparams ? src->nparams : 1) * sizeof(*dst->params));
 		if (!dst->name || !dst->params)
 			oom = 1;
-		else
+		else if (src->nparams)
 			memcpy(dst->params, src->params, src->nparams * sizeof(*dst->params));
 	}
 	for (unsigned i = 0; !oom && i < img->nglobals; i++) {

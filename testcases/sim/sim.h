@@ -55,6 +55,7 @@ enum sim_kind {
 struct sim_obj {
 	_Atomic uint32_t magic;
 	struct sim_obj *free_next;
+	struct sim_obj *all_next; /* every object ever made, so none is ever unreachable */
 };
 
 void *sim_obj_new(enum sim_kind kind, size_t size);

@@ -48,7 +48,10 @@ static void window_and_shadow(void)
 		pattern[i] = (char)(i * 7 + 3);
 	MUST(cuMemcpyHtoD(d, pattern, sizeof(pattern)));
 	/* The bytes must not be anywhere readable in the process except the private shadow store,
-	 * which is marked "do not dump": find it by content. */
+	 * which is marked "do not dump" and is as large as the device window: find them by content.
+	 * Mappings over 4 GiB other than the shadow store (sanitizer shadow memory) are skipped. */
+	size_t total = 0;
+	MUST(cuDeviceTotalMem(&total, 0));
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[512];
 	int in_dumpable = 0, in_shadow = 0;
@@ -56,6 +59,8 @@ static void window_and_shadow(void)
 		unsigned long lo, hi;
 		char p[5];
 		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, p) != 3 || p[0] != 'r' || strstr(line, "[v"))
+			continue;
+		if (hi - lo > (4ul << 30) && hi - lo != 2 * total)
 			continue;
 		if ((uintptr_t)pattern >= lo && (uintptr_t)pattern < hi)
 			continue; /* our own copy */
@@ -207,6 +212,7 @@ static void host_memory_and_memops(void)
 	IS_CU(cuMemHostUnregister(host), CUDA_SUCCESS);
 	IS_CU(cuMemHostUnregister(host), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
 	IS_CU(cuStreamWriteValue64(s, dh, 1, 0), CUDA_ERROR_INVALID_VALUE); /* no longer registered */
+	free(host);
 
 	/* driver-allocated host memory and managed memory */
 	void *pinned;
