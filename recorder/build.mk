@@ -76,3 +76,9 @@ $(REC_TEST)/tsan/libcudainspect-rec.so: $(REC_TSAN_OBJS)
 		$(REC_LDLIBS)
 
 TEST_DEPS += $(REC_TEST)/tsan/libcudainspect-rec.so
+
+$(REC_TEST)/crashprobe: tests/recorder/crashprobe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+TEST_DEPS += $(REC_TEST)/crashprobe

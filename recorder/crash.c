@@ -254,6 +254,10 @@ static void ci_snapshot_prepare(void)
 	ci_utoa(num, (uint64_t)getpid());
 	ci_strlcat(ci_snap_prefix, num, sizeof ci_snap_prefix);
 	ci_strlcat(ci_snap_prefix, "-", sizeof ci_snap_prefix);
+	/* Better to hear it now than to find no file after the crash. */
+	if (ci_cfg.snapshot_mask && access(dir, W_OK | X_OK) != 0)
+		ci_say("snapshots cannot be written to %s (%s); set CUDAINSPECT_SNAPSHOT_DIR to a "
+		       "writable directory", dir, strerror(errno));
 }
 
 void ci_sticky_error_seen(void)

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * crashprobe: dies (or not) in chosen ways after using CUDA, for signals.t.
+ *   crashprobe segv       reads address 0x40 after a launch (SIGSEGV from the hardware)
+ *   crashprobe abort      abort() after a launch
+ *   crashprobe handler    installs its own SIGSEGV handler before CUDA starts, then faults;
+ *                         the handler prints a line and _exit(42)s
+ *   crashprobe ignore     ignores SIGTRAP before CUDA starts, raises it, and exits 0
+ *   crashprobe fork       forks after a launch; the child launches too and exits 3 (run on the
+ *                         simulator's null mode: a forked child has no stream workers)
+ * Every mode first launches kernel probe_k once on a created stream.
+ */
+#include <cuda.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+			  ".visible .entry probe_k(\n\t.param .u64 p\n)\n{\n\tret;\n}\n";
+
+#define CHECK(call)                                                                            \
+	do {                                                                                   \
+		CUresult r_ = (call);                                                          \
+		if (r_ != CUDA_SUCCESS) {                                                      \
+			fprintf(stderr, "crashprobe: line %d: %s -> %d\n", __LINE__, #call, (int)r_); \
+			exit(1);                                                               \
+		}                                                                              \
+	} while (0)
+
+static CUfunction f;
+static CUstream s;
+
+static void cuda_start(void)
+{
+	CUdevice dev;
+	CUcontext ctx;
+	CUmodule mod;
+	CHECK(cuInit(0));
+	CHECK(cuDeviceGet(&dev, 0));
+	CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+	CHECK(cuCtxSetCurrent(ctx));
+	CHECK(cuModuleLoadData(&mod, ptx));
+	CHECK(cuModuleGetFunction(&f, mod, "probe_k"));
+	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+}
+
+static void launch(uint64_t tag)
+{
+	void *params[] = { &tag };
+	CHECK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
+	CHECK(cuStreamSynchronize(s));
+}
+
+static void on_segv(int sig)
+{
+	static const char msg[] = "crashprobe: own handler ran\n";
+	ssize_t w = write(STDOUT_FILENO, msg, sizeof msg - 1);
+	(void)w;
+	(void)sig;
+	_exit(42);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	if (!strcmp(mode, "handler"))
+		signal(SIGSEGV, on_segv);
+	if (!strcmp(mode, "ignore"))
+		signal(SIGTRAP, SIG_IGN);
+	cuda_start();
+	launch(0x11);
+	fflush(stdout);
+	if (!strcmp(mode, "segv") || !strcmp(mode, "handler")) {
+		/* argc is 2 here */
+		volatile int *bad;
+		bad = (volatile int *)(uintptr_t)(argc * 0x20); /* 0x40, unknown to the compiler */
+		return *bad;
+	}
+	if (!strcmp(mode, "abort"))
+		abort();
+	if (!strcmp(mode, "ignore")) {
+		raise(SIGTRAP);
+		printf("crashprobe: still running\n");
+		return 0;
+	}
+	if (!strcmp(mode, "fork")) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			/* CUDA is not fork-safe on real drivers; the simulator lets the child go on,
+			 * which is what this test needs to see where the child's calls are recorded. */
+			launch(0x22);
+			exit(3); /* runs the exit handlers: the child's own exit snapshot */
+		}
+		int st = 0;
+		waitpid(pid, &st, 0);
+		launch(0x33);
+		printf("crashprobe: child %d exited %d\n", (int)pid, WEXITSTATUS(st));
+		return 0;
+	}
+	fprintf(stderr, "usage: crashprobe segv|abort|handler|ignore|fork\n");
+	return 2;
+}
