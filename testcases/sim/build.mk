@@ -43,8 +43,9 @@ $(BUILD)/tests/sim/%: tests/sim/%.c tests/sim/simtest.h tests/lib/tap.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_TEST_LIBS)
 
-# The hammer test again, built with TSan, to run against the TSan simulator.
-$(SIM_TSAN_DIR)/hammer: tests/sim/hammer.c tests/sim/simtest.h tests/lib/tap.h
+# The test programs again, built with TSan, to run against the TSan simulator (hammer.t, tsan.t).
+SIM_TSAN_TESTS := $(addprefix $(SIM_TSAN_DIR)/,hammer streams capture fault)
+$(SIM_TSAN_DIR)/%: tests/sim/%.c tests/sim/simtest.h tests/lib/tap.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests/lib $(SIM_TSAN_CFLAGS) -o $@ $< $(SIM_TEST_LIBS)
 
@@ -53,7 +54,7 @@ $(BUILD)/tests/sim/interposer.so: tests/sim/interposer.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) -fPIC -shared -o $@ $<
 
-TEST_DEPS += $(SIM_TESTS) $(BUILD)/tests/sim/interposer.so $(SIM_TSAN_DIR)/libcuda.so.1 $(SIM_TSAN_DIR)/hammer
+TEST_DEPS += $(SIM_TESTS) $(BUILD)/tests/sim/interposer.so $(SIM_TSAN_DIR)/libcuda.so.1 $(SIM_TSAN_TESTS)
 
 # Parameter-layout fixture: PTX that nvcc writes from tests/sim/params.cu (skipped without nvcc).
 ifneq ($(wildcard $(NVCC)),)
