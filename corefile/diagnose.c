@@ -145,6 +145,40 @@ static int cmp_launch_order(const void *a, const void *b, void *arg)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+/* Fill ORDER with the launch indices grouped by stream slot (unknown streams last) and sorted
+ * by stream sequence within each stream.  A counting sort by stream keeps the time order, which
+ * is almost always the stream order already, so only out-of-order streams are sorted: a full
+ * sort of a wrapped ring of 250,000 launches was a tenth of the whole report. */
+static int order_launches(const struct ci_model *m, size_t *order)
+{
+	size_t ns = m->stream_count, nl = m->launch_count;
+	size_t *start = calloc(ns + 2, sizeof(*start));
+	if (!start)
+		return -1;
+	for (size_t i = 0; i < nl; i++) {
+		uint32_t s = m->launches[i].stream;
+		start[(s < ns ? s : ns) + 1]++;
+	}
+	for (size_t s = 1; s <= ns + 1; s++)
+		start[s] += start[s - 1];
+	for (size_t i = 0; i < nl; i++) {
+		uint32_t s = m->launches[i].stream;
+		order[start[s < ns ? s : ns]++] = i;
+	}
+	/* start[s] is now the end of bucket s. */
+	for (size_t s = 0, b = 0; s <= ns; b = start[s], s++) {
+		size_t e = start[s];
+		for (size_t k = b + 1; k < e; k++)
+			if (cmp_launch_order(&order[k - 1], &order[k], (void *)m->launches) > 0) {
+				qsort_r(order + b, e - b, sizeof(*order), cmp_launch_order,
+					(void *)m->launches);
+				break;
+			}
+	}
+	free(start);
+	return 0;
+}
+
 bool ci_stream_valid(const struct ci_model *model, uint32_t slot)
 {
 	return slot != CI_NONE && slot < model->stream_count && model->streams[slot].seq != 0;
@@ -628,9 +662,8 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	d->streams = calloc(ns ? ns : 1, sizeof(*d->streams));
 	if (!d->streams)
 		goto oom;
-	for (size_t i = 0; i < nl; i++)
-		c.order[i] = i;
-	qsort_r(c.order, nl, sizeof(*c.order), cmp_launch_order, (void *)m->launches);
+	if (order_launches(m, c.order))
+		goto oom;
 	size_t k = 0;
 	for (size_t s = 0; s < m->stream_count; s++) {
 		while (k < nl && m->launches[c.order[k]].stream < s)

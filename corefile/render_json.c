@@ -16,8 +16,14 @@
 
 #define JSON_DEPTH_MAX 32
 
+/* Output goes through a private buffer: stdio's per-call locking made a 300 MB document of a
+ * large record take seconds. */
+#define JSON_BUF 65536
+
 struct json {
 	FILE *f;
+	char buf[JSON_BUF];
+	size_t n;
 	int depth;
 	bool first[JSON_DEPTH_MAX]; /* nothing written yet at this level */
 	bool array[JSON_DEPTH_MAX];
@@ -27,65 +33,112 @@ struct json {
 	const struct ci_render_options *o;
 };
 
+
+static void j_flush(struct json *j)
+{
+	if (j->n)
+		fwrite(j->buf, 1, j->n, j->f);
+	j->n = 0;
+}
+
+static inline void j_putc(struct json *j, char c)
+{
+	if (j->n == JSON_BUF)
+		j_flush(j);
+	j->buf[j->n++] = c;
+}
+
+static void j_write(struct json *j, const char *s, size_t len)
+{
+	if (j->n + len > JSON_BUF) {
+		j_flush(j);
+		if (len > JSON_BUF) {
+			fwrite(s, 1, len, j->f);
+			return;
+		}
+	}
+	memcpy(j->buf + j->n, s, len);
+	j->n += len;
+}
+
+static void j_puts(struct json *j, const char *s)
+{
+	j_write(j, s, strlen(s));
+}
+
+static void j_put_u64(struct json *j, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+	do
+		tmp[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	j_write(j, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
 /* Write S as a JSON string: valid UTF-8 passes through, invalid bytes become U+FFFD, control
  * characters are escaped. */
 static void j_string_raw(struct json *j, const char *s)
 {
-	FILE *f = j->f;
 	const unsigned char *p = (const unsigned char *)s;
-	fputc('"', f);
+	j_putc(j, '"');
 	while (*p) {
 		unsigned char c = *p;
 		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
+			j_putc(j, '\\');
+			j_putc(j, (char)c);
 			p++;
 		} else if (c < 0x20 || c == 0x7f) {
+			static const char hexd[] = "0123456789abcdef";
 			switch (c) {
-			case '\n': fputs("\\n", f); break;
-			case '\t': fputs("\\t", f); break;
-			case '\r': fputs("\\r", f); break;
-			default: fprintf(f, "\\u%04x", c); break;
+			case '\n': j_puts(j, "\\n"); break;
+			case '\t': j_puts(j, "\\t"); break;
+			case '\r': j_puts(j, "\\r"); break;
+			default:
+				j_puts(j, "\\u00");
+				j_putc(j, hexd[c >> 4]);
+				j_putc(j, hexd[c & 15]);
+				break;
 			}
 			p++;
 		} else if (c < 0x80) {
-			fputc(c, f);
+			j_putc(j, (char)c);
 			p++;
 		} else {
 			size_t l = ci_utf8_len(p);
 			/* C1 controls are valid UTF-8 but must not reach a terminal through jq -r. */
 			if (l == 0 || (l == 2 && c == 0xc2 && p[1] < 0xa0)) {
-				fputs("\\ufffd", f);
+				j_puts(j, "\\ufffd");
 				p += l ? l : 1;
 			} else {
-				fwrite(p, 1, l, f);
+				j_write(j, (const char *)p, l);
 				p += l;
 			}
 		}
 	}
-	fputc('"', f);
+	j_putc(j, '"');
 }
 
 static void j_sep(struct json *j, const char *key)
 {
 	if (j->depth > 0) {
 		if (!j->first[j->depth])
-			fputc(',', j->f);
+			j_putc(j, ',');
 		/* One element per line at the top level and in the top-level arrays. */
 		if (j->depth <= 2)
-			fputc('\n', j->f);
+			j_putc(j, '\n');
 		j->first[j->depth] = false;
 	}
 	if (key) {
 		j_string_raw(j, key);
-		fputc(':', j->f);
+		j_putc(j, ':');
 	}
 }
 
 static void j_open(struct json *j, const char *key, bool array)
 {
 	j_sep(j, key);
-	fputc(array ? '[' : '{', j->f);
+	j_putc(j, array ? '[' : '{');
 	if (j->depth + 1 < JSON_DEPTH_MAX) {
 		j->depth++;
 		j->first[j->depth] = true;
@@ -99,8 +152,8 @@ static void j_close(struct json *j)
 	bool empty = j->first[j->depth];
 	j->depth--;
 	if (!empty && j->depth <= 1)
-		fputc('\n', j->f);
-	fputc(array ? ']' : '}', j->f);
+		j_putc(j, '\n');
+	j_putc(j, array ? ']' : '}');
 }
 
 #define j_obj(j, key) j_open(j, key, false)
@@ -112,38 +165,52 @@ static void j_str(struct json *j, const char *key, const char *s)
 	if (s)
 		j_string_raw(j, s);
 	else
-		fputs("null", j->f);
+		j_puts(j, "null");
 }
 
 static void j_u64(struct json *j, const char *key, uint64_t v)
 {
 	j_sep(j, key);
-	fprintf(j->f, "%" PRIu64, v);
+	j_put_u64(j, v);
 }
 
 static void j_i64(struct json *j, const char *key, int64_t v)
 {
 	j_sep(j, key);
-	fprintf(j->f, "%" PRId64, v);
+	if (v < 0) {
+		j_putc(j, '-');
+		j_put_u64(j, (uint64_t)0 - (uint64_t)v);
+	} else {
+		j_put_u64(j, (uint64_t)v);
+	}
 }
 
 static void j_bool(struct json *j, const char *key, bool v)
 {
 	j_sep(j, key);
-	fputs(v ? "true" : "false", j->f);
+	j_puts(j, v ? "true" : "false");
 }
 
 static void j_null(struct json *j, const char *key)
 {
 	j_sep(j, key);
-	fputs("null", j->f);
+	j_puts(j, "null");
 }
 
 static void j_hex(struct json *j, const char *key, uint64_t v)
 {
-	char buf[24];
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	j_str(j, key, buf);
+	static const char hexd[] = "0123456789abcdef";
+	char tmp[20];
+	int i = sizeof(tmp);
+	do
+		tmp[--i] = hexd[v & 15];
+	while (v >>= 4);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	j_sep(j, key);
+	j_putc(j, '"');
+	j_write(j, tmp + i, sizeof(tmp) - (size_t)i);
+	j_putc(j, '"');
 }
 
 /* An address: a number and its hex twin ("address", "address_hex"). */
@@ -682,7 +749,8 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 	}
 	j_close(j);
 	j_close(j);
-	fputc('\n', f);
+	j_putc(j, '\n');
+	j_flush(j);
 	if (fflush(f) != 0 || ferror(f))
 		return ci_error_create(CI_ERR_IO, "cannot write the JSON report: %m");
 	return NULL;

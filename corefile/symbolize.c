@@ -430,8 +430,17 @@ static char *dup_name(const char *name)
 {
 	if (!name)
 		return NULL;
-	char *d = ci_demangle(name);
-	return d ? d : strdup(name);
+	/* Symbol versions ("__libc_start_main@@GLIBC_2.34") are not part of the name. */
+	const char *at = strchr(name, '@');
+	char *plain = at ? strndup(name, (size_t)(at - name)) : strdup(name);
+	if (!plain)
+		return NULL;
+	char *d = ci_demangle(plain);
+	if (d) {
+		free(plain);
+		return d;
+	}
+	return plain;
 }
 
 static bool is_function_scope(Dwarf_Die *die)
@@ -480,6 +489,23 @@ static const struct ci_host_module *record_module(const struct ci_model *m, uint
 	return NULL;
 }
 
+/* The C and C++ runtime: their frames (abort, raise, thread start, locks) get function names
+ * from the symbol table but no source lines, because reading their DWARF (compressed, tens of
+ * MiB where libc6-dbg is installed) cost a third of a report and says nothing about the crash. */
+static bool c_runtime(const char *module)
+{
+	static const char *const prefixes[] = {
+		"libc.so", "libc-", "ld-linux", "ld64.so", "libpthread", "libm.so", "libdl.so",
+		"librt.so", "libstdc++.so", "libgcc_s.so",
+	};
+	const char *b = module ? strrchr(module, '/') : NULL;
+	b = b ? b + 1 : module;
+	for (size_t i = 0; b && i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(b, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
 static void symbolize_into(struct ci_symbolizer *s, uint64_t address, bool is_return,
 			   struct frame_vec *fv)
 {
@@ -515,12 +541,13 @@ static void symbolize_into(struct ci_symbolizer *s, uint64_t address, bool is_re
 
 	const char *line_file = NULL;
 	int line_no = 0;
-	Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
+	bool lines = !c_runtime(module);
+	Dwfl_Line *line = lines ? dwfl_module_getsrc(mod, pc) : NULL;
 	if (line)
 		line_file = dwfl_lineinfo(line, NULL, &line_no, NULL, NULL, NULL);
 
 	Dwarf_Addr dwbias = 0;
-	Dwarf_Die *cudie = dwfl_module_addrdie(mod, pc, &dwbias);
+	Dwarf_Die *cudie = lines ? dwfl_module_addrdie(mod, pc, &dwbias) : NULL;
 	Dwarf_Die *scopes = NULL;
 	int nscopes = cudie ? dwarf_getscopes(cudie, pc - dwbias, &scopes) : 0;
 	int i = 0;
@@ -726,6 +753,48 @@ static void thread_label(struct ci_symbolizer *s, struct ci_thread_stack *t)
 		}
 }
 
+/* Symbolize the unwound PCs into T (whose tid is set); R is what the frame walk returned.
+ * Returns -1 on out-of-memory. */
+static int fill_stack(struct ci_symbolizer *sym, struct ci_thread_stack *t, struct pc_vec *pv,
+		      int r)
+{
+	thread_label(sym, t);
+	if (r == -1) {
+		const char *msg = dwfl_errmsg(-1);
+		if (asprintf(&t->note, "unwinding stopped after %zu frame%s: %s", pv->n,
+			     pv->n == 1 ? "" : "s", msg ? msg : "unknown error") < 0)
+			t->note = NULL;
+	} else if (pv->n >= pv->max) {
+		if (asprintf(&t->note, "stopped at %zu frames (the limit)", pv->max) < 0)
+			t->note = NULL;
+	}
+	struct frame_vec fv = { 0 };
+	for (size_t i = 0; i < pv->n && !fv.failed; i++) {
+		size_t n;
+		const struct ci_frame *f =
+			ci_symbolize_cached(sym, pv->pc[i], !pv->activation[i], &n);
+		if (!f) {
+			fv.failed = true;
+			break;
+		}
+		for (size_t k = 0; k < n; k++) {
+			struct ci_frame *d = frame_push(&fv);
+			if (!d)
+				break;
+			if (frame_copy(d, &f[k])) {
+				fv.n--;
+				fv.failed = true;
+				break;
+			}
+		}
+	}
+	free(pv->pc);
+	free(pv->activation);
+	t->frames = fv.v;
+	t->frame_count = fv.n;
+	return fv.failed || pv->failed ? -1 : 0;
+}
+
 static int thread_cb(Dwfl_Thread *thread, void *arg)
 {
 	struct unwind_ctx *u = arg;
@@ -742,48 +811,37 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	struct ci_thread_stack *t = &u->v[u->n++];
 	memset(t, 0, sizeof(*t));
 	t->tid = (uint32_t)dwfl_thread_tid(thread);
-	thread_label(u->sym, t);
-
 	struct pc_vec pv = { .max = u->max_frames ? u->max_frames : 256 };
 	int r = dwfl_thread_getframes(thread, frame_cb, &pv);
-	if (r == -1) {
-		const char *msg = dwfl_errmsg(-1);
-		if (asprintf(&t->note, "unwinding stopped after %zu frame%s: %s", pv.n,
-			     pv.n == 1 ? "" : "s", msg ? msg : "unknown error") < 0)
-			t->note = NULL;
-	} else if (pv.n >= pv.max) {
-		if (asprintf(&t->note, "stopped at %zu frames (the limit)", pv.max) < 0)
-			t->note = NULL;
-	}
-	struct frame_vec fv = { 0 };
-	for (size_t i = 0; i < pv.n && !fv.failed; i++) {
-		size_t n;
-		const struct ci_frame *f =
-			ci_symbolize_cached(u->sym, pv.pc[i], !pv.activation[i], &n);
-		if (!f) {
-			fv.failed = true;
-			break;
-		}
-		for (size_t k = 0; k < n; k++) {
-			struct ci_frame *d = frame_push(&fv);
-			if (!d)
-				break;
-			if (frame_copy(d, &f[k])) {
-				fv.n--;
-				fv.failed = true;
-				break;
-			}
-		}
-	}
-	free(pv.pc);
-	free(pv.activation);
-	t->frames = fv.v;
-	t->frame_count = fv.n;
-	if (fv.failed || pv.failed) {
+	if (fill_stack(u->sym, t, &pv, r)) {
 		u->failed = true;
 		return DWARF_CB_ABORT;
 	}
 	return DWARF_CB_OK;
+}
+
+struct ci_error *ci_unwind_thread(struct ci_symbolizer *sym, uint32_t tid, size_t max_frames,
+				  struct ci_thread_stack **ret)
+{
+	*ret = NULL;
+	if (!sym || !sym->dwfl || !sym->can_unwind || !tid)
+		return NULL;
+	struct ci_thread_stack *t = calloc(1, sizeof(*t));
+	if (!t)
+		return ci_error_create(CI_ERR_NOMEM, "out of memory unwinding thread %u", tid);
+	t->tid = tid;
+	struct pc_vec pv = { .max = max_frames ? max_frames : 256 };
+	struct ci_symbolizer *saved = sym_current;
+	sym_current = sym;
+	int r = dwfl_getthread_frames(sym->dwfl, (pid_t)tid, frame_cb, &pv);
+	int failed = fill_stack(sym, t, &pv, r);
+	sym_current = saved;
+	if (failed) {
+		ci_thread_stacks_free(t, 1);
+		return ci_error_create(CI_ERR_NOMEM, "out of memory unwinding thread %u", tid);
+	}
+	*ret = t;
+	return NULL;
 }
 
 struct ci_error *ci_unwind_threads(struct ci_symbolizer *sym, size_t max_frames,

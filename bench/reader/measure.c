@@ -2,7 +2,8 @@
 /*
  * Benchmark helper: run a command (its stdout to /dev/null) and print its wall time and peak
  * resident memory, measured with wait4's rusage, so the reader's benchmark needs no GNU time.
- *   measure CMD [ARGS...]   ->   "<seconds> <peak KiB> <exit status>" on stdout
+ *   measure CMD [ARGS...]   ->   "<wall s> <peak KiB> <exit status> <cpu s>" on stdout
+ * CPU time (user + system) is printed too: on a shared machine it is steadier than wall time.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,7 +41,9 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	printf("%.3f %ld %d\n", s, ru.ru_maxrss,
-	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	printf("%.3f %ld %d %.3f\n", s, ru.ru_maxrss,
+	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), cpu);
 	return 0;
 }

@@ -288,7 +288,20 @@ int cli_inspect(const struct cli_inspect_args *a)
 		rc = fail(err);
 		goto out;
 	}
-	if (a->threads && (err = ci_unwind_threads(sym, MAX_THREAD_FRAMES, &threads, &nthreads))) {
+	if (a->threads && !a->json && a->render->view == CI_VIEW_SUMMARY) {
+		/* The summary shows one backtrace: unwind only that thread. */
+		uint32_t tid = diag->error_tid ? diag->error_tid : diag->signal_tid;
+		if (!tid && diag->faulting_launch >= 0)
+			tid = model->launches[diag->faulting_launch].tid;
+		if (!tid && ci_source_info(src)->thread_count)
+			tid = ci_source_info(src)->threads[0].tid;
+		if ((err = ci_unwind_thread(sym, tid, MAX_THREAD_FRAMES, &threads))) {
+			rc = fail(err);
+			goto out;
+		}
+		nthreads = threads ? 1 : 0;
+	} else if (a->threads &&
+		   (err = ci_unwind_threads(sym, MAX_THREAD_FRAMES, &threads, &nthreads))) {
 		rc = fail(err);
 		goto out;
 	}
