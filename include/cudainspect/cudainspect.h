@@ -399,6 +399,11 @@ struct ci_error *ci_symbolize(struct ci_symbolizer *sym, uint64_t address, bool 
 /* Unwind every thread in a core or live process.  Empty (not an error) for records/buffers. */
 struct ci_error *ci_unwind_threads(struct ci_symbolizer *sym, size_t max_frames,
 				   struct ci_thread_stack **ret, size_t *count);
+/* Unwind only thread TID (cheaper when one backtrace is all a view shows).  *RET is NULL when
+ * the source has no threads; a thread that cannot be unwound gets no frames and a note.  Free
+ * with ci_thread_stacks_free(*ret, 1). */
+struct ci_error *ci_unwind_thread(struct ci_symbolizer *sym, uint32_t tid, size_t max_frames,
+				  struct ci_thread_stack **ret);
 void ci_frames_free(struct ci_frame *frames, size_t count);
 void ci_thread_stacks_free(struct ci_thread_stack *stacks, size_t count);
 struct ci_warnings *ci_symbolizer_warnings(struct ci_symbolizer *sym);
