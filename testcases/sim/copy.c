@@ -192,18 +192,27 @@ static CUresult sim_memop_target(CUdeviceptr addr, unsigned bits, void **ret)
 	return CUDA_SUCCESS;
 }
 
+/* Common front of the memory operations: stream, sticky error, flags, target. */
+static CUresult sim_memop_begin(CUstream h, int per_thread, CUdeviceptr addr, unsigned bits,
+				int flags_ok, struct sim_stream **s, void **target)
+{
+	SIM_REQUIRE_INIT();
+	CUresult r = sim_stream_resolve(h, per_thread, s);
+	if (r || (r = sim_ctx_sticky((*s)->ctx)))
+		return r;
+	if (!flags_ok)
+		return CUDA_ERROR_INVALID_VALUE;
+	return sim_memop_target(addr, bits, target);
+}
+
 static CUresult sim_write_value(CUstream h, CUdeviceptr addr, uint64_t value, unsigned bits,
 				unsigned flags, int per_thread)
 {
-	SIM_REQUIRE_INIT();
 	struct sim_stream *s;
-	CUresult r = sim_stream_resolve(h, per_thread, &s);
-	if (r || (r = sim_ctx_sticky(s->ctx)))
-		return r;
-	if (flags & ~(unsigned)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER)
-		return CUDA_ERROR_INVALID_VALUE;
 	void *target;
-	if ((r = sim_memop_target(addr, bits, &target)))
+	int flags_ok = !(flags & ~(unsigned)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER);
+	CUresult r = sim_memop_begin(h, per_thread, addr, bits, flags_ok, &s, &target);
+	if (r)
 		return r;
 	struct sim_work w = {.kind = SIM_OP_WRITE, .u.mem = {target, value, bits, flags}};
 	return sim_submit(s, &w);
@@ -212,15 +221,12 @@ static CUresult sim_write_value(CUstream h, CUdeviceptr addr, uint64_t value, un
 static CUresult sim_wait_value(CUstream h, CUdeviceptr addr, uint64_t value, unsigned bits,
 			       unsigned flags, int per_thread)
 {
-	SIM_REQUIRE_INIT();
 	struct sim_stream *s;
-	CUresult r = sim_stream_resolve(h, per_thread, &s);
-	if (r || (r = sim_ctx_sticky(s->ctx)))
-		return r;
-	if ((flags & ~(unsigned)(0xf | CU_STREAM_WAIT_VALUE_FLUSH)) || (flags & 0xf) > CU_STREAM_WAIT_VALUE_NOR)
-		return CUDA_ERROR_INVALID_VALUE;
 	void *target;
-	if ((r = sim_memop_target(addr, bits, &target)))
+	int flags_ok = !(flags & ~(unsigned)(0xf | CU_STREAM_WAIT_VALUE_FLUSH)) &&
+		       (flags & 0xf) <= CU_STREAM_WAIT_VALUE_NOR;
+	CUresult r = sim_memop_begin(h, per_thread, addr, bits, flags_ok, &s, &target);
+	if (r)
 		return r;
 	struct sim_work w = {.kind = SIM_OP_WAIT_VALUE, .u.mem = {target, value, bits, flags}};
 	return sim_submit(s, &w);

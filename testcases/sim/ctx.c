@@ -132,38 +132,42 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+/* Common front of release and reset: they tear contexts down, which a host function may not. */
+static CUresult sim_primary_begin(CUdevice dev, struct sim_device **d)
 {
 	SIM_REQUIRE_INIT();
-	struct sim_device *d = sim_device_get(dev);
-	if (!d)
+	if (!(*d = sim_device_get(dev)))
 		return CUDA_ERROR_INVALID_DEVICE;
 	if (sim_in_worker)
 		return CUDA_ERROR_NOT_PERMITTED;
 	pthread_mutex_lock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	struct sim_device *d;
+	CUresult r = sim_primary_begin(dev, &d);
+	if (r)
+		return r;
 	if (d->primary_refs == 0) {
-		pthread_mutex_unlock(&sim.lock);
-		return CUDA_ERROR_INVALID_CONTEXT;
-	}
-	if (--d->primary_refs == 0) {
+		r = CUDA_ERROR_INVALID_CONTEXT;
+	} else if (--d->primary_refs == 0) {
 		sim_ctx_destroy_locked(d->primary);
 		d->primary = NULL;
 	}
 	pthread_mutex_unlock(&sim.lock);
-	return CUDA_SUCCESS;
+	return r;
 }
 
 /* Reset destroys everything the primary context holds and clears its sticky error; the handle
  * and the retain count stay, so the next use finds a fresh, healthy context. */
 SIM_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
-	SIM_REQUIRE_INIT();
-	struct sim_device *d = sim_device_get(dev);
-	if (!d)
-		return CUDA_ERROR_INVALID_DEVICE;
-	if (sim_in_worker)
-		return CUDA_ERROR_NOT_PERMITTED;
-	pthread_mutex_lock(&sim.lock);
+	struct sim_device *d;
+	CUresult r = sim_primary_begin(dev, &d);
+	if (r)
+		return r;
 	struct sim_ctx *ctx = d->primary;
 	if (ctx) {
 		sim_ctx_teardown_locked(ctx);
@@ -172,13 +176,11 @@ SIM_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 		ctx->id = sim_new_id();
 		ctx->flags = d->primary_flags;
 		ctx->legacy = sim_stream_create_locked(ctx, SIM_STREAM_LEGACY, 0, 0);
-		if (!ctx->legacy) {
-			pthread_mutex_unlock(&sim.lock);
-			return CUDA_ERROR_OUT_OF_MEMORY;
-		}
+		if (!ctx->legacy)
+			r = CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	pthread_mutex_unlock(&sim.lock);
-	return CUDA_SUCCESS;
+	return r;
 }
 
 SIM_EXPORT CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)

@@ -293,44 +293,57 @@ static long sim_entry_index(const struct sim_image *img, const char *name)
 	return -1;
 }
 
+/* Lookups shared by modules (functions) and libraries (kernels): `objs` holds one handle per
+ * entry of `img`. */
+static CUresult sim_image_find(const struct sim_image *img, void *const *objs, const char *name, void **ret)
+{
+	if (!ret || !name)
+		return CUDA_ERROR_INVALID_VALUE;
+	long i = sim_entry_index(img, name);
+	if (i < 0)
+		return CUDA_ERROR_NOT_FOUND;
+	*ret = objs[i];
+	return CUDA_SUCCESS;
+}
+
+static CUresult sim_image_count(const struct sim_image *img, unsigned *count)
+{
+	if (!count)
+		return CUDA_ERROR_INVALID_VALUE;
+	*count = img->nentries;
+	return CUDA_SUCCESS;
+}
+
+static CUresult sim_image_enumerate(const struct sim_image *img, void *const *objs, void **out, unsigned max)
+{
+	if (!out && max)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (unsigned i = 0; i < max && i < img->nentries; i++)
+		out[i] = objs[i];
+	return CUDA_SUCCESS;
+}
+
 SIM_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule h, const char *name)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_module *m = sim_module_get(h);
-	if (!m)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!hfunc || !name)
-		return CUDA_ERROR_INVALID_VALUE;
-	long i = sim_entry_index(m->img, name);
-	if (i < 0)
-		return CUDA_ERROR_NOT_FOUND;
-	*hfunc = (CUfunction)m->funcs[i];
-	return CUDA_SUCCESS;
+	return m ? sim_image_find(m->img, (void *const *)m->funcs, name, (void **)hfunc)
+		 : CUDA_ERROR_INVALID_HANDLE;
 }
 
 SIM_EXPORT CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule h)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_module *m = sim_module_get(h);
-	if (!m)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!count)
-		return CUDA_ERROR_INVALID_VALUE;
-	*count = m->img->nentries;
-	return CUDA_SUCCESS;
+	return m ? sim_image_count(m->img, count) : CUDA_ERROR_INVALID_HANDLE;
 }
 
 SIM_EXPORT CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule h)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_module *m = sim_module_get(h);
-	if (!m)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!functions && numFunctions)
-		return CUDA_ERROR_INVALID_VALUE;
-	for (unsigned i = 0; i < numFunctions && i < m->img->nentries; i++)
-		functions[i] = (CUfunction)m->funcs[i];
-	return CUDA_SUCCESS;
+	return m ? sim_image_enumerate(m->img, (void *const *)m->funcs, (void **)functions, numFunctions)
+		 : CUDA_ERROR_INVALID_HANDLE;
 }
 
 SIM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule h, const char *name)
@@ -450,40 +463,23 @@ SIM_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary h, const cha
 {
 	SIM_REQUIRE_INIT();
 	struct sim_library *lib = sim_library_get(h);
-	if (!lib)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!pKernel || !name)
-		return CUDA_ERROR_INVALID_VALUE;
-	long i = sim_entry_index(lib->img, name);
-	if (i < 0)
-		return CUDA_ERROR_NOT_FOUND;
-	*pKernel = (CUkernel)lib->kernels[i];
-	return CUDA_SUCCESS;
+	return lib ? sim_image_find(lib->img, (void *const *)lib->kernels, name, (void **)pKernel)
+		   : CUDA_ERROR_INVALID_HANDLE;
 }
 
 SIM_EXPORT CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary h)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_library *lib = sim_library_get(h);
-	if (!lib)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!count)
-		return CUDA_ERROR_INVALID_VALUE;
-	*count = lib->img->nentries;
-	return CUDA_SUCCESS;
+	return lib ? sim_image_count(lib->img, count) : CUDA_ERROR_INVALID_HANDLE;
 }
 
 SIM_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary h)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_library *lib = sim_library_get(h);
-	if (!lib)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!kernels && numKernels)
-		return CUDA_ERROR_INVALID_VALUE;
-	for (unsigned i = 0; i < numKernels && i < lib->img->nentries; i++)
-		kernels[i] = (CUkernel)lib->kernels[i];
-	return CUDA_SUCCESS;
+	return lib ? sim_image_enumerate(lib->img, (void *const *)lib->kernels, (void **)kernels, numKernels)
+		   : CUDA_ERROR_INVALID_HANDLE;
 }
 
 /* The library's module in `ctx`, made on first use.  A library used from a second context gets
