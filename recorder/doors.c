@@ -449,6 +449,9 @@ static bool ci_resolve_driver(void)
 	void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
 	if (!h)
 		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h && ci_cfg.driver[0])
+		ci_say("cannot open CUDAINSPECT_DRIVER=%s (%s); using the driver the program loaded",
+		       path, dlerror());
 	int found = 0;
 	for (int i = 0; i < CI_FN_COUNT; i++) {
 		void *p = h ? ci_real_dlsym(h, ci_fn_name[i]) : NULL;

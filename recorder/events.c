@@ -91,6 +91,7 @@ void ci_error_record(struct ci_call *c, CUresult result, const char *args, const
 		c->ctx = ci_rec.streams[c->stream].ctx;
 	if (c->ctx == CI_NONE)
 		c->ctx = ci_ctx_current_slot();
+	ci_modules_refresh(false);
 	bool sticky = ci_result_is_sticky(result);
 	bool first = sticky && !__atomic_exchange_n(&ci_first_sticky, 1, __ATOMIC_ACQ_REL);
 
@@ -153,6 +154,7 @@ static void ci_resolve_stream(struct ci_call *c, CUstream s)
 void ci_on_sync(struct ci_call *c, CUresult r, uint32_t kind, uint64_t handle)
 {
 	uint64_t done = ci_now();
+	ci_modules_refresh(false);
 	if (!handle) {
 		CUcontext cur = NULL;
 		CI_REAL(cuCtxGetCurrent, &cur);
@@ -165,6 +167,7 @@ void ci_on_sync(struct ci_call *c, CUresult r, uint32_t kind, uint64_t handle)
 void ci_on_stream_sync(struct ci_call *c, CUresult r, CUstream s)
 {
 	uint64_t done = ci_now();
+	ci_modules_refresh(false);
 	ci_resolve_stream(c, s);
 	ci_event_record(c, CI_EV_STREAM_SYNC, r, CI_U64(s), 0, 0, done - c->t0);
 }

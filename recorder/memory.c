@@ -146,6 +146,7 @@ void ci_on_free(struct ci_call *c, CUresult r, CUstream stream, bool has_stream)
 	}
 	if (has_stream)
 		c->stream = ci_stream_slot(stream, c);
+	ci_modules_refresh(false);
 	ci_alloc_retire(c, slot, has_stream ? c->stream : CI_NONE);
 }
 

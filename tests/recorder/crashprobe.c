@@ -6,11 +6,13 @@
  *   crashprobe handler    installs its own SIGSEGV handler before CUDA starts, then faults;
  *                         the handler prints a line and _exit(42)s
  *   crashprobe ignore     ignores SIGTRAP before CUDA starts, raises it, and exits 0
+ *   crashprobe dlopen LIB loads LIB after CUDA started, allocates, unloads it, allocates again
  *   crashprobe fork       forks after a launch; the child launches too and exits 3 (run on the
  *                         simulator's null mode: a forked child has no stream workers)
  * Every mode first launches kernel probe_k once on a created stream.
  */
 #include <cuda.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,18 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "ignore")) {
 		raise(SIGTRAP);
 		printf("crashprobe: still running\n");
+		return 0;
+	}
+	if (!strcmp(mode, "dlopen") && argc > 2) {
+		CUdeviceptr p;
+		void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			fprintf(stderr, "crashprobe: %s\n", dlerror());
+			return 1;
+		}
+		CHECK(cuMemAlloc(&p, 4096));
+		dlclose(h);
+		CHECK(cuMemFree(p));
 		return 0;
 	}
 	if (!strcmp(mode, "fork")) {
