@@ -319,6 +319,7 @@ static void *sim_worker_main(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals belong to the application's threads */
+	pthread_setname_np(pthread_self(), "cudasim-stream"); /* recognisable in cores and gdb */
 	sim_in_worker = 1;
 
 	pthread_mutex_lock(&sim.lock);
@@ -373,7 +374,6 @@ static CUresult sim_worker_start_locked(struct sim_stream *s)
 	pthread_t tid;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256 << 10);
 	int rc = pthread_create(&tid, &attr, sim_worker_main, s);
 	pthread_attr_destroy(&attr);
 	if (rc) {
