@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct sim_state sim = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -113,7 +114,39 @@ struct sim_watch *sim_watch_find(const char *name)
 	return NULL;
 }
 
-/* Parse "NAME[@N][,NAME[@N]...]" from CUDASIM_FAULT or CUDASIM_HANG. */
+/* The errors a faulting launch may raise: the sticky ones, which poison a context on a GPU. */
+static const struct {
+	const char *name;
+	CUresult code;
+} sim_fault_errors[] = {
+	{"illegal_address", CUDA_ERROR_ILLEGAL_ADDRESS},
+	{"assert", CUDA_ERROR_ASSERT},
+	{"hardware_stack_error", CUDA_ERROR_HARDWARE_STACK_ERROR},
+	{"illegal_instruction", CUDA_ERROR_ILLEGAL_INSTRUCTION},
+	{"misaligned_address", CUDA_ERROR_MISALIGNED_ADDRESS},
+	{"invalid_address_space", CUDA_ERROR_INVALID_ADDRESS_SPACE},
+	{"invalid_pc", CUDA_ERROR_INVALID_PC},
+	{"launch_failed", CUDA_ERROR_LAUNCH_FAILED},
+};
+
+/* "illegal_address", "CUDA_ERROR_ASSERT", "719", ... (any case) */
+static int sim_parse_fault_error(const char *s, CUresult *ret)
+{
+	if (strncasecmp(s, "CUDA_ERROR_", 11) == 0)
+		s += 11;
+	char *end;
+	long code = strtol(s, &end, 10);
+	for (size_t i = 0; i < sizeof(sim_fault_errors) / sizeof(sim_fault_errors[0]); i++)
+		if ((end != s && !*end && code == sim_fault_errors[i].code) ||
+		    strcasecmp(s, sim_fault_errors[i].name) == 0) {
+			*ret = sim_fault_errors[i].code;
+			return 0;
+		}
+	return -1;
+}
+
+/* Parse "NAME[@N][:ERROR][,NAME[@N][:ERROR]...]" from CUDASIM_FAULT, or "NAME[@N][,...]" from
+ * CUDASIM_HANG. */
 static int sim_parse_watch_list(const char *var, const char *list, int hang)
 {
 	char *copy = strdup(list), *save = NULL;
@@ -122,6 +155,20 @@ static int sim_parse_watch_list(const char *var, const char *list, int hang)
 	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		while (isspace((unsigned char)*item))
 			item++;
+		CUresult err = CUDA_ERROR_ILLEGAL_ADDRESS;
+		char *colon = strchr(item, ':');
+		if (colon) {
+			*colon = 0;
+			if (hang || sim_parse_fault_error(colon + 1, &err)) {
+				sim_log("%s='%s': '%s' is not %s", var, list, colon + 1,
+					hang ? "allowed (hangs raise no error)"
+					     : "a sticky error (illegal_address, assert, hardware_stack_error, "
+					       "illegal_instruction, misaligned_address, invalid_address_space, "
+					       "invalid_pc, launch_failed, or its number)");
+				free(copy);
+				return -1;
+			}
+		}
 		char *at = strchr(item, '@');
 		unsigned long n = 1;
 		if (at) {
@@ -153,13 +200,17 @@ static int sim_parse_watch_list(const char *var, const char *list, int hang)
 			sim.cfg.watches = w;
 		}
 		unsigned *count = hang ? &w->nhang : &w->nfault;
-		unsigned long *at_list = hang ? w->hang_at : w->fault_at;
 		if (*count == SIM_WATCH_MAX_N) {
 			sim_log("%s='%s': more than %d ordinals for kernel %s", var, list, SIM_WATCH_MAX_N, item);
 			free(copy);
 			return -1;
 		}
-		at_list[(*count)++] = n;
+		if (hang) {
+			w->hang_at[(*count)++] = n;
+		} else {
+			w->fault_at[*count] = n;
+			w->fault_err[(*count)++] = err;
+		}
 	}
 	free(copy);
 	return 0;

@@ -14,7 +14,7 @@
 #include <string.h>
 
 
-enum sim_launch_fate sim_launch_fate(struct sim_entry *e, unsigned long *nth)
+enum sim_launch_fate sim_launch_fate(struct sim_entry *e, unsigned long *nth, CUresult *error)
 {
 	struct sim_watch *w = e->watch;
 	*nth = 0;
@@ -23,8 +23,10 @@ enum sim_launch_fate sim_launch_fate(struct sim_entry *e, unsigned long *nth)
 	unsigned long n = atomic_fetch_add_explicit(&w->launches, 1, memory_order_relaxed) + 1;
 	*nth = n;
 	for (unsigned i = 0; i < w->nfault; i++)
-		if (w->fault_at[i] == n)
+		if (w->fault_at[i] == n) {
+			*error = w->fault_err[i];
 			return SIM_LAUNCH_FAULT;
+		}
 	for (unsigned i = 0; i < w->nhang; i++)
 		if (w->hang_at[i] == n)
 			return SIM_LAUNCH_HANG;
@@ -133,7 +135,7 @@ static CUresult sim_launch(CUfunction f, const struct sim_launch *l, CUstream h,
 	if ((r = sim_launch_check(l, e, dyn)) || (r = sim_launch_params(e, params, extra)))
 		return r;
 	/* Counted when accepted; a captured launch counts each time its graph is launched. */
-	struct sim_work w = {.kind = SIM_OP_KERNEL, .u.kernel = {e, SIM_LAUNCH_OK, 0, 1}};
+	struct sim_work w = {.kind = SIM_OP_KERNEL, .u.kernel = {.entry = e, .count = 1}};
 	return sim_submit(s, &w);
 }
 

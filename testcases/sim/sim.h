@@ -78,6 +78,7 @@ struct sim_watch {
 	char *name;
 	atomic_ulong launches;
 	unsigned long fault_at[SIM_WATCH_MAX_N];
+	CUresult fault_err[SIM_WATCH_MAX_N]; /* the sticky error each fault raises */
 	unsigned nfault;
 	unsigned long hang_at[SIM_WATCH_MAX_N];
 	unsigned nhang;
@@ -231,6 +232,7 @@ struct sim_work {
 			struct sim_entry *entry;
 			enum sim_launch_fate fate;
 			unsigned long nth;
+			CUresult error; /* for SIM_LAUNCH_FAULT */
 			int count; /* decide the fate when the launch is accepted (not captured) */
 		} kernel;
 		struct {
@@ -435,6 +437,6 @@ void sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w);
 void sim_work_copy(struct sim_work *dst, const struct sim_work *src);
 
 /* launch.c */
-enum sim_launch_fate sim_launch_fate(struct sim_entry *e, unsigned long *nth);
+enum sim_launch_fate sim_launch_fate(struct sim_entry *e, unsigned long *nth, CUresult *error);
 
 #endif

@@ -221,10 +221,12 @@ static void sim_stamp_event(const struct sim_work *w)
 
 static void sim_report_fault(const struct sim_work *w, struct sim_ctx *ctx)
 {
+	const char *name = "?";
+	cuGetErrorName(w->u.kernel.error, &name);
 	if (sim.cfg.verbose)
-		sim_log("kernel %s (launch #%lu) faults: context %llu now returns "
-			"CUDA_ERROR_ILLEGAL_ADDRESS", w->u.kernel.entry->name, w->u.kernel.nth, ctx->id);
-	sim_ctx_fault(ctx, CUDA_ERROR_ILLEGAL_ADDRESS);
+		sim_log("kernel %s (launch #%lu) faults: context %llu now returns %s",
+			w->u.kernel.entry->name, w->u.kernel.nth, ctx->id, name);
+	sim_ctx_fault(ctx, w->u.kernel.error);
 }
 
 /* Null mode and graph replay in null mode: run one piece of work on the calling thread. */
@@ -472,7 +474,7 @@ static CUresult sim_legacy_capture_check_locked(struct sim_stream *s)
 static void sim_launch_count(struct sim_work *w)
 {
 	if (w->kind == SIM_OP_KERNEL && w->u.kernel.count)
-		w->u.kernel.fate = sim_launch_fate(w->u.kernel.entry, &w->u.kernel.nth);
+		w->u.kernel.fate = sim_launch_fate(w->u.kernel.entry, &w->u.kernel.nth, &w->u.kernel.error);
 }
 
 static CUresult sim_submit_dep(struct sim_stream *s, const struct sim_work *w,

@@ -22,7 +22,8 @@ is "$(LD_LIBRARY_PATH=$B/sim "$B/tests/sim/api" errname 12345)" "12345 1 (null) 
 
 # Configuration: malformed CUDASIM_* values make cuInit fail loudly instead of being ignored.
 for bad in 'CUDASIM_FAULT=step@0' 'CUDASIM_FAULT=step@x' 'CUDASIM_HANG=@3' 'CUDASIM_KERNEL_US=fast' \
-	'CUDASIM_MODE=turbo' 'CUDASIM_DEVICES=99' 'CUDASIM_MEM=12Q'; do
+	'CUDASIM_MODE=turbo' 'CUDASIM_DEVICES=99' 'CUDASIM_MEM=12Q' 'CUDASIM_FAULT=step:bogus' \
+	'CUDASIM_FAULT=step@2:701' 'CUDASIM_HANG=step:assert'; do
 	out=$(env "$bad" LD_LIBRARY_PATH=$B/sim "$B/tests/sim/api" init 2>"$T/err")
 	is "$out" CUDA_ERROR_INVALID_VALUE "$bad: cuInit fails"
 	like "$(cat "$T/err")" "^cudasim: ${bad%%=*}=" "$bad: one line on stderr names the variable"

@@ -7,8 +7,9 @@
  *          do; no host function after the fault runs; s2 never resumes; from then on launches,
  *          syncs, queries, copies, events, allocations return CUDA_ERROR_ILLEGAL_ADDRESS; pure
  *          handle queries still work; cuDevicePrimaryCtxReset brings back a healthy context.
- *   count: CUDASIM_FAULT=noargs@3,step@2 with launches of both names interleaved: the faulting
- *          launch is the 2nd step, counted per name.
+ *   count [ERROR]: CUDASIM_FAULT=noargs@3,step@2[:error] with launches of both names
+ *          interleaved: the faulting launch is the 2nd step (counted per name), and the context
+ *          is poisoned with ERROR (default CUDA_ERROR_ILLEGAL_ADDRESS).
  *   hang:  CUDASIM_HANG=step@2: the 2nd launch never completes; its stream stays NOT_READY and
  *          later breadcrumbs never land, while other streams keep running. */
 #include "simtest.h"
@@ -112,7 +113,7 @@ static int fault_case(void)
 	return simtest_done();
 }
 
-static int count_case(void)
+static int count_case(const char *want_error)
 {
 	CUmodule mod;
 	CUfunction step, noargs;
@@ -133,7 +134,9 @@ static int count_case(void)
 			r = cuStreamWriteValue64(NULL, dc, i, 0);
 	}
 	ok(r == CUDA_SUCCESS || r == CUDA_ERROR_ILLEGAL_ADDRESS, "queueing returns success or, once faulted, the sticky error");
-	IS_CU(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+	const char *got = NULL;
+	cuGetErrorName(cuCtxSynchronize(), &got);
+	is_str(got, want_error, "the context is poisoned with the configured error");
 	is_int(*crumb, 3, "the second launch of step faulted (launches counted per name)");
 	return simtest_done();
 }
@@ -167,7 +170,7 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "fault";
 	if (strcmp(mode, "count") == 0)
-		return count_case();
+		return count_case(argc > 2 ? argv[2] : "CUDA_ERROR_ILLEGAL_ADDRESS");
 	if (strcmp(mode, "hang") == 0)
 		return hang_case();
 	return fault_case();

@@ -15,6 +15,12 @@ CUDASIM_FAULT=noargs@3,step@2 sim_run fault count; ok "count: exits 0" test $? -
 ok "count: all pass" tap_clean "$T/fault.tap"
 CUDASIM_FAULT=noargs@3,step@2 CUDASIM_MODE=null sim_run fault count
 ok "count in null mode: all pass" tap_clean "$T/fault.tap"
+CUDASIM_FAULT=noargs@3,step@2:assert sim_run fault count CUDA_ERROR_ASSERT
+ok "count with :assert poisons the context with CUDA_ERROR_ASSERT" tap_clean "$T/fault.tap"
+CUDASIM_FAULT=step@2:CUDA_ERROR_LAUNCH_FAILED,noargs@3 sim_run fault count CUDA_ERROR_LAUNCH_FAILED
+ok "count with :CUDA_ERROR_LAUNCH_FAILED" tap_clean "$T/fault.tap"
+CUDASIM_FAULT=step@2:716,noargs@3 sim_run fault count CUDA_ERROR_MISALIGNED_ADDRESS
+ok "count with :716 (misaligned address)" tap_clean "$T/fault.tap"
 CUDASIM_HANG=step@2 sim_run fault hang; ok "hang: exits 0" test $? -eq 0
 ok "hang: all pass" tap_clean "$T/fault.tap"
 done_testing
