@@ -846,9 +846,13 @@ SIM_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback 
 
 /* ---- events --------------------------------------------------------------------------------------- */
 
+/* An event dies with its context, as on real drivers. */
 static struct sim_event *sim_event_get(CUevent h)
 {
-	return sim_obj_is(h, SIM_KIND_EVENT) ? (struct sim_event *)h : NULL;
+	if (!sim_obj_is(h, SIM_KIND_EVENT))
+		return NULL;
+	struct sim_event *ev = (struct sim_event *)h;
+	return sim_obj_is(ev->ctx, SIM_KIND_CTX) ? ev : NULL;
 }
 
 SIM_EXPORT CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)

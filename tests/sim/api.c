@@ -133,10 +133,16 @@ static void contexts(void)
 	IS_CU(cuCtxGetDevice_v2(&dev, prim), CUDA_SUCCESS);
 	is_int(dev, 0, "cuCtxGetDevice_v2 on an explicit context");
 	IS_CU(cuCtxSynchronize_v2(prim), CUDA_SUCCESS);
+	CUevent ctx_event;
+	CUstream ctx_stream;
+	MUST(cuEventCreate(&ctx_event, 0));
+	MUST(cuStreamCreate(&ctx_stream, 0));
 	IS_CU(cuCtxDestroy(ctx), CUDA_SUCCESS);
 	IS_CU(cuCtxGetCurrent(&got), CUDA_SUCCESS);
 	ok(got == NULL, "destroying the current context pops it");
 	IS_CU(cuCtxDestroy(ctx), CUDA_ERROR_INVALID_CONTEXT);
+	IS_CU(cuEventQuery(ctx_event), CUDA_ERROR_INVALID_HANDLE); /* died with its context */
+	IS_CU(cuStreamQuery(ctx_stream), CUDA_ERROR_INVALID_HANDLE);
 	IS_CU(cuCtxPushCurrent(ctx), CUDA_ERROR_INVALID_CONTEXT);
 	IS_CU(cuCtxSetCurrent(ctx), CUDA_ERROR_INVALID_CONTEXT);
 	IS_CU(cuCtxCreate(&ctx, NULL, 0, 7), CUDA_ERROR_INVALID_DEVICE);
