@@ -53,7 +53,7 @@ echo "bench-reader: making the large core (${host_gib} GiB host memory, $allocs 
 	"$launches launches); this takes a minute"
 t0=$(date +%s.%N)
 ( cd "$scratch/large" && CUDASIM_MODE=null CUDASIM_FAULT=bench_fault CUDAINSPECT_QUIET=1 \
-	CUDAINSPECT_SIZE=${CUDAINSPECT_SIZE:-256M} LD_PRELOAD=$rec \
+	CUDAINSPECT_SIZE=${CUDAINSPECT_SIZE:-128M} LD_PRELOAD=$rec \
 	"$B/bench/reader/bigcore" --host-gib "$host_gib" --allocs "$allocs" --launches "$launches" ) \
 	>/dev/null 2>&1
 t1=$(date +%s.%N)
@@ -78,44 +78,53 @@ fi
 echo "bench: reader_small_core_size $(( $(stat -c %s "$small") / 1048576 )) MiB"
 echo "bench: reader_large_core_size $(( $(stat -c %s "$large") / 1048576 )) MiB"
 
-# median of N runs of `measure CMD...`: prints "<seconds> <peak KiB>"
+# median of N runs of `measure CMD...`: prints "<wall s> <peak KiB> <cpu s>" (medians of each)
 median() {
 	local i
 	for ((i = 0; i < runs; i++)); do
 		"$M" "$@" 2>/dev/null
-	done | sort -n | awk -v n="$runs" '{ s[NR] = $1; m[NR] = $2 } END { k = int((n + 1) / 2); print s[k], m[k] }'
+	done | awk -v n="$runs" '{ w[NR] = $1; m[NR] = $2; c[NR] = $4 }
+		function med(a,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
+		END { print med(w), med(m), med(c) }'
+}
+# report NAME: print the three figures of the last median
+report() {
+	echo "bench: $1_time $s s"
+	echo "bench: $1_cpu $cpu s"
+	echo "bench: $1_peak_rss $((kib / 1024)) MiB"
 }
 exe=$B/miniengine
-declare -A secs
+declare -A secs cpus
 for c in small large; do
 	core=$small
 	[ "$c" = large ] && core=$large exe=$B/bench/reader/bigcore
 	cat "$core" >/dev/null # page cache warm for every tool alike
-	read -r s kib < <(median "$B/cudainspect" -q "$core")
-	echo "bench: reader_${c}_summary_time $s s"
-	echo "bench: reader_${c}_summary_peak_rss $((kib / 1024)) MiB"
-	secs[${c}_summary]=$s
-	read -r s kib < <(median "$B/cudainspect" --json "$core")
-	echo "bench: reader_${c}_json_time $s s"
-	echo "bench: reader_${c}_json_peak_rss $((kib / 1024)) MiB"
-	secs[${c}_json]=$s
+	read -r s kib cpu < <(median "$B/cudainspect" -q "$core")
+	report "reader_${c}_summary"
+	secs[${c}_summary]=$s cpus[${c}_summary]=$cpu
+	read -r s kib cpu < <(median "$B/cudainspect" --json "$core")
+	report "reader_${c}_json"
+	secs[${c}_json]=$s cpus[${c}_json]=$cpu
 	if command -v gdb >/dev/null; then
-		read -r s kib < <(median gdb -nx -batch -iex 'set debuginfod enabled off' \
+		read -r s kib cpu < <(median gdb -nx -batch -iex 'set debuginfod enabled off' \
 			-ex 'thread apply all bt' "$exe" "$core")
-		echo "bench: gdb_${c}_bt_time $s s"
-		echo "bench: gdb_${c}_bt_peak_rss $((kib / 1024)) MiB"
-		secs[${c}_gdb]=$s
+		report "gdb_${c}_bt"
+		secs[${c}_gdb]=$s cpus[${c}_gdb]=$cpu
 	fi
 	if command -v eu-stack >/dev/null; then
-		read -r s kib < <(median eu-stack --core="$core" -e "$exe")
-		echo "bench: eu_stack_${c}_time $s s"
-		echo "bench: eu_stack_${c}_peak_rss $((kib / 1024)) MiB"
+		read -r s kib cpu < <(median eu-stack --core="$core" -e "$exe")
+		report "eu_stack_${c}"
 	fi
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-echo "bench: reader_summary_large_over_small $(ratio "${secs[large_summary]}" "${secs[small_summary]}") x"
-echo "bench: reader_json_large_over_small $(ratio "${secs[large_json]}" "${secs[small_json]}") x"
-[ -n "${secs[large_gdb]:-}" ] &&
+for k in summary json; do
+	echo "bench: reader_${k}_large_over_small $(ratio "${secs[large_$k]}" "${secs[small_$k]}") x"
+	echo "bench: reader_${k}_large_over_small_cpu $(ratio "${cpus[large_$k]}" "${cpus[small_$k]}") x"
+done
+if [ -n "${secs[large_gdb]:-}" ]; then
 	echo "bench: gdb_bt_over_reader_summary_large $(ratio "${secs[large_gdb]}" "${secs[large_summary]}") x"
+	echo "bench: gdb_bt_over_reader_summary_large_cpu $(ratio "${cpus[large_gdb]}" "${cpus[large_summary]}") x"
+fi
 $keep && echo "bench-reader: kept $scratch"
 exit 0
