@@ -39,6 +39,9 @@ char *ci_fmt_duration(uint64_t ns, char *buf, size_t n);
 /* The kernel name of launch L, demangled and scrubbed, or "<unknown function 0x…>". */
 char *ci_launch_kernel_name(const struct ci_model *model, const struct ci_launch *l, char *buf,
 			    size_t n);
+/* NAME without its parameter list ("decode::matvec(float const*, int)" -> "decode::matvec"),
+ * for tables; template arguments are kept. */
+char *ci_kernel_short_name(const char *name, char *buf, size_t n);
 /* "stream 0x55d0c0a0", "legacy stream", "per-thread stream of 4242", "stream ?" */
 char *ci_stream_label(const struct ci_model *model, uint32_t slot, char *buf, size_t n);
 /* Scrub a fixed-size record field (FIELD_LEN bytes, not necessarily NUL-terminated). */

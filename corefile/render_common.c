@@ -137,6 +137,23 @@ char *ci_launch_kernel_name(const struct ci_model *model, const struct ci_launch
 	return buf;
 }
 
+char *ci_kernel_short_name(const char *name, char *buf, size_t n)
+{
+	int depth = 0;
+	size_t i = 0;
+	for (; name[i] && i + 1 < n; i++) {
+		if (name[i] == '<')
+			depth++;
+		else if (name[i] == '>' && depth > 0)
+			depth--;
+		else if (name[i] == '(' && depth == 0 && i > 0)
+			break;
+		buf[i] = name[i];
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
 char *ci_stream_label(const struct ci_model *model, uint32_t slot, char *buf, size_t n)
 {
 	if (!ci_stream_valid(model, slot)) {

@@ -128,6 +128,13 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path ? path : "";
 }
 
+/* The kernel of launch L without its parameter list, for tables. */
+static char *short_kernel(struct out *o, const struct ci_launch *l, char *buf, size_t n)
+{
+	char full[512];
+	return ci_kernel_short_name(ci_launch_kernel_name(o->m, l, full, sizeof(full)), buf, n);
+}
+
 /* "decode_step (main.c:214) miniengine+0x2a31" */
 static char *fmt_frame(const struct ci_frame *f, char *buf, size_t n)
 {
@@ -547,7 +554,7 @@ static void summary_pending(struct out *o)
 			snprintf(unknown, sizeof(unknown), ", %zu unknown", p->unknown);
 		line(o, "  %s: %s (launch %" PRIu64 ") %s; %zu finished, %zu not started%s",
 		     ci_stream_label(o->m, p->stream, stream, sizeof(stream)),
-		     ci_launch_kernel_name(o->m, l, name, sizeof(name)), l->stream_seq,
+		     short_kernel(o, l, name, sizeof(name)), l->stream_seq,
 		     p->in_flight ? "in flight" : "oldest unfinished", p->finished, p->not_started,
 		     unknown);
 		shown++;
@@ -831,7 +838,7 @@ static void view_streams(struct out *o)
 			const struct ci_launch *l = &m->launches[p->oldest_unfinished];
 			stack_site(o, l->stack, site, sizeof(site));
 			line(o, "      oldest unfinished: %s (launch %" PRIu64 ", %s)%s%s",
-			     ci_launch_kernel_name(m, l, name, sizeof(name)), l->stream_seq,
+			     short_kernel(o, l, name, sizeof(name)), l->stream_seq,
 			     launch_state_text(o, (size_t)p->oldest_unfinished), *site ? " at " : "", site);
 		}
 		if (st->crumb_status != CI_CRUMB_OK && st->crumb_slot != CI_NONE)
@@ -894,7 +901,7 @@ static void view_kernels(struct out *o)
 			snprintf(stream, sizeof(stream), "?");
 		line(o, "  %-6" PRIu64 " %-10s %-7" PRIu32 " %-15s %-5" PRIu64 " %-11s %s", l->seq,
 		     rel_time(o, l->time_ns, t, sizeof(t)), l->tid, stream, l->stream_seq,
-		     launch_state_text(o, i), ci_launch_kernel_name(m, l, name, sizeof(name)));
+		     launch_state_text(o, i), short_kernel(o, l, name, sizeof(name)));
 		stack_site(o, l->stack, site, sizeof(site));
 		line(o, "         grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32 ",%" PRIu32
 		     ",%" PRIu32 ")%s%s", l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
@@ -930,17 +937,17 @@ static void view_allocs(struct out *o)
 			     ci_fmt_count(by_kind_n[k], n1, sizeof(n1)),
 			     ci_fmt_size(by_kind_bytes[k], n2, sizeof(n2)));
 	size_t want = o->o->last ? o->o->last : m->alloc_count;
-	line(o, "  %-7s %-16s %-14s %-12s %-7s %-10s %s", "id", "address", "size (bytes)", "kind",
-	     "thread", "time (s)", "allocated at");
+	line(o, "  %-7s %-16s %-14s %-12s %-7s %s", "id", "address", "size (bytes)", "kind", "thread",
+	     "allocated at");
 	for (size_t i = 0; i < m->alloc_count && i < want; i++) {
 		const struct ci_alloc *a = &m->allocs[i];
 		if (o->o->has_thread_filter && a->tid != o->o->thread_filter)
 			continue;
-		char sz[32], t[32], site[768], id[24];
+		char sz[32], site[768], id[24];
 		snprintf(id, sizeof(id), "#%" PRIu64, a->id);
-		line(o, "  %-7s 0x%-14" PRIx64 " %-14s %-12s %-7" PRIu32 " %-10s %s", id, a->address,
+		line(o, "  %-7s 0x%-14" PRIx64 " %-14s %-12s %-7" PRIu32 " %s", id, a->address,
 		     ci_fmt_count(a->size, sz, sizeof(sz)), ci_alloc_kind_name(a->kind), a->tid,
-		     rel_time(o, a->time_ns, t, sizeof(t)), stack_site(o, a->stack, site, sizeof(site)));
+		     stack_site(o, a->stack, site, sizeof(site)));
 	}
 	if (want < m->alloc_count)
 		line(o, "  ... %zu more (--last N shows the first N by address)", m->alloc_count - want);
