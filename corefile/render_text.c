@@ -1113,23 +1113,29 @@ static void view_fault(struct out *o)
 			line(o, "  cluster (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")", l->cluster[0],
 			     l->cluster[1], l->cluster[2]);
 		line(o, "  ring seq %" PRIu64 ", state %s, call returned %s", l->seq,
-		     launch_state_text(o, (size_t)li), ci_cuda_result_name(l->result));
+		     launch_state_text(o, (size_t)al_launch), ci_cuda_result_name(l->result));
 		params_dump(o, l);
 	}
 	if (d->attribution_count) {
 		fputc('\n', o->f);
 		heading(o, "Pointer arguments of suspect launches");
-		size_t prev = SIZE_MAX;
+		/* Per launch (the faulting one first, as the diagnosis orders them), bad pointers
+		 * before the ones inside live allocations. */
 		for (size_t i = 0; i < d->attribution_count; i++) {
-			const struct ci_attribution *a = &d->attributions[i];
-			if (a->launch != prev) {
-				const struct ci_launch *l = &m->launches[a->launch];
-				line(o, " %s, launch %" PRIu64 " (%s):",
-				     ci_launch_kernel_name(m, l, name, sizeof(name)), l->stream_seq,
-				     launch_state_text(o, a->launch));
-				prev = a->launch;
-			}
-			print_attribution(o, a, true);
+			size_t al_launch = d->attributions[i].launch;
+			if (i > 0 && d->attributions[i - 1].launch == al_launch)
+				continue;
+			const struct ci_launch *l = &m->launches[al_launch];
+			line(o, " %s, launch %" PRIu64 " (%s):",
+			     ci_launch_kernel_name(m, l, name, sizeof(name)), l->stream_seq,
+			     launch_state_text(o, al_launch));
+			for (int pass = 0; pass < 2; pass++)
+				for (size_t k = i; k < d->attribution_count && d->attributions[k].launch == al_launch;
+				     k++) {
+					const struct ci_attribution *a = &d->attributions[k];
+					if ((a->relation == CI_REL_INSIDE) == (pass == 1))
+						print_attribution(o, a, true);
+				}
 		}
 	}
 	fputc('\n', o->f);
