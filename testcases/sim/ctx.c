@@ -25,6 +25,7 @@ static size_t sim_limits[CU_LIMIT_MAX] = {
 	[CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 64,
 	[CU_LIMIT_PERSISTING_L2_CACHE_SIZE] = 0,
 };
+static CUfunc_cache sim_cache_config = CU_FUNC_CACHE_PREFER_NONE;
 static pthread_mutex_t sim_limits_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int sim_ctx_alive(const struct sim_ctx *ctx)
@@ -439,6 +440,37 @@ SIM_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim_limits_lock);
 	sim_limits[limit] = value;
+	pthread_mutex_unlock(&sim_limits_lock);
+	return CUDA_SUCCESS;
+}
+
+/* The cache preference is a hint; it is kept and read back (process-wide, like the limits). */
+SIM_EXPORT CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_ctx *ctx;
+	CUresult r = sim_ctx_current(&ctx);
+	if (r)
+		return r;
+	if (!pconfig)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_limits_lock);
+	*pconfig = sim_cache_config;
+	pthread_mutex_unlock(&sim_limits_lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuCtxSetCacheConfig(CUfunc_cache config)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_ctx *ctx;
+	CUresult r = sim_ctx_current(&ctx);
+	if (r)
+		return r;
+	if (config < CU_FUNC_CACHE_PREFER_NONE || config > CU_FUNC_CACHE_PREFER_EQUAL)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim_limits_lock);
+	sim_cache_config = config;
 	pthread_mutex_unlock(&sim_limits_lock);
 	return CUDA_SUCCESS;
 }

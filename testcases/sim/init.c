@@ -444,6 +444,39 @@ SIM_EXPORT CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUde
 	return CUDA_SUCCESS;
 }
 
+/* The forms cuDeviceGetPCIBusId writes ("0000:18:00.0") and the short ones ("18:00.0",
+ * "0000:18:00"), hexadecimal, any case. */
+static int sim_parse_bus_id(const char *s, unsigned *domain, unsigned *bus, unsigned *device,
+			    unsigned *function)
+{
+	int n = 0;
+	if (sscanf(s, "%x:%x:%x.%x%n", domain, bus, device, function, &n) == 4 && !s[n])
+		return 0;
+	*domain = *function = 0;
+	n = 0;
+	if (sscanf(s, "%x:%x.%x%n", bus, device, function, &n) == 3 && !s[n])
+		return 0;
+	*function = 0;
+	n = 0;
+	if (sscanf(s, "%x:%x:%x%n", domain, bus, device, &n) == 3 && !s[n])
+		return 0;
+	return -1;
+}
+
+SIM_EXPORT CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
+{
+	SIM_REQUIRE_INIT();
+	unsigned domain = 0, bus = 0, device = 0, function = 0;
+	if (!dev || !pciBusId || sim_parse_bus_id(pciBusId, &domain, &bus, &device, &function))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (int i = 0; i < sim.cfg.ndevices; i++)
+		if (domain == 0 && bus == (unsigned)(0x18 + i) && device == 0 && function == 0) {
+			*dev = i;
+			return CUDA_SUCCESS;
+		}
+	return CUDA_ERROR_INVALID_DEVICE;
+}
+
 #define SIM_SM_COUNT 132
 
 /* Attribute values of an H200 SXM (compute capability 9.0).  Attributes the simulator has no

@@ -236,3 +236,93 @@ SIM_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfuncti
 {
 	return sim_launch_ex(config, f, kernelParams, extra, 1);
 }
+
+/* ---- occupancy ------------------------------------------------------------------------------------ */
+
+/* Resident blocks per SM for a kernel, by the sm_90 limits: 2048 threads and 32 blocks per SM,
+ * 64K registers (allocated per warp in units of 256), 228 KiB of shared memory with 1 KiB
+ * reserved per block. */
+static int sim_blocks_per_sm(const struct sim_entry *e, _Atomic int *dyn_attr, int block, size_t dyn)
+{
+	unsigned limit = e->maxntid ? e->maxntid : 1024;
+	if (block <= 0 || (unsigned)block > limit ||
+	    (long long)dyn > sim_entry_max_dynamic_shared(e, dyn_attr))
+		return 0;
+	int warps = (block + 31) / 32;
+	int by_threads = 64 / warps;
+	int regs_per_warp = (int)((e->nregs * 32 + 255) / 256 * 256);
+	int by_regs = 65536 / (regs_per_warp * warps);
+	size_t smem = (e->static_shared + dyn + 127) / 128 * 128 + 1024;
+	int by_smem = (int)(233472 / smem);
+	int n = 32;
+	if (by_threads < n)
+		n = by_threads;
+	if (by_regs < n)
+		n = by_regs;
+	if (by_smem < n)
+		n = by_smem;
+	return n;
+}
+
+static CUresult sim_occupancy_blocks(int *numBlocks, CUfunction func, int blockSize, size_t dyn, unsigned flags)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_module *module;
+	_Atomic int *dyn_attr;
+	struct sim_entry *e = sim_launch_entry(func, &module, &dyn_attr);
+	if (!e)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!numBlocks || flags > CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
+		return CUDA_ERROR_INVALID_VALUE;
+	*numBlocks = sim_blocks_per_sm(e, dyn_attr, blockSize, dyn);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
+{
+	return sim_occupancy_blocks(numBlocks, func, blockSize, dynamicSMemSize, 0);
+}
+
+SIM_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+{
+	return sim_occupancy_blocks(numBlocks, func, blockSize, dynamicSMemSize, flags);
+}
+
+/* The block size (a multiple of the warp size) that keeps the most threads resident per SM; the
+ * larger block wins a tie. */
+static CUresult sim_occupancy_block_size(int *minGridSize, int *blockSize, CUfunction func,
+					 CUoccupancyB2DSize to_dyn, size_t dyn, int limit, unsigned flags)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_module *module;
+	_Atomic int *dyn_attr;
+	struct sim_entry *e = sim_launch_entry(func, &module, &dyn_attr);
+	if (!e)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!minGridSize || !blockSize || limit < 0 || flags > CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
+		return CUDA_ERROR_INVALID_VALUE;
+	int max = e->maxntid ? (int)e->maxntid : 1024;
+	if (limit && limit < max)
+		max = limit;
+	int best_size = 0, best_blocks = 0;
+	for (int b = max / 32 * 32; b >= 32; b -= 32) {
+		int n = sim_blocks_per_sm(e, dyn_attr, b, to_dyn ? to_dyn(b) : dyn);
+		if (n * b > best_blocks * best_size) {
+			best_size = b;
+			best_blocks = n;
+		}
+	}
+	*blockSize = best_size;
+	*minGridSize = best_blocks * SIM_SMS;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
+{
+	return sim_occupancy_block_size(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, 0);
+}
+
+SIM_EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
+{
+	return sim_occupancy_block_size(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+}

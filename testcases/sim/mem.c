@@ -41,6 +41,7 @@ struct sim_range {
 	struct sim_ctx *ctx;
 	unsigned long long buffer_id;
 	int freeing;  /* a cuMemFreeAsync is queued */
+	struct sim_pool *pool; /* stream-ordered allocations: the pool they came from */
 	struct sim_map *maps; /* reservations only */
 	size_t nmaps;
 };
@@ -58,6 +59,9 @@ struct sim_hostmem {
 struct sim_pool {
 	struct sim_obj obj;
 	struct sim_device *dev;
+	int reuse[3];            /* CU_MEMPOOL_ATTR_REUSE_* (1..3) */
+	cuuint64_t threshold;    /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
+	cuuint64_t used_high;    /* CU_MEMPOOL_ATTR_USED_MEM_HIGH, under mem_lock */
 };
 
 static size_t sim_page;
@@ -196,7 +200,17 @@ static void sim_range_remove_locked(struct sim_device *dev, long i)
 	dev->nranges--;
 }
 
-CUresult sim_mem_alloc(struct sim_ctx *ctx, size_t bytes, enum sim_range_kind kind, CUdeviceptr *ret)
+static cuuint64_t sim_pool_used_locked(const struct sim_pool *pool)
+{
+	cuuint64_t used = 0;
+	for (size_t i = 0; i < pool->dev->nranges; i++)
+		if (pool->dev->ranges[i].pool == pool)
+			used += pool->dev->ranges[i].span;
+	return used;
+}
+
+static CUresult sim_mem_alloc_from(struct sim_ctx *ctx, size_t bytes, enum sim_range_kind kind,
+				   struct sim_pool *pool, CUdeviceptr *ret)
 {
 	struct sim_device *dev = ctx->dev;
 	if (bytes == 0)
@@ -213,11 +227,22 @@ CUresult sim_mem_alloc(struct sim_ctx *ctx, size_t bytes, enum sim_range_kind ki
 		r->size = bytes;
 		r->kind = kind;
 		r->ctx = ctx;
+		r->pool = pool;
 		dev->used += span;
 		*ret = r->base;
+		if (pool) {
+			cuuint64_t used = sim_pool_used_locked(pool);
+			if (used > pool->used_high)
+				pool->used_high = used;
+		}
 	}
 	pthread_mutex_unlock(&sim.mem_lock);
 	return res;
+}
+
+CUresult sim_mem_alloc(struct sim_ctx *ctx, size_t bytes, enum sim_range_kind kind, CUdeviceptr *ret)
+{
+	return sim_mem_alloc_from(ctx, bytes, kind, NULL, ret);
 }
 
 void sim_mem_release(struct sim_device *dev, CUdeviceptr dptr)
@@ -720,11 +745,132 @@ SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attrib
 	return CUDA_SUCCESS;
 }
 
+/* Several attributes at once; an attribute that does not apply to the pointer reads as zero
+ * bytes rather than failing the whole call (cuda.h), and an unknown pointer gives zeros too. */
+SIM_EXPORT CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
+					   void **data, CUdeviceptr ptr)
+{
+	SIM_REQUIRE_INIT();
+	if (!numAttributes || !attributes || !data)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (unsigned i = 0; i < numAttributes; i++) {
+		if (!data[i])
+			return CUDA_ERROR_INVALID_VALUE;
+		CUresult r = cuPointerGetAttribute(data[i], attributes[i], ptr);
+		if (r == CUDA_ERROR_INVALID_VALUE) {
+			/* Size of the zero answer: pointers and 64-bit values, else 32 bits. */
+			switch (attributes[i]) {
+			case CU_POINTER_ATTRIBUTE_CONTEXT:
+			case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+			case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+			case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+			case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+			case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+			case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+				memset(data[i], 0, 8);
+				break;
+			default:
+				memset(data[i], 0, 4);
+				break;
+			}
+		} else if (r) {
+			return r;
+		}
+	}
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_ctx *ctx;
+	CUresult r = sim_ctx_current(&ctx);
+	if (r)
+		return r;
+	if (!pFlags || !p)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	long i = sim_host_containing((uintptr_t)p, 1);
+	r = i >= 0 && sim.host[i].kind == SIM_HOST_ALLOC ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		*pFlags = sim.host[i].flags;
+	pthread_mutex_unlock(&sim.mem_lock);
+	return r;
+}
+
+/* ---- API: managed-memory hints ------------------------------------------------------------------ */
+
+static int sim_location_valid(CUmemLocation loc)
+{
+	if (loc.type == CU_MEM_LOCATION_TYPE_DEVICE)
+		return sim_device_get(loc.id) != NULL;
+	return loc.type == CU_MEM_LOCATION_TYPE_HOST || loc.type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+	       loc.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
+}
+
+static int sim_range_is_managed(CUdeviceptr p, size_t bytes)
+{
+	pthread_mutex_lock(&sim.mem_lock);
+	long i = sim_host_containing(p, bytes);
+	int managed = bytes && i >= 0 && sim.host[i].kind == SIM_HOST_MANAGED;
+	pthread_mutex_unlock(&sim.mem_lock);
+	return managed;
+}
+
+/* Managed memory is host memory here: a prefetch has nothing to move, but it is still an
+ * operation in stream order. */
+static CUresult sim_prefetch(CUdeviceptr p, size_t count, CUmemLocation loc, unsigned flags,
+			     CUstream h, int per_thread)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_stream *s;
+	CUresult r = sim_stream_resolve(h, per_thread, &s);
+	if (r || (r = sim_ctx_sticky(s->ctx)))
+		return r;
+	if (flags || !sim_location_valid(loc) || !sim_range_is_managed(p, count))
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_work w = {.kind = SIM_OP_MARKER};
+	return sim_submit(s, &w);
+}
+
+SIM_EXPORT CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
+{
+	return sim_prefetch(devPtr, count, location, flags, hStream, 0);
+}
+
+SIM_EXPORT CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
+{
+	return sim_prefetch(devPtr, count, location, flags, hStream, 1);
+}
+
+SIM_EXPORT CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
+{
+	SIM_REQUIRE_INIT();
+	if (advice < CU_MEM_ADVISE_SET_READ_MOSTLY || advice > CU_MEM_ADVISE_UNSET_ACCESSED_BY)
+		return CUDA_ERROR_INVALID_VALUE;
+	int needs_location = advice != CU_MEM_ADVISE_SET_READ_MOSTLY && advice != CU_MEM_ADVISE_UNSET_READ_MOSTLY;
+	if ((needs_location && !sim_location_valid(location)) || !sim_range_is_managed(devPtr, count))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
 /* ---- API: stream-ordered allocation ------------------------------------------------------------ */
 
 static struct sim_pool *sim_pool_get(CUmemoryPool h)
 {
 	return sim_obj_is(h, SIM_KIND_POOL) ? (struct sim_pool *)h : NULL;
+}
+
+static struct sim_pool *sim_default_pool(struct sim_device *d)
+{
+	pthread_mutex_lock(&sim.lock);
+	if (!d->default_pool && (d->default_pool = sim_obj_new(SIM_KIND_POOL, sizeof(struct sim_pool))))
+		d->default_pool->dev = d;
+	if (!d->current_pool)
+		d->current_pool = d->default_pool;
+	struct sim_pool *p = d->default_pool;
+	pthread_mutex_unlock(&sim.lock);
+	return p;
 }
 
 SIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
@@ -735,14 +881,106 @@ SIM_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice d
 		return CUDA_ERROR_INVALID_DEVICE;
 	if (!pool_out)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&sim.lock);
-	if (!d->default_pool && (d->default_pool = sim_obj_new(SIM_KIND_POOL, sizeof(struct sim_pool))))
-		d->default_pool->dev = d;
-	pthread_mutex_unlock(&sim.lock);
-	if (!d->default_pool)
+	struct sim_pool *p = sim_default_pool(d);
+	if (!p)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	*pool_out = (CUmemoryPool)d->default_pool;
+	*pool_out = (CUmemoryPool)p;
 	return CUDA_SUCCESS;
+}
+
+/* The pool cuMemAllocAsync uses: the default one unless cuDeviceSetMemPool chose another. */
+SIM_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_device *d = sim_device_get(dev);
+	if (!d)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (!pool)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_default_pool(d))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&sim.lock);
+	*pool = (CUmemoryPool)d->current_pool;
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool h)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_device *d = sim_device_get(dev);
+	if (!d)
+		return CUDA_ERROR_INVALID_DEVICE;
+	struct sim_pool *p = sim_pool_get(h);
+	if (!p || p->dev != d)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!sim_default_pool(d))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&sim.lock);
+	d->current_pool = p;
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool h, CUmemPool_attribute attr, void *value)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_pool *p = sim_pool_get(h);
+	if (!p || !value)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	CUresult r = CUDA_SUCCESS;
+	switch (attr) {
+	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+		p->reuse[attr - 1] = *(int *)value != 0;
+		break;
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: p->threshold = *(cuuint64_t *)value; break;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+		/* Only resetting the watermark to zero is allowed; it restarts from current use. */
+		if (*(cuuint64_t *)value != 0)
+			r = CUDA_ERROR_INVALID_VALUE;
+		else
+			p->used_high = sim_pool_used_locked(p);
+		break;
+	default: r = CUDA_ERROR_INVALID_VALUE; break;
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuMemPoolGetAttribute(CUmemoryPool h, CUmemPool_attribute attr, void *value)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_pool *p = sim_pool_get(h);
+	if (!p || !value)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	CUresult r = CUDA_SUCCESS;
+	switch (attr) {
+	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+		*(int *)value = p->reuse[attr - 1];
+		break;
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *(cuuint64_t *)value = p->threshold; break;
+	/* Freed blocks go straight back to the device, so reserved equals used. */
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *(cuuint64_t *)value = sim_pool_used_locked(p); break;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+	case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *(cuuint64_t *)value = p->used_high; break;
+	default: r = CUDA_ERROR_INVALID_VALUE; break;
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool h, size_t minBytesToKeep)
+{
+	SIM_REQUIRE_INIT();
+	return sim_pool_get(h) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; /* nothing is cached */
 }
 
 SIM_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
@@ -768,6 +1006,10 @@ SIM_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool h)
 	struct sim_pool *p = sim_pool_get(h);
 	if (!p || p == p->dev->default_pool)
 		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	if (p->dev->current_pool == p)
+		p->dev->current_pool = p->dev->default_pool;
+	pthread_mutex_unlock(&sim.lock);
 	sim_obj_free(p, SIM_KIND_POOL);
 	return CUDA_SUCCESS;
 }
@@ -784,11 +1026,18 @@ static CUresult sim_alloc_async(CUdeviceptr *dptr, size_t bytes, struct sim_pool
 		return CUDA_ERROR_INVALID_VALUE;
 	if (pool && pool->dev != s->ctx->dev)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (!pool) {
+		if (!sim_default_pool(s->ctx->dev))
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		pthread_mutex_lock(&sim.lock);
+		pool = s->ctx->dev->current_pool;
+		pthread_mutex_unlock(&sim.lock);
+	}
 	/* Graph memory nodes are not simulated (docs/SIMULATOR.md). */
 	if (atomic_load(&s->capturing))
 		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	/* The address is known at once; the memory is usable in stream order. */
-	return sim_mem_alloc(s->ctx, bytes, SIM_RANGE_ASYNC, dptr);
+	return sim_mem_alloc_from(s->ctx, bytes, SIM_RANGE_ASYNC, pool, dptr);
 }
 
 SIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) { return sim_alloc_async(dptr, bytesize, NULL, hStream, 0); }

@@ -775,3 +775,13 @@ SIM_EXPORT CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, C
 		return CUDA_ERROR_INVALID_DEVICE;
 	return sim_func_set_attribute(attrib, val, k->entry, &k->max_dynamic_shared);
 }
+
+SIM_EXPORT CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+	SIM_REQUIRE_INIT();
+	if (!sim_func_entry(hfunc, NULL))
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (config < CU_FUNC_CACHE_PREFER_NONE || config > CU_FUNC_CACHE_PREFER_EQUAL)
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS; /* a hint without effect here */
+}

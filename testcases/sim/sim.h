@@ -155,6 +155,7 @@ struct sim_device {
 	unsigned primary_refs;
 	unsigned primary_flags;
 	struct sim_pool *default_pool;
+	struct sim_pool *current_pool;  /* cuDeviceSetMemPool (sim.lock) */
 };
 
 enum sim_stream_kind { SIM_STREAM_USER, SIM_STREAM_LEGACY, SIM_STREAM_PER_THREAD };
@@ -187,6 +188,8 @@ struct sim_stream {
 	unsigned long long capture_id;
 	int capture_origin;        /* this stream began the capture (others joined via events) */
 	void *capture_thread;      /* per-thread state of the thread that began it */
+	/* cuStreamSetAttribute values by attribute id (priority lives in `priority`; sim.lock). */
+	CUstreamAttrValue attrs[CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN + 1];
 };
 
 struct sim_ctx {

@@ -788,6 +788,74 @@ static CUresult sim_stream_get_priority(CUstream h, int *priority, int per_threa
 SIM_EXPORT CUresult cuStreamGetPriority(CUstream hStream, int *priority) { return sim_stream_get_priority(hStream, priority, 0); }
 SIM_EXPORT CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority) { return sim_stream_get_priority(hStream, priority, 1); }
 
+static CUresult sim_stream_get_device(CUstream h, CUdevice *device, int per_thread)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_stream *s;
+	CUresult r = sim_stream_resolve(h, per_thread, &s);
+	if (r)
+		return r;
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	*device = s->ctx->dev->ordinal;
+	return CUDA_SUCCESS;
+}
+SIM_EXPORT CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device) { return sim_stream_get_device(hStream, device, 0); }
+SIM_EXPORT CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) { return sim_stream_get_device(hStream, device, 1); }
+
+/* Stream attributes: the access policy window, synchronization policy, memory synchronization
+ * domain (map) are kept and read back; the priority is the stream's own. */
+static int sim_stream_attr_valid(CUstreamAttrID attr)
+{
+	return attr == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW ||
+	       attr == CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY || attr == CU_LAUNCH_ATTRIBUTE_PRIORITY ||
+	       attr == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP || attr == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN;
+}
+
+static CUresult sim_stream_attribute(CUstream h, CUstreamAttrID attr, CUstreamAttrValue *get,
+				     const CUstreamAttrValue *set, int per_thread)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_stream *s;
+	CUresult r = sim_stream_resolve(h, per_thread, &s);
+	if (r)
+		return r;
+	if (!sim_stream_attr_valid(attr) || (!get && !set))
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	if (set && attr == CU_LAUNCH_ATTRIBUTE_PRIORITY)
+		s->priority = set->priority > 0 ? 0 : set->priority < -5 ? -5 : set->priority;
+	else if (set)
+		s->attrs[attr] = *set;
+	if (get) {
+		*get = s->attrs[attr];
+		if (attr == CU_LAUNCH_ATTRIBUTE_PRIORITY)
+			get->priority = s->priority;
+	}
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+SIM_EXPORT CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out) { return sim_stream_attribute(hStream, attr, value_out, NULL, 0); }
+SIM_EXPORT CUresult cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out) { return sim_stream_attribute(hStream, attr, value_out, NULL, 1); }
+SIM_EXPORT CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value) { return sim_stream_attribute(hStream, attr, NULL, value, 0); }
+SIM_EXPORT CUresult cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value) { return sim_stream_attribute(hStream, attr, NULL, value, 1); }
+
+static CUresult sim_stream_copy_attributes(CUstream hdst, CUstream hsrc, int per_thread)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_stream *dst, *src;
+	CUresult r = sim_stream_resolve(hdst, per_thread, &dst);
+	if (r || (r = sim_stream_resolve(hsrc, per_thread, &src)))
+		return r;
+	pthread_mutex_lock(&sim.lock);
+	memcpy(dst->attrs, src->attrs, sizeof(dst->attrs));
+	dst->priority = src->priority;
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+SIM_EXPORT CUresult cuStreamCopyAttributes(CUstream dst, CUstream src) { return sim_stream_copy_attributes(dst, src, 0); }
+SIM_EXPORT CUresult cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) { return sim_stream_copy_attributes(dst, src, 1); }
+
 /* ---- host functions ------------------------------------------------------------------------------- */
 
 static CUresult sim_launch_host_func(CUstream h, CUhostFn fn, void *arg, int per_thread)

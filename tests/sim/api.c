@@ -287,6 +287,137 @@ static void names_and_params(CUmodule mod)
 	IS_CU(cuKernelGetName(&name, k), CUDA_ERROR_INVALID_HANDLE);
 }
 
+/* Queries and hints beyond the engines' needs: stream attributes and device, PCI lookup, cache
+ * preferences, occupancy (against the sm_90 limits: 2048 threads, 32 blocks, 64K registers and
+ * 228 KiB shared memory per SM), pointer attribute sets, host allocation flags, memory pools,
+ * managed-memory prefetch and advice. */
+static void extras(CUfunction step)
+{
+	CUstream s, t;
+	CUdevice dev = -1;
+	MUST(cuStreamCreate(&s, 0));
+	MUST(cuStreamCreate(&t, 0));
+	IS_CU(cuStreamGetDevice(s, &dev), CUDA_SUCCESS);
+	is_int(dev, 0, "cuStreamGetDevice");
+	CUstreamAttrValue v = {0}, got = {0};
+	v.priority = -3;
+	IS_CU(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v), CUDA_SUCCESS);
+	int prio = 0;
+	MUST(cuStreamGetPriority(s, &prio));
+	is_int(prio, -3, "setting the PRIORITY attribute sets the stream's priority");
+	v.syncPolicy = CU_SYNC_POLICY_YIELD;
+	IS_CU(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v), CUDA_SUCCESS);
+	IS_CU(cuStreamCopyAttributes(t, s), CUDA_SUCCESS);
+	IS_CU(cuStreamGetAttribute(t, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &got), CUDA_SUCCESS);
+	is_int(got.syncPolicy, CU_SYNC_POLICY_YIELD, "attributes read back after cuStreamCopyAttributes");
+	IS_CU(cuStreamGetAttribute(t, CU_LAUNCH_ATTRIBUTE_PRIORITY, &got), CUDA_SUCCESS);
+	is_int(got.priority, -3, "priority copied too");
+	IS_CU(cuStreamGetAttribute(t, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &got), CUDA_ERROR_INVALID_VALUE);
+
+	char bus[32];
+	MUST(cuDeviceGetPCIBusId(bus, sizeof(bus), 0));
+	dev = -1;
+	IS_CU(cuDeviceGetByPCIBusId(&dev, bus), CUDA_SUCCESS);
+	is_int(dev, 0, "cuDeviceGetByPCIBusId finds what cuDeviceGetPCIBusId wrote");
+	IS_CU(cuDeviceGetByPCIBusId(&dev, "0000:99:00.0"), CUDA_ERROR_INVALID_DEVICE);
+	IS_CU(cuDeviceGetByPCIBusId(&dev, "bus zero"), CUDA_ERROR_INVALID_VALUE);
+
+	CUfunc_cache cache = CU_FUNC_CACHE_PREFER_NONE;
+	IS_CU(cuCtxSetCacheConfig(CU_FUNC_CACHE_PREFER_L1), CUDA_SUCCESS);
+	IS_CU(cuCtxGetCacheConfig(&cache), CUDA_SUCCESS);
+	is_int(cache, CU_FUNC_CACHE_PREFER_L1, "cache preference reads back");
+	IS_CU(cuCtxSetCacheConfig((CUfunc_cache)7), CUDA_ERROR_INVALID_VALUE);
+	IS_CU(cuFuncSetCacheConfig(step, CU_FUNC_CACHE_PREFER_SHARED), CUDA_SUCCESS);
+	MUST(cuCtxSetCacheConfig(CU_FUNC_CACHE_PREFER_NONE));
+
+	/* step: 32 registers per thread (the default), no shared memory. */
+	int blocks = -1, min_grid = -1, block = -1;
+	IS_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, step, 256, 0), CUDA_SUCCESS);
+	is_int(blocks, 8, "256 threads: 8 blocks per SM (2048 threads)");
+	MUST(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, step, 32, 0));
+	is_int(blocks, 32, "32 threads: 32 blocks per SM (the block limit)");
+	MUST(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, step, 256, 40 * 1024));
+	is_int(blocks, 5, "256 threads with 40 KiB shared: 5 blocks (228 KiB per SM)");
+	MUST(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, step, 1025, 0));
+	is_int(blocks, 0, "an impossible block size: 0 blocks");
+	IS_CU(cuOccupancyMaxPotentialBlockSize(&min_grid, &block, step, NULL, 0, 0), CUDA_SUCCESS);
+	ok(block == 1024 && min_grid == 2 * 132, "largest block at full occupancy: %d threads, grid %d", block, min_grid);
+	IS_CU(cuOccupancyMaxPotentialBlockSizeWithFlags(&min_grid, &block, step, NULL, 0, 256, 0), CUDA_SUCCESS);
+	ok(block == 256 && min_grid == 8 * 132, "with a 256-thread limit: %d threads, grid %d", block, min_grid);
+
+	CUdeviceptr d;
+	MUST(cuMemAlloc(&d, 1000));
+	CUpointer_attribute attrs[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+					CU_POINTER_ATTRIBUTE_HOST_POINTER};
+	unsigned type = 0;
+	size_t size = 0;
+	void *host = (void *)1;
+	void *data[3] = {&type, &size, &host};
+	IS_CU(cuPointerGetAttributes(3, attrs, data, d + 10), CUDA_SUCCESS);
+	ok(type == CU_MEMORYTYPE_DEVICE && size == 1000 && host == NULL,
+	   "cuPointerGetAttributes: device memory, 1000 bytes, no host pointer");
+	int local;
+	type = 9;
+	IS_CU(cuPointerGetAttributes(3, attrs, data, (CUdeviceptr)(uintptr_t)&local), CUDA_SUCCESS);
+	ok(type == 0 && size == 0 && host == NULL, "an unknown pointer reads as zeros, without an error");
+	MUST(cuMemFree(d));
+
+	void *pinned;
+	unsigned flags = 0;
+	MUST(cuMemHostAlloc(&pinned, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+	IS_CU(cuMemHostGetFlags(&flags, (char *)pinned + 8), CUDA_SUCCESS);
+	is_int(flags, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP, "cuMemHostGetFlags");
+	IS_CU(cuMemHostGetFlags(&flags, &local), CUDA_ERROR_INVALID_VALUE);
+	MUST(cuMemFreeHost(pinned));
+
+	CUmemoryPool def, cur, mine;
+	MUST(cuDeviceGetDefaultMemPool(&def, 0));
+	IS_CU(cuDeviceGetMemPool(&cur, 0), CUDA_SUCCESS);
+	ok(cur == def, "the current pool starts as the default pool");
+	CUmemPoolProps props = {0};
+	props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	MUST(cuMemPoolCreate(&mine, &props));
+	IS_CU(cuDeviceSetMemPool(0, mine), CUDA_SUCCESS);
+	MUST(cuMemAllocAsync(&d, 3000, s));
+	cuuint64_t used = 0, high = 0, zero = 0, threshold = 1 << 20;
+	IS_CU(cuMemPoolGetAttribute(mine, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used), CUDA_SUCCESS);
+	ok(used >= 3000 && used < 8192, "cuMemAllocAsync draws from the pool set with cuDeviceSetMemPool (%llu)",
+	   (unsigned long long)used);
+	MUST(cuMemFreeAsync(d, s));
+	MUST(cuStreamSynchronize(s));
+	MUST(cuMemPoolGetAttribute(mine, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
+	MUST(cuMemPoolGetAttribute(mine, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &high));
+	ok(used == 0 && high >= 3000, "after the free: nothing used, the high watermark remains");
+	IS_CU(cuMemPoolSetAttribute(mine, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &zero), CUDA_SUCCESS);
+	MUST(cuMemPoolGetAttribute(mine, CU_MEMPOOL_ATTR_USED_MEM_HIGH, &high));
+	is_int(high, 0, "the watermark resets");
+	IS_CU(cuMemPoolSetAttribute(mine, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold), CUDA_SUCCESS);
+	threshold = 0;
+	MUST(cuMemPoolGetAttribute(mine, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
+	is_int(threshold, 1 << 20, "the release threshold reads back");
+	IS_CU(cuMemPoolTrimTo(mine, 0), CUDA_SUCCESS);
+	IS_CU(cuMemPoolDestroy(mine), CUDA_SUCCESS);
+	MUST(cuDeviceGetMemPool(&cur, 0));
+	ok(cur == def, "destroying the current pool falls back to the default one");
+	IS_CU(cuMemPoolDestroy(def), CUDA_ERROR_INVALID_VALUE);
+
+	CUdeviceptr managed;
+	CUmemLocation loc = {CU_MEM_LOCATION_TYPE_DEVICE, 0}, bad = {CU_MEM_LOCATION_TYPE_DEVICE, 5};
+	MUST(cuMemAllocManaged(&managed, 4096, CU_MEM_ATTACH_GLOBAL));
+	IS_CU(cuMemPrefetchAsync(managed, 4096, loc, 0, s), CUDA_SUCCESS);
+	IS_CU(cuMemPrefetchAsync(managed, 4096, bad, 0, s), CUDA_ERROR_INVALID_VALUE);
+	MUST(cuMemAlloc(&d, 64));
+	IS_CU(cuMemPrefetchAsync(d, 64, loc, 0, s), CUDA_ERROR_INVALID_VALUE); /* not managed */
+	IS_CU(cuMemAdvise(managed, 4096, CU_MEM_ADVISE_SET_READ_MOSTLY, loc), CUDA_SUCCESS);
+	IS_CU(cuMemAdvise(managed, 4096, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, bad), CUDA_ERROR_INVALID_VALUE);
+	MUST(cuStreamSynchronize(s));
+	MUST(cuMemFree(managed));
+	MUST(cuMemFree(d));
+	MUST(cuStreamDestroy(s));
+	MUST(cuStreamDestroy(t));
+}
+
 static int errnames(int argc, char **argv)
 {
 	for (int i = 2; i < argc; i++) {
@@ -319,5 +450,6 @@ int main(int argc, char **argv)
 	handles_and_values(step);
 	launch_configs(step, noargs);
 	names_and_params(mod);
+	extras(step);
 	return simtest_done();
 }
