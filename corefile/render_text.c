@@ -1113,7 +1113,7 @@ static void view_fault(struct out *o)
 			line(o, "  cluster (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")", l->cluster[0],
 			     l->cluster[1], l->cluster[2]);
 		line(o, "  ring seq %" PRIu64 ", state %s, call returned %s", l->seq,
-		     launch_state_text(o, (size_t)al_launch), ci_cuda_result_name(l->result));
+		     launch_state_text(o, (size_t)li), ci_cuda_result_name(l->result));
 		params_dump(o, l);
 	}
 	if (d->attribution_count) {
@@ -1122,15 +1122,15 @@ static void view_fault(struct out *o)
 		/* Per launch (the faulting one first, as the diagnosis orders them), bad pointers
 		 * before the ones inside live allocations. */
 		for (size_t i = 0; i < d->attribution_count; i++) {
-			size_t al_launch = d->attributions[i].launch;
-			if (i > 0 && d->attributions[i - 1].launch == al_launch)
+			size_t ai = d->attributions[i].launch;
+			if (i > 0 && d->attributions[i - 1].launch == ai)
 				continue;
-			const struct ci_launch *l = &m->launches[al_launch];
+			const struct ci_launch *l = &m->launches[ai];
 			line(o, " %s, launch %" PRIu64 " (%s):",
 			     ci_launch_kernel_name(m, l, name, sizeof(name)), l->stream_seq,
-			     launch_state_text(o, al_launch));
+			     launch_state_text(o, ai));
 			for (int pass = 0; pass < 2; pass++)
-				for (size_t k = i; k < d->attribution_count && d->attributions[k].launch == al_launch;
+				for (size_t k = i; k < d->attribution_count && d->attributions[k].launch == ai;
 				     k++) {
 					const struct ci_attribution *a = &d->attributions[k];
 					if ((a->relation == CI_REL_INSIDE) == (pass == 1))
