@@ -264,15 +264,24 @@ static int sim_blocks_per_sm(const struct sim_entry *e, _Atomic int *dyn_attr, i
 	return n;
 }
 
-static CUresult sim_occupancy_blocks(int *numBlocks, CUfunction func, int blockSize, size_t dyn, unsigned flags)
+/* Common front of the occupancy calls. */
+static CUresult sim_occupancy_begin(CUfunction func, unsigned flags, struct sim_entry **e, _Atomic int **dyn_attr)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_module *module;
-	_Atomic int *dyn_attr;
-	struct sim_entry *e = sim_launch_entry(func, &module, &dyn_attr);
-	if (!e)
+	if (!(*e = sim_launch_entry(func, &module, dyn_attr)))
 		return CUDA_ERROR_INVALID_HANDLE;
-	if (!numBlocks || flags > CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
+	return flags > CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+static CUresult sim_occupancy_blocks(int *numBlocks, CUfunction func, int blockSize, size_t dyn, unsigned flags)
+{
+	struct sim_entry *e;
+	_Atomic int *dyn_attr;
+	CUresult r = sim_occupancy_begin(func, flags, &e, &dyn_attr);
+	if (r)
+		return r;
+	if (!numBlocks)
 		return CUDA_ERROR_INVALID_VALUE;
 	*numBlocks = sim_blocks_per_sm(e, dyn_attr, blockSize, dyn);
 	return CUDA_SUCCESS;
@@ -293,13 +302,12 @@ SIM_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *nu
 static CUresult sim_occupancy_block_size(int *minGridSize, int *blockSize, CUfunction func,
 					 CUoccupancyB2DSize to_dyn, size_t dyn, int limit, unsigned flags)
 {
-	SIM_REQUIRE_INIT();
-	struct sim_module *module;
+	struct sim_entry *e;
 	_Atomic int *dyn_attr;
-	struct sim_entry *e = sim_launch_entry(func, &module, &dyn_attr);
-	if (!e)
-		return CUDA_ERROR_INVALID_HANDLE;
-	if (!minGridSize || !blockSize || limit < 0 || flags > CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
+	CUresult r = sim_occupancy_begin(func, flags, &e, &dyn_attr);
+	if (r)
+		return r;
+	if (!minGridSize || !blockSize || limit < 0)
 		return CUDA_ERROR_INVALID_VALUE;
 	int max = e->maxntid ? (int)e->maxntid : 1024;
 	if (limit && limit < max)

@@ -922,59 +922,67 @@ SIM_EXPORT CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool h)
 	return CUDA_SUCCESS;
 }
 
-SIM_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool h, CUmemPool_attribute attr, void *value)
+/* Get (set == 0) or set one pool attribute. */
+static CUresult sim_pool_attribute(CUmemoryPool h, CUmemPool_attribute attr, void *value, int set)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_pool *p = sim_pool_get(h);
 	if (!p || !value)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&sim.mem_lock);
 	CUresult r = CUDA_SUCCESS;
+	int *flag = NULL;
+	cuuint64_t *u64 = value;
+	pthread_mutex_lock(&sim.mem_lock);
 	switch (attr) {
 	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
 	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
 	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-		p->reuse[attr - 1] = *(int *)value != 0;
+		flag = &p->reuse[attr - 1];
+		if (set)
+			*flag = *(int *)value != 0;
+		else
+			*(int *)value = *flag;
 		break;
-	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: p->threshold = *(cuuint64_t *)value; break;
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+		if (set)
+			p->threshold = *u64;
+		else
+			*u64 = p->threshold;
+		break;
+	/* Freed blocks go straight back to the device, so reserved equals used. */
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
+		if (set)
+			r = CUDA_ERROR_INVALID_VALUE;
+		else
+			*u64 = sim_pool_used_locked(p);
+		break;
 	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
 	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
 		/* Only resetting the watermark to zero is allowed; it restarts from current use. */
-		if (*(cuuint64_t *)value != 0)
+		if (set && *u64 != 0)
 			r = CUDA_ERROR_INVALID_VALUE;
-		else
+		else if (set)
 			p->used_high = sim_pool_used_locked(p);
+		else
+			*u64 = p->used_high;
 		break;
-	default: r = CUDA_ERROR_INVALID_VALUE; break;
+	default:
+		r = CUDA_ERROR_INVALID_VALUE;
+		break;
 	}
 	pthread_mutex_unlock(&sim.mem_lock);
 	return r;
 }
 
+SIM_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool h, CUmemPool_attribute attr, void *value)
+{
+	return sim_pool_attribute(h, attr, value, 1);
+}
+
 SIM_EXPORT CUresult cuMemPoolGetAttribute(CUmemoryPool h, CUmemPool_attribute attr, void *value)
 {
-	SIM_REQUIRE_INIT();
-	struct sim_pool *p = sim_pool_get(h);
-	if (!p || !value)
-		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&sim.mem_lock);
-	CUresult r = CUDA_SUCCESS;
-	switch (attr) {
-	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-		*(int *)value = p->reuse[attr - 1];
-		break;
-	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *(cuuint64_t *)value = p->threshold; break;
-	/* Freed blocks go straight back to the device, so reserved equals used. */
-	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
-	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *(cuuint64_t *)value = sim_pool_used_locked(p); break;
-	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
-	case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *(cuuint64_t *)value = p->used_high; break;
-	default: r = CUDA_ERROR_INVALID_VALUE; break;
-	}
-	pthread_mutex_unlock(&sim.mem_lock);
-	return r;
+	return sim_pool_attribute(h, attr, value, 0);
 }
 
 SIM_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool h, size_t minBytesToKeep)
