@@ -208,6 +208,14 @@ static CUresult sim_capture_status(CUstream h, int per_thread, CUstreamCaptureSt
 		return r;
 	if (!status)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (!atomic_load(&s->ctx->captures)) {
+		/* No capture anywhere in the context: answer without the lock (the recorder asks
+		 * before each breadcrumb while any capture runs in the process). */
+		*status = CU_STREAM_CAPTURE_STATUS_NONE;
+		if (graph)
+			*graph = NULL;
+		return CUDA_SUCCESS;
+	}
 	pthread_mutex_lock(&sim.lock);
 	if (s->kind == SIM_STREAM_LEGACY) {
 		/* Asking the legacy stream while a blocking stream captures would be an implicit
