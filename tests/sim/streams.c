@@ -88,7 +88,7 @@ static void async_and_order(CUfunction step)
 		MUST(cuLaunchHostFunc(s, mark, (void *)(intptr_t)i));
 	}
 	double queued = simtest_now_ms() - t0;
-	ok(queued < 10, "queueing 5 kernels of 10 ms returns at once (%.1f ms)", queued);
+	ok(queued < 50, "queueing 5 kernels of 10 ms returns before they could have run (%.1f ms)", queued);
 	IS_CU(cuStreamQuery(s), CUDA_ERROR_NOT_READY);
 	ok(*(volatile uint64_t *)crumb < 5, "the last breadcrumb is not written yet");
 	IS_CU(cuStreamSynchronize(s), CUDA_SUCCESS);
