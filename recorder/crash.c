@@ -238,7 +238,7 @@ static bool ci_snapshot_write_waiting(enum ci_snapshot_reason reason, bool wait)
 /* Outside signal handlers: bring the module table up to date first. */
 bool ci_snapshot_write(enum ci_snapshot_reason reason)
 {
-	ci_modules_refresh(false);
+	ci_modules_refresh(true);
 	return ci_snapshot_write_waiting(reason, false);
 }
 

@@ -148,11 +148,19 @@ void ci_crumbs_forget(void)
 	ci_crumb_reg_ctx = CI_NONE;
 }
 
+/* A counter of one stream, which normally one thread launches into: a plain read-modify-write
+ * (atomic load and store, no locked instruction); two threads racing on one stream may lose a
+ * count, never tear it. */
+static void ci_count_up(uint64_t *counter)
+{
+	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
 static void ci_crumb_skip(struct ci_stream *s, uint32_t status)
 {
 	if (__atomic_load_n(&s->crumb_status, __ATOMIC_RELAXED) != status)
 		__atomic_store_n(&s->crumb_status, status, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&s->crumb_skipped, 1, __ATOMIC_RELAXED);
+	ci_count_up(&s->crumb_skipped);
 }
 
 /* After launch SEQ on stream SLOT: write the breadcrumb if the cadence says so. */
@@ -161,7 +169,7 @@ static void ci_crumb_after(uint32_t slot, struct ci_stream *s, uint64_t seq, uin
 {
 	struct ci_stream_priv *p = &ci_rec.streams[slot];
 	if (!ci_cfg.crumbs || s->crumb_slot == CI_NONE) {
-		__atomic_fetch_add(&s->crumb_skipped, 1, __ATOMIC_RELAXED);
+		ci_count_up(&s->crumb_skipped);
 		return;
 	}
 	bool due = ci_cfg.crumb_every == 1 ||
@@ -252,7 +260,12 @@ static uint16_t ci_copy_params(struct ci_launch *e, const struct ci_function *fn
 	uint32_t len = 0;
 	if (!max)
 		return 0;
-	memset(e->params, 0, sizeof e->params);
+	/* Clear what an older entry left (gaps between parameters stay zero); vector stores, not
+	 * a `rep stos`, which costs more than the rest of the copy at this size. */
+	typedef uint64_t ci_v16 __attribute__((vector_size(16), aligned(8), may_alias));
+	_Static_assert(sizeof e->params == 8 * sizeof(ci_v16), "eight stores clear the params");
+	ci_v16 *v = (ci_v16 *)e->params, z = { 0, 0 };
+	v[0] = z, v[1] = z, v[2] = z, v[3] = z, v[4] = z, v[5] = z, v[6] = z, v[7] = z;
 	if (params && fn && fn->params_known) {
 		uint32_t n = fn->nparams < CI_PARAMS_MAX ? fn->nparams : CI_PARAMS_MAX;
 		for (uint32_t i = 0; i < n; i++) {
@@ -261,7 +274,13 @@ static uint16_t ci_copy_params(struct ci_launch *e, const struct ci_function *fn
 				*flags |= CI_LAUNCH_PARAMS_CUT;
 				break;
 			}
-			if (params[i])
+			if (!params[i])
+				;
+			else if (size == 8) /* the usual sizes without a call into memcpy */
+				memcpy(e->params + off, params[i], 8);
+			else if (size == 4)
+				memcpy(e->params + off, params[i], 4);
+			else
 				memcpy(e->params + off, params[i], size);
 			if (off + size > len)
 				len = off + size;
@@ -293,8 +312,33 @@ static uint16_t ci_copy_params(struct ci_launch *e, const struct ci_function *fn
 void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 {
 	struct ci_tls *t = ci_thread();
-	uint32_t fslot = a->func ? ci_function_slot(a->func) : CI_NONE;
-	uint32_t sslot = ci_stream_slot(a->stream, c);
+	/* The last function and stream this thread launched, cached until some stream, context
+	 * or module goes away (their handles may then be reused). */
+	uint32_t epoch = __atomic_load_n(&ci_object_epoch, __ATOMIC_ACQUIRE);
+	if (CI_UNLIKELY(t->cache_epoch != epoch)) {
+		t->cache_epoch = epoch;
+		t->last_func = t->last_stream = 0;
+	}
+	uint32_t fslot = CI_NONE, sslot;
+	if (a->func) {
+		if (a->func == t->last_func) {
+			fslot = t->last_fslot;
+		} else {
+			fslot = ci_function_slot(a->func);
+			t->last_func = fslot != CI_NONE ? a->func : 0;
+			t->last_fslot = fslot;
+		}
+	}
+	uint64_t sh = CI_U64(a->stream);
+	if (sh > (uint64_t)(uintptr_t)CU_STREAM_PER_THREAD && sh == t->last_stream) {
+		sslot = t->last_sslot;
+	} else {
+		sslot = ci_stream_slot(a->stream, c);
+		if (sh > (uint64_t)(uintptr_t)CU_STREAM_PER_THREAD && sslot != CI_NONE) {
+			t->last_stream = sh;
+			t->last_sslot = sslot;
+		}
+	}
 	struct ci_stream *s = sslot != CI_NONE ? ci_entry(CI_SEC_STREAMS, sslot) : NULL;
 	c->stream = sslot;
 	c->ctx = s ? s->ctx : CI_NONE;
@@ -313,7 +357,7 @@ void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 			ci_crumb_after(sslot, s, stream_seq, c->t0, &flags);
 		}
 	}
-	uint32_t stack = ci_stack_of(c);
+	uint32_t stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
 
 	uint64_t seq;
 	struct ci_launch *e = ci_launch_slot(t, c->t0, &seq);

@@ -7,8 +7,10 @@
  * There is no portable hook on dlopen/dlclose that keeps the caller's identity (dlopen resolves
  * $ORIGIN and RUNPATH from its caller), so the table is refreshed instead: glibc counts loads and
  * unloads (dlpi_adds/dlpi_subs), and the recorder compares those counters on calls that are not
- * on the launch path (module loads, context and stream creation, allocations, first launch of a
- * new kernel) and rescans only when they changed.  A module unloaded since the last scan keeps
+ * on the launch path (module loads, context and stream creation, allocations and frees,
+ * synchronizations, errors, first launch of a new kernel), at most every 10 ms, and rescans only
+ * when they changed; snapshots always rescan.  A library loaded and unloaded again between two
+ * checks is not seen.  A module unloaded since the last scan keeps
  * its entry with unload_ns set.
  */
 #include <elf.h>
@@ -193,7 +195,15 @@ void ci_modules_refresh(bool force)
 	if (!ci_rec.base)
 		return;
 	unsigned long long c[2] = { 0, 0 };
+	/* Asking the loader takes its lock: at most every 10 ms, unless forced. */
+	static uint64_t last_check; /* atomic */
+	uint64_t now = ci_now();
 	if (!force) {
+		uint64_t last = __atomic_load_n(&last_check, __ATOMIC_RELAXED);
+		if (now - last < 10000000 || !__atomic_compare_exchange_n(&last_check, &last, now,
+									   false, __ATOMIC_RELAXED,
+									   __ATOMIC_RELAXED))
+			return;
 		dl_iterate_phdr(ci_counters_cb, c);
 		if (c[0] == __atomic_load_n(&ci_seen_adds, __ATOMIC_RELAXED) &&
 		    c[1] == __atomic_load_n(&ci_seen_subs, __ATOMIC_RELAXED))

@@ -16,6 +16,7 @@
 /* Capture-safe setup calls                                                                   */
 
 int ci_captures_active CI_HIDDEN;
+uint32_t ci_object_epoch CI_HIDDEN;
 
 void ci_setup_enter(struct ci_setup_scope *s)
 {
@@ -180,6 +181,7 @@ void ci_ctx_destroyed(CUcontext ctx)
 	ci_crumbs_ctx_gone(slot);
 	ci_map_remove(&ci_rec.ctx_map, CI_U64(ctx));
 	__atomic_fetch_add(&ci_ctx_epoch, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&ci_object_epoch, 1, __ATOMIC_RELEASE);
 	/* Its streams, default ones included, went with it. */
 	struct ci_sec *ss = ci_sec(CI_SEC_STREAMS);
 	uint64_t n = __atomic_load_n(&ss->dir->head, __ATOMIC_RELAXED);
@@ -336,6 +338,7 @@ void ci_stream_destroyed(CUstream h)
 	__atomic_store_n(&e->destroy_ns, ci_now(), __ATOMIC_RELAXED);
 	__atomic_store_n(&ci_rec.streams[slot].destroyed, 1, __ATOMIC_RELAXED);
 	ci_map_remove(&ci_rec.stream_map, CI_U64(h));
+	__atomic_fetch_add(&ci_object_epoch, 1, __ATOMIC_RELEASE);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -426,6 +429,7 @@ void ci_code_module_unloaded(uint64_t handle)
 	struct ci_code_module *e = ci_entry(CI_SEC_CODE_MODULES, slot);
 	__atomic_store_n(&e->unload_ns, ci_now(), __ATOMIC_RELAXED);
 	ci_map_remove(&ci_rec.module_map, handle);
+	__atomic_fetch_add(&ci_object_epoch, 1, __ATOMIC_RELEASE);
 	/* Its functions' handles may be reused by the next module: forget them. */
 	struct ci_sec *fs = ci_sec(CI_SEC_FUNCTIONS);
 	uint64_t n = __atomic_load_n(&fs->dir->head, __ATOMIC_RELAXED);

@@ -293,6 +293,7 @@ static void ci_private_destroy(void)
 
 bool ci_record_create(void)
 {
+	ci_clock_init();
 	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
 	uint64_t size = ci_align(ci_cfg.size, page);
 	struct ci_layout l;

@@ -220,6 +220,8 @@ extern struct ci_rec ci_rec;
 
 /* Bumped when the record is replaced (fork child): thread-local caches compare against it. */
 extern uint32_t ci_generation; /* atomic */
+/* Bumped whenever a stream, context or code module goes away (its handle may be reused). */
+extern uint32_t ci_object_epoch; /* atomic */
 
 /* Section capacities for a record of SIZE bytes (also used by tests). */
 struct ci_layout {
@@ -253,12 +255,9 @@ static inline void *ci_entry(enum ci_section_kind kind, uint64_t slot)
 	return s->base + slot * s->entry_size;
 }
 
-static inline uint64_t ci_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+/* CLOCK_MONOTONIC nanoseconds, read through the TSC where the kernel trusts it (clock.c). */
+uint64_t ci_now(void);
+void ci_clock_init(void);
 
 /* Publishing (record.h): take slot SLOT of a section for an entry numbered SEQ (index + 1 for
  * rings and tables).  Returns false if another writer owns the slot (the entry is dropped). */
@@ -302,6 +301,11 @@ struct ci_tls {
 	uint32_t legacy_slot;
 	uint64_t legacy_ctx;
 	uint32_t ctx_epoch;        /* contexts destroyed when the two caches above were filled */
+	uint32_t cache_epoch;      /* ci_object_epoch when the launch caches below were filled */
+	uint64_t last_func;        /* the last CUfunction launched, and its slot */
+	uint32_t last_fslot;
+	uint32_t last_sslot;
+	uint64_t last_stream;      /* the last created stream launched into, and its slot */
 	uint64_t last_query;       /* dedup of NOT_READY polling */
 	int32_t last_query_result;
 	uint32_t in_setup;         /* recorder's own driver calls in progress on this thread */

@@ -95,8 +95,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "crashprobe: %s\n", dlerror());
 			return 1;
 		}
+		usleep(20000); /* the recorder looks for new libraries at most every 10 ms */
 		CHECK(cuMemAlloc(&p, 4096));
 		dlclose(h);
+		usleep(20000);
 		CHECK(cuMemFree(p));
 		return 0;
 	}

@@ -1,0 +1,12 @@
+# bench/recorder/: the recorder's overhead benchmark (`make bench`; docs/PERFORMANCE.md,
+# "Recorder").  launchbench is built without sanitizers: it measures nanoseconds.
+$(BUILD)/bench/recorder/launchbench: bench/recorder/launchbench.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
+
+.PHONY: bench-recorder
+bench-recorder: $(BUILD)/bench/recorder/launchbench $(BUILD)/libcudainspect-rec.so
+	@CI_BUILD=$(abspath $(BUILD)) bench/recorder/run.sh
+
+BENCH_TARGETS += bench-recorder

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * launchbench: the cost of a driver call as the calling thread pays it, for the recorder's
+ * overhead benchmark (bench/recorder/run.sh runs it with and without the recorder and takes the
+ * difference).  Meant for the simulated driver in null mode (CUDASIM_MODE=null), where a launch
+ * costs the driver almost nothing, so that what is left is the recorder.
+ *
+ *   launchbench launch THREADS OPS REPS   cuLaunchKernel of a 3-parameter kernel, each thread
+ *                                         on its own stream
+ *   launchbench alloc THREADS OPS REPS    cuMemAlloc + cuMemFree of 4 KiB
+ *
+ * Time is each thread's CPU time (CLOCK_THREAD_CPUTIME_ID) over its OPS calls, so that 8 threads
+ * on 2 cores measure the cost per call, not the machine's oversubscription.  Prints
+ * "ns_per_op X": the median over REPS runs of the mean over threads.
+ */
+#include <cuda.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+			  ".visible .entry bench_k(\n\t.param .u64 a,\n\t.param .u32 b,\n"
+			  "\t.param .u64 c\n)\n{\n\tret;\n}\n";
+
+#define CHECK(call)                                                                            \
+	do {                                                                                   \
+		CUresult r_ = (call);                                                          \
+		if (r_ != CUDA_SUCCESS) {                                                      \
+			fprintf(stderr, "launchbench: line %d: %s -> %d\n", __LINE__, #call, (int)r_); \
+			exit(1);                                                               \
+		}                                                                              \
+	} while (0)
+
+static CUcontext ctx;
+static CUfunction fn;
+static long ops;
+static int alloc_mode;
+static pthread_barrier_t start;
+
+static double thread_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void *worker(void *arg)
+{
+	double *result = arg;
+	CUstream s;
+	CHECK(cuCtxSetCurrent(ctx));
+	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	uint64_t a = 1, c = 3;
+	uint32_t b = 2;
+	void *params[] = { &a, &b, &c };
+	/* Warm up: the first launch's setup of the thread, stream and function, and the first lap
+	 * around the default record's launch ring (whose pages the kernel allocates on first
+	 * touch), are not the steady cost. */
+	for (int i = 0; i < (alloc_mode ? 2000 : 40000); i++) {
+		if (alloc_mode) {
+			CUdeviceptr p;
+			CHECK(cuMemAlloc(&p, 4096));
+			CHECK(cuMemFree(p));
+		} else {
+			CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
+		}
+	}
+	CHECK(cuStreamSynchronize(s));
+	pthread_barrier_wait(&start);
+	double t0 = thread_ns();
+	if (alloc_mode) {
+		for (long i = 0; i < ops; i++) {
+			CUdeviceptr p;
+			CHECK(cuMemAlloc(&p, 4096));
+			CHECK(cuMemFree(p));
+		}
+	} else {
+		for (long i = 0; i < ops; i++) {
+			a = (uint64_t)i;
+			CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
+		}
+	}
+	*result = (thread_ns() - t0) / (double)ops;
+	CHECK(cuStreamSynchronize(s));
+	CHECK(cuStreamDestroy(s));
+	return NULL;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 5 || (strcmp(argv[1], "launch") && strcmp(argv[1], "alloc"))) {
+		fprintf(stderr, "usage: launchbench launch|alloc THREADS OPS REPS\n");
+		return 2;
+	}
+	alloc_mode = !strcmp(argv[1], "alloc");
+	int threads = atoi(argv[2]);
+	ops = atol(argv[3]);
+	int reps = atoi(argv[4]);
+	if (threads < 1 || threads > 64 || ops < 1 || reps < 1 || reps > 99) {
+		fprintf(stderr, "launchbench: THREADS 1..64, OPS >= 1, REPS 1..99\n");
+		return 2;
+	}
+	CUdevice dev;
+	CUmodule mod;
+	CHECK(cuInit(0));
+	CHECK(cuDeviceGet(&dev, 0));
+	CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+	CHECK(cuCtxSetCurrent(ctx));
+	CHECK(cuModuleLoadData(&mod, ptx));
+	CHECK(cuModuleGetFunction(&fn, mod, "bench_k"));
+
+	double per_rep[99];
+	for (int r = 0; r < reps; r++) {
+		pthread_t tid[64];
+		double ns[64];
+		pthread_barrier_init(&start, NULL, (unsigned)threads);
+		for (int t = 0; t < threads; t++)
+			pthread_create(&tid[t], NULL, worker, &ns[t]);
+		double sum = 0;
+		for (int t = 0; t < threads; t++) {
+			pthread_join(tid[t], NULL);
+			sum += ns[t];
+		}
+		pthread_barrier_destroy(&start);
+		per_rep[r] = sum / threads;
+	}
+	qsort(per_rep, (size_t)reps, sizeof per_rep[0], cmp);
+	printf("ns_per_op %.1f\n", per_rep[reps / 2]);
+	return 0;
+}
