@@ -39,7 +39,7 @@ $(REC_TEST)/rec_unit: tests/recorder/rec_unit.c tests/recorder/sections.h $(REC_
 
 TEST_DEPS += $(REC_TEST)/recdump $(REC_TEST)/rec_unit
 
-$(REC_TEST)/doorprobe: tests/recorder/doorprobe.c
+$(REC_TEST)/doorprobe: tests/recorder/doorprobe.c tests/recorder/probe.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda -ldl
 
@@ -57,7 +57,7 @@ $(REC_TEST)/nextprobe: tests/recorder/nextprobe.c $(REC_TEST)/libnexta.so $(REC_
 
 TEST_DEPS += $(REC_TEST)/doorprobe $(REC_TEST)/nextprobe
 
-$(REC_TEST)/crumbprobe: tests/recorder/crumbprobe.c
+$(REC_TEST)/crumbprobe: tests/recorder/crumbprobe.c tests/recorder/probe.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
@@ -77,7 +77,7 @@ $(REC_TEST)/tsan/libcudainspect-rec.so: $(REC_TSAN_OBJS)
 
 TEST_DEPS += $(REC_TEST)/tsan/libcudainspect-rec.so
 
-$(REC_TEST)/crashprobe: tests/recorder/crashprobe.c
+$(REC_TEST)/crashprobe: tests/recorder/crashprobe.c tests/recorder/probe.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 

@@ -1,6 +1,6 @@
 # bench/recorder/: the recorder's overhead benchmark (`make bench`; docs/PERFORMANCE.md,
 # "Recorder").  launchbench is built without sanitizers: it measures nanoseconds.
-$(BUILD)/bench/recorder/launchbench: bench/recorder/launchbench.c
+$(BUILD)/bench/recorder/launchbench: bench/recorder/launchbench.c tests/recorder/probe.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< \
 		-L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread

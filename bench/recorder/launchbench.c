@@ -13,7 +13,8 @@
  * on 2 cores measure the cost per call, not the machine's oversubscription.  Prints
  * "ns_per_op X": the median over REPS runs of the mean over threads.
  */
-#include <cuda.h>
+#define PROBE_NAME "launchbench"
+#include "../../tests/recorder/probe.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +25,6 @@ static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
 			  ".visible .entry bench_k(\n\t.param .u64 a,\n\t.param .u32 b,\n"
 			  "\t.param .u64 c\n)\n{\n\tret;\n}\n";
 
-#define CHECK(call)                                                                            \
-	do {                                                                                   \
-		CUresult r_ = (call);                                                          \
-		if (r_ != CUDA_SUCCESS) {                                                      \
-			fprintf(stderr, "launchbench: line %d: %s -> %d\n", __LINE__, #call, (int)r_); \
-			exit(1);                                                               \
-		}                                                                              \
-	} while (0)
 
 static CUcontext ctx;
 static CUfunction fn;
@@ -108,13 +101,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "launchbench: THREADS 1..64, OPS >= 1, REPS 1..99\n");
 		return 2;
 	}
-	CUdevice dev;
 	CUmodule mod;
-	CHECK(cuInit(0));
-	CHECK(cuDeviceGet(&dev, 0));
-	CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-	CHECK(cuCtxSetCurrent(ctx));
-	CHECK(cuModuleLoadData(&mod, ptx));
+	ctx = probe_start(ptx, &mod);
 	CHECK(cuModuleGetFunction(&fn, mod, "bench_k"));
 
 	double per_rep[99];

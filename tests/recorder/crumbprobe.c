@@ -11,7 +11,8 @@
  * The program then synchronizes A (CUDA_ERROR_ILLEGAL_ADDRESS, the first sticky error, which
  * makes the recorder write its error snapshot) and exits 0 if that error came back.
  */
-#include <cuda.h>
+#define PROBE_NAME "crumbprobe"
+#include "probe.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,14 +21,6 @@ static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
 			  ".visible .entry ok_k(\n\t.param .u64 ok_k_param_0\n)\n{\n\tret;\n}\n"
 			  ".visible .entry bad_k(\n\t.param .u64 bad_k_param_0\n)\n{\n\tret;\n}\n";
 
-#define CHECK(call)                                                                            \
-	do {                                                                                   \
-		CUresult r_ = (call);                                                          \
-		if (r_ != CUDA_SUCCESS) {                                                      \
-			fprintf(stderr, "crumbprobe: line %d: %s -> %d\n", __LINE__, #call, (int)r_); \
-			exit(1);                                                               \
-		}                                                                              \
-	} while (0)
 
 static void launch(CUfunction f, CUstream s, uint64_t tag)
 {
@@ -37,16 +30,10 @@ static void launch(CUfunction f, CUstream s, uint64_t tag)
 
 int main(void)
 {
-	CUdevice dev;
-	CUcontext ctx;
 	CUmodule mod;
 	CUfunction ok_k, bad_k;
 	CUstream a, b;
-	CHECK(cuInit(0));
-	CHECK(cuDeviceGet(&dev, 0));
-	CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-	CHECK(cuCtxSetCurrent(ctx));
-	CHECK(cuModuleLoadData(&mod, ptx));
+	probe_start(ptx, &mod);
 	CHECK(cuModuleGetFunction(&ok_k, mod, "ok_k"));
 	CHECK(cuModuleGetFunction(&bad_k, mod, "bad_k"));
 	CHECK(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));

@@ -11,8 +11,9 @@
  *   doorprobe streams    legacy vs per-thread default stream semantics through the wrappers
  *   doorprobe oldsym     dlsym@GLIBC_2.2.5 (what cudart and cuBLAS reference) reaches the hook
  */
+#define PROBE_NAME "doorprobe"
+#include "probe.h"
 #include <cudaTypedefs.h>
-#include <cuda.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,15 +27,6 @@ static const char probe_ptx[] =
 	"\t.param .u64 probe_k_param_0,\n\t.param .u32 probe_k_param_1,\n"
 	"\t.param .u64 probe_k_param_2\n)\n{\n\tret;\n}\n";
 
-#define CHECK(call)                                                                            \
-	do {                                                                                   \
-		CUresult r_ = (call);                                                          \
-		if (r_ != CUDA_SUCCESS) {                                                      \
-			fprintf(stderr, "doorprobe: %s:%d: %s -> %d\n", __FILE__, __LINE__, #call, \
-				(int)r_);                                                      \
-			exit(1);                                                               \
-		}                                                                              \
-	} while (0)
 
 static const char *who(void *p)
 {
@@ -122,15 +114,9 @@ static int procaddr(void)
 
 static CUfunction setup(void)
 {
-	CUdevice dev;
-	CUcontext ctx;
 	CUmodule mod;
 	CUfunction f;
-	CHECK(cuInit(0));
-	CHECK(cuDeviceGet(&dev, 0));
-	CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-	CHECK(cuCtxSetCurrent(ctx));
-	CHECK(cuModuleLoadData(&mod, probe_ptx));
+	probe_start(probe_ptx, &mod);
 	CHECK(cuModuleGetFunction(&f, mod, "probe_k"));
 	return f;
 }

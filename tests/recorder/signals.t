@@ -92,7 +92,7 @@ like "$(head -1 "$T/baddir/err")" "^cudainspect: snapshots cannot be written to 
 	"a snapshot directory that does not exist: said at start, not only at the crash"
 
 # --- fork -----------------------------------------------------------------------------------
-run_in "$T/fork" env CUDASIM_MODE=null CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" "$CP" fork
+run_in "$T/fork" env CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" "$CP" fork
 child=$(sed -n 's/crashprobe: child \([0-9]*\) exited 3/\1/p' "$T/fork/out")
 ok "fork: the child ran and exited 3" test -n "$child"
 parent_snap=$(ls "$T"/fork/*.cisnap | grep -v -- "-$child-exit")
@@ -103,8 +103,9 @@ hp=$(grep '^header ' "$T/parent.dump")
 hc=$(grep '^header ' "$T/child.dump")
 is "$(field pid "$hc") $(field ppid "$hc")" "$child $(field pid "$hp")" "child's record: its own pid, the parent as ppid"
 like "$hc" 'flags=0x[0-9a-f]*[89a-f] ' "child's record: flag FORKED_CHILD"
-is "$(grep '^launch ' "$T/child.dump" | sed 's/.*params=\([0-9a-f]*\).*/\1/')" "2200000000000000" \
-	"child's record: only the child's launch"
+child_result=$(sed -n "s/crashprobe: child's launch -> //p" "$T/fork/out")
+like "$(grep '^launch ' "$T/child.dump")" "result=$child_result " "child's record: the child's launch, with the driver's answer ($child_result)"
+is "$(grep -c '^launch ' "$T/child.dump")" 1 "child's record: nothing of the parent's"
 is "$(grep '^launch ' "$T/parent.dump" | sed 's/.*params=\([0-9a-f]*\).*/\1/' | tr '\n' ' ')" \
 	"1100000000000000 3300000000000000 " "parent's record: only the parent's launches"
 like "$(grep 'kind=fork' "$T/parent.dump")" "value=$child " "parent's record: a fork event naming the child"
