@@ -275,6 +275,14 @@ static CUresult sim_configure(void)
 static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
 static CUresult sim_init_result = CUDA_ERROR_NOT_INITIALIZED;
 
+/* CUDA is not usable in a child forked after initialization: its worker threads did not come
+ * along.  Every call in the child then reports CUDA_ERROR_NOT_INITIALIZED, cuInit included. */
+static void sim_forked_child(void)
+{
+	atomic_store(&sim.initialized, 0);
+	sim_init_result = CUDA_ERROR_NOT_INITIALIZED;
+}
+
 static void sim_init_once(void)
 {
 	CUresult r = sim_configure();
@@ -309,6 +317,7 @@ static void sim_init_once(void)
 		}
 	}
 	sim_init_result = CUDA_SUCCESS;
+	pthread_atfork(NULL, NULL, sim_forked_child);
 	atomic_store_explicit(&sim.initialized, 1, memory_order_release);
 }
 

@@ -5,6 +5,8 @@
 #include "simtest.h"
 
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void before_init(void)
 {
@@ -433,6 +435,27 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "errname") == 0)
 		return errnames(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		/* After fork, the child cannot use the driver the parent initialized. */
+		CUmodule m;
+		CUcontext c;
+		simtest_setup(&m);
+		pid_t pid = fork();
+		if (pid == 0) {
+			const char *a = NULL, *b = NULL;
+			cuGetErrorName(cuCtxGetCurrent(&c), &a);
+			cuGetErrorName(cuInit(0), &b);
+			printf("%s %s\n", a, b);
+			fflush(stdout);
+			_exit(0);
+		}
+		int status;
+		waitpid(pid, &status, 0);
+		const char *p = NULL;
+		cuGetErrorName(cuCtxSynchronize(), &p);
+		printf("parent %s\n", p);
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "init") == 0) {
 		const char *n = NULL;
 		cuGetErrorName(cuInit(0), &n);

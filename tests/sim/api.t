@@ -30,4 +30,6 @@ for bad in 'CUDASIM_FAULT=step@0' 'CUDASIM_FAULT=step@x' 'CUDASIM_HANG=@3' 'CUDA
 done
 is "$(CUDASIM_DEVICES=0 LD_LIBRARY_PATH=$B/sim "$B/tests/sim/api" init)" CUDA_ERROR_NO_DEVICE \
 	"CUDASIM_DEVICES=0: cuInit returns CUDA_ERROR_NO_DEVICE"
+is "$(LD_LIBRARY_PATH=$B/sim "$B/tests/sim/api" fork)" "CUDA_ERROR_NOT_INITIALIZED CUDA_ERROR_NOT_INITIALIZED
+parent CUDA_SUCCESS" "a forked child cannot use the driver; the parent still can"
 done_testing
