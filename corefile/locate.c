@@ -271,18 +271,51 @@ static void scan_segment(struct locate *lc, const struct ci_segment *seg, uint64
 	*done += (pages & 0xffff) * SCAN_PAGE;
 }
 
+/* A live process may map terabytes it never touched (ASan's shadow, reserved arenas); reading
+ * those page by page would take hours, so its larger mappings only have their first page
+ * checked.  A core holds only what was dumped, so it is scanned whole. */
+#define LIVE_SCAN_SEGMENT_MAX (16ull << 30)
+
+static bool scan_whole(const struct ci_source *src, const struct ci_segment *seg)
+{
+	return src->info.kind != CI_SOURCE_PID || seg->captured <= LIVE_SCAN_SEGMENT_MAX;
+}
+
 static void locate_by_scan(struct locate *lc)
 {
 	struct ci_source *src = lc->src;
-	uint64_t total = 0, done = 0;
-	for (size_t i = 0; i < src->seg_count; i++)
-		total += src->segs[i].captured;
-	/* The record is a writable shared mapping: look there first, everywhere else after. */
+	uint64_t total = 0, done = 0, skipped = 0;
+	const char *why;
+	/* The record is its own mapping, so it usually starts one: first pages first (cheap). */
+	for (size_t i = 0; i < src->seg_count && lc->count < CI_MAX_CANDIDATES; i++) {
+		const struct ci_segment *seg = &src->segs[i];
+		uint64_t head = 0;
+		if (seg->captured >= sizeof(struct ci_header) && !(seg->start & (SCAN_PAGE - 1))) {
+			struct ci_error *err = ci_source_read(src, seg->start, &head, sizeof head);
+			if (err)
+				ci_error_destroy(err);
+			else if (memcmp(&head, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN) == 0)
+				try_candidate(lc, seg->start, CI_LOCATE_SCAN, &why);
+		}
+		if (scan_whole(src, seg))
+			total += seg->captured;
+		else
+			skipped += seg->captured;
+	}
+	/* Then every page start (anonymous mappings merge, so a record may sit inside one),
+	 * writable segments first, everything else only if that found nothing. */
 	for (int writable = 1; writable >= 0 && !lc->count; writable--)
 		for (size_t i = 0; i < src->seg_count && lc->count < CI_MAX_CANDIDATES; i++)
-			if (((src->segs[i].flags & PF_W) != 0) == writable)
+			if (((src->segs[i].flags & PF_W) != 0) == writable && scan_whole(src, &src->segs[i]))
 				scan_segment(lc, &src->segs[i], &done, total);
 	ci_progress(src, "searching", 0, 0);
+	if (!lc->count && skipped) {
+		char size[32];
+		ci_warnings_add(&src->warnings,
+				"%s: %s of mappings larger than 16 GiB were not searched page by page for the "
+				"record (only their first page); if the record is there, search a core instead "
+				"(gcore PID)", src->name, ci_format_size(skipped, size, sizeof size));
+	}
 }
 
 /* Rank: written by this process, header agrees with where it was found, earlier method. */

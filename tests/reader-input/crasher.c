@@ -14,7 +14,8 @@
  *   persistent a MAP_SHARED file ./cudainspect-synth-PID.cirec (not dumped by default)
  *   fork       a memfd record, then fork(); the child adds its own record and crashes
  *   none       no record at all
- * --filter=HEX sets /proc/self/coredump_filter first; --touch=MIB writes that much private memory.
+ * --filter=HEX sets /proc/self/coredump_filter first; --touch=MIB writes that much private memory;
+ * --reserve=GIB maps that much and never touches it.
  * Crash: segv (write to 0x1234), abort, hang (wait for SIGTERM), writer (hang while a thread
  * keeps republishing launch entries, for seqlock tests).
  * Before crashing it prints "pid=P", "tid=T name=N" per thread and "record=ADDR" on stdout.
@@ -151,6 +152,12 @@ int main(int argc, char **argv)
 			crash_thread = atoi(argv[i] + 15);
 		else if (strncmp(argv[i], "--lib=", 6) == 0)
 			lib = argv[i] + 6;
+		else if (strncmp(argv[i], "--reserve=", 10) == 0) {
+			/* GiB of address space reserved and never touched (like ASan's shadow). */
+			size_t n = (size_t)atoll(argv[i] + 10) << 30;
+			if (n)
+				mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		}
 		else if (strncmp(argv[i], "--touch=", 8) == 0) {
 			/* MiB of private memory to write before the record (large cores for timing). */
 			size_t n = (size_t)atoll(argv[i] + 8) << 20;

@@ -59,6 +59,11 @@ dec --verify --repeat=2000 "$dir/cudainspect-synth-$pid.cirec"
 is "$rc $(field source.live)" "0 1" "persistent file of a running process read as live"
 is "$(field verify.inconsistent)" 0 "no half-written launch accepted from the shared file"
 
+start reserve --mode=none --crash=hang --threads=0 --reserve=1024
+dec --pid "$pid"
+is "$rc" 4 "a live process with 1 TiB of untouched mappings and no record: exit 4 (quickly)"
+like "$out" "1.0 TiB of mappings larger than 16 GiB were not searched page by page" "the unsearched mappings are named"
+
 dec --pid 999999999
 is "$rc" 3 "a pid that does not exist exits 3"
 like "$out" "process 999999999 does not exist" "missing pid explained"
