@@ -23,6 +23,7 @@ static const char *const ci_known_vars[] = {
 	"CUDAINSPECT_CRUMBS",	     "CUDAINSPECT_CRUMB_EVERY", "CUDAINSPECT_CRUMB_US",
 	"CUDAINSPECT_CRUMB_BARRIER", "CUDAINSPECT_CRUMB_WIDTH", "CUDAINSPECT_PARAM_BYTES",
 	"CUDAINSPECT_SIGNALS",	     "CUDAINSPECT_JIT",		"CUDAINSPECT_DRIVER",
+	"CUDAINSPECT_CLI", /* the GDB command file's, inherited by programs GDB starts */
 };
 
 /* 1 / 0 for a boolean word, -1 for anything else. */
