@@ -14,7 +14,13 @@ PROBE=$B/tests/recorder/doorprobe
 need_recorder() {
 	local p
 	if [ "${CI_SANITIZE:-}" = address ]; then
-		skip_all "preloads the recorder into programs; an ASan-built library cannot be preloaded into them (rec_unit runs under ASan instead)"
+		# The recorder is an ASan build there: its runtime must be preloaded first, and
+		# ASan turns core dumps off unless asked.
+		local asan
+		asan=$(${CC:-gcc} -print-file-name=libasan.so)
+		[ -e "$asan" ] || skip_all "no ASan runtime to preload before the ASan-built recorder"
+		REC="$asan $REC"
+		export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}disable_coredump=0:detect_leaks=0:verify_asan_link_order=0
 	fi
 	for p in libcudainspect-rec.so tests/recorder/recdump "$@"; do
 		[ -e "$B/$p" ] || skip_all "$B/$p is not built (make check builds it)"
