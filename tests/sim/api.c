@@ -420,6 +420,52 @@ static void extras(CUfunction step)
 	MUST(cuStreamDestroy(t));
 }
 
+/* CUDASIM_DEVICES=2 (api.t): each device has its own primary context, address window and UUID;
+ * copies and events work across them. */
+static int two_devices(void)
+{
+	int n = 0;
+	MUST(cuInit(0));
+	MUST(cuDeviceGetCount(&n));
+	is_int(n, 2, "two devices");
+	CUcontext c0, c1;
+	MUST(cuDevicePrimaryCtxRetain(&c0, 0));
+	MUST(cuDevicePrimaryCtxRetain(&c1, 1));
+	ok(c0 != c1, "separate primary contexts");
+	CUuuid u0, u1;
+	MUST(cuDeviceGetUuid(&u0, 0));
+	MUST(cuDeviceGetUuid(&u1, 1));
+	ok(memcmp(&u0, &u1, sizeof(u0)) != 0, "distinct UUIDs");
+	CUdeviceptr d0, d1;
+	MUST(cuCtxSetCurrent(c0));
+	MUST(cuMemAlloc(&d0, 4096));
+	MUST(cuCtxSetCurrent(c1));
+	MUST(cuMemAlloc(&d1, 4096));
+	int ord0 = -1, ord1 = -1;
+	IS_CU(cuPointerGetAttribute(&ord0, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, d0), CUDA_SUCCESS);
+	IS_CU(cuPointerGetAttribute(&ord1, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, d1), CUDA_SUCCESS);
+	ok(ord0 == 0 && ord1 == 1, "each pointer belongs to its device");
+	char in[8] = "peer", out[8] = {0};
+	MUST(cuMemcpyHtoD(d0, in, 8));
+	IS_CU(cuMemcpyDtoD(d1, d0, 8), CUDA_SUCCESS); /* unified addressing: any direction */
+	MUST(cuMemcpyDtoH(out, d1, 8));
+	is_str(out, "peer", "a copy from device 0 memory to device 1 memory");
+	CUevent ev;
+	CUstream s0, s1;
+	MUST(cuCtxSetCurrent(c0));
+	MUST(cuStreamCreate(&s0, 0));
+	MUST(cuEventCreate(&ev, 0));
+	MUST(cuEventRecord(ev, s0));
+	MUST(cuCtxSetCurrent(c1));
+	MUST(cuStreamCreate(&s1, 0));
+	IS_CU(cuStreamWaitEvent(s1, ev, 0), CUDA_SUCCESS); /* an event of another context */
+	IS_CU(cuStreamSynchronize(s1), CUDA_SUCCESS);
+	CUdevice dev = -1;
+	MUST(cuCtxGetDevice(&dev));
+	is_int(dev, 1, "the current context is device 1's");
+	return simtest_done();
+}
+
 static int errnames(int argc, char **argv)
 {
 	for (int i = 2; i < argc; i++) {
@@ -456,6 +502,8 @@ int main(int argc, char **argv)
 		printf("parent %s\n", p);
 		return 0;
 	}
+	if (argc > 1 && strcmp(argv[1], "two-devices") == 0)
+		return two_devices();
 	if (argc > 1 && strcmp(argv[1], "init") == 0) {
 		const char *n = NULL;
 		cuGetErrorName(cuInit(0), &n);

@@ -32,4 +32,6 @@ is "$(CUDASIM_DEVICES=0 LD_LIBRARY_PATH=$B/sim "$B/tests/sim/api" init)" CUDA_ER
 	"CUDASIM_DEVICES=0: cuInit returns CUDA_ERROR_NO_DEVICE"
 is "$(LD_LIBRARY_PATH=$B/sim "$B/tests/sim/api" fork)" "CUDA_ERROR_NOT_INITIALIZED CUDA_ERROR_NOT_INITIALIZED
 parent CUDA_SUCCESS" "a forked child cannot use the driver; the parent still can"
+CUDASIM_DEVICES=2 CUDASIM_MEM=1G sim_run api two-devices; ok "two devices: exits 0" test $? -eq 0
+ok "two devices: all pass" tap_clean "$T/api.tap"
 done_testing
