@@ -44,11 +44,11 @@ plant() { sed -nE "s/$2/\1/p" "$T/$1/verbose" | head -1; }
 
 normalize() {
 	sed -E -e "s|$B|BUILD|g" \
+		-e 's/\+0x[0-9a-f]+/+OFF/g' \
 		-e 's/0x[0-9a-f]{5,}/0xADDR/g' \
 		-e 's/[0-9.]+ (ns|us|ms|s) (before|after)/T \2/g' \
 		-e 's/pid [0-9]+/pid PID/g' \
 		-e 's/(T|t)hread [0-9]+/\1hread TID/g' \
-		-e 's/\+0x[0-9a-f]+/+OFF/g' \
 		-e 's/\.(c|h):[0-9]+/.\1:LINE/g' \
 		-e 's/#[0-9]+/#N/g' \
 		-e 's/host [^)]*\)/host HOST)/g'
@@ -212,14 +212,18 @@ is "$(q hang .process.live)" true "hang --pid: the process is live"
 is "$(q hang '[.threads[] | select(.frames | length > 0)] | length > 2')" true "hang --pid: threads unwound"
 out=$("$CI" --pid "$hpid" 2>&1)
 like "$out" "Unfinished kernel: $hk" "hang --pid: the summary names the stuck kernel"
-if gdb -nx -batch -iex 'set debuginfod enabled off' -p "$hpid" -ex "gcore $T/hang/gcore" >/dev/null 2>&1 &&
-	[ -s "$T/hang/gcore" ]; then
+if [ "${CI_SANITIZE:-}" = address ]; then
+	# gdb dumps every mapping, and the ASan shadow of an instrumented engine is terabytes.
+	skip "gcore of an ASan-built engine is impractical"; skip "-"; skip "-"
+elif gdb -nx -batch -iex 'set debuginfod enabled off' -p "$hpid" -ex "gcore $T/hang/gcore" \
+	>"$T/hang/gdb.out" 2>&1 && [ "$(head -c 4 "$T/hang/gcore" | od -An -c | tr -d ' ')" = 177ELF ]; then
 	"$CI" --json "$T/hang/gcore" >"$T/hang/report.json" 2>"$T/hang/gcore.err" || diag "$(cat "$T/hang/gcore.err")"
 	is "$(q hang .input.kind)" gcore "gcore: read as a gcore"
 	is "$(q hang .diagnosis.faulting_launch.kernel)" "$hk" "gcore: the stuck kernel is $hk"
 	is "$(q hang .process.signal)" null "gcore: no fatal signal"
 else
-	skip "gdb could not gcore the engine"; skip "-"; skip "-"
+	diag "$(tail -5 "$T/hang/gdb.out")"
+	skip "gdb could not write a complete gcore of the engine"; skip "-"; skip "-"
 fi
 kill -9 "$hpid" 2>/dev/null; wait "$hpid" 2>/dev/null
 done_testing

@@ -256,7 +256,8 @@ static int mb_cmp_alloc(const void *a, const void *b)
 /* Sort what the decoder sorts: live allocations by address. */
 static inline void mb_finish(struct ci_model *m)
 {
-	qsort(m->allocs, m->alloc_count, sizeof(*m->allocs), mb_cmp_alloc);
+	if (m->alloc_count)
+		qsort(m->allocs, m->alloc_count, sizeof(*m->allocs), mb_cmp_alloc);
 }
 
 #endif /* CI_TEST_MODEL_H */
