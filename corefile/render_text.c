@@ -1143,8 +1143,8 @@ static void view_fault(struct out *o)
 	for (size_t i = 0; i < d->stream_count; i++) {
 		const struct ci_stream_progress *p = &d->streams[i];
 		char label[96];
-		line(o, "  %s: breadcrumb %" PRIu64 " of %" PRIu64 " launched; %zu finished, %zu in "
-			"flight, %zu not started, %zu unknown",
+		line(o, "  %s: breadcrumb %" PRIu64 " of %" PRIu64 "; %zu finished, %zu in flight, %zu "
+			"not started, %zu unknown",
 		     ci_stream_label(m, p->stream, label, sizeof(label)), p->crumb, p->launched,
 		     p->finished, p->in_flight, p->not_started, p->unknown);
 	}

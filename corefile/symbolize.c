@@ -242,11 +242,11 @@ static void report_record_modules(struct ci_symbolizer *s, const char *exe_overr
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	if (missing)
 		ci_warnings_add(&s->warnings,
-				"%zu module%s of the record (e.g. %s) %s not on this machine; their "
+				"%zu module%s of the record (e.g. %s) %s not on this machine; %s "
 				"frames show module and offset only (use --sysroot DIR to read them from a "
 				"copy of the crashed machine's files)",
 				missing, missing == 1 ? "" : "s", first_missing,
-				missing == 1 ? "is" : "are");
+				missing == 1 ? "is" : "are", missing == 1 ? "its" : "their");
 }
 
 struct ci_error *ci_symbolizer_create(struct ci_source *src, const struct ci_model *model,

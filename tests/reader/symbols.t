@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Symbols when the files are not where the crashed process had them: --exe for a moved
+# executable (core), --sysroot for a copy of the machine's files (core and record snapshot),
+# and build-id checks that refuse a different file at the same path.
+. "$(dirname "$0")/../lib/tap.sh"
+CI=$B/cudainspect
+for f in cudainspect tests/reader-input/crasher libcudainspect-rec.so sim/libcuda.so.1 miniengine; do
+	[ -e "$B/$f" ] || skip_all "$B/$f is not built"
+done
+[ "$(cat /proc/sys/kernel/core_pattern)" = core ] || skip_all "kernel.core_pattern is not 'core'"
+unset DEBUGINFOD_URLS CUDASIM_FAULT CUDASIM_HANG
+
+# A core of a copy of the crasher, whose file then disappears.
+mkdir -p "$T/bin" "$T/run"
+cp "$B/tests/reader-input/crasher" "$T/bin/crasher"
+( ( cd "$T/run" && ulimit -c unlimited && exec "$T/bin/crasher" --crash=abort ) >/dev/null 2>&1 ) 2>/dev/null
+core=$(ls "$T"/run/core* 2>/dev/null | head -1)
+[ -n "$core" ] || skip_all "no core dump appeared"
+like "$("$CI" "$core" threads)" "main \(crasher\.c:[0-9]+\)" "with the executable in place: main (crasher.c:N)"
+mkdir -p "$T/moved" && mv "$T/bin/crasher" "$T/moved/crasher"
+out=$("$CI" "$core" threads 2>&1)
+unlike "$out" "main \(crasher\.c" "executable gone: no source lines for it"
+like "$("$CI" --exe "$T/moved/crasher" "$core" threads)" "main \(crasher\.c:[0-9]+\)" \
+	"--exe PATH: symbols and lines back"
+mkdir -p "$T/root$T/bin" && cp "$T/moved/crasher" "$T/root$T/bin/crasher"
+like "$("$CI" --sysroot "$T/root" "$core" threads)" "main \(crasher\.c:[0-9]+\)" \
+	"--sysroot DIR: the executable found under DIR"
+like "$("$CI" --sysroot "$T/root/" "$core" threads)" "main \(crasher\.c:[0-9]+\)" \
+	"--sysroot DIR/ (trailing slash) works too"
+# Another program at the same path has another build-id: not used.
+cp "$B/miniengine" "$T/root$T/bin/crasher"
+unlike "$("$CI" --sysroot "$T/root" "$core" threads 2>&1)" "main \(crasher\.c" \
+	"--sysroot: a file with another build-id is not used"
+
+# A record snapshot names its modules itself (path, load bias, build-id).
+if [ "${CI_SANITIZE:-}" = address ]; then
+	skip "the recorder cannot be preloaded into the uninstrumented engine under ASan"
+	done_testing; exit
+fi
+mkdir -p "$T/ebin" "$T/erun"
+cp "$B/miniengine" "$T/ebin/miniengine"
+( ( cd "$T/erun" && LD_LIBRARY_PATH=$B/sim LD_PRELOAD=$B/libcudainspect-rec.so CUDAINSPECT_QUIET=1 \
+	exec "$T/ebin/miniengine" --fault oob --threads 1 --streams 1 --quiet ) >/dev/null 2>&1 ) 2>/dev/null
+snap=$(ls "$T"/erun/cudainspect-*-signal.cisnap 2>/dev/null | head -1)
+[ -n "$snap" ] || { skip "no snapshot"; done_testing; exit; }
+like "$("$CI" "$snap")" "launched at forward \(miniengine\.c:[0-9]+\)" \
+	"snapshot: the launch site symbolized from the record's module table"
+mkdir -p "$T/sroot$T" && mv "$T/ebin" "$T/sroot$T/ebin"
+out=$("$CI" "$snap" 2>&1)
+unlike "$out" "forward \(miniengine\.c" "snapshot, executable gone: no symbols"
+like "$out" "is not on this machine" "... and a warning says so"
+like "$out" "use --sysroot DIR" "... and how to get them"
+like "$("$CI" --sysroot "$T/sroot" "$snap")" "launched at forward \(miniengine\.c:[0-9]+\)" \
+	"snapshot with --sysroot: symbols back"
+cp "$B/tests/reader-input/crasher" "$T/sroot$T/ebin/miniengine"
+out=$("$CI" --width 1000 --sysroot "$T/sroot" "$snap" all 2>&1)
+unlike "$out" "forward \(miniengine\.c" "snapshot with a different file under --sysroot: refused"
+like "$out" "has build-id [0-9a-f]+ but the record says [0-9a-f]+" "... and the warning names both build-ids"
+done_testing
