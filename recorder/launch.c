@@ -200,7 +200,13 @@ static void ci_crumb_after(uint32_t slot, struct ci_stream *s, uint64_t seq, uin
 				       (cuuint32_t)seq, wflags)
 			     : CI_REAL(cuStreamWriteValue64_v2, (CUstream)p->handle, at, seq, wflags);
 	if (r != CUDA_SUCCESS) {
-		ci_crumb_skip(s, CI_CRUMB_WRITE_FAILED);
+		if (r == CUDA_ERROR_NOT_SUPPORTED) {
+			/* No stream memory operations on this device: stop trying in this context. */
+			__atomic_store_n(&cp->crumb_status, CI_CRUMB_UNSUPPORTED, __ATOMIC_RELAXED);
+			__atomic_store_n(&cp->crumb_alias, 0, __ATOMIC_RELEASE);
+		}
+		ci_crumb_skip(s, r == CUDA_ERROR_NOT_SUPPORTED ? CI_CRUMB_UNSUPPORTED
+							  : CI_CRUMB_WRITE_FAILED);
 		return;
 	}
 	__atomic_store_n(&s->crumb_enqueued, seq, __ATOMIC_RELEASE);
