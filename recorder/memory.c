@@ -30,10 +30,26 @@ static struct ci_alloc *ci_alloc_at(uint64_t slot)
 	return ci_entry(CI_SEC_ALLOCS, slot);
 }
 
+static uint32_t ci_alloc_take(uint32_t match, uint64_t key);
+
+/* The kinds a new allocation of KIND can replace at the same address: an entry still live there
+ * was freed out of the recorder's sight (before it started, or through a door it does not see). */
+static uint32_t ci_alloc_class(uint32_t kind)
+{
+	return CI_MATCH(kind) & CI_MATCH_DEVICE ? CI_MATCH_DEVICE : CI_MATCH(kind);
+}
+
 void ci_on_alloc(struct ci_call *c, CUresult r, const struct ci_alloc_args *a)
 {
 	if (r != CUDA_SUCCESS || !ci_rec.base)
 		return;
+	for (uint32_t stale; (stale = ci_alloc_take(ci_alloc_class(a->kind),
+					       ci_alloc_key(a->kind, a->address, a->aux))) != CI_NONE;) {
+		struct ci_alloc *e = ci_alloc_at(stale);
+		if (ci_rec.symimage && ci_symimage_wants(e->kind))
+			ci_symimage_clear(ci_rec.symimage, stale);
+		__atomic_store_n(&e->state, CI_ALLOC_TOMB, __ATOMIC_RELEASE);
+	}
 	struct ci_sec *sec = ci_sec(CI_SEC_ALLOCS);
 	struct ci_tls *t = ci_thread();
 	ci_modules_refresh(false);
