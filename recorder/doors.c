@@ -165,6 +165,7 @@ static CUresult ci_missing(enum ci_fn fn)
 		CI_CALL(CI_PRE_##hook_, (&ci_c_ CI_COMMA_ARGS args_));                           \
 		CUresult ci_r_ = ci_fn_ args_;                                                  \
 		int ci_errno_ = errno;                                                         \
+		ci_c_.failed = ci_r_ != CUDA_SUCCESS;                                           \
 		CI_CALL(CI_HOOK_##hook_, (&ci_c_, ci_r_ CI_COMMA_ARGS args_));                   \
 		if (CI_UNLIKELY(ci_r_ != CUDA_SUCCESS))                                        \
 			CI_RECORD_ERROR(&ci_c_, ci_r_, args_);                                  \
@@ -412,6 +413,7 @@ CI_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaV
 		return ci_missing(CI_FN_cuGetProcAddress_v2);
 	struct ci_call c = CI_MANUAL_CALL(cuGetProcAddress_v2);
 	CUresult r = real(symbol, pfn, cudaVersion, flags, status);
+	c.failed = r != CUDA_SUCCESS;
 	int saved = errno;
 	r = ci_proc_address_done(&c, r, symbol, pfn, cudaVersion, flags);
 	errno = saved;
@@ -429,6 +431,7 @@ CI_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVers
 		return ci_missing(CI_FN_cuGetProcAddress);
 	struct ci_call c = CI_MANUAL_CALL(cuGetProcAddress);
 	CUresult r = real(symbol, pfn, cudaVersion, flags);
+	c.failed = r != CUDA_SUCCESS;
 	int saved = errno;
 	r = ci_proc_address_done(&c, r, symbol, pfn, cudaVersion, flags);
 	errno = saved;

@@ -160,7 +160,7 @@ void ci_on_sync(struct ci_call *c, CUresult r, uint32_t kind, uint64_t handle)
 		CI_REAL(cuCtxGetCurrent, &cur);
 		handle = CI_U64(cur);
 	}
-	c->ctx = ci_ctx_slot((CUcontext)handle);
+	c->ctx = c->failed ? ci_map_get(&ci_rec.ctx_map, handle) : ci_ctx_slot((CUcontext)handle);
 	ci_event_record(c, kind, r, handle, 0, 0, done - c->t0);
 }
 

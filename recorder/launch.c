@@ -329,6 +329,9 @@ void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 	if (a->func) {
 		if (a->func == t->last_func) {
 			fslot = t->last_fslot;
+		} else if (r != CUDA_SUCCESS) {
+			/* Maybe not a function at all: look it up, ask the driver nothing. */
+			fslot = ci_map_get(&ci_rec.func_map, a->func);
 		} else {
 			fslot = ci_function_slot(a->func);
 			t->last_func = fslot != CI_NONE ? a->func : 0;

@@ -293,8 +293,10 @@ uint32_t ci_stream_slot(CUstream h, const struct ci_call *call)
 	else if (!h)
 		kind = call->flags & CI_F_PTSZ ? CI_STREAM_PER_THREAD : CI_STREAM_LEGACY;
 	else {
+		/* A handle first seen in a call the driver refused may be garbage: do not ask the
+		 * driver about it. */
 		uint32_t slot = ci_map_get(&ci_rec.stream_map, CI_U64(h));
-		return slot != CI_NONE ? slot : ci_stream_discover(h);
+		return slot != CI_NONE || call->failed ? slot : ci_stream_discover(h);
 	}
 	/* A default stream belongs to the current context. */
 	struct ci_tls *t = ci_thread();

@@ -87,6 +87,7 @@ struct ci_call {
 	uint32_t ctx;      /* context slot, likewise */
 	uint32_t stack;    /* stack id once captured (0 = not yet) */
 	uint32_t pre_slot; /* scratch from a _pre hook */
+	uint32_t failed;   /* the driver refused the call: its handles may be garbage, ask nothing */
 	uint64_t pre_value;
 };
 
