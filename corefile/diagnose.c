@@ -402,14 +402,8 @@ struct attr_vec {
 
 static int attr_push(struct attr_vec *av, const struct ci_attribution *a)
 {
-	if (av->n == av->cap) {
-		size_t cap = av->cap ? av->cap * 2 : 16;
-		struct ci_attribution *v = realloc(av->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		av->v = v;
-		av->cap = cap;
-	}
+	if (ci_vec_reserve((void **)&av->v, &av->cap, av->n + 1, sizeof(*av->v)))
+		return -1;
 	av->v[av->n++] = *a;
 	return 0;
 }

@@ -19,6 +19,10 @@
 const struct ci_frame *ci_symbolize_cached(struct ci_symbolizer *sym, uint64_t address,
 					   bool is_return, size_t *n);
 
+/* Make room for NEED elements of ELEM bytes in the growable array *ARR of capacity *CAP
+ * (doubling).  Returns -1 on out-of-memory, leaving the array as it was. */
+int ci_vec_reserve(void **arr, size_t *cap, size_t need, size_t elem);
+
 /* Demangled C++ name (malloc'd) or NULL when NAME is not mangled or no demangler is available
  * (libstdc++'s __cxa_demangle, loaded on first use). */
 char *ci_demangle(const char *name);

@@ -68,6 +68,21 @@ char *ci_scrub(const char *s, char *buf, size_t n)
 	return buf;
 }
 
+int ci_vec_reserve(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 8;
+	while (n < need)
+		n *= 2;
+	void *v = realloc(*arr, n * elem);
+	if (!v)
+		return -1;
+	*arr = v;
+	*cap = n;
+	return 0;
+}
+
 char *ci_fmt_count(uint64_t v, char *buf, size_t n)
 {
 	char digits[32];

@@ -449,20 +449,16 @@ static void summary_fault(struct out *o)
 	fputc('\n', o->f);
 	switch (d->verdict) {
 	case CI_VERDICT_DEVICE_FAULT:
+	case CI_VERDICT_PENDING:
 		if (d->faulting_launch < 0) {
+			if (d->verdict == CI_VERDICT_PENDING)
+				return;
 			heading(o, "Faulting kernel: not identified");
 			para(o, "  ", 2, d->reasoning);
 			return;
 		}
-		snprintf(buf, sizeof(buf), "Faulting kernel: %s   [confidence: %s]",
-			 ci_launch_kernel_name(o->m, &o->m->launches[d->faulting_launch], name,
-					       sizeof(name)),
-			 ci_confidence_name(d->confidence));
-		break;
-	case CI_VERDICT_PENDING:
-		if (d->faulting_launch < 0)
-			return;
-		snprintf(buf, sizeof(buf), "Unfinished kernel: %s   [confidence: %s]",
+		snprintf(buf, sizeof(buf), "%s kernel: %s   [confidence: %s]",
+			 d->verdict == CI_VERDICT_PENDING ? "Unfinished" : "Faulting",
 			 ci_launch_kernel_name(o->m, &o->m->launches[d->faulting_launch], name,
 					       sizeof(name)),
 			 ci_confidence_name(d->confidence));

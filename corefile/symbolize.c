@@ -411,15 +411,9 @@ struct frame_vec {
 
 static struct ci_frame *frame_push(struct frame_vec *fv)
 {
-	if (fv->n == fv->cap) {
-		size_t cap = fv->cap ? fv->cap * 2 : 4;
-		struct ci_frame *v = realloc(fv->v, cap * sizeof(*v));
-		if (!v) {
-			fv->failed = true;
-			return NULL;
-		}
-		fv->v = v;
-		fv->cap = cap;
+	if (ci_vec_reserve((void **)&fv->v, &fv->cap, fv->n + 1, sizeof(*fv->v))) {
+		fv->failed = true;
+		return NULL;
 	}
 	struct ci_frame *f = &fv->v[fv->n++];
 	memset(f, 0, sizeof(*f));
@@ -711,19 +705,11 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	bool activation = false;
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
-	if (pv->n == pv->cap) {
-		size_t cap = pv->cap ? pv->cap * 2 : 32;
-		uint64_t *p = realloc(pv->pc, cap * sizeof(*p));
-		if (p)
-			pv->pc = p;
-		bool *a = p ? realloc(pv->activation, cap * sizeof(*a)) : NULL;
-		if (a)
-			pv->activation = a;
-		if (!p || !a) {
-			pv->failed = true;
-			return DWARF_CB_ABORT;
-		}
-		pv->cap = cap;
+	size_t cap = pv->cap;
+	if (ci_vec_reserve((void **)&pv->pc, &cap, pv->n + 1, sizeof(*pv->pc)) ||
+	    ci_vec_reserve((void **)&pv->activation, &pv->cap, pv->n + 1, sizeof(*pv->activation))) {
+		pv->failed = true;
+		return DWARF_CB_ABORT;
 	}
 	pv->pc[pv->n] = pc;
 	pv->activation[pv->n] = activation;
@@ -798,15 +784,9 @@ static int fill_stack(struct ci_symbolizer *sym, struct ci_thread_stack *t, stru
 static int thread_cb(Dwfl_Thread *thread, void *arg)
 {
 	struct unwind_ctx *u = arg;
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 8;
-		struct ci_thread_stack *v = realloc(u->v, cap * sizeof(*v));
-		if (!v) {
-			u->failed = true;
-			return DWARF_CB_ABORT;
-		}
-		u->v = v;
-		u->cap = cap;
+	if (ci_vec_reserve((void **)&u->v, &u->cap, u->n + 1, sizeof(*u->v))) {
+		u->failed = true;
+		return DWARF_CB_ABORT;
 	}
 	struct ci_thread_stack *t = &u->v[u->n++];
 	memset(t, 0, sizeof(*t));

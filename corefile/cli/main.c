@@ -72,24 +72,27 @@ static const struct {
 	{ "all", CI_VIEW_ALL },
 };
 
+static void vsay(const char *fmt, va_list ap, const char *tail)
+{
+	fputs("cudainspect: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(tail, stderr);
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("cudainspect: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(fmt, ap, "\n");
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("cudainspect: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(fmt, ap, "\nTry 'cudainspect --help'.\n");
 	va_end(ap);
-	fputs("\nTry 'cudainspect --help'.\n", stderr);
 	return CI_EXIT_USAGE;
 }
 
