@@ -77,6 +77,9 @@ done
 # A real core of a process that holds a record, and one without.
 core=$(with_core "$FX/crasher" --threads=2 --crash=abort --launches=40 --allocs=6 --frees=2 --errors=2)
 [ -n "$core" ] || { skip "no core dump appeared (ulimit/core_pattern?)"; done_testing; exit; }
+# The same core claiming to be 32-bit: refused.
+cp "$core" "$T/class32" && printf '\001' | dd of="$T/class32" bs=1 seek=4 conv=notrunc 2>/dev/null
+bad_input "an ELF core of the wrong class" "$T/class32"
 run "$core"
 is "$rc" 0 "a core with a record: exit 0"
 like "$out" "Signal +SIGABRT received by thread [0-9]+ \"rec-main\"" "the signal and the thread's record name"

@@ -22,6 +22,15 @@ out=$("$CI" "$core" threads 2>&1)
 unlike "$out" "main \(crasher\.c" "executable gone: no source lines for it"
 like "$("$CI" --exe "$T/moved/crasher" "$core" threads)" "main \(crasher\.c:[0-9]+\)" \
 	"--exe PATH: symbols and lines back"
+# The missing executable is what libdw would ask debuginfod for: only with --debuginfod.
+if [ -e /usr/lib/x86_64-linux-gnu/libdebuginfod.so.1 ] || ldconfig -p 2>/dev/null | grep -q libdebuginfod; then
+	dbg() { DEBUGINFOD_CACHE_PATH=$T/dcache DEBUGINFOD_URLS=http://127.0.0.1:1/ DEBUGINFOD_VERBOSE=1 \
+		"$CI" "$@" "$core" threads 2>&1 >/dev/null; }
+	like "$(dbg)" 'server urls ""' "DEBUGINFOD_URLS is ignored without --debuginfod"
+	like "$(dbg --debuginfod)" 'server urls "http://127.0.0.1:1/"' "--debuginfod asks the servers in DEBUGINFOD_URLS"
+else
+	skip "libdebuginfod is not installed"; skip "-"
+fi
 mkdir -p "$T/root$T/bin" && cp "$T/moved/crasher" "$T/root$T/bin/crasher"
 like "$("$CI" --sysroot "$T/root" "$core" threads)" "main \(crasher\.c:[0-9]+\)" \
 	"--sysroot DIR: the executable found under DIR"
