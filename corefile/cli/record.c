@@ -352,6 +352,14 @@ int cli_record(int argc, char **argv)
 	snprintf(comm, sizeof(comm), "%s", base ? base + 1 : cmd[0]);
 	char *piped = NULL;
 	char *core = WCOREDUMP(status) ? find_core(pid, comm, start, &piped) : NULL;
+	if (core) {
+		/* An absolute path, so that the commands the report suggests work from anywhere. */
+		char *abs = realpath(core, NULL);
+		if (abs) {
+			free(core);
+			core = abs;
+		}
+	}
 	const char *snapdir = getenv(SNAPSHOT_DIR_ENV);
 	char *snap = find_snapshot(snapdir ? snapdir : ".", pid, start);
 	if (!snap && persistent && absdir)

@@ -28,7 +28,7 @@ mkdir -p run && cd run || exit 1
 is "$rc" 134 "record: the engine's SIGABRT gives 128+6"
 err=$(cat "$T/err") out=$(cat "$T/out")
 like "$err" "killed by signal 6 \(Aborted\) and dumped core" "record says the engine died and dumped core"
-like "$err" "core dump: core" "record says where the core is"
+like "$err" "core dump: $T/run/core" "record says where the core is (absolute path)"
 like "$err" "record snapshot: $T/snaps/cudainspect-.*-signal\.cisnap" "record says where the snapshot is"
 ok "the snapshot exists" ls "$T"/snaps/cudainspect-*-signal.cisnap
 like "$out" "Faulting kernel: paged_attention" "record prints the summary of the core"
