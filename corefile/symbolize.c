@@ -747,8 +747,11 @@ static int fill_stack(struct ci_symbolizer *sym, struct ci_thread_stack *t, stru
 	thread_label(sym, t);
 	if (r == -1) {
 		const char *msg = dwfl_errmsg(-1);
-		if (asprintf(&t->note, "unwinding stopped after %zu frame%s: %s", pv->n,
-			     pv->n == 1 ? "" : "s", msg ? msg : "unknown error") < 0)
+		bool eperm = sym->mode == SYM_PID && msg && strstr(msg, "not permitted");
+		if (asprintf(&t->note, "unwinding stopped after %zu frame%s: %s%s", pv->n,
+			     pv->n == 1 ? "" : "s", msg ? msg : "unknown error",
+			     eperm ? " (is a debugger attached, or does kernel.yama.ptrace_scope forbid "
+				     "it?)" : "") < 0)
 			t->note = NULL;
 	} else if (pv->n >= pv->max) {
 		if (asprintf(&t->note, "stopped at %zu frames (the limit)", pv->max) < 0)
