@@ -270,14 +270,6 @@ static void *ci_swap(void *p, const char *name)
 	}
 }
 
-static bool ci_is_wrapper(const void *p)
-{
-	for (int i = 0; i < CI_FN_COUNT; i++)
-		if (ci_wrapper[i] == p)
-			return true;
-	return false;
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* Door (b): dlsym                                                                            */
 
@@ -452,27 +444,27 @@ static bool ci_resolve_driver(void)
 	void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
 	if (!h)
 		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h && ci_cfg.driver[0])
-		ci_say("cannot open CUDAINSPECT_DRIVER=%s (%s); using the driver the program loaded",
-		       path, dlerror());
-	int found = 0;
+	char why[256] = "";
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(why, sizeof why, ": %s", e ? e : "not found");
+		if (ci_cfg.driver[0])
+			ci_say("cannot open CUDAINSPECT_DRIVER=%s (%s); using the driver the program "
+			       "loaded", path, why + 2);
+	}
 	for (int i = 0; i < CI_FN_COUNT; i++) {
-		void *p = h ? ci_real_dlsym(h, ci_fn_name[i]) : NULL;
-		/* No handle (or a symbol the handle lacks): the next definition after ours. */
-		if (!p)
-			p = ci_real_dlsym(RTLD_NEXT, ci_fn_name[i]);
-		if (p == ci_wrapper[i] || ci_is_wrapper(p))
+		/* Without a handle, the next definition after the recorder's own (the driver the
+		 * program linked).  A symbol the driver lacks stays NULL. */
+		void *p = h ? ci_real_dlsym(h, ci_fn_name[i]) : ci_real_dlsym(RTLD_NEXT, ci_fn_name[i]);
+		if (p == ci_wrapper[i])
 			p = NULL; /* CUDAINSPECT_DRIVER names the recorder itself */
 		ci_real[i] = p;
-		found += p != NULL;
 	}
 	if (!ci_real[CI_FN_cuInit]) {
-		ci_say("cannot find the CUDA driver (%s%s%s); recording disabled, CUDA calls fail "
-		       "as they would without a driver",
-		       path, h ? "" : ": ", h ? "" : dlerror());
+		ci_say("cannot find the CUDA driver (%s%s); recording disabled, CUDA calls fail as "
+		       "they would without a driver", path, why);
 		return false;
 	}
-	(void)found;
 	return true;
 }
 

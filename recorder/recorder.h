@@ -62,7 +62,7 @@ extern const uint8_t ci_fn_flags[CI_FN_COUNT];
 	(ci_real[CI_FN_##name] ? ((__typeof__(&name))ci_real[CI_FN_##name])(__VA_ARGS__)   \
 			       : CUDA_ERROR_NOT_FOUND)
 
-/* Recorder state: CI_OFF until the first door is used, then CI_PASS (driver resolved, nothing
+/* Recorder state: CI_UNINIT until the first door is used, then CI_PASS (driver resolved, nothing
  * recorded) or CI_ON. */
 enum ci_run_state { CI_UNINIT = 0, CI_PASS = 1, CI_ON = 2 };
 extern int ci_run_state; /* atomic */
@@ -179,8 +179,9 @@ struct ci_stream_priv {
 	uint32_t ctx;             /* context slot */
 	uint32_t kind;
 	uint32_t destroyed;       /* atomic */
-	uint32_t pad[9];
+	uint32_t pad[9];          /* to 64 bytes: one cache line per stream */
 };
+_Static_assert(sizeof(struct ci_stream_priv) == 64, "ci_stream_priv is one cache line");
 
 /* Per-context state that is not part of the format. */
 struct ci_ctx_priv {
@@ -192,9 +193,6 @@ struct ci_ctx_priv {
 	uint32_t crumb_ready;     /* 0 = not tried, 1 = being set up, 2 = done (atomic) */
 	uint32_t device;          /* device slot */
 };
-
-/* Per-allocation-slot state for the free ring (the allocation's free-time data is not in the
- * live entry). */
 
 struct ci_rec {
 	uint8_t *base;
