@@ -28,6 +28,15 @@ static void launch(CUfunction f, CUstream s, uint64_t tag)
 	CHECK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
 }
 
+/* Stream S waits until the host sets *FLAG (on its own page) to 1. */
+static void wait_for(CUstream s, uint32_t *flag)
+{
+	CUdeviceptr d;
+	CHECK(cuMemHostRegister(flag, sizeof *flag, CU_MEMHOSTREGISTER_DEVICEMAP));
+	CHECK(cuMemHostGetDevicePointer(&d, flag, 0));
+	CHECK(cuStreamWaitValue32(s, d, 1, CU_STREAM_WAIT_VALUE_GEQ));
+}
+
 int main(void)
 {
 	CUmodule mod;
@@ -43,10 +52,7 @@ int main(void)
 		launch(ok_k, b, 0xb0 + i);
 	CHECK(cuStreamSynchronize(b));
 	static uint32_t never __attribute__((aligned(4096)));
-	CUdeviceptr dnever;
-	CHECK(cuMemHostRegister(&never, sizeof never, CU_MEMHOSTREGISTER_DEVICEMAP));
-	CHECK(cuMemHostGetDevicePointer(&dnever, &never, 0));
-	CHECK(cuStreamWaitValue32(b, dnever, 1, CU_STREAM_WAIT_VALUE_GEQ));
+	wait_for(b, &never);
 	launch(ok_k, b, 0xb4);
 	launch(ok_k, b, 0xb5);
 
@@ -58,10 +64,7 @@ int main(void)
 		launch(ok_k, a, 0xa0 + i);
 	CHECK(cuStreamSynchronize(a));
 	static uint32_t go __attribute__((aligned(4096)));
-	CUdeviceptr dgo;
-	CHECK(cuMemHostRegister(&go, sizeof go, CU_MEMHOSTREGISTER_DEVICEMAP));
-	CHECK(cuMemHostGetDevicePointer(&dgo, &go, 0));
-	CHECK(cuStreamWaitValue32(a, dgo, 1, CU_STREAM_WAIT_VALUE_GEQ));
+	wait_for(a, &go);
 	launch(bad_k, a, 0xa6);
 	for (int i = 7; i <= 10; i++)
 		launch(ok_k, a, 0xa0 + i);
