@@ -35,7 +35,8 @@ kill "$probe"; wait "$probe" 2>/dev/null
 under_gdb() {
 	gdb_batch -x "$CMDS" -iex "jit-reader-load $PLUGIN" \
 		-iex "set environment LD_LIBRARY_PATH=$B/sim" -iex "set environment LD_PRELOAD=$REC" \
-		-iex 'set environment CUDAINSPECT_QUIET=1' -iex 'set startup-with-shell off' "$@"
+		-iex 'set environment CUDAINSPECT_QUIET=1' -iex 'set startup-with-shell off' \
+		-iex "set environment CUDAINSPECT_SNAPSHOT_DIR=$T" -iex "cd $T" "$@"
 }
 out=$(under_gdb -ex run -ex 'print probe_live' \
 	-ex 'echo @@begin@@\n' -ex 'cuda summary' -ex 'printf "exit=%d\n", $_shell_exitcode' \
