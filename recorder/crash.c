@@ -39,7 +39,11 @@ static bool ci_handlers_installed; /* survives fork: the child inherits the hand
 static bool ci_atfork_installed;
 static int ci_in_fatal;     /* atomic: 0, CI_FATAL_BUSY while the first handler works, CI_FATAL_DONE */
 enum { CI_FATAL_BUSY = 1, CI_FATAL_DONE = 2 };
-static int ci_sticky_seen;  /* atomic */
+enum { CI_STICKY_NONE, CI_STICKY_BUSY, CI_STICKY_DONE };
+static int ci_sticky_state; /* atomic: the first sticky error, being handled, handled */
+/* Longest wait for another thread's GDB registration (only a debugger makes it slow: it stops
+ * the process to read each object, and the plugin decodes the record). */
+#define CI_JIT_WAIT_MS 5000
 static int ci_snapshot_busy; /* atomic: tid of the thread writing a snapshot, 0 if none */
 
 /* <dir>/cudainspect-<host>-<pid>- , built when the record is created (no formatting in a
@@ -262,13 +266,37 @@ static void ci_snapshot_prepare(void)
 		       "writable directory", dir, strerror(errno));
 }
 
+bool ci_sticky_claim(void)
+{
+	int expected = CI_STICKY_NONE;
+	return __atomic_compare_exchange_n(&ci_sticky_state, &expected, CI_STICKY_BUSY, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+/* The thread that claimed the first sticky error: GDB first (the record, whose registration
+ * makes the plugin print the summary, and the symbol image as it is now), then the snapshot. */
 void ci_sticky_error_seen(void)
 {
-	if (__atomic_exchange_n(&ci_sticky_seen, 1, __ATOMIC_ACQ_REL))
-		return;
-	ci_jit_refresh_symbols();
+	ci_jit_refresh(true, CI_JIT_WAIT_MS);
+	__atomic_store_n(&ci_sticky_state, CI_STICKY_DONE, __ATOMIC_RELEASE);
 	if (ci_cfg.snapshot_mask & 1u << CI_SNAP_STICKY_ERROR)
 		ci_snapshot_write(CI_SNAP_STICKY_ERROR);
+}
+
+/* Any other thread returning an error meanwhile: an engine aborts on it, and a debugger would
+ * stop the process with the registration half done.  Microseconds without a debugger. */
+void ci_sticky_wait(void)
+{
+	for (int i = 0; __atomic_load_n(&ci_sticky_state, __ATOMIC_ACQUIRE) == CI_STICKY_BUSY; i++) {
+		if (i < 1000) {
+			CI_PAUSE();
+			continue;
+		}
+		if (i >= 1000 + CI_JIT_WAIT_MS)
+			break;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -298,7 +326,9 @@ static void ci_on_fatal(int sig, siginfo_t *info, void *uc)
 					 __ATOMIC_RELAXED);
 		__atomic_store_n(&h->end_monotonic_ns, ci_now(), __ATOMIC_RELAXED);
 		__atomic_store_n(&h->state, CI_STATE_SIGNALED, __ATOMIC_RELEASE);
-		ci_jit_refresh_symbols();
+		/* The symbol image as it is now (the record's summary was shown at the sticky
+		 * error, if any; a debugger stops on the signal before this handler runs). */
+		ci_jit_refresh(false, CI_JIT_WAIT_MS);
 		if (ci_cfg.snapshot_mask & 1u << CI_SNAP_SIGNAL)
 			ci_snapshot_write_waiting(CI_SNAP_SIGNAL, true);
 		__atomic_store_n(&ci_in_fatal, CI_FATAL_DONE, __ATOMIC_RELEASE);
@@ -381,9 +411,8 @@ static void ci_fork_child(void)
 	}
 	ci_modules_forget();
 	ci_crumbs_forget();
-	ci_events_forget();
 	ci_in_fatal = 0;
-	ci_sticky_seen = 0;
+	ci_sticky_state = CI_STICKY_NONE;
 	ci_snapshot_busy = 0;
 	ci_captures_active = 0;
 	ci_doors_after_fork_child();

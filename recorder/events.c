@@ -40,13 +40,6 @@ bool ci_result_is_sticky(CUresult r)
 	}
 }
 
-static int ci_first_sticky; /* atomic */
-
-void ci_events_forget(void)
-{
-	ci_first_sticky = 0;
-}
-
 /* "name=value, ..." in at most LEN bytes: small unsigned values in decimal, the rest in hex. */
 static void ci_format_args(char *out, size_t len, const char *names, const uint64_t *vals,
 			   const uint8_t *is_signed, unsigned n)
@@ -93,7 +86,7 @@ void ci_error_record(struct ci_call *c, CUresult result, const char *args, const
 		c->ctx = ci_ctx_current_slot();
 	ci_modules_refresh(false);
 	bool sticky = ci_result_is_sticky(result);
-	bool first = sticky && !__atomic_exchange_n(&ci_first_sticky, 1, __ATOMIC_ACQ_REL);
+	bool first = sticky && ci_sticky_claim();
 
 	uint64_t seq;
 	struct ci_api_error *e = ci_ring_claim(CI_SEC_ERRORS, &seq);
@@ -114,6 +107,8 @@ void ci_error_record(struct ci_call *c, CUresult result, const char *args, const
 	}
 	if (first)
 		ci_sticky_error_seen();
+	else
+		ci_sticky_wait();
 }
 
 void ci_event_record(struct ci_call *c, uint32_t kind, CUresult r, uint64_t a, uint64_t b,

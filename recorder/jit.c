@@ -14,6 +14,9 @@
  * --strip-all: that removes the local symbols GDB needs (--strip-debug is fine).
  */
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "recorder.h"
 #include "symimage.h"
@@ -44,18 +47,30 @@ void __attribute__((noinline, used)) __jit_debug_register_code(void)
 }
 
 #define CI_JIT_ENTRIES 256 /* the record plus up to 255 symbol image parts */
-static struct jit_code_entry ci_jit_entries[CI_JIT_ENTRIES];
+/* Two entries per registered object: a refresh links the spare one (GDB reads the object
+ * afresh) before it unlinks the one GDB had, so that at no moment is a part of the image, or
+ * the record, missing from the list - not for a debugger that stops the process in between, nor
+ * in a core dumped in between.  Both entries of a pair name the same bytes. */
+static struct jit_code_entry ci_jit_entries[CI_JIT_ENTRIES][2];
+static uint8_t ci_jit_live[CI_JIT_ENTRIES]; /* which of the pair is linked */
 static uint32_t ci_jit_count;
-static int ci_jit_busy; /* atomic: one (un)registration at a time, signal handlers included */
+static int ci_jit_busy; /* atomic: tid of the thread (un)registering, 0 if none */
 
-static bool ci_jit_lock(void)
+/* Take the registration lock, waiting up to WAIT_MS for another thread (never for this one: a
+ * signal handler may interrupt its own thread's refresh).  Async-signal-safe. */
+static bool ci_jit_lock(int wait_ms)
 {
-	for (int i = 0; i < 100000; i++) {
-		if (!__atomic_exchange_n(&ci_jit_busy, 1, __ATOMIC_ACQUIRE))
+	int me = (int)syscall(SYS_gettid);
+	for (int i = 0;; i++) {
+		int expected = 0;
+		if (__atomic_compare_exchange_n(&ci_jit_busy, &expected, me, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
 			return true;
-		CI_PAUSE();
+		if (expected == me || i >= wait_ms)
+			return false;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
 	}
-	return false;
 }
 
 static void ci_jit_unlock(void)
@@ -91,39 +106,46 @@ static void ci_jit_unlink(struct jit_code_entry *e)
 	e->next_entry = e->prev_entry = NULL;
 }
 
+static void ci_jit_set(uint32_t i, const void *addr, uint64_t size)
+{
+	for (int k = 0; k < 2; k++) {
+		ci_jit_entries[i][k].symfile_addr = addr;
+		ci_jit_entries[i][k].symfile_size = size;
+	}
+	ci_jit_live[i] = 0;
+}
+
 void ci_jit_register(void)
 {
-	if (!ci_cfg.jit || !ci_rec.base || !ci_jit_lock())
+	if (!ci_cfg.jit || !ci_rec.base || !ci_jit_lock(0))
 		return;
 	uint32_t n = 0;
-	ci_jit_entries[n].symfile_addr = (const char *)ci_rec.base;
-	ci_jit_entries[n].symfile_size = ci_rec.size;
-	n++;
+	ci_jit_set(n++, ci_rec.base, ci_rec.size);
 	if (ci_rec.symimage) {
 		uint32_t cap = (uint32_t)ci_sec(CI_SEC_ALLOCS)->capacity;
 		size_t off, size;
-		for (uint32_t p = 0; n < CI_JIT_ENTRIES && ci_symimage_part(cap, p, &off, &size); p++) {
-			ci_jit_entries[n].symfile_addr = (const char *)ci_rec.symimage + off;
-			ci_jit_entries[n].symfile_size = size;
-			n++;
-		}
+		for (uint32_t p = 0; n < CI_JIT_ENTRIES && ci_symimage_part(cap, p, &off, &size); p++)
+			ci_jit_set(n++, (const char *)ci_rec.symimage + off, size);
 	}
 	for (uint32_t i = 0; i < n; i++)
-		ci_jit_link(&ci_jit_entries[i]);
-	ci_jit_count = n;
+		ci_jit_link(&ci_jit_entries[i][0]);
+	__atomic_store_n(&ci_jit_count, n, __ATOMIC_RELEASE);
 	ci_jit_unlock();
 }
 
-/* GDB reads a symbol file when it is registered: re-register the symbol image so a debugger
- * attached to the live process sees the allocations as they are now (after the first sticky
- * error, at a fatal signal).  Async-signal-safe: gives up rather than wait. */
-void ci_jit_refresh_symbols(void)
+/* GDB reads an object when it is registered, not when it changes: register the symbol image
+ * (and, with RECORD, the record, which makes the plugin print the summary) again so that a
+ * debugger attached to the live process sees them as they are now.  Waits up to WAIT_MS for a
+ * refresh in progress on another thread.  Async-signal-safe. */
+void ci_jit_refresh(bool record, int wait_ms)
 {
-	if (!ci_jit_count || __atomic_exchange_n(&ci_jit_busy, 1, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&ci_jit_count, __ATOMIC_ACQUIRE) || !ci_jit_lock(wait_ms))
 		return;
-	for (uint32_t i = 1; i < ci_jit_count; i++) {
-		ci_jit_unlink(&ci_jit_entries[i]);
-		ci_jit_link(&ci_jit_entries[i]);
+	for (uint32_t i = record ? 0 : 1; i < ci_jit_count; i++) {
+		uint8_t live = ci_jit_live[i];
+		ci_jit_link(&ci_jit_entries[i][!live]);
+		ci_jit_unlink(&ci_jit_entries[i][live]);
+		ci_jit_live[i] = !live;
 	}
 	ci_jit_unlock();
 }
@@ -132,8 +154,9 @@ void ci_jit_refresh_symbols(void)
 void ci_jit_forget(void)
 {
 	for (uint32_t i = 0; i < ci_jit_count; i++)
-		ci_jit_unlink(&ci_jit_entries[i]);
+		ci_jit_unlink(&ci_jit_entries[i][ci_jit_live[i]]);
 	memset(ci_jit_entries, 0, sizeof ci_jit_entries);
+	memset(ci_jit_live, 0, sizeof ci_jit_live);
 	ci_jit_count = 0;
 	ci_jit_busy = 0;
 }

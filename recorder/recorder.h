@@ -381,16 +381,22 @@ extern int ci_captures_active; /* atomic: captures begun and not yet ended */
 void ci_crash_install(void);
 /* Write a snapshot of the record for REASON; returns true on success. */
 bool ci_snapshot_write(enum ci_snapshot_reason reason);
+/* The first sticky error: CLAIM it (true for one caller only, who must then call
+ * ci_sticky_error_seen); WAIT (bounded) while that caller is still re-registering with GDB, so
+ * that a thread about to abort on an error does not stop a debugger before it. */
+bool ci_sticky_claim(void);
 void ci_sticky_error_seen(void);
+void ci_sticky_wait(void);
 void ci_jit_register(void);
-void ci_jit_refresh_symbols(void);
+/* Register the symbol image (and the record when RECORD) with GDB again, waiting up to
+ * WAIT_MS for another thread's refresh.  Async-signal-safe. */
+void ci_jit_refresh(bool record, int wait_ms);
 
 /* Fork child: each part lets go of what belonged to the parent's record. */
 void ci_doors_after_fork_child(void);
 void ci_jit_forget(void);
 void ci_modules_forget(void);
 void ci_crumbs_forget(void);
-void ci_events_forget(void);
 /* A context went away: breadcrumb aliases registered through it may be stale. */
 void ci_crumbs_ctx_gone(uint32_t ctx_slot);
 

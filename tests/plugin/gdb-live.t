@@ -50,16 +50,33 @@ like "$got" '^cudainspect: no CUDA failure in gdbprobe' "run: cuda summary reads
 like "$got" 'exit=0$' "run: cuda summary exit code 0"
 unlike "$out" 'Segmentation|internal-error' "run: no crash"
 
-# The engine's planted fault: the recorder re-registers its symbol image at the first sticky
-# error, so when the engine aborts under GDB its allocations are symbols.  Allocation 1 (the
-# first weight tensor) is never freed; its address must be the one the CLI reports.  One worker
-# thread: with several, another thread may abort while the first is still re-registering.
-out=$(under_gdb -ex run -ex 'print &cuda_alloc_1' -ex 'echo @@begin@@\n' -ex 'cuda json allocs' \
-	-ex 'echo @@end@@\n' -ex kill --args "$B/miniengine" --fault oob --quiet --threads 1)
+# The engine's planted fault, with four worker threads: the recorder re-registers the record and
+# its symbol image at the first sticky error, and every other thread that returns an error
+# meanwhile waits for that, so when one of them aborts under GDB the plugin has printed the
+# summary and every live allocation is a symbol.  Allocation 1 (the first weight tensor) is never
+# freed; its address must be the one the CLI reports.  After the error every call fails, so the
+# live allocations at the stop are those registered at the error.
+out=$(under_gdb -ex run -ex 'print &cuda_alloc_1' -ex 'echo @@syms@@\n' \
+	-ex 'info variables ^cuda_alloc_[0-9]*$' -ex 'echo @@begin@@\n' -ex 'cuda json allocs' \
+	-ex 'echo @@end@@\n' -ex kill --args "$B/miniengine" --fault oob --quiet --threads 4)
 like "$out" 'received signal SIGABRT' "run engine: stops on the CUDA error's abort"
+summary_at=$(grep -n -m1 '^cudainspect: CUDA device fault in miniengine' <<<"$out" | cut -d: -f1)
+abort_at=$(grep -n -m1 'received signal SIGABRT' <<<"$out" | cut -d: -f1)
+ok "run engine: the plugin printed the summary at the sticky error, before the abort" \
+	test -n "$summary_at" -a -n "$abort_at" -a "${summary_at:-0}" -lt "${abort_at:-0}"
 json=$(printf '%s\n' "$out" | sed -n '/^@@begin@@$/,/^@@end@@$/p' | sed '1d;$d')
 a1=$(jq -r 'first(.allocations[] | select(.id == 1) | .address_hex) // empty' <<<"$json")
 ok "run engine: cuda json allocs lists allocation 1" test -n "$a1"
 like "$out" "^\\\$1 = \\(<data variable, no debug info> \\*\\) $a1 <cuda_alloc_1>" \
 	"run engine: cuda_alloc_1 is a symbol at the CLI's address (refreshed at the sticky error)"
+# Every live allocation the symbol image covers (recorder/symimage.h: not host-registered
+# memory, address reservations or cuMemCreate handles), as "ADDRESS cuda_alloc_ID".
+want=$(jq -r '.allocations[] | select(.size > 0 and (.kind | IN("host_register",
+	"vmm_reserve", "vmm_create") | not)) | "\(.address_hex) cuda_alloc_\(.id)"' <<<"$json" | sort -u)
+got=$(printf '%s\n' "$out" | sed -n '/^@@syms@@$/,/^@@begin@@$/p' |
+	awk '$1 ~ /^0x/ && $2 ~ /^cuda_alloc_[0-9]+$/ { sub(/^0x0*/, "0x", $1); print $1, $2 }' |
+	sort -u)
+ok "run engine: more than one thread's allocations to check ($(wc -l <<<"$want") live)" \
+	test "$(wc -l <<<"$want")" -gt 8
+is "$got" "$want" "run engine: every live allocation is a symbol at its address (all parts registered)"
 done_testing

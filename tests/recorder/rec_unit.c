@@ -2,7 +2,8 @@
 /*
  * Unit tests of the recorder's parts that need no driver: the record layout for every size,
  * configuration parsing, the lock-free maps, the claim/publish protocol against the reader's
- * decoder (a table that fills up, a ring that wraps, an entry left BUSY), string interning.
+ * decoder (a table that fills up, a ring that wraps, an entry left BUSY), string interning, the
+ * list registered with GDB's JIT interface across refreshes.
  * Linked with the recorder's objects; run by unit.t (also under ASan).
  *
  *   rec_unit            TAP tests
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "../../recorder/recorder.h"
+#include "../../recorder/symimage.h"
 #include "../lib/tap.h"
 #include "sections.h"
 
@@ -256,6 +258,66 @@ static void test_protocol(void)
 	ci_model_destroy(m);
 }
 
+/* GDB's side of the JIT interface (gdb/jit.h): the list the recorder registers. */
+struct jit_code_entry {
+	struct jit_code_entry *next_entry, *prev_entry;
+	const char *symfile_addr;
+	uint64_t symfile_size;
+};
+struct jit_descriptor {
+	uint32_t version, action_flag;
+	struct jit_code_entry *relevant_entry, *first_entry;
+};
+extern struct jit_descriptor __jit_debug_descriptor;
+
+/* The list holds the record and every part of the symbol image, each exactly once, linked both
+ * ways. */
+static void check_jit_list(const char *when)
+{
+	uint32_t parts = ci_symimage_part_count((uint32_t)ci_sec(CI_SEC_ALLOCS)->capacity);
+	const struct jit_code_entry *first = __jit_debug_descriptor.first_entry;
+	const char *seen[64];
+	size_t n = 0;
+	bool linked = !first || !first->prev_entry, distinct = true, record = false, inside = true;
+	for (const struct jit_code_entry *e = first; e && n < 64; e = e->next_entry) {
+		if (e->next_entry && e->next_entry->prev_entry != e)
+			linked = false;
+		for (size_t j = 0; j < n; j++)
+			distinct &= seen[j] != e->symfile_addr;
+		seen[n++] = e->symfile_addr;
+		if (e->symfile_addr == (const char *)ci_rec.base && e->symfile_size == ci_rec.size)
+			record = true;
+		else if (e->symfile_addr < (const char *)ci_rec.symimage ||
+			 e->symfile_addr + e->symfile_size >
+				 (const char *)ci_rec.symimage + ci_sec(CI_SEC_SYMBOL_IMAGE)->capacity)
+			inside = false;
+	}
+	ok(n == 1 + parts && linked && distinct && record && inside,
+	   "JIT list %s: the record and %u image parts, each once (%zu entries%s%s%s%s)", when, parts,
+	   n, linked ? "" : ", broken links", distinct ? "" : ", duplicates",
+	   record ? "" : ", no record", inside ? "" : ", an entry outside the image");
+}
+
+static void test_jit(void)
+{
+	clear_env();
+	setenv("CUDAINSPECT_QUIET", "1", 1);
+	setenv("CUDAINSPECT_SIZE", "48M", 1); /* several parts of the symbol image */
+	char err[256];
+	ci_config_parse(&ci_cfg, err, sizeof err);
+	if (!ok(ci_record_create(), "a 48 MiB record"))
+		return;
+	ci_jit_register();
+	check_jit_list("after registration");
+	ci_jit_refresh(true, 0);
+	check_jit_list("after a refresh of the record and the image");
+	ci_jit_refresh(false, 0);
+	ci_jit_refresh(false, 0);
+	check_jit_list("after two refreshes of the image");
+	ok(__jit_debug_descriptor.action_flag == 2, "the last action is an unregistration (of the "
+	   "entry replaced)");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--sticky")) {
@@ -276,6 +338,7 @@ int main(int argc, char **argv)
 	test_config();
 	test_map();
 	test_protocol();
+	test_jit();
 	printf("1..%d\n", tap_n);
 	return done_testing();
 }
