@@ -8,14 +8,16 @@
  * when that was the default action, by restoring it and letting the fault happen again (a
  * hardware fault re-executes the faulting instruction, so the kernel's core and siginfo are the
  * original ones) or re-raising it (abort, kill, int3).  Everything it does is async-signal-safe:
- * atomic stores, clock_gettime, open/write/rename/close, and a static buffer.
+ * atomic stores, clock_gettime, nanosleep, open/write/lseek/ftruncate/rename/close, memcpy, and
+ * static buffers.
  *
  * Snapshots (CUDAINSPECT_SNAPSHOT: on a fatal signal, on the first sticky CUDA error, at exit)
  * copy the region into <dir>/cudainspect-<host>-<pid>-<reason>.cisnap, written to a temporary
  * name and renamed, so a reader never sees half a file.  Other threads may still be recording
  * while the copy is made, so entries are copied one by one as a reader of a live process does:
  * an entry whose seq changed during the copy is written with seq = CI_SEQ_BUSY, which every
- * reader rejects as torn.
+ * reader rejects as torn; the header and section directory are copied last, so that each head
+ * covers every entry copied.  The file is sparse (blocks of zeros are holes).
  *
  * fork: the child must not write into the parent's record (the mapping is shared).  The child
  * adds one CI_EV_FORK event to the parent's record, unmaps it and starts its own record on its
@@ -49,7 +51,7 @@ static int ci_snapshot_busy; /* atomic: tid of the thread writing a snapshot, 0 
 /* <dir>/cudainspect-<host>-<pid>- , built when the record is created (no formatting in a
  * signal handler). */
 static char ci_snap_prefix[PATH_MAX];
-static uint8_t ci_snap_buf[1 << 16];
+static uint8_t ci_snap_buf[1 << 16] __attribute__((aligned(64)));
 
 /* ---------------------------------------------------------------------------------------- */
 /* Async-signal-safe helpers                                                                  */
@@ -124,11 +126,91 @@ static void ci_copy_entry(uint8_t *dst, const uint8_t *src, uint32_t n)
 	d[0] = __atomic_load_n(&s[0], __ATOMIC_RELAXED) == seq ? seq : CI_SEQ_BUSY;
 }
 
-/* Write bytes [from, to) of the region, entry by entry inside sections with seq entries. */
-static bool ci_snapshot_range(int fd, uint64_t from, uint64_t to)
+/* Snapshot files are sparse: a block of zeros (most of a young record: rings not yet wrapped,
+ * empty tables, unused string and frame space) is skipped with lseek and stays a hole, and
+ * ftruncate gives the file its full size at the end.  Bytes go through this sink, which decides
+ * block by block (file offsets, CI_SNAP_BLOCK-aligned). */
+#define CI_SNAP_BLOCK 4096u
+
+struct ci_sink {
+	int fd;
+	uint64_t pos;    /* file offset of the block being assembled (or of the next byte) */
+	uint64_t fd_pos; /* the descriptor's offset */
+	uint32_t fill;   /* bytes of that block in ci_snap_block */
+	bool ok;
+};
+static uint8_t ci_snap_block[CI_SNAP_BLOCK] __attribute__((aligned(64)));
+
+static bool ci_all_zero(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		if (w)
+			return false;
+	}
+	for (; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* Write N bytes (whole blocks, or the last bytes of the file) at the sink's position: runs of
+ * blocks that are not all zero in one write each, zero blocks skipped. */
+static void ci_sink_emit(struct ci_sink *s, const uint8_t *p, size_t n)
+{
+	while (s->ok && n) {
+		size_t run = 0, b = n < CI_SNAP_BLOCK ? n : CI_SNAP_BLOCK;
+		if (ci_all_zero(p, b)) {
+			s->pos += b;
+			p += b;
+			n -= b;
+			continue;
+		}
+		do {
+			run += b;
+			b = n - run < CI_SNAP_BLOCK ? n - run : CI_SNAP_BLOCK;
+		} while (b && !ci_all_zero(p + run, b));
+		if (s->fd_pos != s->pos && lseek(s->fd, (off_t)s->pos, SEEK_SET) < 0)
+			s->ok = false;
+		else if (!ci_write_all(s->fd, p, run))
+			s->ok = false;
+		s->pos += run;
+		s->fd_pos = s->pos;
+		p += run;
+		n -= run;
+	}
+}
+
+static void ci_sink_put(struct ci_sink *s, const uint8_t *p, size_t n)
+{
+	while (s->ok && n) {
+		if (!s->fill && n >= CI_SNAP_BLOCK) {
+			size_t whole = n / CI_SNAP_BLOCK * CI_SNAP_BLOCK;
+			ci_sink_emit(s, p, whole);
+			p += whole;
+			n -= whole;
+			continue;
+		}
+		size_t k = CI_SNAP_BLOCK - s->fill < n ? CI_SNAP_BLOCK - s->fill : n;
+		memcpy(ci_snap_block + s->fill, p, k);
+		s->fill += (uint32_t)k;
+		p += k;
+		n -= k;
+		if (s->fill == CI_SNAP_BLOCK) {
+			s->fill = 0;
+			ci_sink_emit(s, ci_snap_block, CI_SNAP_BLOCK);
+		}
+	}
+}
+
+/* Bytes [from, to) of the region into the sink, entry by entry inside sections with seq
+ * entries; other bytes (byte areas, gaps) as they are. */
+static void ci_snapshot_range(struct ci_sink *sink, uint64_t from, uint64_t to)
 {
 	const uint8_t *base = ci_rec.base;
-	while (from < to) {
+	while (sink->ok && from < to) {
 		/* The section (with entries) containing FROM, if any. */
 		const struct ci_sec *in = NULL;
 		uint64_t next = to;
@@ -153,20 +235,47 @@ static bool ci_snapshot_range(int fd, uint64_t from, uint64_t to)
 			for (uint64_t i = 0; i < count; i++)
 				ci_copy_entry(ci_snap_buf + i * in->entry_size,
 					      in->base + (first + i) * in->entry_size, in->entry_size);
-			if (!ci_write_all(fd, ci_snap_buf, count * in->entry_size))
-				return false;
+			ci_sink_put(sink, ci_snap_buf, count * in->entry_size);
 			from += count * in->entry_size;
 		} else {
-			uint64_t n = next - from;
-			if (n > sizeof ci_snap_buf)
-				n = sizeof ci_snap_buf;
-			memcpy(ci_snap_buf, base + from, n);
-			if (!ci_write_all(fd, ci_snap_buf, n))
-				return false;
-			from += n;
+			ci_sink_put(sink, base + from, next - from);
+			from = next;
 		}
 	}
-	return true;
+}
+
+/* The whole snapshot into FD.  The header and the section directory go last: each section's
+ * `head` is then read after its entries were copied, so it counts every entry the copy holds (an
+ * entry published during the copy is either in the file under a head that covers it, or not in
+ * the file at all) - never "newer than head", which readers must treat as torn. */
+static bool ci_snapshot_fd(int fd, enum ci_snapshot_reason reason)
+{
+	const struct ci_header *live = ci_rec.hdr;
+	uint64_t meta = live->section_dir_offset +
+			(uint64_t)live->section_count * live->section_entry_size;
+	if (meta > sizeof ci_snap_buf || meta % 8 || meta > ci_rec.size)
+		return false;
+	struct ci_sink sink = { .fd = fd, .pos = meta / CI_SNAP_BLOCK * CI_SNAP_BLOCK,
+				.fill = meta % CI_SNAP_BLOCK, .ok = true };
+	memset(ci_snap_block, 0, sink.fill); /* rewritten by the header below */
+	ci_snapshot_range(&sink, meta, ci_rec.size);
+	if (sink.ok && sink.fill)
+		ci_sink_emit(&sink, ci_snap_block, sink.fill);
+	if (!sink.ok || ftruncate(fd, (off_t)ci_rec.size) != 0)
+		return false;
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	struct ci_header *h = (struct ci_header *)ci_snap_buf;
+	memcpy(h, live, sizeof *h);
+	const uint64_t *dir = (const uint64_t *)(ci_rec.base + live->section_dir_offset);
+	uint64_t *out = (uint64_t *)(ci_snap_buf + live->section_dir_offset);
+	for (uint64_t i = 0; i < (meta - live->section_dir_offset) / 8; i++)
+		out[i] = __atomic_load_n(&dir[i], __ATOMIC_RELAXED);
+	h->origin = CI_ORIGIN_SNAPSHOT;
+	h->snapshot_reason = reason;
+	h->snapshot_monotonic_ns = ci_now();
+	h->write_generation = __atomic_add_fetch(&ci_rec.hdr->write_generation, 1, __ATOMIC_RELAXED);
+	return lseek(fd, 0, SEEK_SET) == 0 && ci_write_all(fd, ci_snap_buf, meta);
 }
 
 static const char *ci_reason_word(enum ci_snapshot_reason r)
@@ -216,15 +325,7 @@ static bool ci_snapshot_write_waiting(enum ci_snapshot_reason reason, bool wait)
 	bool ok = false;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0) {
-		struct ci_header h;
-		memcpy(&h, ci_rec.hdr, sizeof h);
-		h.origin = CI_ORIGIN_SNAPSHOT;
-		h.snapshot_reason = reason;
-		h.snapshot_monotonic_ns = ci_now();
-		h.write_generation =
-			__atomic_add_fetch(&ci_rec.hdr->write_generation, 1, __ATOMIC_RELAXED);
-		ok = ci_write_all(fd, &h, sizeof h) &&
-		     ci_snapshot_range(fd, sizeof h, ci_rec.size);
+		ok = ci_snapshot_fd(fd, reason);
 		ok = close(fd) == 0 && ok;
 		ok = ok && rename(tmp, path) == 0;
 		if (!ok)

@@ -3,15 +3,20 @@
  * Unit tests of the recorder's parts that need no driver: the record layout for every size,
  * configuration parsing, the lock-free maps, the claim/publish protocol against the reader's
  * decoder (a table that fills up, a ring that wraps, an entry left BUSY), string interning, the
- * list registered with GDB's JIT interface across refreshes.
+ * list registered with GDB's JIT interface across refreshes, snapshots (sparse, byte-exact, and
+ * consistent while another thread publishes).
  * Linked with the recorder's objects; run by unit.t (also under ASan).
  *
  *   rec_unit            TAP tests
  *   rec_unit --sticky   print the CUresult values the recorder treats as sticky (0..1000)
  *   rec_unit --layout SIZE   print the section capacities for a record of SIZE bytes
  */
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../../recorder/recorder.h"
@@ -318,6 +323,139 @@ static void test_jit(void)
 	   "entry replaced)");
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* Snapshots                                                                                  */
+
+static char snap_dir[256];
+
+/* The snapshot file of REASON in snap_dir, read whole (NULL if missing); *ST its stat. */
+static uint8_t *snapshot_read(const char *reason, struct stat *st)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/cudainspect-%s-%d-%s.cisnap", snap_dir, ci_rec.hdr->host,
+		 (int)getpid(), reason);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	uint8_t *buf = NULL;
+	if (fstat(fd, st) == 0 && (buf = malloc((size_t)st->st_size + 1)) &&
+	    read(fd, buf, (size_t)st->st_size) != st->st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	unlink(path);
+	return buf;
+}
+
+/* Whether files in DIR keep holes (tmpfs and ext4 do; some file systems allocate every block). */
+static bool dir_keeps_holes(const char *dir)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/hole", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	struct stat st;
+	bool holes = fd >= 0 && ftruncate(fd, 1 << 20) == 0 && fstat(fd, &st) == 0 &&
+		     st.st_blocks * 512 < (1 << 19);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	return holes;
+}
+
+/* Other threads publishing while a snapshot is written, made deterministic: while
+ * publish_on_write is set, every write(2) to a file (the snapshot's, from the recorder's
+ * objects linked into this program) first publishes that many events (a = seq * 3), as another
+ * thread could between any two steps of the copy. */
+static int publish_on_write;
+static uint64_t published_during;
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	for (int i = 0; fd > 2 && i < publish_on_write; i++) {
+		uint64_t seq;
+		struct ci_event *e = ci_ring_claim(CI_SEC_EVENTS, &seq);
+		if (!e)
+			continue;
+		e->time_ns = seq;
+		e->kind = CI_EV_STREAM_SYNC;
+		e->a = seq * 3;
+		e->stream = e->ctx = CI_NONE;
+		ci_entry_publish(&e->seq, seq);
+		published_during++;
+	}
+	return syscall(SYS_write, fd, buf, n);
+}
+
+static void test_snapshot(void)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	snprintf(snap_dir, sizeof snap_dir, "%s/rec_unit.XXXXXX", tmp);
+	if (!ok(mkdtemp(snap_dir) != NULL, "scratch directory for snapshots"))
+		return;
+	clear_env();
+	setenv("CUDAINSPECT_QUIET", "1", 1);
+	setenv("CUDAINSPECT_SIZE", "8M", 1);
+	setenv("CUDAINSPECT_SIGNALS", "0", 1);
+	setenv("CUDAINSPECT_SNAPSHOT_DIR", snap_dir, 1);
+	char err[256];
+	ci_config_parse(&ci_cfg, err, sizeof err);
+	if (!ok(ci_record_create(), "an 8 MiB record"))
+		return;
+	ci_crash_install();
+
+	/* An idle record: the file is the region's bytes (but for the snapshot's own header
+	 * fields), full size, and mostly holes. */
+	struct stat st;
+	ok(ci_snapshot_write(CI_SNAP_EXIT), "snapshot of an idle record written");
+	uint8_t *f = snapshot_read("exit", &st);
+	if (!ok(f != NULL, "snapshot file read back"))
+		return;
+	const struct ci_header *h = (const void *)f;
+	uint64_t meta = h->section_dir_offset + (uint64_t)h->section_count * h->section_entry_size;
+	ok((uint64_t)st.st_size == ci_rec.size, "full size: %lld bytes", (long long)st.st_size);
+	ok(!memcmp(f + meta, ci_rec.base + meta, ci_rec.size - meta) &&
+		   !memcmp(f + h->section_dir_offset, ci_rec.base + h->section_dir_offset,
+			   meta - h->section_dir_offset),
+	   "the directory and every section byte for byte as in memory");
+	ok(h->origin == CI_ORIGIN_SNAPSHOT && h->snapshot_reason == CI_SNAP_EXIT &&
+		   !memcmp(h->magic, CI_RECORD_MAGIC, 8) && h->record_size == ci_rec.size,
+	   "header: magic, size, origin snapshot, reason exit");
+	if (dir_keeps_holes(snap_dir))
+		ok(st.st_blocks * 512 < (blkcnt_t)(ci_rec.size / 4),
+		   "sparse: %lld KiB on disk for a %llu KiB record", (long long)st.st_blocks / 2,
+		   (unsigned long long)(ci_rec.size >> 10));
+	else
+		printf("# not checked: the file system under %s allocates holes\n", snap_dir);
+	free(f);
+
+	/* Events published while the snapshot is written are either in it, under a `head` that
+	 * covers them, or not in it at all: never newer than their head (counted torn). */
+	publish_on_write = 20;
+	ok(ci_snapshot_write(CI_SNAP_EXIT), "snapshot written while events are published");
+	publish_on_write = 0;
+	f = snapshot_read("exit", &st);
+	struct ci_model *m = NULL;
+	struct ci_error *e = f ? ci_decode_buffer(f, (size_t)st.st_size, &m) : NULL;
+	if (e) {
+		printf("# decode: %s\n", e->message);
+		ci_error_destroy(e);
+	}
+	if (ok(m != NULL, "that snapshot decodes (%llu events published during it)",
+	       (unsigned long long)published_during)) {
+		bool whole = true;
+		for (size_t i = 0; i < m->event_count; i++)
+			whole &= m->events[i].a == m->events[i].seq * 3;
+		ok(published_during > 0 && m->sections[CI_SEC_EVENTS].torn == 0,
+		   "no event counted torn (%llu)", (unsigned long long)m->sections[CI_SEC_EVENTS].torn);
+		ok(whole, "every accepted event (%zu) is the one published with its seq",
+		   m->event_count);
+	}
+	ci_model_destroy(m);
+	free(f);
+	rmdir(snap_dir);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--sticky")) {
@@ -339,6 +477,7 @@ int main(int argc, char **argv)
 	test_map();
 	test_protocol();
 	test_jit();
+	test_snapshot();
 	printf("1..%d\n", tap_n);
 	return done_testing();
 }
