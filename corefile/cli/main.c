@@ -72,7 +72,8 @@ static const struct {
 	{ "all", CI_VIEW_ALL },
 };
 
-static void vsay(const char *fmt, va_list ap, const char *tail)
+__attribute__((format(printf, 1, 0))) static void vsay(const char *fmt, va_list ap,
+						      const char *tail)
 {
 	fputs("cudainspect: ", stderr);
 	vfprintf(stderr, fmt, ap);

@@ -4,12 +4,14 @@
 #
 # -Bsymbolic-functions makes the library's own references (cuGetProcAddress's answers, internal
 # calls) bind to its own definitions even when a preloaded interposer exports the same names, as
-# in the real driver.  -fno-ipa-icf keeps every exported function at its own address.
+# in the real driver.  -fno-ipa-icf keeps every exported function at its own address (gcc folds
+# identical functions; clang does not, and does not know the flag).
 
 SIM_SRCS   := $(wildcard testcases/sim/*.c)
 SIM_OBJS   := $(SIM_SRCS:%.c=$(BUILD)/obj/%.o)
 SIM_HDRS   := testcases/sim/sim.h testcases/sim/api.def
-SIM_CFLAGS := -fPIC -fvisibility=hidden -fno-ipa-icf -pthread
+SIM_NO_ICF := $(shell $(CC) -Werror -fno-ipa-icf -x c -c /dev/null -o /dev/null 2>/dev/null && echo -fno-ipa-icf)
+SIM_CFLAGS := -fPIC -fvisibility=hidden $(SIM_NO_ICF) -pthread
 SIM_LDFLAGS = -shared -pthread -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic-functions \
               -Wl,--version-script=testcases/sim/libcuda.map
 SIM_LIB    := $(BUILD)/sim/libcuda.so.1
