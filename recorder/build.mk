@@ -63,6 +63,12 @@ $(REC_TEST)/crumbprobe: tests/recorder/crumbprobe.c tests/recorder/probe.h
 
 TEST_DEPS += $(REC_TEST)/crumbprobe
 
+$(REC_TEST)/shareprobe: tests/recorder/shareprobe.c tests/recorder/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
+
+TEST_DEPS += $(REC_TEST)/shareprobe
+
 # A ThreadSanitizer build of the recorder for the launch-storm test (storm.t).
 REC_TSAN_OBJS := $(REC_SRCS:%.c=$(REC_TEST)/tsan/obj/%.o)
 $(REC_TEST)/tsan/obj/recorder/%.o: recorder/%.c recorder/recorder.h recorder/api.h recorder/hooks.h \

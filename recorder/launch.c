@@ -21,9 +21,13 @@
  * Cost rules: after the first launch of a thread, stream, context and function, this path takes
  * no lock, allocates nothing and makes no system call; its only driver calls are the breadcrumb
  * write, cuCtxGetCurrent for the NULL and per-thread streams, and cuStreamIsCapturing while some
- * capture is active in the process.
+ * capture is active in the process.  One locked instruction per launch (the exchange that
+ * takes the ring slot, which the publishing protocol requires); the stream's number needs a
+ * second one only on streams that several threads launch into (ci_stream_next_shared).  The
+ * first launch of a second thread on a stream waits, bounded, for its first thread's update.
  */
 #include <string.h>
+#include <time.h>
 
 #include "recorder.h"
 
@@ -215,6 +219,49 @@ static void ci_crumb_after(uint32_t slot, struct ci_stream *s, uint64_t seq, uin
 	*flags |= CI_LAUNCH_CRUMB;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* Per-stream launch numbers                                                                  */
+
+/* Every launch on a stream gets the next number, also when several threads launch into it.  A
+ * locked add costs as much as a third of the recorder's work per launch, and almost every
+ * stream is launched into by one thread only: that thread (the owner, the first to launch) bumps
+ * the number with a plain load and store, inside a window marked by owner_busy.  The first launch
+ * from any other thread makes the stream shared for good: it swaps the owner for
+ * CI_STREAM_SHARED, waits for a window in progress to close, and from then on every thread uses
+ * the locked add.  This is Dekker's handshake: the owner stores owner_busy, then has a full
+ * barrier (the locked exchange that takes its launch-ring slot, ci_launch_slot), then reads
+ * owner; the other thread stores owner, has a full barrier, then reads owner_busy - so at least
+ * one of them sees the other. */
+
+/* The next number of stream S for a thread that does not own it (one-time setup: claiming or
+ * sharing the stream, with a bounded wait). */
+static uint64_t ci_stream_next_shared(struct ci_stream_priv *p, struct ci_stream *s, uint32_t tid)
+{
+	uint32_t owner = __atomic_load_n(&p->owner, __ATOMIC_ACQUIRE);
+	while (owner != CI_STREAM_SHARED && owner != tid) {
+		/* Unowned: claim it (this launch still takes the locked add: the claim came after
+		 * the barrier).  Owned by another thread: share it. */
+		uint32_t want = owner ? CI_STREAM_SHARED : tid;
+		if (!__atomic_compare_exchange_n(&p->owner, &owner, want, false, __ATOMIC_SEQ_CST,
+						 __ATOMIC_ACQUIRE))
+			continue;
+		if (want == CI_STREAM_SHARED) {
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			for (int i = 0; i < 100000 && __atomic_load_n(&p->owner_busy, __ATOMIC_ACQUIRE);
+			     i++) {
+				if (i < 1000) {
+					CI_PAUSE();
+				} else {
+					struct timespec us = { 0, 10000 };
+					nanosleep(&us, NULL);
+				}
+			}
+		}
+		break;
+	}
+	return __atomic_add_fetch(&s->launches, 1, __ATOMIC_RELAXED);
+}
+
 static bool ci_stream_is_capturing(const struct ci_stream_priv *p)
 {
 	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
@@ -257,13 +304,35 @@ static struct ci_launch *ci_launch_slot(struct ci_tls *t, uint64_t now, uint64_t
 	return e;
 }
 
-/* Copy the kernel's parameters as the kernel sees them (offsets from cuFuncGetParamInfo), or
- * the packed buffer passed through `extra`. */
-static uint16_t ci_copy_params(struct ci_launch *e, const struct ci_function *fn, void **params,
+void ci_launch_plan(uint32_t slot, const struct ci_function *fn)
+{
+	struct ci_func_priv *p = &ci_rec.funcs[slot];
+	memset(p, 0, sizeof *p);
+	if (!fn->params_known)
+		return;
+	uint32_t max = ci_cfg.param_bytes, n = fn->nparams < CI_PARAMS_MAX ? fn->nparams : CI_PARAMS_MAX;
+	uint32_t i = 0, len = 0;
+	for (; i < n; i++) {
+		uint32_t off = fn->param_offset[i], size = fn->param_size[i];
+		if (off + size > max)
+			break;
+		p->off[i] = (uint8_t)off;
+		p->size[i] = (uint8_t)size;
+		if (off + size > len)
+			len = off + size;
+	}
+	p->n = (uint8_t)i;
+	p->len = (uint8_t)len;
+	p->cut = i < fn->nparams ? CI_LAUNCH_PARAMS_CUT : 0;
+	p->known = 1;
+}
+
+/* Copy the kernel's parameters as the kernel sees them (the function's plan, from the offsets
+ * cuFuncGetParamInfo gave), or the packed buffer passed through `extra`. */
+static uint16_t ci_copy_params(struct ci_launch *e, const struct ci_func_priv *fp, void **params,
 			       void **extra, uint16_t *flags)
 {
 	uint32_t max = ci_cfg.param_bytes;
-	uint32_t len = 0;
 	if (!max)
 		return 0;
 	/* Clear what an older entry left (gaps between parameters stay zero); vector stores, not
@@ -272,28 +341,24 @@ static uint16_t ci_copy_params(struct ci_launch *e, const struct ci_function *fn
 	_Static_assert(sizeof e->params == 8 * sizeof(ci_v16), "eight stores clear the params");
 	ci_v16 *v = (ci_v16 *)e->params, z = { 0, 0 };
 	v[0] = z, v[1] = z, v[2] = z, v[3] = z, v[4] = z, v[5] = z, v[6] = z, v[7] = z;
-	if (params && fn && fn->params_known) {
-		uint32_t n = fn->nparams < CI_PARAMS_MAX ? fn->nparams : CI_PARAMS_MAX;
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t off = fn->param_offset[i], size = fn->param_size[i];
-			if (off + size > max) {
-				*flags |= CI_LAUNCH_PARAMS_CUT;
-				break;
-			}
-			if (!params[i])
+	if (params && fp && fp->known) {
+		for (uint32_t i = 0; i < fp->n; i++) {
+			const void *src = params[i];
+			uint8_t *dst = e->params + fp->off[i];
+			uint32_t size = fp->size[i];
+			if (!src)
 				;
 			else if (size == 8) /* the usual sizes without a call into memcpy */
-				memcpy(e->params + off, params[i], 8);
+				memcpy(dst, src, 8);
 			else if (size == 4)
-				memcpy(e->params + off, params[i], 4);
+				memcpy(dst, src, 4);
 			else
-				memcpy(e->params + off, params[i], size);
-			if (off + size > len)
-				len = off + size;
+				memcpy(dst, src, size);
 		}
-		if (fn->nparams > CI_PARAMS_MAX)
-			*flags |= CI_LAUNCH_PARAMS_CUT;
-	} else if (extra) {
+		*flags |= fp->cut;
+		return fp->len;
+	}
+	if (extra) {
 		const void *buf = NULL;
 		size_t size = 0;
 		for (int i = 0; i < 16 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
@@ -309,10 +374,10 @@ static uint16_t ci_copy_params(struct ci_launch *e, const struct ci_function *fn
 				size = max;
 			}
 			memcpy(e->params, buf, size);
-			len = (uint32_t)size;
+			return (uint16_t)size;
 		}
 	}
-	return (uint16_t)len;
+	return 0;
 }
 
 void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
@@ -352,7 +417,7 @@ void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 	c->stream = sslot;
 	c->ctx = s ? s->ctx : CI_NONE;
 	uint16_t flags = a->flags | (c->flags & CI_F_PTSZ ? CI_LAUNCH_PTSZ : 0);
-	uint64_t stream_seq = 0;
+	bool numbered = false;
 	if (r != CUDA_SUCCESS) {
 		flags |= CI_LAUNCH_FAILED;
 	} else if (s) {
@@ -362,14 +427,33 @@ void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 			flags |= CI_LAUNCH_CAPTURED;
 			ci_crumb_skip(s, CI_CRUMB_CAPTURING);
 		} else {
-			stream_seq = __atomic_add_fetch(&s->launches, 1, __ATOMIC_RELAXED);
-			ci_crumb_after(sslot, s, stream_seq, c->t0, &flags);
+			numbered = true;
 		}
 	}
-	uint32_t stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
-
+	/* Take the ring slot first: its locked exchange is the owner's barrier (above). */
+	struct ci_stream_priv *p = numbered ? &ci_rec.streams[sslot] : NULL;
+	bool owned = p && __atomic_load_n(&p->owner, __ATOMIC_RELAXED) == t->tid;
+	if (owned)
+		__atomic_store_n(&p->owner_busy, 1, __ATOMIC_RELAXED);
 	uint64_t seq;
 	struct ci_launch *e = ci_launch_slot(t, c->t0, &seq);
+	uint64_t stream_seq = 0;
+	if (owned) {
+#if !defined(__x86_64__) && !defined(__i386__)
+		__atomic_thread_fence(__ATOMIC_SEQ_CST); /* x86: the exchange was one */
+#endif
+		if (CI_LIKELY(__atomic_load_n(&p->owner, __ATOMIC_RELAXED) == t->tid)) {
+			stream_seq = __atomic_load_n(&s->launches, __ATOMIC_RELAXED) + 1;
+			__atomic_store_n(&s->launches, stream_seq, __ATOMIC_RELAXED);
+		}
+		__atomic_store_n(&p->owner_busy, 0, __ATOMIC_RELEASE);
+	}
+	if (numbered) {
+		if (!stream_seq)
+			stream_seq = ci_stream_next_shared(p, s, t->tid);
+		ci_crumb_after(sslot, s, stream_seq, c->t0, &flags);
+	}
+	uint32_t stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
 	if (!e)
 		return;
 	e->time_ns = c->t0;
@@ -390,8 +474,8 @@ void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 	e->priority = a->priority;
 	e->pad = 0;
 	e->reserved = 0;
-	const struct ci_function *fn = fslot != CI_NONE ? ci_entry(CI_SEC_FUNCTIONS, fslot) : NULL;
-	e->param_len = r == CUDA_SUCCESS ? ci_copy_params(e, fn, a->params, a->extra, &flags) : 0;
+	const struct ci_func_priv *fp = fslot != CI_NONE ? &ci_rec.funcs[fslot] : NULL;
+	e->param_len = r == CUDA_SUCCESS ? ci_copy_params(e, fp, a->params, a->extra, &flags) : 0;
 	e->flags = flags;
 	ci_entry_publish(&e->seq, seq);
 }

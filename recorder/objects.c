@@ -513,6 +513,7 @@ uint32_t ci_function_register(uint64_t handle, uint32_t kind, uint32_t module, c
 		memset(e->param_offset, 0, sizeof e->param_offset);
 		memset(e->param_size, 0, sizeof e->param_size);
 		ci_function_params(e, handle);
+		ci_launch_plan(slot, e);
 		ci_entry_publish(&e->seq, (uint64_t)slot + 1);
 	}
 	ci_setup_leave(&sc);

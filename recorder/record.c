@@ -269,7 +269,9 @@ static bool ci_private_create(const struct ci_layout *l)
 	       ci_private_alloc((void **)&ci_rec.streams,
 				cap[CI_SEC_STREAMS] * sizeof(struct ci_stream_priv)) &&
 	       ci_private_alloc((void **)&ci_rec.ctxs,
-				cap[CI_SEC_CONTEXTS] * sizeof(struct ci_ctx_priv));
+				cap[CI_SEC_CONTEXTS] * sizeof(struct ci_ctx_priv)) &&
+	       ci_private_alloc((void **)&ci_rec.funcs,
+				cap[CI_SEC_FUNCTIONS] * sizeof(struct ci_func_priv));
 }
 
 static void ci_private_destroy(void)
@@ -287,8 +289,12 @@ static void ci_private_destroy(void)
 		       ci_rec.sec[CI_SEC_STREAMS].capacity * sizeof(struct ci_stream_priv));
 	if (ci_rec.ctxs && ci_rec.sec[CI_SEC_CONTEXTS].capacity)
 		munmap(ci_rec.ctxs, ci_rec.sec[CI_SEC_CONTEXTS].capacity * sizeof(struct ci_ctx_priv));
+	if (ci_rec.funcs && ci_rec.sec[CI_SEC_FUNCTIONS].capacity)
+		munmap(ci_rec.funcs,
+		       ci_rec.sec[CI_SEC_FUNCTIONS].capacity * sizeof(struct ci_func_priv));
 	ci_rec.streams = NULL;
 	ci_rec.ctxs = NULL;
+	ci_rec.funcs = NULL;
 }
 
 bool ci_record_create(void)

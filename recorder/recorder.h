@@ -179,8 +179,12 @@ struct ci_stream_priv {
 	uint32_t ctx;             /* context slot */
 	uint32_t kind;
 	uint32_t destroyed;       /* atomic */
-	uint32_t pad[9];          /* to 64 bytes: one cache line per stream */
+	uint32_t owner;           /* tid numbering launches without a locked add, 0 = none yet,
+				   * CI_STREAM_SHARED once a second thread launched (launch.c) */
+	uint32_t owner_busy;      /* 1 while the owner updates `launches` (atomic) */
+	uint32_t pad[7];          /* to 64 bytes: one cache line per stream */
 };
+#define CI_STREAM_SHARED UINT32_MAX
 _Static_assert(sizeof(struct ci_stream_priv) == 64, "ci_stream_priv is one cache line");
 
 /* Per-context state that is not part of the format. */
@@ -193,6 +197,18 @@ struct ci_ctx_priv {
 	uint32_t crumb_ready;     /* 0 = not tried, 1 = being set up, 2 = done (atomic) */
 	uint32_t device;          /* device slot */
 };
+
+/* How a launch copies a function's parameters (launch.c), worked out once from its layout and
+ * CUDAINSPECT_PARAM_BYTES when the function is registered. */
+struct ci_func_priv {
+	uint8_t known;            /* the driver gave the layout */
+	uint8_t n;                /* parameters copied (those that fit) */
+	uint8_t len;              /* bytes of ci_launch.params they cover */
+	uint8_t cut;              /* CI_LAUNCH_PARAMS_CUT when some are left out, else 0 */
+	uint8_t off[CI_PARAMS_MAX];
+	uint8_t size[CI_PARAMS_MAX];
+};
+_Static_assert(CI_LAUNCH_PARAM_BYTES <= UINT8_MAX, "parameter offsets fit a byte");
 
 struct ci_rec {
 	uint8_t *base;
@@ -212,6 +228,7 @@ struct ci_rec {
 	struct ci_map device_map;  /* CUdevice + 1 -> device slot */
 	struct ci_stream_priv *streams; /* parallel to CI_SEC_STREAMS */
 	struct ci_ctx_priv *ctxs;       /* parallel to CI_SEC_CONTEXTS */
+	struct ci_func_priv *funcs;     /* parallel to CI_SEC_FUNCTIONS */
 	void *symimage;            /* CI_SEC_SYMBOL_IMAGE base, NULL if absent */
 	uint32_t alloc_probe_max;
 };
@@ -353,6 +370,8 @@ void ci_code_module_unloaded(uint64_t handle);
  * first seen.  NAME and MODULE may be unknown (NULL / CI_NONE). */
 uint32_t ci_function_slot(uint64_t handle);
 uint32_t ci_function_register(uint64_t handle, uint32_t kind, uint32_t module, const char *name);
+/* Work out the parameter copy of function slot SLOT from its layout (launch.c). */
+void ci_launch_plan(uint32_t slot, const struct ci_function *fn);
 uint32_t ci_thread_slot(void);
 
 /* Make the recorder's own driver calls safe inside a stream capture of this thread. */
