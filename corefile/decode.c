@@ -9,7 +9,9 @@
  * accepted, torn, invalid, overwritten, dropped or missing.  Live sources (a running process, a
  * persistent file still being written) are read seqlock-style: seq, payload, seq again.
  */
+#include <stddef.h>
 #include <stdio.h>
+#include <sys/mman.h>
 
 #include "reader-internal.h"
 
@@ -26,27 +28,38 @@ struct section_kind {
 	enum layout layout;
 	uint32_t size;            /* bytes this reader knows (minimum entry_size) */
 	uint32_t fixed_size;      /* byte areas: required entry_size (0 = any >= size) */
+	/* Rings and the allocation table: the model's order is by the 64-bit fields at these
+	 * offsets (time then seq; free time then seq; address then id). */
+	uint16_t order_major, order_minor;
 };
 
+#define RING_BY_TIME(type) offsetof(type, time_ns), offsetof(type, seq)
+
 static const struct section_kind kinds[CI_SECTION_KIND_MAX] = {
-	[CI_SEC_HOST_MODULES] = { "host modules", LAYOUT_TABLE, sizeof(struct ci_host_module), 0 },
-	[CI_SEC_DEVICES] = { "devices", LAYOUT_TABLE, sizeof(struct ci_device), 0 },
-	[CI_SEC_CONTEXTS] = { "contexts", LAYOUT_TABLE, sizeof(struct ci_context), 0 },
-	[CI_SEC_STREAMS] = { "streams", LAYOUT_TABLE, sizeof(struct ci_stream), 0 },
-	[CI_SEC_CODE_MODULES] = { "code modules", LAYOUT_TABLE, sizeof(struct ci_code_module), 0 },
-	[CI_SEC_FUNCTIONS] = { "functions", LAYOUT_TABLE, sizeof(struct ci_function), 0 },
-	[CI_SEC_LAUNCHES] = { "launches", LAYOUT_RING, sizeof(struct ci_launch), 0 },
-	[CI_SEC_ALLOCS] = { "allocations", LAYOUT_ALLOCS, sizeof(struct ci_alloc), 0 },
-	[CI_SEC_FREES] = { "frees", LAYOUT_RING, sizeof(struct ci_alloc), 0 },
-	[CI_SEC_ERRORS] = { "API errors", LAYOUT_RING, sizeof(struct ci_api_error), 0 },
-	[CI_SEC_EVENTS] = { "events", LAYOUT_RING, sizeof(struct ci_event), 0 },
-	[CI_SEC_STACKS] = { "stacks", LAYOUT_TABLE, sizeof(struct ci_stack), 0 },
-	[CI_SEC_FRAMES] = { "frames", LAYOUT_BYTES, 8, 8 },
-	[CI_SEC_STRINGS] = { "strings", LAYOUT_BYTES, 1, 1 },
-	[CI_SEC_BREADCRUMBS] = { "breadcrumbs", LAYOUT_BYTES, 4, 0 },
-	[CI_SEC_THREADS] = { "threads", LAYOUT_TABLE, sizeof(struct ci_thread), 0 },
-	[CI_SEC_SYMBOL_IMAGE] = { "symbol image", LAYOUT_BYTES, 1, 1 },
+	[CI_SEC_HOST_MODULES] = { "host modules", LAYOUT_TABLE, sizeof(struct ci_host_module), 0, 0, 0 },
+	[CI_SEC_DEVICES] = { "devices", LAYOUT_TABLE, sizeof(struct ci_device), 0, 0, 0 },
+	[CI_SEC_CONTEXTS] = { "contexts", LAYOUT_TABLE, sizeof(struct ci_context), 0, 0, 0 },
+	[CI_SEC_STREAMS] = { "streams", LAYOUT_TABLE, sizeof(struct ci_stream), 0, 0, 0 },
+	[CI_SEC_CODE_MODULES] = { "code modules", LAYOUT_TABLE, sizeof(struct ci_code_module), 0, 0, 0 },
+	[CI_SEC_FUNCTIONS] = { "functions", LAYOUT_TABLE, sizeof(struct ci_function), 0, 0, 0 },
+	[CI_SEC_LAUNCHES] = { "launches", LAYOUT_RING, sizeof(struct ci_launch), 0,
+			      RING_BY_TIME(struct ci_launch) },
+	[CI_SEC_ALLOCS] = { "allocations", LAYOUT_ALLOCS, sizeof(struct ci_alloc), 0,
+			    offsetof(struct ci_alloc, address), offsetof(struct ci_alloc, id) },
+	[CI_SEC_FREES] = { "frees", LAYOUT_RING, sizeof(struct ci_alloc), 0,
+			   offsetof(struct ci_alloc, free_ns), offsetof(struct ci_alloc, seq) },
+	[CI_SEC_ERRORS] = { "API errors", LAYOUT_RING, sizeof(struct ci_api_error), 0,
+			    RING_BY_TIME(struct ci_api_error) },
+	[CI_SEC_EVENTS] = { "events", LAYOUT_RING, sizeof(struct ci_event), 0,
+			    RING_BY_TIME(struct ci_event) },
+	[CI_SEC_STACKS] = { "stacks", LAYOUT_TABLE, sizeof(struct ci_stack), 0, 0, 0 },
+	[CI_SEC_FRAMES] = { "frames", LAYOUT_BYTES, 8, 8, 0, 0 },
+	[CI_SEC_STRINGS] = { "strings", LAYOUT_BYTES, 1, 1, 0, 0 },
+	[CI_SEC_BREADCRUMBS] = { "breadcrumbs", LAYOUT_BYTES, 4, 0, 0, 0 },
+	[CI_SEC_THREADS] = { "threads", LAYOUT_TABLE, sizeof(struct ci_thread), 0, 0, 0 },
+	[CI_SEC_SYMBOL_IMAGE] = { "symbol image", LAYOUT_BYTES, 1, 1, 0, 0 },
 };
+#undef RING_BY_TIME
 
 /* Entry states while reading. */
 enum { ENTRY_OK = 0, ENTRY_MISSING = 1, ENTRY_TORN = 2 };
@@ -126,47 +139,54 @@ static void read_chunk(struct ci_source *src, uint64_t a, uint64_t cnt, uint32_t
 	}
 }
 
-/* Read N entries of ESIZE bytes at ADDR into OUT, marking each in ST.  Entries the input does
- * not hold are ENTRY_MISSING (zeroed).  On live sources every chunk is read three times, seq,
- * payload, seq (a seqlock read): entries whose seq changed meanwhile are ENTRY_TORN. */
-static struct ci_error *read_entries(struct decoder *d, uint64_t addr, uint64_t n, uint32_t esize,
-				     uint8_t *out, uint8_t *st)
+/* Entries are looked at in chunks of this many bytes: where they lie when the input holds the
+ * section as one mapped piece, else copied (live processes, split or partly captured inputs). */
+#define CHUNK_BYTES (256u << 10)
+/* No entry past the head of an append-only table or of a ring that has not wrapped can be
+ * accepted.  The only ones there are entries published after the head was copied (a snapshot of
+ * a running process), right after it, so the scan stops at this many never-written slots in a
+ * row past the head: the unused capacity of a large record is never touched. */
+#define PAST_HEAD_RUN 256u
+
+/* Buffers for a copied chunk. */
+struct chunk {
+	uint8_t *buf;             /* the chunk's entries */
+	uint8_t *st;              /* ENTRY_* of each */
+	uint64_t *seq1;           /* live sources: the seqs read before the payload */
+	uint8_t *again;           /* live sources: the seq pass after it */
+};
+
+static void chunk_deinit(struct chunk *c)
 {
-	uint64_t per_chunk = (256u << 10) / esize;
-	if (per_chunk == 0)
-		per_chunk = 1;
-	_cleanup_free_ uint64_t *seq1 = NULL;
-	_cleanup_free_ uint8_t *again = NULL;
+	free(c->buf);
+	free(c->st);
+	free(c->seq1);
+	free(c->again);
+}
+
+/* Copy CNT entries of ESIZE bytes at ADDR into C->buf, marking each in C->st.  Entries the input
+ * does not hold are ENTRY_MISSING (zeroed).  On live sources the chunk is read three times, seq,
+ * payload, seq (a seqlock read): entries whose seq changed meanwhile are ENTRY_TORN. */
+static void read_entries(struct decoder *d, uint64_t addr, uint64_t cnt, uint32_t esize,
+			 struct chunk *c)
+{
 	if (d->live) {
-		seq1 = malloc(per_chunk * sizeof *seq1);
-		again = malloc(per_chunk * esize);
-		if (!seq1 || !again)
-			return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record");
-	}
-	for (uint64_t first = 0; first < n; first += per_chunk) {
-		uint64_t cnt = n - first < per_chunk ? n - first : per_chunk;
-		uint64_t a = addr + first * esize;
-		uint8_t *o = out + first * esize;
-		uint8_t *s = st + first;
-		if (d->live) {
-			read_chunk(d->src, a, cnt, esize, again, NULL, 0xff);
-			for (uint64_t i = 0; i < cnt; i++)
-				seq1[i] = ci_le64(again + i * esize);
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		}
-		memset(s, ENTRY_OK, cnt);
-		read_chunk(d->src, a, cnt, esize, o, s, 0);
-		if (!d->live)
-			continue;
+		read_chunk(d->src, addr, cnt, esize, c->again, NULL, 0xff);
+		for (uint64_t i = 0; i < cnt; i++)
+			c->seq1[i] = ci_le64(c->again + i * esize);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		read_chunk(d->src, a, cnt, esize, again, NULL, 0xfe);
-		for (uint64_t i = 0; i < cnt; i++) {
-			uint64_t s0 = seq1[i], sp = ci_le64(o + i * esize), s2 = ci_le64(again + i * esize);
-			if (s[i] == ENTRY_OK && (s0 != sp || sp != s2))
-				s[i] = ENTRY_TORN;
-		}
 	}
-	return NULL;
+	memset(c->st, ENTRY_OK, cnt);
+	read_chunk(d->src, addr, cnt, esize, c->buf, c->st, 0);
+	if (!d->live)
+		return;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	read_chunk(d->src, addr, cnt, esize, c->again, NULL, 0xfe);
+	for (uint64_t i = 0; i < cnt; i++) {
+		uint64_t s0 = c->seq1[i], sp = ci_le64(c->buf + i * esize), s2 = ci_le64(c->again + i * esize);
+		if (c->st[i] == ENTRY_OK && (s0 != sp || sp != s2))
+			c->st[i] = ENTRY_TORN;
+	}
 }
 
 /* Re-read a live section's head after its entries, so entries published meanwhile pass the
@@ -189,9 +209,294 @@ static void refresh_head(struct decoder *d, uint32_t kind)
 	}
 }
 
-/* Decode a section of seq-carrying entries into an array of OUT_SIZE-byte structs.  Tables come
- * back indexed by slot (invalid slots zeroed, *count = highest accepted slot + 1); rings and the
- * allocation table come back as accepted entries only. */
+enum verdict { V_SKIP, V_ACCEPT, V_TORN, V_INVALID };
+
+/* The numbers an entry is judged against: its section's capacity and head as last read. */
+struct judge {
+	uint32_t kind;
+	uint64_t cap, head;
+	uint64_t lap_base;        /* rings: seq - 1 of slot 0 in the newest lap (no division per entry) */
+};
+
+static struct judge judge_make(uint32_t kind, uint64_t cap, uint64_t head)
+{
+	return (struct judge){ kind, cap, head, head ? (head - 1) / cap * cap : 0 };
+}
+
+/* What the publishing rules of record.h make of entry E (at least the bytes this reader knows)
+ * found in SLOT. */
+static inline enum verdict classify(const struct judge *j, const uint8_t *e, uint64_t slot)
+{
+	enum layout layout = kinds[j->kind].layout;
+	uint64_t seq = ci_le64(e), cap = j->cap;
+	if (seq == CI_SEQ_BUSY)
+		return V_TORN;
+	if (seq == 0)
+		return V_SKIP;
+	if (layout == LAYOUT_ALLOCS) {
+		struct ci_alloc a;
+		memcpy(&a, e, sizeof a);
+		if (a.state == CI_ALLOC_EMPTY || a.state == CI_ALLOC_TOMB)
+			return V_SKIP;
+		if (a.state == CI_ALLOC_FREEING)
+			return V_TORN; /* between the table and the free ring */
+		uint64_t home = ci_alloc_hash(a.address) % cap, end;
+		uint64_t dist = slot >= home ? slot - home : slot + cap - home;
+		return a.state == CI_ALLOC_LIVE && a.id == seq && dist < CI_ALLOC_PROBE_MAX &&
+			       ci_add(a.address, a.size, &end) ? V_ACCEPT : V_INVALID;
+	}
+	/* In its slot: (seq - 1) % capacity == slot.  Most entries are of the newest lap or the one
+	 * before, which is checked without dividing. */
+	uint64_t s1 = seq - 1;
+	bool in_slot = layout == LAYOUT_TABLE ? s1 == slot
+		       : s1 == slot + j->lap_base || (j->lap_base >= cap && s1 == slot + j->lap_base - cap) ||
+				 s1 % cap == slot;
+	/* Published after `head` was copied (a snapshot taken while other threads ran): whole,
+	 * probably, but outside what record.h lets a reader trust. */
+	if (in_slot && seq > j->head && seq - j->head <= cap)
+		return V_TORN;
+	if (!in_slot || seq > j->head)
+		return V_INVALID;
+	/* The free ring holds FREED copies only. */
+	if (j->kind == CI_SEC_FREES) {
+		uint32_t state;
+		memcpy(&state, e + offsetof(struct ci_alloc, state), sizeof state);
+		if (state != CI_ALLOC_FREED)
+			return V_INVALID;
+	}
+	return V_ACCEPT;
+}
+
+static void count_verdict(struct ci_section_stats *stats, enum verdict v)
+{
+	stats->accepted += v == V_ACCEPT;
+	stats->torn += v == V_TORN;
+	stats->invalid += v == V_INVALID;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Ordering                                                                                   */
+
+static void check_entry(struct decoder *d, uint32_t kind, void *entry);
+
+/* Arrays of several MiB (the launches and allocations of a large record) cost more in page
+ * faults than in copying; transparent huge pages, where the system offers them on request, cut
+ * that cost about threefold.  The result is freed with free(). */
+static void *alloc_big(size_t size)
+{
+	const size_t huge = 2u << 20;
+	void *p;
+	if (size < 2 * huge)
+		return malloc(size ? size : 1);
+	if (posix_memalign(&p, huge, size))
+		return NULL;
+	madvise(p, size / huge * huge, MADV_HUGEPAGE); /* advice only: failure changes nothing */
+	return p;
+}
+
+/* An accepted entry of a ring or of the allocation table on its way into the model: the field
+ * that orders it (time, free time, address) and where it is. */
+struct order_key {
+	uint64_t major;
+	uint64_t slot;
+};
+
+/* The accepted entries of one section: entry `slot` is at ENTRIES + slot * STRIDE. */
+struct ordering {
+	uint32_t kind;
+	const uint8_t *entries;
+	size_t stride;
+	struct order_key *keys;   /* accepted entries, in slot order until sorted */
+	struct order_key *tmp;    /* as many, for the radix sort */
+	size_t n, cap;
+};
+
+static void ordering_deinit(struct ordering *o)
+{
+	free(o->keys);
+	free(o->tmp);
+}
+
+static bool ordering_add(struct ordering *o, const uint8_t *entry, uint64_t slot)
+{
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 1024;
+		struct order_key *k = realloc(o->keys, cap * sizeof *k);
+		if (!k)
+			return false;
+		o->keys = k;
+		o->cap = cap;
+	}
+	o->keys[o->n++] = (struct order_key){ ci_le64(entry + kinds[o->kind].order_major), slot };
+	return true;
+}
+
+static uint64_t ordering_minor(const struct ordering *o, uint64_t slot)
+{
+	return ci_le64(o->entries + slot * o->stride + kinds[o->kind].order_minor);
+}
+
+/* Sort the keys by major in linear time: a least-significant-digit radix sort, 11 bits a pass,
+ * over the bits in which keys differ (about 32 for the times of a ring or the addresses of the
+ * allocations, so three passes).  Rings come out of the record almost in time order already
+ * (each thread fills the slots it claimed in chunks), and are only checked then. */
+static bool order_by_major(struct ordering *o)
+{
+	enum { DIGIT = 11, BUCKETS = 1 << DIGIT };
+	struct order_key *k = o->keys;
+	size_t n = o->n;
+	uint64_t diff = 0;
+	bool sorted = true;
+	for (size_t i = 1; i < n; i++) {
+		diff |= k[i].major ^ k[0].major;
+		sorted &= k[i - 1].major <= k[i].major;
+	}
+	if (sorted)
+		return true;
+	unsigned passes = (64 - (unsigned)__builtin_clzll(diff) + DIGIT - 1) / DIGIT;
+	size_t (*hist)[BUCKETS] = calloc(passes, sizeof *hist);
+	if (!hist)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		for (unsigned p = 0; p < passes; p++)
+			hist[p][(k[i].major >> (p * DIGIT)) & (BUCKETS - 1)]++;
+	struct order_key *from = k, *to = o->tmp;
+	for (unsigned p = 0; p < passes; p++) {
+		unsigned shift = p * DIGIT;
+		if (hist[p][(from[0].major >> shift) & (BUCKETS - 1)] == n)
+			continue; /* every key has the same digit here */
+		size_t sum = 0;
+		for (unsigned v = 0; v < BUCKETS; v++) {
+			size_t c = hist[p][v];
+			hist[p][v] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[hist[p][(from[i].major >> shift) & (BUCKETS - 1)]++] = from[i];
+		struct order_key *t = from;
+		from = to;
+		to = t;
+	}
+	free(hist);
+	o->keys = from;
+	o->tmp = to;
+	return true;
+}
+
+struct tie {
+	uint64_t minor, slot;
+};
+
+static int tie_cmp(const void *a, const void *b)
+{
+	const struct tie *x = a, *y = b;
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* Entries with the same major go by minor (seq, allocation id), then slot.  Such runs are rare
+ * and short (two launches in the same nanosecond, a VMM mapping at the start of its reserve);
+ * a hostile record full of them costs an n log n sort, never more. */
+static bool order_ties(struct ordering *o)
+{
+	struct order_key *k = o->keys;
+	for (size_t b = 0, e; b < o->n; b = e) {
+		for (e = b + 1; e < o->n && k[e].major == k[b].major; e++)
+			;
+		if (e - b < 2)
+			continue;
+		bool sorted = true;
+		uint64_t prev = ordering_minor(o, k[b].slot);
+		for (size_t i = b + 1; i < e; i++) {
+			uint64_t minor = ordering_minor(o, k[i].slot);
+			sorted &= prev < minor || (prev == minor && k[i - 1].slot < k[i].slot);
+			prev = minor;
+		}
+		if (sorted)
+			continue;
+		struct tie *t = malloc((e - b) * sizeof *t);
+		if (!t)
+			return false;
+		for (size_t i = b; i < e; i++)
+			t[i - b] = (struct tie){ ordering_minor(o, k[i].slot), k[i].slot };
+		qsort(t, e - b, sizeof *t, tie_cmp);
+		for (size_t i = b; i < e; i++)
+			k[i].slot = t[i - b].slot;
+		free(t);
+	}
+	return true;
+}
+
+/* Copy the accepted entries of O into a new array in the model's order, checking the
+ * references of each.  Every copy is judged again, so what the model holds is exactly what was
+ * accepted even if the input changed meanwhile (a file rewritten under us). */
+static struct ci_error *order_entries(struct decoder *d, struct ordering *o, void **ret,
+				      size_t *count)
+{
+	const struct section_kind *sk = &kinds[o->kind];
+	const struct ci_section *sec = &d->secs[o->kind];
+	struct ci_section_stats *stats = &d->m->sections[o->kind];
+	uint64_t cap = sec->capacity, head = sec->head;
+	size_t n = o->n;
+	struct judge judge = judge_make(o->kind, cap, head);
+	o->tmp = malloc(n * sizeof *o->tmp);
+	uint8_t *out = alloc_big(n * sk->size);
+	if (!o->tmp || !out) {
+		free(out);
+		return ci_error_create(CI_ERR_NOMEM, "out of memory ordering the record's %s", sk->name);
+	}
+	/* A wrapped ring is oldest first from the slot the next entry would take. */
+	if (sk->layout == LAYOUT_RING && head > cap) {
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (o->keys[mid].slot < head % cap)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memcpy(o->tmp, o->keys + lo, (n - lo) * sizeof *o->tmp);
+		memcpy(o->tmp + (n - lo), o->keys, lo * sizeof *o->tmp);
+		struct order_key *t = o->keys;
+		o->keys = o->tmp;
+		o->tmp = t;
+	}
+	if (!order_by_major(o) || !order_ties(o)) {
+		free(out);
+		return ci_error_create(CI_ERR_NOMEM, "out of memory ordering the record's %s", sk->name);
+	}
+	size_t kept = 0;
+	for (size_t j = 0; j < n; j++) {
+		/* Allocations are copied in address order from a table in hash order: fetch ahead. */
+		if (j + 8 < n) {
+			const uint8_t *next = o->entries + o->keys[j + 8].slot * o->stride;
+			for (size_t off = 0; off < sk->size; off += 64)
+				__builtin_prefetch(next + off);
+		}
+		uint8_t *e = out + kept * sk->size;
+		memcpy(e, o->entries + o->keys[j].slot * o->stride, sk->size);
+		if (classify(&judge, e, o->keys[j].slot) != V_ACCEPT ||
+		    ci_le64(e + sk->order_major) != o->keys[j].major) {
+			stats->accepted--;
+			stats->torn++;
+			continue;
+		}
+		check_entry(d, o->kind, e);
+		kept++;
+	}
+	if (kept == 0) {
+		free(out);
+		out = NULL;
+	}
+	*ret = out;
+	*count = kept;
+	return NULL;
+}
+
+/* Decode a section of seq-carrying entries into an array of the structs this reader knows.
+ * Tables come back indexed by slot (invalid slots zeroed, *count = highest accepted slot + 1);
+ * rings and the allocation table come back as accepted entries only, in the model's order. */
 static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **ret, size_t *count)
 {
 	*ret = NULL;
@@ -200,91 +505,116 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 		return NULL;
 	const struct ci_section *sec = &d->secs[kind];
 	struct ci_section_stats *stats = &d->m->sections[kind];
-	size_t out_size = kinds[kind].size;
-	enum layout layout = kinds[kind].layout;
-	uint64_t cap = sec->capacity;
+	const struct section_kind *sk = &kinds[kind];
+	enum layout layout = sk->layout;
+	size_t out_size = sk->size;
+	uint32_t esize = sec->entry_size;
+	uint64_t cap = sec->capacity, addr = d->base + sec->offset;
 	/* Read only what the input holds: a hostile capacity then costs nothing, and the tail a
 	 * truncated core lost is counted as missing.  Slot numbers stay those of the record. */
-	uint64_t have = ci_source_available(d->src, d->base + sec->offset, cap * sec->entry_size) /
-			sec->entry_size;
+	uint64_t have = ci_source_available(d->src, addr, cap * esize) / esize;
 	stats->missing += cap - have;
 	if (have == 0)
 		return NULL;
-	_cleanup_free_ uint8_t *raw = malloc(have * sec->entry_size);
-	_cleanup_free_ uint8_t *st = malloc(have);
-	uint8_t *out = calloc(have, out_size);
-	if (!raw || !st || !out) {
-		free(out);
-		return ci_error_create(CI_ERR_NOMEM,
-				       "out of memory decoding %llu %s of the record",
-				       (unsigned long long)cap, kinds[kind].name);
+	/* Where the entries are looked at: in the mapped input when it holds the whole section in
+	 * one piece and cannot change under us, else in copies (tables: the model's own array). */
+	const uint8_t *inplace = d->live ? NULL : ci_source_peek(d->src, addr, have * esize);
+	uint64_t per_chunk = CHUNK_BYTES / esize ? CHUNK_BYTES / esize : 1;
+	struct chunk c __attribute__((cleanup(chunk_deinit))) = { 0 };
+	_cleanup_free_ uint8_t *staging = NULL;
+	struct ordering o __attribute__((cleanup(ordering_deinit))) = { .kind = kind };
+	uint8_t *out = NULL;
+	bool nomem = false;
+	if (layout == LAYOUT_TABLE)
+		nomem |= !(out = calloc(have, out_size));
+	else if (!inplace)
+		nomem |= !(staging = malloc(have * out_size));
+	if (!inplace) {
+		nomem |= !(c.buf = malloc(per_chunk * esize)) || !(c.st = malloc(per_chunk));
+		if (d->live)
+			nomem |= !(c.seq1 = malloc(per_chunk * sizeof *c.seq1)) ||
+				 !(c.again = malloc(per_chunk * esize));
 	}
-	struct ci_error *err = read_entries(d, d->base + sec->offset, have, sec->entry_size, raw, st);
-	if (err) {
+	if (nomem) {
 		free(out);
-		return err;
+		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding %llu %s of the record",
+				       (unsigned long long)cap, sk->name);
 	}
-	refresh_head(d, kind);
+	uint64_t last_slot = 0, zero_run = 0;
+	bool stop = false;
+	for (uint64_t first = 0, cnt; first < have && !stop; first += cnt) {
+		cnt = have - first < per_chunk ? have - first : per_chunk;
+		const uint8_t *p = inplace ? inplace + first * esize : c.buf;
+		if (!inplace) {
+			read_entries(d, addr + first * esize, cnt, esize, &c);
+			refresh_head(d, kind);
+		}
+		uint64_t head = d->secs[kind].head;
+		struct judge judge = judge_make(kind, cap, head);
+		bool bounded = layout == LAYOUT_TABLE || (layout == LAYOUT_RING && head <= cap);
+		for (uint64_t i = 0; i < cnt; i++) {
+			uint64_t slot = first + i;
+			const uint8_t *e = p + i * esize;
+			/* Entries are read one cache line each, a page apart every few: fetch ahead. */
+			if (i + 16 < cnt)
+				__builtin_prefetch(e + 16 * esize);
+			if (!inplace && c.st[i] != ENTRY_OK) {
+				if (c.st[i] == ENTRY_MISSING)
+					stats->missing++;
+				else
+					stats->torn++;
+				zero_run = 0;
+				continue;
+			}
+			uint64_t seq = ci_le64(e);
+			if (bounded && slot >= head) {
+				zero_run = seq ? 0 : zero_run + 1;
+				if (zero_run >= PAST_HEAD_RUN) {
+					stop = true;
+					break;
+				}
+			}
+			if (seq == 0)
+				continue;
+			enum verdict v;
+			if (layout == LAYOUT_TABLE) {
+				/* Judged on the model's own copy: what is accepted is what it holds. */
+				uint8_t *copy = out + slot * out_size;
+				memcpy(copy, e, out_size);
+				v = classify(&judge, copy, slot);
+				if (v == V_ACCEPT)
+					last_slot = slot + 1;
+				else
+					memset(copy, 0, out_size);
+			} else {
+				v = classify(&judge, e, slot);
+				if (v == V_ACCEPT) {
+					if (staging)
+						memcpy(staging + slot * out_size, e, out_size);
+					if (!ordering_add(&o, e, slot))
+						return ci_error_create(CI_ERR_NOMEM, "out of memory "
+								       "decoding the record's %s", sk->name);
+				}
+			}
+			count_verdict(stats, v);
+		}
+	}
 	uint64_t head = d->secs[kind].head;
-	size_t kept = 0, last_slot = 0;
-	for (uint64_t i = 0; i < have; i++) {
-		const uint8_t *e = raw + i * sec->entry_size;
-		uint64_t seq = ci_le64(e);
-		if (st[i] == ENTRY_MISSING) {
-			stats->missing++;
-			continue;
-		}
-		if (st[i] == ENTRY_TORN || seq == CI_SEQ_BUSY) {
-			stats->torn++;
-			continue;
-		}
-		if (seq == 0)
-			continue;
-		bool valid;
-		if (layout == LAYOUT_ALLOCS) {
-			struct ci_alloc a;
-			memcpy(&a, e, sizeof a);
-			if (a.state == CI_ALLOC_EMPTY || a.state == CI_ALLOC_TOMB)
-				continue;
-			if (a.state == CI_ALLOC_FREEING) {
-				stats->torn++; /* between the table and the free ring */
-				continue;
-			}
-			uint64_t home = ci_alloc_hash(a.address) % cap, end;
-			uint64_t dist = (i + cap - home) % cap;
-			valid = a.state == CI_ALLOC_LIVE && a.id == seq && dist < CI_ALLOC_PROBE_MAX &&
-				ci_add(a.address, a.size, &end);
-		} else {
-			bool in_slot = (seq - 1) % cap == i && (layout != LAYOUT_TABLE || seq - 1 == i);
-			/* Published after `head` was copied (a snapshot taken while other threads ran):
-			 * whole, probably, but outside what record.h lets a reader trust. */
-			if (in_slot && seq > head && seq - head <= cap) {
-				stats->torn++;
-				continue;
-			}
-			valid = in_slot && seq <= head;
-		}
-		if (!valid) {
-			stats->invalid++;
-			continue;
-		}
-		stats->accepted++;
-		if (layout == LAYOUT_TABLE) {
-			memcpy(out + i * out_size, e, out_size);
-			last_slot = i + 1;
-		} else {
-			memcpy(out + kept * out_size, e, out_size);
-			kept++;
-		}
-	}
 	if (layout == LAYOUT_RING && head > cap)
 		stats->overwritten = head - cap;
-	*count = layout == LAYOUT_TABLE ? last_slot : kept;
-	if (*count == 0) {
-		free(out);
-		out = NULL;
+	if (layout != LAYOUT_TABLE) {
+		o.entries = inplace ? inplace : staging;
+		o.stride = inplace ? esize : out_size;
+		return o.n ? order_entries(d, &o, ret, count) : NULL;
 	}
-	*ret = out;
+	*count = last_slot;
+	if (last_slot == 0) {
+		free(out);
+		return NULL;
+	}
+	/* Give back the unused tail (calloc'd pages never touched cost nothing, but the size). */
+	uint8_t *shrunk = realloc(out, last_slot * out_size);
+	*ret = shrunk ? shrunk : out;
 	return NULL;
 }
 
@@ -378,7 +708,8 @@ static void check_stack(struct decoder *d, uint32_t kind, uint32_t *id)
 #define CHECK_CTX(kind, f) CHECK_SLOT(d, kind, f, CI_SEC_CONTEXTS, M->contexts, M->context_count)
 #define CHECK_STREAM(kind, f) CHECK_SLOT(d, kind, f, CI_SEC_STREAMS, M->streams, M->stream_count)
 
-static void check_references(struct decoder *d)
+/* The tables, once all are in: everything else refers to them. */
+static void check_tables(struct decoder *d)
 {
 	struct ci_model *m = d->m;
 	/* Stacks first: everything else refers to them. */
@@ -444,8 +775,16 @@ static void check_references(struct decoder *d)
 	}
 	for (size_t i = 0; i < m->thread_count; i++)
 		TERMINATE(m->threads[i].name);
-	for (size_t i = 0; i < m->launch_count; i++) {
-		struct ci_launch *l = &m->launches[i];
+}
+
+/* One entry of a ring or of the allocation table, checked as it is copied into the model (the
+ * tables are checked by then). */
+static void check_entry(struct decoder *d, uint32_t kind, void *entry)
+{
+	struct ci_model *m = d->m;
+	switch (kind) {
+	case CI_SEC_LAUNCHES: {
+		struct ci_launch *l = entry;
 		CHECK_SLOT(d, CI_SEC_LAUNCHES, l->function, CI_SEC_FUNCTIONS, m->functions, m->function_count);
 		CHECK_STREAM(CI_SEC_LAUNCHES, l->stream);
 		CHECK_CTX(CI_SEC_LAUNCHES, l->ctx);
@@ -454,35 +793,41 @@ static void check_references(struct decoder *d)
 			l->param_len = CI_LAUNCH_PARAM_BYTES;
 			d->bad_refs[CI_SEC_LAUNCHES]++;
 		}
+		break;
 	}
-	struct { struct ci_alloc *a; size_t n; uint32_t kind; } allocs[] = {
-		{ m->allocs, m->alloc_count, CI_SEC_ALLOCS }, { m->frees, m->free_count, CI_SEC_FREES },
-	};
-	for (size_t t = 0; t < 2; t++) {
-		for (size_t i = 0; i < allocs[t].n; i++) {
-			struct ci_alloc *a = &allocs[t].a[i];
-			uint32_t k = allocs[t].kind;
-			CHECK_CTX(k, a->ctx);
-			CHECK_STREAM(k, a->stream);
-			CHECK_STREAM(k, a->free_stream);
-			check_stack(d, k, &a->stack);
-			check_stack(d, k, &a->free_stack);
-		}
+	case CI_SEC_ALLOCS:
+	case CI_SEC_FREES: {
+		struct ci_alloc *a = entry;
+		CHECK_CTX(kind, a->ctx);
+		CHECK_STREAM(kind, a->stream);
+		CHECK_STREAM(kind, a->free_stream);
+		check_stack(d, kind, &a->stack);
+		check_stack(d, kind, &a->free_stack);
+		break;
 	}
-	for (size_t i = 0; i < m->error_count; i++) {
-		struct ci_api_error *e = &m->errors[i];
+	case CI_SEC_ERRORS: {
+		struct ci_api_error *e = entry;
 		CHECK_CTX(CI_SEC_ERRORS, e->ctx);
 		CHECK_STREAM(CI_SEC_ERRORS, e->stream);
 		check_stack(d, CI_SEC_ERRORS, &e->stack);
 		TERMINATE(e->api);
 		TERMINATE(e->args);
+		break;
 	}
-	for (size_t i = 0; i < m->event_count; i++) {
-		struct ci_event *e = &m->events[i];
+	case CI_SEC_EVENTS: {
+		struct ci_event *e = entry;
 		CHECK_CTX(CI_SEC_EVENTS, e->ctx);
 		CHECK_STREAM(CI_SEC_EVENTS, e->stream);
 		check_stack(d, CI_SEC_EVENTS, &e->stack);
+		break;
 	}
+	}
+}
+
+/* One warning per section whose references had to be cleared. */
+static void report_references(struct decoder *d)
+{
+	struct ci_model *m = d->m;
 	for (uint32_t k = 0; k < CI_SECTION_KIND_MAX; k++) {
 		const char *what = k ? kinds[k].name : "header";
 		if (d->bad_refs[k])
@@ -498,37 +843,6 @@ static void check_references(struct decoder *d)
 	}
 }
 #undef M
-
-/* ---------------------------------------------------------------------------------------- */
-/* Sorting                                                                                    */
-
-#define TIME_SEQ_CMP(name, type)                                                             \
-	static int name(const void *a, const void *b)                                        \
-	{                                                                                    \
-		const type *x = a, *y = b;                                                   \
-		if (x->time_ns != y->time_ns)                                                \
-			return x->time_ns < y->time_ns ? -1 : 1;                             \
-		return x->seq < y->seq ? -1 : x->seq > y->seq;                               \
-	}
-TIME_SEQ_CMP(launch_cmp, struct ci_launch)
-TIME_SEQ_CMP(error_cmp, struct ci_api_error)
-TIME_SEQ_CMP(event_cmp, struct ci_event)
-
-static int free_cmp(const void *a, const void *b)
-{
-	const struct ci_alloc *x = a, *y = b;
-	if (x->free_ns != y->free_ns)
-		return x->free_ns < y->free_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int alloc_addr_cmp(const void *a, const void *b)
-{
-	const struct ci_alloc *x = a, *y = b;
-	if (x->address != y->address)
-		return x->address < y->address ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Header and directory                                                                       */
@@ -755,6 +1069,8 @@ static struct ci_error *decode_sections(struct decoder *d)
 	DECODE(CI_SEC_CODE_MODULES, code_modules, code_module_count);
 	DECODE(CI_SEC_FUNCTIONS, functions, function_count);
 	DECODE(CI_SEC_THREADS, threads, thread_count);
+	/* Tables are checked before the rings, whose entries are checked as they are copied. */
+	check_tables(d);
 	DECODE(CI_SEC_LAUNCHES, launches, launch_count);
 	DECODE(CI_SEC_ALLOCS, allocs, alloc_count);
 	DECODE(CI_SEC_FREES, frees, free_count);
@@ -762,29 +1078,7 @@ static struct ci_error *decode_sections(struct decoder *d)
 	DECODE(CI_SEC_EVENTS, events, event_count);
 #undef DECODE
 
-	/* The free ring holds FREED copies only. */
-	size_t kept = 0;
-	for (size_t i = 0; i < m->free_count; i++) {
-		if (m->frees[i].state != CI_ALLOC_FREED) {
-			m->sections[CI_SEC_FREES].accepted--;
-			m->sections[CI_SEC_FREES].invalid++;
-			continue;
-		}
-		m->frees[kept++] = m->frees[i];
-	}
-	m->free_count = kept;
-
-	check_references(d);
-	if (m->launches)
-		qsort(m->launches, m->launch_count, sizeof *m->launches, launch_cmp);
-	if (m->errors)
-		qsort(m->errors, m->error_count, sizeof *m->errors, error_cmp);
-	if (m->events)
-		qsort(m->events, m->event_count, sizeof *m->events, event_cmp);
-	if (m->frees)
-		qsort(m->frees, m->free_count, sizeof *m->frees, free_cmp);
-	if (m->allocs)
-		qsort(m->allocs, m->alloc_count, sizeof *m->allocs, alloc_addr_cmp);
+	report_references(d);
 	return NULL;
 }
 

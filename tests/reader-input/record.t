@@ -32,6 +32,27 @@ dec --entries "$T/r.cisnap"
 is "$(sec launches accepted) $(sec launches overwritten)" "16 24" "wrapped ring: capacity kept, the rest overwritten"
 is "$(printf '%s\n' "$out" | awk '/^launch /{print $2}' | head -1)" "seq=25" "oldest surviving launch first"
 
+# Order: launches by time then seq, whatever order the slots hold them in (checked here from
+# the decoded lines alone); live allocations by address then id.
+order() {
+	printf '%s\n' "$out" | awk '/^launch / { split($2, s, "="); split($3, t, "=")
+		if (n && (t[2] < pt || (t[2] == pt && s[2] + 0 <= ps))) bad++
+		if (n && t[2] == pt) ties++
+		pt = t[2] + 0; ps = s[2] + 0; n++; ok += / consistent=1$/ }
+		END { print n + 0, ok + 0, bad + 0, (ties > 0) }'
+}
+mk --launches=100 --launch-cap=64 --launch-times=1
+dec --entries "$T/r.cisnap"
+is "$(order)" "64 64 0 1" "chunked slots (threads filling chunks of four): all whole, in time order, ties by seq"
+mk --launches=300 --launch-cap=256 --launch-times=2
+dec --entries "$T/r.cisnap"
+is "$(order)" "256 256 0 1" "random times with many ties: time order, ties by seq"
+mk --alloc-twins=1
+dec --entries "$T/r.cisnap"
+is "$(printf '%s\n' "$out" | awk '/^alloc /{ printf "%s %s ", $2, $3 }')" \
+   "id=1 address=0x7f0000000000 id=2 address=0x7f0000000000 id=3 address=0x7f0000200000 id=4 address=0x7f0000300000 id=5 address=0x7f0000400000 " \
+   "allocations at one address by id (the later one took the home slot)"
+
 mk --torn=3
 dec --entries "$T/r.cisnap"
 is "$(sec launches accepted) $(sec launches torn)" "7 3" "torn launches counted, not trusted"

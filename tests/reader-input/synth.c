@@ -129,11 +129,26 @@ void synth_fill_launch(struct ci_launch *l, uint64_t index)
 	l->seq = seq;
 }
 
+uint64_t synth_launch_time(uint32_t mode, uint64_t index)
+{
+	if (mode == SYNTH_TIMES_CHUNKED) {
+		uint64_t chunk = index / 4, thread = chunk % 3, nth = chunk / 3 * 4 + index % 4;
+		return 1000 + nth * 1000 + (thread ? 500 : 0);
+	}
+	if (mode == SYNTH_TIMES_RANDOM) {
+		uint64_t x = (index + 1) * 0x9e3779b97f4a7c15ull;
+		x ^= x >> 29;
+		return 1000 + (x % 64) * 1000;
+	}
+	return (index + 1) * 1000;
+}
+
 int synth_launch_consistent(const struct ci_launch *l)
 {
 	uint64_t p;
 	memcpy(&p, l->params + 8, 8);
-	return l->grid[0] == (uint32_t)l->seq && l->time_ns == l->seq * 1000 && p == l->seq &&
+	return l->grid[0] == (uint32_t)l->seq && l->grid[1] >= 2 && l->grid[1] <= 4 &&
+	       l->time_ns == synth_launch_time(l->grid[1] - 2, l->seq - 1) && p == l->seq &&
 	       l->stream_seq == (l->seq - 1) / SYNTH_STREAMS + 1;
 }
 
@@ -255,6 +270,8 @@ void synth_build(const struct synth_spec *s, uint8_t *buf)
 	for (uint64_t i = 0; i < s->launches; i++) {
 		struct ci_launch l;
 		synth_fill_launch(&l, i);
+		l.time_ns = synth_launch_time(s->launch_times, i);
+		l.grid[1] = 2 + s->launch_times;
 		memcpy(ENTRY(buf, sec, i % sec->capacity), &l, sizeof l);
 	}
 	for (uint32_t t = 0; t < s->torn_launches && t < s->launches; t++)
@@ -262,9 +279,12 @@ void synth_build(const struct synth_spec *s, uint8_t *buf)
 
 	/* Live allocations: open addressing keyed by address. */
 	sec = find(secs, CI_SEC_ALLOCS);
-	for (uint32_t i = 0; i < s->allocs; i++) {
+	for (uint32_t n = 0; n < s->allocs; n++) {
+		/* Twins: alloc 1 goes in first, at alloc 0's address, so it takes the home slot. */
+		uint32_t i = s->alloc_twins && n < 2 && s->allocs >= 2 ? 1 - n : n;
+		uint64_t at = s->alloc_twins && i == 1 ? 0 : i;
 		struct ci_alloc a = { .seq = i + 1, .id = i + 1,
-				      .address = SYNTH_ALLOC_BASE + i * SYNTH_ALLOC_STRIDE,
+				      .address = SYNTH_ALLOC_BASE + at * SYNTH_ALLOC_STRIDE,
 				      .size = 0x1000ull * (i + 1), .time_ns = 100 + i, .state = CI_ALLOC_LIVE,
 				      .kind = CI_ALLOC_DEVICE, .ctx = 0, .stream = CI_NONE, .tid = s->pid,
 				      .stack = 1, .free_stream = CI_NONE };
@@ -374,6 +394,7 @@ int synth_parse_option(struct synth_spec *s, const char *arg)
 		NUM("--errors=", errors, 32), NUM("--events=", events, 32), NUM("--event-cap=", event_cap, 32),
 		NUM("--torn=", torn_launches, 32), NUM("--entry-pad=", entry_pad, 32),
 		NUM("--origin=", origin, 32), NUM("--state=", state, 32), NUM("--flags=", flags, 32),
+		NUM("--launch-times=", launch_times, 32), NUM("--alloc-twins=", alloc_twins, 32),
 		NUM("--base=", record_base, 64),
 #undef NUM
 	};
@@ -408,6 +429,7 @@ const char *synth_options_help(void)
 	return "  --major=N --minor=N --pid=N --base=ADDR --origin=N --state=N --flags=N\n"
 	       "  --launches=N --launch-cap=N --allocs=N --alloc-cap=N --frees=N --free-cap=N\n"
 	       "  --errors=N --events=N --event-cap=N --torn=N --entry-pad=N\n"
+	       "  --launch-times=0|1|2 (seq, chunked, random) --alloc-twins=1\n"
 	       "  --damage=none|magic|header-size|dir|misaligned|overlap|past-end|entry-size|refs|\n"
 	       "           stack|seq|dup|unknown-section|late-head\n";
 }

@@ -55,11 +55,21 @@ struct synth_spec {
 	uint32_t errors, error_cap;
 	uint32_t events, event_cap;
 	uint32_t torn_launches;   /* newest N published launches left CI_SEQ_BUSY */
+	uint32_t launch_times;    /* SYNTH_TIMES_*: how launch times relate to their seqs */
+	uint32_t alloc_twins;     /* allocs 0 and 1 share an address, inserted id 2 first */
 	uint32_t thread_count;
 	uint32_t thread_tids[8];
 	const char *thread_names[8];
 	enum synth_damage damage;
 };
+
+/* Launch times (synth_spec.launch_times).  SEQ: time = seq * 1000, the ring is in time order.
+ * CHUNKED: three writer threads take slots in chunks of four, as the recorder's threads do, so
+ * slot order is not time order, and threads 1 and 2 run in step (equal times).  RANDOM: times
+ * from a small range, many equal, in no order.  A launch carries its mode in grid[1] (2, 3, 4)
+ * so synth_launch_consistent can check it. */
+enum { SYNTH_TIMES_SEQ = 0, SYNTH_TIMES_CHUNKED = 1, SYNTH_TIMES_RANDOM = 2 };
+uint64_t synth_launch_time(uint32_t mode, uint64_t index);
 
 /* Defaults: version 1.0, 10 launches in a ring of 16, 5 allocs in a table of 64, 2 frees in a
  * ring of 8, 2 errors (one sticky 700), 4 events, 1 thread. */
