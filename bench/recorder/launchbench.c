@@ -8,6 +8,9 @@
  *   launchbench launch THREADS OPS REPS   cuLaunchKernel of a 3-parameter kernel, each thread
  *                                         on its own stream
  *   launchbench alloc THREADS OPS REPS    cuMemAlloc + cuMemFree of 4 KiB
+ *   launchbench crumb THREADS OPS REPS    cuStreamWriteValue64 into host-registered memory,
+ *                                         each thread on its own stream: the driver call a
+ *                                         breadcrumb adds after each launch, measured alone
  *
  * Time is each thread's CPU time (CLOCK_THREAD_CPUTIME_ID) over its OPS calls, so that 8 threads
  * on 2 cores measure the cost per call, not the machine's oversubscription.  Prints
@@ -29,7 +32,10 @@ static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
 static CUcontext ctx;
 static CUfunction fn;
 static long ops;
-static int alloc_mode;
+enum { MODE_LAUNCH, MODE_ALLOC, MODE_CRUMB };
+static int mode;
+static uint64_t crumbs[64];       /* host memory the crumb mode writes, one word per thread */
+static CUdeviceptr crumbs_alias;
 static pthread_barrier_t start;
 
 static double thread_ns(void)
@@ -39,9 +45,29 @@ static double thread_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static void *worker(void *arg)
+/* One call of the measured kind. */
+static inline __attribute__((always_inline)) void op(CUstream s, void **params, int thread,
+						     uint64_t i)
 {
-	double *result = arg;
+	if (mode == MODE_ALLOC) {
+		CUdeviceptr p;
+		CHECK(cuMemAlloc(&p, 4096));
+		CHECK(cuMemFree(p));
+	} else if (mode == MODE_CRUMB) {
+		CHECK(cuStreamWriteValue64(s, crumbs_alias + 8 * (CUdeviceptr)thread, i, 0));
+	} else {
+		CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
+	}
+}
+
+struct worker_arg {
+	int thread;
+	double ns;
+};
+
+static void *worker(void *argp)
+{
+	struct worker_arg *arg = argp;
 	CUstream s;
 	CHECK(cuCtxSetCurrent(ctx));
 	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
@@ -51,31 +77,16 @@ static void *worker(void *arg)
 	/* Warm up: the first launch's setup of the thread, stream and function, and the first lap
 	 * around the default record's launch ring (whose pages the kernel allocates on first
 	 * touch), are not the steady cost. */
-	for (int i = 0; i < (alloc_mode ? 2000 : 40000); i++) {
-		if (alloc_mode) {
-			CUdeviceptr p;
-			CHECK(cuMemAlloc(&p, 4096));
-			CHECK(cuMemFree(p));
-		} else {
-			CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
-		}
-	}
+	for (int i = 0; i < (mode == MODE_ALLOC ? 2000 : 40000); i++)
+		op(s, params, arg->thread, (uint64_t)i);
 	CHECK(cuStreamSynchronize(s));
 	pthread_barrier_wait(&start);
 	double t0 = thread_ns();
-	if (alloc_mode) {
-		for (long i = 0; i < ops; i++) {
-			CUdeviceptr p;
-			CHECK(cuMemAlloc(&p, 4096));
-			CHECK(cuMemFree(p));
-		}
-	} else {
-		for (long i = 0; i < ops; i++) {
-			a = (uint64_t)i;
-			CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
-		}
+	for (long i = 0; i < ops; i++) {
+		a = (uint64_t)i;
+		op(s, params, arg->thread, (uint64_t)i);
 	}
-	*result = (thread_ns() - t0) / (double)ops;
+	arg->ns = (thread_ns() - t0) / (double)ops;
 	CHECK(cuStreamSynchronize(s));
 	CHECK(cuStreamDestroy(s));
 	return NULL;
@@ -89,11 +100,13 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5 || (strcmp(argv[1], "launch") && strcmp(argv[1], "alloc"))) {
-		fprintf(stderr, "usage: launchbench launch|alloc THREADS OPS REPS\n");
+	if (argc != 5 || (strcmp(argv[1], "launch") && strcmp(argv[1], "alloc") &&
+			  strcmp(argv[1], "crumb"))) {
+		fprintf(stderr, "usage: launchbench launch|alloc|crumb THREADS OPS REPS\n");
 		return 2;
 	}
-	alloc_mode = !strcmp(argv[1], "alloc");
+	mode = !strcmp(argv[1], "alloc") ? MODE_ALLOC : !strcmp(argv[1], "crumb") ? MODE_CRUMB
+										     : MODE_LAUNCH;
 	int threads = atoi(argv[2]);
 	ops = atol(argv[3]);
 	int reps = atoi(argv[4]);
@@ -104,18 +117,26 @@ int main(int argc, char **argv)
 	CUmodule mod;
 	ctx = probe_start(ptx, &mod);
 	CHECK(cuModuleGetFunction(&fn, mod, "bench_k"));
+	if (mode == MODE_CRUMB) {
+		/* As the recorder registers its breadcrumb page. */
+		CHECK(cuMemHostRegister(crumbs, sizeof crumbs,
+					CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP));
+		CHECK(cuMemHostGetDevicePointer(&crumbs_alias, crumbs, 0));
+	}
 
 	double per_rep[99];
 	for (int r = 0; r < reps; r++) {
 		pthread_t tid[64];
-		double ns[64];
+		struct worker_arg args[64];
 		pthread_barrier_init(&start, NULL, (unsigned)threads);
-		for (int t = 0; t < threads; t++)
-			pthread_create(&tid[t], NULL, worker, &ns[t]);
+		for (int t = 0; t < threads; t++) {
+			args[t].thread = t;
+			pthread_create(&tid[t], NULL, worker, &args[t]);
+		}
 		double sum = 0;
 		for (int t = 0; t < threads; t++) {
 			pthread_join(tid[t], NULL);
-			sum += ns[t];
+			sum += args[t].ns;
 		}
 		pthread_barrier_destroy(&start);
 		per_rep[r] = sum / threads;

@@ -2,9 +2,11 @@
 # The recorder's overhead benchmark (make bench): nanoseconds the recorder adds per
 # cuLaunchKernel and per cuMemAlloc + cuMemFree pair, against the same loop without it, on the
 # simulated driver in null mode (launches complete inline at almost no cost), with stacks off,
-# fast (the default) and accurate, on 1 and 8 threads.  Each configuration is a separate process;
-# launchbench reports the median of REPS runs of each thread's CPU time per call.  Prints
-# `bench: NAME VALUE UNIT` lines; docs/PERFORMANCE.md ("Recorder") records the figures.
+# fast (the default) and accurate, on 1 and 8 threads; per launch also the recorder's own
+# bookkeeping and the breadcrumb's driver call measured apart.  Each configuration is a
+# separate process; launchbench reports the median of REPS runs of each thread's CPU time per
+# call.  Prints `bench: NAME VALUE UNIT` lines; docs/PERFORMANCE.md ("Recorder") records the
+# figures.
 set -u
 B=${CI_BUILD:-build}
 LB=$B/bench/recorder/launchbench
@@ -18,33 +20,42 @@ export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CUDASIM_MOD
 for v in $(env | sed -n 's/^\(CUDAINSPECT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 export CUDAINSPECT_SNAPSHOT=none
 
-# ns MODE THREADS [VAR=VALUE...]: launchbench's ns_per_op, with the recorder if variables given.
+# ns MODE THREADS [VAR=VALUE...]: launchbench's ns_per_op, with the recorder if variables given;
+# the median of PROCS processes (8 threads on few CPUs vary from one process to the next).
+PROCS=${BENCH_PROCS:-3}
 ns() {
-	local mode=$1 threads=$2
+	local mode=$1 threads=$2 i
 	shift 2
-	local out
-	if [ $# -gt 0 ]; then
-		out=$(env "$@" LD_PRELOAD="$REC" "$LB" "$mode" "$threads" "$OPS" "$REPS") || return 1
-	else
-		out=$("$LB" "$mode" "$threads" "$OPS" "$REPS") || return 1
-	fi
-	sed -n 's/^ns_per_op //p' <<<"$out"
+	for ((i = 0; i < PROCS; i++)); do
+		if [ $# -gt 0 ]; then
+			env "$@" LD_PRELOAD="$REC" "$LB" "$mode" "$threads" "$OPS" "$REPS" || return 1
+		else
+			"$LB" "$mode" "$threads" "$OPS" "$REPS" || return 1
+		fi
+	done | sed -n 's/^ns_per_op //p' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 line() { printf 'bench: %s %s %s\n' "$1" "$2" "$3"; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a - b }'; }
 
-echo "bench/recorder: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); $OPS calls x $REPS runs per figure" >&2
+echo "bench/recorder: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); $OPS calls x $REPS runs x $PROCS processes per figure" >&2
+# Per launch, decomposed: the launch without the recorder; the recorder's own bookkeeping
+# (stacks and breadcrumbs off); the breadcrumb's driver call on its own (cuStreamWriteValue64
+# in a loop without the recorder: in null mode that is the simulator's cost, not a GPU's); the
+# total with breadcrumbs (stacks off) and what it adds beyond the other two; then the stack modes.
 for t in 1 8; do
 	base=$(ns launch $t)
 	line "recorder.launch.baseline.${t}t" "$base" ns
-	for stacks in off fast accurate; do
+	own=$(sub "$(ns launch $t CUDAINSPECT_STACKS=off CUDAINSPECT_CRUMBS=off)" "$base")
+	line "recorder.launch.added.bookkeeping.${t}t" "$own" ns
+	crumb=$(ns crumb $t)
+	line "recorder.launch.crumb_call.${t}t" "$crumb" ns
+	total=$(sub "$(ns launch $t CUDAINSPECT_STACKS=off)" "$base")
+	line "recorder.launch.added.stacks_off.${t}t" "$total" ns
+	line "recorder.launch.added.crumb_rest.${t}t" "$(sub "$(sub "$total" "$own")" "$crumb")" ns
+	for stacks in fast accurate; do
 		with=$(ns launch $t CUDAINSPECT_STACKS=$stacks)
 		line "recorder.launch.added.stacks_$stacks.${t}t" "$(sub "$with" "$base")" ns
 	done
-	# What the breadcrumb write costs on top (one more driver call per launch; in null mode the
-	# simulator's own cost of cuStreamWriteValue64 is counted here, not a GPU's).
-	with=$(ns launch $t CUDAINSPECT_STACKS=off CUDAINSPECT_CRUMBS=off)
-	line "recorder.launch.added.stacks_off_crumbs_off.${t}t" "$(sub "$with" "$base")" ns
 done
 for t in 1 8; do
 	base=$(ns alloc $t)
