@@ -69,6 +69,28 @@ $(REC_TEST)/shareprobe: tests/recorder/shareprobe.c tests/recorder/probe.h
 
 TEST_DEPS += $(REC_TEST)/shareprobe
 
+# First CUDA calls from library constructors (start.t).
+$(REC_TEST)/libctorearly.so: tests/recorder/ctorlib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -o $@ $< \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
+
+$(REC_TEST)/libctorthread.so: tests/recorder/ctorlib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -DCTOR_THREAD -fPIC -shared -o $@ $< \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
+
+$(REC_TEST)/ctorprobe: tests/recorder/ctorprobe.c tests/recorder/probe.h $(REC_TEST)/libctorearly.so
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(REC_TEST) -Wl,-rpath,'$$ORIGIN' \
+		-Wl,--no-as-needed -lctorearly -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+$(REC_TEST)/ctorprobe-dlopen: tests/recorder/ctorprobe.c tests/recorder/probe.h \
+		$(REC_TEST)/libctorthread.so
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -DCTOR_DLOPEN -o $@ $< \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda -ldl
+
+TEST_DEPS += $(REC_TEST)/ctorprobe $(REC_TEST)/ctorprobe-dlopen
+
 # A ThreadSanitizer build of the recorder for the launch-storm test (storm.t).
 REC_TSAN_OBJS := $(REC_SRCS:%.c=$(REC_TEST)/tsan/obj/%.o)
 $(REC_TEST)/tsan/obj/recorder/%.o: recorder/%.c recorder/recorder.h recorder/api.h recorder/hooks.h \

@@ -15,7 +15,8 @@
  *      semantics itself.  Unknown pointers (and cuGetExportTable) pass through untouched.
  *
  * Start-up is lazy: the constructor only reads the configuration and finds the real dlsym;
- * the driver is resolved and the record created on first use of any door.
+ * the driver is resolved and the record created on first use of any door (which may come
+ * before the constructor, from another library's: see "Start-up" below).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -433,24 +434,55 @@ CI_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVers
 /* ---------------------------------------------------------------------------------------- */
 /* Start-up                                                                                   */
 
+/* Start-up happens on the first CUDA call, which may come from a library constructor: inside
+ * the dynamic loader's lock, possibly before this library's own constructor ran, while another
+ * thread starts the recorder too.  So the configuration is read by whoever needs it first, and
+ * everything that takes the loader's lock (dlopen, dlsym, libgcc's first backtrace) happens
+ * before the start lock is taken: a thread holding the start lock never waits for the loader,
+ * and a constructor that holds the loader's lock and waits for the start lock is not waited on
+ * (interpose.md P8).  Two threads may then both resolve the driver; the first to take the start
+ * lock publishes its answer. */
 static pthread_mutex_t ci_start_lock = PTHREAD_MUTEX_INITIALIZER;
+static int ci_config_state; /* atomic: 0 not read, 1 being read, 2 read */
 static bool ci_config_ok;
 static char ci_config_error[512];
+static int ci_driver_ready; /* atomic: ci_real and the address maps are published */
 
-/* Resolve every wrapped name in the real driver.  False when there is no driver at all. */
-static bool ci_resolve_driver(void)
+static void ci_config_load(void)
+{
+	int expected = 0;
+	if (__atomic_compare_exchange_n(&ci_config_state, &expected, 1, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		ci_config_ok = ci_config_parse(&ci_cfg, ci_config_error, sizeof ci_config_error);
+		__atomic_store_n(&ci_config_state, 2, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&ci_config_state, __ATOMIC_ACQUIRE) != 2)
+		CI_PAUSE(); /* parsing takes microseconds and waits for nothing */
+}
+
+/* The driver's entry points, looked up by one thread before it takes the start lock. */
+struct ci_resolution {
+	void *fn[CI_FN_COUNT];
+	char note[2][640]; /* what to say if this one is published */
+};
+
+/* Resolve every wrapped name in the real driver into R.  False when there is no driver. */
+static bool ci_resolve_driver(struct ci_resolution *r)
 {
 	const char *path = ci_cfg.driver[0] ? ci_cfg.driver : "libcuda.so.1";
 	void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
 	if (!h)
 		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	char why[256] = "";
+	r->note[0][0] = r->note[1][0] = 0;
 	if (!h) {
 		const char *e = dlerror();
 		snprintf(why, sizeof why, ": %s", e ? e : "not found");
 		if (ci_cfg.driver[0])
-			ci_say("cannot open CUDAINSPECT_DRIVER=%s (%s); using the driver the program "
-			       "loaded", path, why + 2);
+			snprintf(r->note[0], sizeof r->note[0],
+				 "cannot open CUDAINSPECT_DRIVER=%.200s (%.200s); using the driver the "
+				 "program loaded", path, why + 2);
 	}
 	for (int i = 0; i < CI_FN_COUNT; i++) {
 		/* Without a handle, the next definition after the recorder's own (the driver the
@@ -458,11 +490,12 @@ static bool ci_resolve_driver(void)
 		void *p = h ? ci_real_dlsym(h, ci_fn_name[i]) : ci_real_dlsym(RTLD_NEXT, ci_fn_name[i]);
 		if (p == ci_wrapper[i])
 			p = NULL; /* CUDAINSPECT_DRIVER names the recorder itself */
-		ci_real[i] = p;
+		r->fn[i] = p;
 	}
-	if (!ci_real[CI_FN_cuInit]) {
-		ci_say("cannot find the CUDA driver (%s%s); recording disabled, CUDA calls fail as "
-		       "they would without a driver", path, why);
+	if (!r->fn[CI_FN_cuInit]) {
+		snprintf(r->note[1], sizeof r->note[1],
+			 "cannot find the CUDA driver (%.200s%.200s); recording disabled, CUDA calls "
+			 "fail as they would without a driver", path, why);
 		return false;
 	}
 	return true;
@@ -473,19 +506,39 @@ void ci_ensure_started(void)
 	if (CI_LIKELY(__atomic_load_n(&ci_run_state, __ATOMIC_ACQUIRE) != CI_UNINIT))
 		return;
 	int saved = errno;
+	/* Everything that may take the loader's lock, first. */
+	ci_config_load();
+	ci_find_real_dlsym();
+	struct ci_resolution *mine = NULL, local;
+	bool found = false;
+	if (!__atomic_load_n(&ci_driver_ready, __ATOMIC_ACQUIRE) && ci_real_dlsym) {
+		mine = &local;
+		found = ci_resolve_driver(mine);
+	}
+	bool record = ci_config_ok && !ci_cfg.disabled;
+	if (record)
+		ci_stacks_prepare();
+
 	pthread_mutex_lock(&ci_start_lock);
 	if (__atomic_load_n(&ci_run_state, __ATOMIC_ACQUIRE) == CI_UNINIT) {
-		ci_find_real_dlsym();
+		if (!__atomic_load_n(&ci_driver_ready, __ATOMIC_ACQUIRE)) {
+			if (mine) {
+				memcpy(ci_real, mine->fn, sizeof ci_real);
+				for (int i = 0; i < 2; i++)
+					if (mine->note[i][0])
+						ci_say("%s", mine->note[i]);
+			}
+			ci_maps_build();
+			__atomic_store_n(&ci_driver_ready, 1, __ATOMIC_RELEASE);
+		} else {
+			found = ci_real[CI_FN_cuInit] != NULL;
+		}
 		int state = CI_PASS;
-		bool driver = ci_real_dlsym && ci_resolve_driver();
 		if (!ci_config_ok)
 			ci_say("%s; recording disabled, CUDA calls pass through unchanged",
 			       ci_config_error);
-		else if (ci_cfg.disabled)
-			;
-		else if (driver && ci_record_create())
+		else if (record && found && ci_record_create())
 			state = CI_ON;
-		ci_maps_build();
 		if (state == CI_ON) {
 			ci_stacks_init();
 			ci_crash_install();
@@ -510,6 +563,6 @@ __attribute__((constructor)) static void ci_preload_init(void)
 {
 	int saved = errno;
 	ci_find_real_dlsym();
-	ci_config_ok = ci_config_parse(&ci_cfg, ci_config_error, sizeof ci_config_error);
+	ci_config_load();
 	errno = saved;
 }

@@ -347,6 +347,7 @@ bool ci_code_address(uint64_t address);
 /* Bring the host module table up to date if a dlopen/dlclose happened (cheap when not). */
 void ci_modules_refresh(bool force);
 void ci_stacks_init(void);
+void ci_stacks_prepare(void);
 
 /* ---------------------------------------------------------------------------------------- */
 /* CUDA objects (objects.c)                                                                   */

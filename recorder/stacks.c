@@ -17,14 +17,19 @@
 
 #include "recorder.h"
 
-void ci_stacks_init(void)
+/* Before the start lock (doors.c): the first backtrace() loads libgcc_s with dlopen, which
+ * takes the loader's lock; do it now, not inside a launch. */
+void ci_stacks_prepare(void)
 {
-	ci_modules_refresh(true);
 	if (ci_cfg.stack_mode == CI_STACKS_ACCURATE) {
-		/* The first backtrace() loads libgcc_s: do it now, not inside a launch. */
 		void *warm[4];
 		backtrace(warm, 4);
 	}
+}
+
+void ci_stacks_init(void)
+{
+	ci_modules_refresh(true);
 }
 
 static unsigned ci_walk_fast(const struct ci_call *c, uint64_t *frames, unsigned depth)
