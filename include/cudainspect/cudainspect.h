@@ -6,7 +6,7 @@
  *   source    -> a memory reader over an ELF core (plain or zstd), a record file (snapshot or
  *                persistent), a live pid, or a caller-supplied buffer (GDB, fuzzers);
  *   locate    -> where the flight record is in that memory;
- *   decode    -> a validated, owned copy of the record (struct ci_model); input is untrusted;
+ *   decode    -> a validated copy of the record (struct ci_model); input is untrusted;
  *   diagnose  -> per-stream progress, the faulting launch, pointer attributions, error timeline;
  *   symbolize -> host backtraces of the core's threads and symbols for recorded stacks (libdwfl);
  *   render    -> text views or one JSON document.
@@ -221,12 +221,14 @@ struct ci_model {
 	struct ci_function *functions; size_t function_count;
 	struct ci_thread *threads; size_t thread_count;
 
-	/* Rings: accepted entries only, sorted by time_ns then seq (oldest first). */
+	/* Rings: accepted entries only, sorted by time_ns then seq (oldest first).  In a lazy model
+	 * (ci_decode_with) `launches` is NULL: read them with ci_model_launch(). */
 	struct ci_launch *launches; size_t launch_count;
 	struct ci_api_error *errors; size_t error_count;
 	struct ci_event *events; size_t event_count;
 	struct ci_alloc *frees; size_t free_count;
-	/* Live allocations (state LIVE, complete), sorted by address. */
+	/* Live allocations (state LIVE, complete), sorted by address (then id).  NULL in a lazy
+	 * model: read them with ci_model_alloc(). */
 	struct ci_alloc *allocs; size_t alloc_count;
 
 	/* Breadcrumbs: crumbs[stream slot's crumb_slot]. */
@@ -239,6 +241,10 @@ struct ci_model {
 	char *strings; size_t strings_size;   /* always NUL-terminated at strings_size - 1 */
 
 	struct ci_warnings warnings;
+
+	/* Private to the library: how a lazy model reaches the entries it has not copied yet.  NULL
+	 * in every other model, including models built by hand. */
+	struct ci_model_lazy *lazy;
 };
 
 /* Decode the record found at LOC.  Refuses an unknown major version (CI_ERR_VERSION) and a
@@ -248,10 +254,30 @@ struct ci_model {
  * payload, seq and counted as torn if it changed. */
 struct ci_error *ci_decode(struct ci_source *src, const struct ci_location *loc,
 			   struct ci_model **ret);
+/* What ci_decode_with may do differently from ci_decode. */
+struct ci_decode_options {
+	/* Leave the launch ring and the live allocations where they are in the input and copy an
+	 * entry only when ci_model_launch() or ci_model_alloc() first asks for it: for front ends
+	 * that show a few entries of a large record (the CLI's summary).  model->launches and
+	 * model->allocs are NULL then; counts, statistics, warnings and the order of the entries are
+	 * as ci_decode() gives them.  Not done where the input cannot be read in place (a live
+	 * process, a record split across segments): the model is complete then. */
+	bool lazy;
+};
+/* ci_decode with options (NULL: none).  A lazy model holds a reference to SRC, so that
+ * ci_source_close() may come before ci_model_destroy(). */
+struct ci_error *ci_decode_with(struct ci_source *src, const struct ci_location *loc,
+				const struct ci_decode_options *opts, struct ci_model **ret);
 /* Decode a record held entirely in memory (GDB JIT entry, fuzzers). */
 struct ci_error *ci_decode_buffer(const void *buf, size_t len, struct ci_model **ret);
 void ci_model_destroy(struct ci_model *model);
 
+/* Launch I (0 <= I < launch_count) and live allocation I (0 <= I < alloc_count) of MODEL, in
+ * the model's order, for every model: lazy ones copy the entry from the input, and check its
+ * references, on first use.  NULL when I is out of range.  A lazy model must not be read from
+ * two threads at once. */
+const struct ci_launch *ci_model_launch(const struct ci_model *model, size_t i);
+const struct ci_alloc *ci_model_alloc(const struct ci_model *model, size_t i);
 /* String at OFF of the record's string table; "" if OFF is out of range. */
 const char *ci_model_string(const struct ci_model *model, uint32_t off);
 /* Frames of stack ID (1-based) or NULL with *n = 0. */
