@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
+#include "model-internal.h"
 #include "reader-internal.h"
 
 /* How a section's entries are laid out (record.h). */
@@ -64,16 +65,25 @@ static const struct section_kind kinds[CI_SECTION_KIND_MAX] = {
 /* Entry states while reading. */
 enum { ENTRY_OK = 0, ENTRY_MISSING = 1, ENTRY_TORN = 2 };
 
+/* Clears references that point nowhere in entries of a model, counting them unless the
+ * counters are NULL (entries a lazy model copies later were counted when decoded). */
+struct refcheck {
+	const struct ci_model *m;
+	uint64_t *bad_refs, *unresolved;   /* per section kind */
+};
+
 struct decoder {
 	struct ci_source *src;
 	struct ci_model *m;
 	uint64_t base;
 	bool live;
+	bool lazy;                /* ci_decode_options.lazy */
 	struct ci_section secs[CI_SECTION_KIND_MAX];
 	bool usable[CI_SECTION_KIND_MAX];
 	uint64_t dir_entry_addr[CI_SECTION_KIND_MAX]; /* for re-reading head on live sources */
 	uint64_t bad_refs[CI_SECTION_KIND_MAX];   /* point nowhere: damage */
 	uint64_t unresolved[CI_SECTION_KIND_MAX]; /* point into a part the input lacks */
+	struct refcheck rc;                       /* over m, counting into the two above */
 };
 
 bool ci_header_plausible(const struct ci_header *h, const char **why)
@@ -277,7 +287,7 @@ static void count_verdict(struct ci_section_stats *stats, enum verdict v)
 /* ---------------------------------------------------------------------------------------- */
 /* Ordering                                                                                   */
 
-static void check_entry(struct decoder *d, uint32_t kind, void *entry);
+static void check_entry(struct refcheck *r, uint32_t kind, void *entry);
 
 /* Arrays of several MiB (the launches and allocations of a large record) cost more in page
  * faults than in copying; transparent huge pages, where the system offers them on request, cut
@@ -295,10 +305,16 @@ static void *alloc_big(size_t size)
 }
 
 /* An accepted entry of a ring or of the allocation table on its way into the model: the field
- * that orders it (time, free time, address) and where it is. */
+ * that orders it (time, free time, address), where it is, and what diagnose reads of every
+ * launch and allocation, with its references checked (a lazy model keeps these).  Slots fit in
+ * 32 bits: a section lies inside a record of at most 64 GiB, and these entries are >= 72 bytes. */
 struct order_key {
 	uint64_t major;
-	uint64_t slot;
+	uint64_t extra;           /* launches: stream_seq; allocations: size */
+	uint32_t slot;
+	uint32_t a;               /* launches: stream slot; allocations: kind */
+	uint32_t b;               /* launches: flags */
+	uint32_t pad;
 };
 
 /* The accepted entries of one section: entry `slot` is at ENTRIES + slot * STRIDE. */
@@ -317,7 +333,9 @@ static void ordering_deinit(struct ordering *o)
 	free(o->tmp);
 }
 
-static bool ordering_add(struct ordering *o, const uint8_t *entry, uint64_t slot)
+/* Take accepted entry E in SLOT: its references are checked and counted on a copy of the part
+ * that holds them (a launch's parameters are not read here). */
+static bool ordering_add(struct decoder *d, struct ordering *o, const uint8_t *e, uint64_t slot)
 {
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? 2 * o->cap : 1024;
@@ -327,7 +345,25 @@ static bool ordering_add(struct ordering *o, const uint8_t *entry, uint64_t slot
 		o->keys = k;
 		o->cap = cap;
 	}
-	o->keys[o->n++] = (struct order_key){ ci_le64(entry + kinds[o->kind].order_major), slot };
+	union {
+		struct ci_launch launch;
+		struct ci_alloc alloc;
+		struct ci_api_error error;
+		struct ci_event event;
+	} copy;
+	memcpy(&copy, e, o->kind == CI_SEC_LAUNCHES ? offsetof(struct ci_launch, params) : kinds[o->kind].size);
+	check_entry(&d->rc, o->kind, &copy);
+	struct order_key k = { .major = ci_le64((const uint8_t *)&copy + kinds[o->kind].order_major),
+			       .slot = (uint32_t)slot };
+	if (o->kind == CI_SEC_LAUNCHES) {
+		k.extra = copy.launch.stream_seq;
+		k.a = copy.launch.stream;
+		k.b = copy.launch.flags;
+	} else if (o->kind == CI_SEC_ALLOCS) {
+		k.extra = copy.alloc.size;
+		k.a = copy.alloc.kind;
+	}
+	o->keys[o->n++] = k;
 	return true;
 }
 
@@ -428,26 +464,63 @@ static bool order_ties(struct ordering *o)
 	return true;
 }
 
-/* Copy the accepted entries of O into a new array in the model's order, checking the
- * references of each.  Every copy is judged again, so what the model holds is exactly what was
- * accepted even if the input changed meanwhile (a file rewritten under us). */
-static struct ci_error *order_entries(struct decoder *d, struct ordering *o, void **ret,
-				      size_t *count)
+/* A ring's slots hold a few interleaved runs in time order: each writer thread fills the slots
+ * it claimed in chunks, in its own time order.  Dealing the keys onto lanes (each key onto the
+ * first lane whose last key is not later) recovers those runs, and merging the lanes sorts the
+ * keys in two passes.  Returns false, with the keys untouched, when more than LANES_MAX lanes
+ * are needed (many threads, or keys in no order: the allocation table), or on out-of-memory. */
+enum { LANES_MAX = 16 };
+
+static bool order_by_lanes(struct ordering *o)
 {
-	const struct section_kind *sk = &kinds[o->kind];
+	struct order_key *k = o->keys;
+	size_t n = o->n, start[LANES_MAX + 1] = { 0 };
+	uint64_t tail[LANES_MAX];
+	unsigned lanes = 0;
+	_cleanup_free_ uint8_t *lane = malloc(n ? n : 1);
+	if (!lane)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned l = 0;
+		while (l < lanes && tail[l] > k[i].major)
+			l++;
+		if (l == lanes && lanes++ == LANES_MAX)
+			return false;
+		tail[l] = k[i].major;
+		start[l + 1]++;
+		lane[i] = (uint8_t)l;
+	}
+	for (unsigned l = 1; l <= lanes; l++)
+		start[l] += start[l - 1];
+	size_t pos[LANES_MAX];
+	memcpy(pos, start, sizeof pos);
+	for (size_t i = 0; i < n; i++)
+		o->tmp[pos[lane[i]]++] = k[i];
+	/* Merge: pos[l] walks lane l from start[l] to start[l + 1]. */
+	memcpy(pos, start, sizeof pos);
+	for (size_t out = 0; out < n; out++) {
+		unsigned best = LANES_MAX;
+		for (unsigned l = 0; l < lanes; l++)
+			if (pos[l] < start[l + 1] &&
+			    (best == LANES_MAX || o->tmp[pos[l]].major < o->tmp[pos[best]].major))
+				best = l;
+		k[out] = o->tmp[pos[best]++];
+	}
+	return true;
+}
+
+/* Put O's keys in the model's order. */
+static bool sort_ordering(const struct decoder *d, struct ordering *o)
+{
 	const struct ci_section *sec = &d->secs[o->kind];
-	struct ci_section_stats *stats = &d->m->sections[o->kind];
 	uint64_t cap = sec->capacity, head = sec->head;
 	size_t n = o->n;
-	struct judge judge = judge_make(o->kind, cap, head);
-	o->tmp = malloc(n * sizeof *o->tmp);
-	uint8_t *out = alloc_big(n * sk->size);
-	if (!o->tmp || !out) {
-		free(out);
-		return ci_error_create(CI_ERR_NOMEM, "out of memory ordering the record's %s", sk->name);
-	}
-	/* A wrapped ring is oldest first from the slot the next entry would take. */
-	if (sk->layout == LAYOUT_RING && head > cap) {
+	o->tmp = alloc_big(n * sizeof *o->tmp);
+	if (!o->tmp)
+		return false;
+	/* A wrapped ring is oldest first from the slot the next entry would take: when that order
+	 * is the time order (nothing to sort), the keys are turned round; else the sort does it. */
+	if (kinds[o->kind].layout == LAYOUT_RING && head > cap) {
 		size_t lo = 0, hi = n;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
@@ -456,16 +529,36 @@ static struct ci_error *order_entries(struct decoder *d, struct ordering *o, voi
 			else
 				hi = mid;
 		}
-		memcpy(o->tmp, o->keys + lo, (n - lo) * sizeof *o->tmp);
-		memcpy(o->tmp + (n - lo), o->keys, lo * sizeof *o->tmp);
-		struct order_key *t = o->keys;
-		o->keys = o->tmp;
-		o->tmp = t;
+		bool sorted = lo == 0 || o->keys[n - 1].major <= o->keys[0].major;
+		for (size_t i = 1; i < n && sorted; i++)
+			sorted = i == lo || o->keys[i - 1].major <= o->keys[i].major;
+		if (sorted && lo) {
+			memcpy(o->tmp, o->keys + lo, (n - lo) * sizeof *o->tmp);
+			memcpy(o->tmp + (n - lo), o->keys, lo * sizeof *o->tmp);
+			struct order_key *t = o->keys;
+			o->keys = o->tmp;
+			o->tmp = t;
+		}
 	}
-	if (!order_by_major(o) || !order_ties(o)) {
-		free(out);
-		return ci_error_create(CI_ERR_NOMEM, "out of memory ordering the record's %s", sk->name);
-	}
+	return (order_by_lanes(o) || order_by_major(o)) && order_ties(o);
+}
+
+/* Copy the accepted entries of O into a new array in the model's order, clearing their bad
+ * references (counted when they were accepted).  Every copy is judged again, so what the model
+ * holds is exactly what was accepted even if the input changed meanwhile (a file rewritten
+ * under us). */
+static struct ci_error *order_entries(struct decoder *d, struct ordering *o, void **ret,
+				      size_t *count)
+{
+	const struct section_kind *sk = &kinds[o->kind];
+	const struct ci_section *sec = &d->secs[o->kind];
+	struct ci_section_stats *stats = &d->m->sections[o->kind];
+	struct judge judge = judge_make(o->kind, sec->capacity, sec->head);
+	struct refcheck quiet = { .m = d->m };
+	size_t n = o->n;
+	uint8_t *out = alloc_big(n * sk->size);
+	if (!out)
+		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's %s", sk->name);
 	size_t kept = 0;
 	for (size_t j = 0; j < n; j++) {
 		/* Allocations are copied in address order from a table in hash order: fetch ahead. */
@@ -482,7 +575,7 @@ static struct ci_error *order_entries(struct decoder *d, struct ordering *o, voi
 			stats->torn++;
 			continue;
 		}
-		check_entry(d, o->kind, e);
+		check_entry(&quiet, o->kind, e);
 		kept++;
 	}
 	if (kept == 0) {
@@ -492,6 +585,120 @@ static struct ci_error *order_entries(struct decoder *d, struct ordering *o, voi
 	*ret = out;
 	*count = kept;
 	return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Lazy models                                                                                */
+
+/* A section of a lazy model: its accepted entries stay where they are in the input. */
+struct lazy_section {
+	const uint8_t *entries;   /* entry `slot` at entries + slot * stride, in the source's image */
+	size_t stride;
+	struct order_key *keys;   /* the model's order */
+	uint8_t *copies;          /* entry i at copies + i * (known size), copied on first use */
+	uint8_t *copied;          /* one bit per entry */
+};
+
+struct ci_model_lazy {
+	struct ci_source *src;    /* a reference, which keeps the input mapped */
+	struct lazy_section launches, allocs;
+};
+
+static void lazy_destroy(struct ci_model_lazy *lazy)
+{
+	if (!lazy)
+		return;
+	struct lazy_section *secs[] = { &lazy->launches, &lazy->allocs };
+	for (size_t i = 0; i < 2; i++) {
+		free(secs[i]->keys);
+		free(secs[i]->copies);
+		free(secs[i]->copied);
+	}
+	ci_source_close(lazy->src);
+	free(lazy);
+}
+
+/* Keep O's entries (sorted) in the input: the model gets their count, and copies on demand. */
+static struct ci_error *keep_lazily(struct decoder *d, struct ordering *o, size_t *count)
+{
+	struct ci_model *m = d->m;
+	if (!m->lazy) {
+		m->lazy = calloc(1, sizeof *m->lazy);
+		if (!m->lazy)
+			return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record");
+		m->lazy->src = ci_source_hold(d->src);
+	}
+	struct lazy_section *ls = o->kind == CI_SEC_LAUNCHES ? &m->lazy->launches : &m->lazy->allocs;
+	/* Pages of the copies that are never touched cost nothing. */
+	ls->copies = malloc(o->n * kinds[o->kind].size);
+	ls->copied = calloc((o->n + 7) / 8, 1);
+	if (!ls->copies || !ls->copied)
+		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's %s",
+				       kinds[o->kind].name);
+	ls->entries = o->entries;
+	ls->stride = o->stride;
+	ls->keys = ci_steal(o->keys);
+	*count = o->n;
+	return NULL;
+}
+
+/* Entry I of a lazy section, copied and reference-checked the first time. */
+static const void *lazy_entry(const struct ci_model *m, uint32_t kind, struct lazy_section *ls,
+			      size_t i)
+{
+	size_t size = kinds[kind].size;
+	uint8_t *copy = ls->copies + i * size;
+	if (!(ls->copied[i / 8] & (1u << (i % 8)))) {
+		memcpy(copy, ls->entries + ls->keys[i].slot * ls->stride, size);
+		check_entry(&(struct refcheck){ .m = m }, kind, copy);
+		ls->copied[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+	return copy;
+}
+
+const struct ci_launch *ci_model_launch(const struct ci_model *m, size_t i)
+{
+	if (i >= m->launch_count)
+		return NULL;
+	if (m->launches)
+		return &m->launches[i];
+	return m->lazy && m->lazy->launches.keys ? lazy_entry(m, CI_SEC_LAUNCHES, &m->lazy->launches, i)
+						 : NULL;
+}
+
+const struct ci_alloc *ci_model_alloc(const struct ci_model *m, size_t i)
+{
+	if (i >= m->alloc_count)
+		return NULL;
+	if (m->allocs)
+		return &m->allocs[i];
+	return m->lazy && m->lazy->allocs.keys ? lazy_entry(m, CI_SEC_ALLOCS, &m->lazy->allocs, i) : NULL;
+}
+
+void ci_model_launch_brief(const struct ci_model *m, size_t i, struct ci_launch_brief *b)
+{
+	if (m->launches) {
+		const struct ci_launch *l = &m->launches[i];
+		*b = (struct ci_launch_brief){ l->time_ns, l->stream_seq, l->stream, l->flags };
+	} else if (m->lazy && m->lazy->launches.keys) {
+		const struct order_key *k = &m->lazy->launches.keys[i];
+		*b = (struct ci_launch_brief){ k->major, k->extra, k->a, k->b };
+	} else {
+		*b = (struct ci_launch_brief){ 0, 0, CI_NONE, 0 };
+	}
+}
+
+void ci_model_alloc_brief(const struct ci_model *m, size_t i, struct ci_alloc_brief *b)
+{
+	if (m->allocs) {
+		const struct ci_alloc *a = &m->allocs[i];
+		*b = (struct ci_alloc_brief){ a->address, a->size, a->kind };
+	} else if (m->lazy && m->lazy->allocs.keys) {
+		const struct order_key *k = &m->lazy->allocs.keys[i];
+		*b = (struct ci_alloc_brief){ k->major, k->extra, k->a };
+	} else {
+		*b = (struct ci_alloc_brief){ 0, 0, 0 };
+	}
 }
 
 /* Decode a section of seq-carrying entries into an array of the structs this reader knows.
@@ -529,6 +736,13 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 		nomem |= !(out = calloc(have, out_size));
 	else if (!inplace)
 		nomem |= !(staging = malloc(have * out_size));
+	if (layout != LAYOUT_TABLE) {
+		/* Room for every entry that can be accepted: no more than the head of an unwrapped
+		 * ring (a live one may grow past it: then the keys grow). */
+		uint64_t most = layout == LAYOUT_RING && sec->head < have ? sec->head : have;
+		o.cap = most ? most : 1;
+		nomem |= !(o.keys = alloc_big(o.cap * sizeof *o.keys));
+	}
 	if (!inplace) {
 		nomem |= !(c.buf = malloc(per_chunk * esize)) || !(c.st = malloc(per_chunk));
 		if (d->live)
@@ -542,6 +756,8 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 	}
 	uint64_t last_slot = 0, zero_run = 0;
 	bool stop = false;
+	/* A lazy section is scanned once and read again only for the few entries a view shows. */
+	bool lazy = inplace && d->lazy && (kind == CI_SEC_LAUNCHES || kind == CI_SEC_ALLOCS);
 	for (uint64_t first = 0, cnt; first < have && !stop; first += cnt) {
 		cnt = have - first < per_chunk ? have - first : per_chunk;
 		const uint8_t *p = inplace ? inplace + first * esize : c.buf;
@@ -557,7 +773,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 			const uint8_t *e = p + i * esize;
 			/* Entries are read one cache line each, a page apart every few: fetch ahead. */
 			if (i + 16 < cnt)
-				__builtin_prefetch(e + 16 * esize);
+				__builtin_prefetch(e + 16 * esize), __builtin_prefetch(e + 16 * esize + 64);
 			if (!inplace && c.st[i] != ENTRY_OK) {
 				if (c.st[i] == ENTRY_MISSING)
 					stats->missing++;
@@ -591,13 +807,15 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 				if (v == V_ACCEPT) {
 					if (staging)
 						memcpy(staging + slot * out_size, e, out_size);
-					if (!ordering_add(&o, e, slot))
+					if (!ordering_add(d, &o, e, slot))
 						return ci_error_create(CI_ERR_NOMEM, "out of memory "
 								       "decoding the record's %s", sk->name);
 				}
 			}
 			count_verdict(stats, v);
 		}
+		if (lazy)
+			ci_source_release(d->src, p, cnt * esize);
 	}
 	uint64_t head = d->secs[kind].head;
 	if (layout == LAYOUT_RING && head > cap)
@@ -605,7 +823,13 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 	if (layout != LAYOUT_TABLE) {
 		o.entries = inplace ? inplace : staging;
 		o.stride = inplace ? esize : out_size;
-		return o.n ? order_entries(d, &o, ret, count) : NULL;
+		if (o.n == 0)
+			return NULL;
+		if (!sort_ordering(d, &o))
+			return ci_error_create(CI_ERR_NOMEM, "out of memory ordering the record's %s", sk->name);
+		if (lazy)
+			return keep_lazily(d, &o, count);
+		return order_entries(d, &o, ret, count);
 	}
 	*count = last_slot;
 	if (last_slot == 0) {
@@ -671,47 +895,57 @@ static bool slot_ok(const void *table, size_t count, size_t size, uint32_t slot)
 
 /* Count a reference of a KIND entry that TARGET cannot resolve: damage, unless part of TARGET
  * is simply not in the input. */
-static void bad_ref(struct decoder *d, uint32_t kind, uint32_t target)
+static void bad_ref(struct refcheck *r, uint32_t kind, uint32_t target)
 {
-	if (d->m->sections[target].missing)
-		d->unresolved[kind]++;
+	if (!r->bad_refs)
+		return;
+	if (r->m->sections[target].missing)
+		r->unresolved[kind]++;
 	else
-		d->bad_refs[kind]++;
+		r->bad_refs[kind]++;
+}
+
+/* Count damage in a KIND entry that is not a reference. */
+static void bad_field(struct refcheck *r, uint32_t kind)
+{
+	if (r->bad_refs)
+		r->bad_refs[kind]++;
 }
 
 /* Clear a slot reference to CI_NONE unless it names an accepted entry of TARGET. */
-#define CHECK_SLOT(d, kind, field, target, table, count)                                    \
+#define CHECK_SLOT(r, kind, field, target, table, count)                                    \
 	do {                                                                                 \
 		if ((field) != CI_NONE && !slot_ok((table), (count), sizeof *(table), (field))) { \
 			(field) = CI_NONE;                                                   \
-			bad_ref((d), (kind), (target));                                      \
+			bad_ref((r), (kind), (target));                                      \
 		}                                                                            \
 	} while (0)
 
-static void check_string(struct decoder *d, uint32_t kind, uint32_t *off)
+static void check_string(struct refcheck *r, uint32_t kind, uint32_t *off)
 {
-	if (*off >= d->m->strings_size) {
+	if (*off >= r->m->strings_size) {
 		*off = 0;
-		bad_ref(d, kind, CI_SEC_STRINGS);
+		bad_ref(r, kind, CI_SEC_STRINGS);
 	}
 }
 
-static void check_stack(struct decoder *d, uint32_t kind, uint32_t *id)
+static void check_stack(struct refcheck *r, uint32_t kind, uint32_t *id)
 {
-	if (*id != 0 && (*id > d->m->stack_count || d->m->stacks[*id - 1].seq == 0)) {
+	if (*id != 0 && (*id > r->m->stack_count || r->m->stacks[*id - 1].seq == 0)) {
 		*id = 0;
-		bad_ref(d, kind, CI_SEC_STACKS);
+		bad_ref(r, kind, CI_SEC_STACKS);
 	}
 }
 
-#define M (d->m)
-#define CHECK_CTX(kind, f) CHECK_SLOT(d, kind, f, CI_SEC_CONTEXTS, M->contexts, M->context_count)
-#define CHECK_STREAM(kind, f) CHECK_SLOT(d, kind, f, CI_SEC_STREAMS, M->streams, M->stream_count)
+#define M (r->m)
+#define CHECK_CTX(kind, f) CHECK_SLOT(r, kind, f, CI_SEC_CONTEXTS, M->contexts, M->context_count)
+#define CHECK_STREAM(kind, f) CHECK_SLOT(r, kind, f, CI_SEC_STREAMS, M->streams, M->stream_count)
 
 /* The tables, once all are in: everything else refers to them. */
 static void check_tables(struct decoder *d)
 {
 	struct ci_model *m = d->m;
+	struct refcheck *r = &d->rc;
 	/* Stacks first: everything else refers to them. */
 	for (size_t i = 0; i < m->stack_count; i++) {
 		struct ci_stack *s = &m->stacks[i];
@@ -729,11 +963,11 @@ static void check_tables(struct decoder *d)
 				m->sections[CI_SEC_STACKS].invalid++;
 		}
 	}
-	check_string(d, 0, &m->header.exe_str);
-	check_string(d, 0, &m->header.cmdline_str);
+	check_string(r, 0, &m->header.exe_str);
+	check_string(r, 0, &m->header.cmdline_str);
 	for (size_t i = 0; i < m->host_module_count; i++) {
 		struct ci_host_module *h = &m->host_modules[i];
-		check_string(d, CI_SEC_HOST_MODULES, &h->path_str);
+		check_string(r, CI_SEC_HOST_MODULES, &h->path_str);
 		if (h->build_id_len > sizeof h->build_id) {
 			h->build_id_len = 0;
 			d->bad_refs[CI_SEC_HOST_MODULES]++;
@@ -745,8 +979,8 @@ static void check_tables(struct decoder *d)
 	}
 	for (size_t i = 0; i < m->context_count; i++) {
 		struct ci_context *c = &m->contexts[i];
-		CHECK_SLOT(d, CI_SEC_CONTEXTS, c->device, CI_SEC_DEVICES, m->devices, m->device_count);
-		check_stack(d, CI_SEC_CONTEXTS, &c->create_stack);
+		CHECK_SLOT(r, CI_SEC_CONTEXTS, c->device, CI_SEC_DEVICES, m->devices, m->device_count);
+		check_stack(r, CI_SEC_CONTEXTS, &c->create_stack);
 	}
 	for (size_t i = 0; i < m->stream_count; i++) {
 		struct ci_stream *s = &m->streams[i];
@@ -755,18 +989,18 @@ static void check_tables(struct decoder *d)
 			s->crumb_slot = CI_NONE;
 			d->bad_refs[CI_SEC_STREAMS]++;
 		}
-		check_stack(d, CI_SEC_STREAMS, &s->create_stack);
+		check_stack(r, CI_SEC_STREAMS, &s->create_stack);
 	}
 	for (size_t i = 0; i < m->code_module_count; i++) {
 		struct ci_code_module *c = &m->code_modules[i];
 		CHECK_CTX(CI_SEC_CODE_MODULES, c->ctx);
-		check_string(d, CI_SEC_CODE_MODULES, &c->source_str);
-		check_stack(d, CI_SEC_CODE_MODULES, &c->load_stack);
+		check_string(r, CI_SEC_CODE_MODULES, &c->source_str);
+		check_stack(r, CI_SEC_CODE_MODULES, &c->load_stack);
 	}
 	for (size_t i = 0; i < m->function_count; i++) {
 		struct ci_function *f = &m->functions[i];
-		CHECK_SLOT(d, CI_SEC_FUNCTIONS, f->code_module, CI_SEC_CODE_MODULES, m->code_modules, m->code_module_count);
-		check_string(d, CI_SEC_FUNCTIONS, &f->name_str);
+		CHECK_SLOT(r, CI_SEC_FUNCTIONS, f->code_module, CI_SEC_CODE_MODULES, m->code_modules, m->code_module_count);
+		check_string(r, CI_SEC_FUNCTIONS, &f->name_str);
 		if (f->nparams > CI_PARAMS_MAX && f->params_known) {
 			f->params_known = 0; /* the layout cannot describe more than CI_PARAMS_MAX */
 			d->bad_refs[CI_SEC_FUNCTIONS]++;
@@ -779,19 +1013,19 @@ static void check_tables(struct decoder *d)
 
 /* One entry of a ring or of the allocation table, checked as it is copied into the model (the
  * tables are checked by then). */
-static void check_entry(struct decoder *d, uint32_t kind, void *entry)
+static void check_entry(struct refcheck *r, uint32_t kind, void *entry)
 {
-	struct ci_model *m = d->m;
+	const struct ci_model *m = r->m;
 	switch (kind) {
 	case CI_SEC_LAUNCHES: {
 		struct ci_launch *l = entry;
-		CHECK_SLOT(d, CI_SEC_LAUNCHES, l->function, CI_SEC_FUNCTIONS, m->functions, m->function_count);
+		CHECK_SLOT(r, CI_SEC_LAUNCHES, l->function, CI_SEC_FUNCTIONS, m->functions, m->function_count);
 		CHECK_STREAM(CI_SEC_LAUNCHES, l->stream);
 		CHECK_CTX(CI_SEC_LAUNCHES, l->ctx);
-		check_stack(d, CI_SEC_LAUNCHES, &l->stack);
+		check_stack(r, CI_SEC_LAUNCHES, &l->stack);
 		if (l->param_len > CI_LAUNCH_PARAM_BYTES) {
 			l->param_len = CI_LAUNCH_PARAM_BYTES;
-			d->bad_refs[CI_SEC_LAUNCHES]++;
+			bad_field(r, CI_SEC_LAUNCHES);
 		}
 		break;
 	}
@@ -801,15 +1035,15 @@ static void check_entry(struct decoder *d, uint32_t kind, void *entry)
 		CHECK_CTX(kind, a->ctx);
 		CHECK_STREAM(kind, a->stream);
 		CHECK_STREAM(kind, a->free_stream);
-		check_stack(d, kind, &a->stack);
-		check_stack(d, kind, &a->free_stack);
+		check_stack(r, kind, &a->stack);
+		check_stack(r, kind, &a->free_stack);
 		break;
 	}
 	case CI_SEC_ERRORS: {
 		struct ci_api_error *e = entry;
 		CHECK_CTX(CI_SEC_ERRORS, e->ctx);
 		CHECK_STREAM(CI_SEC_ERRORS, e->stream);
-		check_stack(d, CI_SEC_ERRORS, &e->stack);
+		check_stack(r, CI_SEC_ERRORS, &e->stack);
 		TERMINATE(e->api);
 		TERMINATE(e->args);
 		break;
@@ -818,7 +1052,7 @@ static void check_entry(struct decoder *d, uint32_t kind, void *entry)
 		struct ci_event *e = entry;
 		CHECK_CTX(CI_SEC_EVENTS, e->ctx);
 		CHECK_STREAM(CI_SEC_EVENTS, e->stream);
-		check_stack(d, CI_SEC_EVENTS, &e->stack);
+		check_stack(r, CI_SEC_EVENTS, &e->stack);
 		break;
 	}
 	}
@@ -1128,8 +1362,8 @@ static void name_source_threads(struct ci_source *src, const struct ci_model *m)
 	}
 }
 
-struct ci_error *ci_decode(struct ci_source *src, const struct ci_location *loc,
-			   struct ci_model **ret)
+struct ci_error *ci_decode_with(struct ci_source *src, const struct ci_location *loc,
+				const struct ci_decode_options *opts, struct ci_model **ret)
 {
 	struct ci_model *m = calloc(1, sizeof *m);
 	if (!m)
@@ -1143,6 +1377,8 @@ struct ci_error *ci_decode(struct ci_source *src, const struct ci_location *loc,
 	d->m = m;
 	d->base = loc->address;
 	d->live = ci_source_is_live(src);
+	d->rc = (struct refcheck){ m, d->bad_refs, d->unresolved };
+	d->lazy = opts && opts->lazy;
 	m->location = *loc;
 	for (uint32_t k = 0; k < CI_SECTION_KIND_MAX; k++)
 		m->sections[k].kind = k;
@@ -1162,6 +1398,12 @@ struct ci_error *ci_decode(struct ci_source *src, const struct ci_location *loc,
 	}
 	*ret = m;
 	return NULL;
+}
+
+struct ci_error *ci_decode(struct ci_source *src, const struct ci_location *loc,
+			   struct ci_model **ret)
+{
+	return ci_decode_with(src, loc, NULL, ret);
 }
 
 struct ci_error *ci_decode_buffer(const void *buf, size_t len, struct ci_model **ret)
@@ -1203,6 +1445,7 @@ void ci_model_destroy(struct ci_model *m)
 	free(m->stacks);
 	free(m->frames);
 	free(m->strings);
+	lazy_destroy(m->lazy);
 	ci_warnings_deinit(&m->warnings);
 	free(m);
 }

@@ -204,11 +204,14 @@ struct ci_source {
 	uint64_t max_decompressed;/* cap for zstd output (fuzzers), 0 = none */
 	bool decompressed;        /* image is our decompressed copy: never decompress twice */
 	uint64_t progress_ns;     /* when progress was last printed; 0 = nothing on screen */
+	unsigned refs;            /* the opener's, plus one per lazy model (ci_source_hold) */
 };
 
 /* source.c */
 struct ci_error *ci_source_new(enum ci_source_kind kind, const char *name,
 			       const struct ci_source_options *opts, struct ci_source **ret);
+/* Another reference to SRC, released by ci_source_close (which closes at the last one). */
+struct ci_source *ci_source_hold(struct ci_source *src);
 /* Open SIZE bytes at IMAGE as if they were a file's content (the core fuzzer's entry point).
  * The caller keeps IMAGE alive until ci_source_close.  A zstd image decompresses to at most
  * MAX_DECOMPRESSED bytes (0 = no limit). */
@@ -223,6 +226,9 @@ const struct ci_segment *ci_source_segment(const struct ci_source *src, uint64_t
 /* Pointer to LEN captured bytes at ADDR inside the image, or NULL (not captured, spans a
  * segment boundary, or a live pid). */
 const uint8_t *ci_source_peek(const struct ci_source *src, uint64_t addr, size_t len);
+/* The pages wholly inside [P, P + LEN) of a mapped image are not needed for a while: give
+ * them back (the file keeps them; a later read maps them again).  Nothing for other images. */
+void ci_source_release(const struct ci_source *src, const uint8_t *p, size_t len);
 /* Bytes readable from ADDR on without a gap, up to MAX. */
 uint64_t ci_source_available(struct ci_source *src, uint64_t addr, uint64_t max);
 /* Progress on stderr when opts.progress is set: DONE of TOTAL units of WHAT; total 0 ends it. */

@@ -30,6 +30,7 @@ struct ci_error *ci_source_new(enum ci_source_kind kind, const char *name,
 	}
 	src->info.kind = kind;
 	src->fd = -1;
+	src->refs = 1;
 	src->mem_fd = -1;
 	if (opts)
 		src->opts = *opts;
@@ -37,10 +38,18 @@ struct ci_error *ci_source_new(enum ci_source_kind kind, const char *name,
 	return NULL;
 }
 
+struct ci_source *ci_source_hold(struct ci_source *src)
+{
+	src->refs++;
+	return src;
+}
+
 void ci_source_close(struct ci_source *src)
 {
 	if (!src)
 		return;
+	if (--src->refs > 0)
+		return; /* a lazy model still reads from it */
 	struct ci_source_info *info = &src->info;
 	free(info->path);
 	free(info->executable);
@@ -160,6 +169,16 @@ const uint8_t *ci_source_peek(const struct ci_source *src, uint64_t addr, size_t
 		return NULL;
 	/* captured was clipped to the image when the segment was indexed. */
 	return src->image + seg->offset + off;
+}
+
+void ci_source_release(const struct ci_source *src, const uint8_t *p, size_t len)
+{
+	if (!src->image_mapped || p < src->image || p + len > src->image + src->image_size)
+		return;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + len) & ~(page - 1);
+	if (a < b)
+		madvise((void *)a, b - a, MADV_DONTNEED); /* advice: a failure costs only memory */
 }
 
 uint64_t ci_source_available(struct ci_source *src, uint64_t addr, uint64_t max)

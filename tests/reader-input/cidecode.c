@@ -3,7 +3,9 @@
  * Test driver for the reader's input side: opens an input (or --pid), locates and decodes the
  * flight record, and prints what each stage found as "key value" lines that shell tests can
  * grep: source facts, threads, the location, per-section decode statistics, model counts and,
- * with --entries, the entries themselves.  --verify checks that every accepted launch is whole
+ * with --entries, the entries themselves.  --lazy decodes lazily (ci_decode_options.lazy) and
+ * closes the source before printing the entries, which the model then copies on demand from
+ * the input it holds on to.  --verify checks that every accepted launch is whole
  * (the fixtures make each launch's fields a function of its seq).  On error it prints the
  * library's message and exits with ci_error_exit() of the error, as the CLI does.
  */
@@ -130,17 +132,18 @@ static void print_model(const struct ci_model *m, int entries)
 		printf("stack %zu frames=%zu first=0x%llx\n", i + 1, n, n ? (unsigned long long)f[0] : 0ull);
 	}
 	for (size_t i = 0; i < m->launch_count; i++) {
-		const struct ci_launch *l = &m->launches[i];
+		const struct ci_launch *l = ci_model_launch(m, i);
 		const char *fn = ci_model_function_name(m, l->function);
 		printf("launch seq=%llu time=%llu function=%s stream=%d grid=%u,%u,%u consistent=%d\n",
 		       (unsigned long long)l->seq, (unsigned long long)l->time_ns, fn ? fn : "(none)",
 		       l->stream == CI_NONE ? -1 : (int)l->stream, l->grid[0], l->grid[1], l->grid[2],
 		       synth_launch_consistent(l));
 	}
-	for (size_t i = 0; i < m->alloc_count; i++)
-		printf("alloc id=%llu address=0x%llx size=%llu kind=%s\n",
-		       (unsigned long long)m->allocs[i].id, (unsigned long long)m->allocs[i].address,
-		       (unsigned long long)m->allocs[i].size, ci_alloc_kind_name(m->allocs[i].kind));
+	for (size_t i = 0; i < m->alloc_count; i++) {
+		const struct ci_alloc *a = ci_model_alloc(m, i);
+		printf("alloc id=%llu address=0x%llx size=%llu kind=%s\n", (unsigned long long)a->id,
+		       (unsigned long long)a->address, (unsigned long long)a->size, ci_alloc_kind_name(a->kind));
+	}
 	for (size_t i = 0; i < m->free_count; i++)
 		printf("free id=%llu address=0x%llx\n", (unsigned long long)m->frees[i].id,
 		       (unsigned long long)m->frees[i].address);
@@ -157,12 +160,15 @@ int main(int argc, char **argv)
 	const char *input = NULL;
 	pid_t pid = 0;
 	int entries = 0, verify = 0, repeat = 1;
+	struct ci_decode_options dopts = { .lazy = false };
 	struct ci_source_options opts = { .progress = false };
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--pid") == 0 && i + 1 < argc)
 			pid = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--entries") == 0)
 			entries = 1;
+		else if (strcmp(argv[i], "--lazy") == 0)
+			dopts.lazy = true;
 		else if (strcmp(argv[i], "--verify") == 0)
 			verify = 1;
 		else if (strcmp(argv[i], "--progress") == 0)
@@ -170,13 +176,13 @@ int main(int argc, char **argv)
 		else if (strncmp(argv[i], "--repeat=", 9) == 0)
 			repeat = atoi(argv[i] + 9);
 		else if (argv[i][0] == '-') {
-			fprintf(stderr, "usage: cidecode [--pid PID] [--entries] [--verify] [--repeat=N] [INPUT]\n");
+			fprintf(stderr, "usage: cidecode [--pid PID] [--entries] [--lazy] [--verify] [--repeat=N] [INPUT]\n");
 			return 2;
 		} else
 			input = argv[i];
 	}
 	if (!input && !pid) {
-		fprintf(stderr, "usage: cidecode [--pid PID] [--entries] [--verify] [--repeat=N] [INPUT]\n");
+		fprintf(stderr, "usage: cidecode [--pid PID] [--entries] [--lazy] [--verify] [--repeat=N] [INPUT]\n");
 		return 2;
 	}
 	struct ci_source *src;
@@ -198,9 +204,9 @@ int main(int argc, char **argv)
 	for (int r = 0; !err && r < repeat; r++) {
 		ci_model_destroy(m);
 		m = NULL;
-		err = ci_decode(src, &loc, &m);
+		err = ci_decode_with(src, &loc, &dopts, &m);
 		for (size_t i = 0; !err && i < m->launch_count; i++)
-			inconsistent += !synth_launch_consistent(&m->launches[i]);
+			inconsistent += !synth_launch_consistent(ci_model_launch(m, i));
 		if (!err) {
 			accepted += m->sections[CI_SEC_LAUNCHES].accepted;
 			torn += m->sections[CI_SEC_LAUNCHES].torn;
@@ -213,6 +219,11 @@ int main(int argc, char **argv)
 	if (err) {
 		ci_source_close(src);
 		return fail(err);
+	}
+	printf("model.lazy %d\n", m->launches == NULL && m->launch_count > 0);
+	if (dopts.lazy) {
+		ci_source_close(src);
+		src = NULL;
 	}
 	print_model(m, entries);
 	if (verify)

@@ -112,6 +112,9 @@ is "$rc $(field source.truncated) $(field location.size)" "0 1 8192" "core cut t
 is "$(sec launches accepted) $(sec launches missing)" "9 7" "launches in the kept pages decoded, the rest missing"
 like "$out" "warning.source .* is truncated: the file ends at" "truncation reported by the source"
 like "$out" "warning.model only 8.0 KiB of the record's .* \(the core is truncated\)" "record cut reported by decode"
+lazy=$("$D/cidecode" --entries --lazy "$T/cut.core" 2>&1 | grep -v '^model\.lazy ')
+full=$("$D/cidecode" --entries "$T/cut.core" 2>&1 | grep -v '^model\.lazy ')
+is "$lazy" "$full" "truncated core: the lazy decode says what the complete one says"
 truncate -s $(( off )) "$T/cut.core"
 dec "$T/cut.core"
 is "$rc" 4 "core cut before the record exits 4"
