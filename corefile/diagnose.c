@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model-internal.h"
 #include "render-internal.h"
 
 #define CUDA_ERROR_NOT_READY 600
@@ -128,14 +129,15 @@ __attribute__((format(printf, 2, 3))) static void text_add(struct text *t, const
 struct diag_ctx {
 	const struct ci_model *model;
 	struct ci_diagnosis *diag;
+	const struct ci_launch_brief *lb; /* what is read of every launch, parallel to the model's */
 	size_t *order;      /* launch indices sorted by (stream, stream_seq, time) */
 	uint8_t *window;    /* launch is in an "unknown, one of these is in flight" window */
 };
 
 static int cmp_launch_order(const void *a, const void *b, void *arg)
 {
-	const struct ci_launch *ls = arg;
-	const struct ci_launch *x = &ls[*(const size_t *)a], *y = &ls[*(const size_t *)b];
+	const struct ci_launch_brief *lb = arg;
+	const struct ci_launch_brief *x = &lb[*(const size_t *)a], *y = &lb[*(const size_t *)b];
 	if (x->stream != y->stream)
 		return x->stream < y->stream ? -1 : 1;
 	if (x->stream_seq != y->stream_seq)
@@ -149,29 +151,29 @@ static int cmp_launch_order(const void *a, const void *b, void *arg)
  * by stream sequence within each stream.  A counting sort by stream keeps the time order, which
  * is almost always the stream order already, so only out-of-order streams are sorted: a full
  * sort of a wrapped ring of 250,000 launches was a tenth of the whole report. */
-static int order_launches(const struct ci_model *m, size_t *order)
+static int order_launches(const struct ci_model *m, const struct ci_launch_brief *lb, size_t *order)
 {
 	size_t ns = m->stream_count, nl = m->launch_count;
 	size_t *start = calloc(ns + 2, sizeof(*start));
 	if (!start)
 		return -1;
 	for (size_t i = 0; i < nl; i++) {
-		uint32_t s = m->launches[i].stream;
+		uint32_t s = lb[i].stream;
 		start[(s < ns ? s : ns) + 1]++;
 	}
 	for (size_t s = 1; s <= ns + 1; s++)
 		start[s] += start[s - 1];
 	for (size_t i = 0; i < nl; i++) {
-		uint32_t s = m->launches[i].stream;
+		uint32_t s = lb[i].stream;
 		order[start[s < ns ? s : ns]++] = i;
 	}
 	/* start[s] is now the end of bucket s. */
 	for (size_t s = 0, b = 0; s <= ns; b = start[s], s++) {
 		size_t e = start[s];
 		for (size_t k = b + 1; k < e; k++)
-			if (cmp_launch_order(&order[k - 1], &order[k], (void *)m->launches) > 0) {
+			if (cmp_launch_order(&order[k - 1], &order[k], (void *)lb) > 0) {
 				qsort_r(order + b, e - b, sizeof(*order), cmp_launch_order,
-					(void *)m->launches);
+					(void *)lb);
 				break;
 			}
 	}
@@ -186,9 +188,9 @@ bool ci_stream_valid(const struct ci_model *model, uint32_t slot)
 
 /* Whether the launch took part in stream order: a failed call enqueued nothing, a captured
  * launch went into a graph and runs later as part of a graph launch. */
-static bool launch_enqueued(const struct ci_launch *l)
+static bool launch_enqueued(uint32_t flags)
 {
-	return !(l->flags & (CI_LAUNCH_FAILED | CI_LAUNCH_CAPTURED));
+	return !(flags & (CI_LAUNCH_FAILED | CI_LAUNCH_CAPTURED));
 }
 
 /* The breadcrumb of stream ST as a full 64-bit sequence number, or false when the stream has
@@ -232,14 +234,14 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 	size_t first_pending = end, window_end = end;
 	for (size_t k = begin; k < end; k++) {
 		size_t i = c->order[k];
-		const struct ci_launch *l = &m->launches[i];
+		const struct ci_launch_brief *l = &c->lb[i];
 		if (l->flags & CI_LAUNCH_FAILED) {
 			state[i] = CI_LS_NOT_STARTED;
 			if (l->stream_seq == expect)
 				expect++;
 			continue;
 		}
-		if (!launch_enqueued(l) || !have_crumb || l->stream_seq == 0) {
+		if (!launch_enqueued(l->flags) || !have_crumb || l->stream_seq == 0) {
 			state[i] = CI_LS_UNKNOWN;
 			continue;
 		}
@@ -267,7 +269,7 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 	}
 	for (size_t k = begin; k < end; k++) {
 		size_t i = c->order[k];
-		const struct ci_launch *l = &m->launches[i];
+		const struct ci_launch_brief *l = &c->lb[i];
 		switch (state[i]) {
 		case CI_LS_FINISHED: p->finished++; break;
 		case CI_LS_IN_FLIGHT: p->in_flight++; break;
@@ -277,7 +279,7 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 			break;
 		case CI_LS_UNKNOWN: p->unknown++; break;
 		}
-		if (p->oldest_unfinished < 0 && launch_enqueued(l) && state[i] != CI_LS_FINISHED)
+		if (p->oldest_unfinished < 0 && launch_enqueued(l->flags) && state[i] != CI_LS_FINISHED)
 			p->oldest_unfinished = (ptrdiff_t)i;
 	}
 }
@@ -285,17 +287,30 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 /* ---------------------------------------------------------------------------------------- */
 /* Pointer attribution                                                                        */
 
-static bool alloc_has_range(const struct ci_alloc *a)
+/* What attribution reads of an allocation (live ones without copying them out of a lazy model). */
+static struct ci_alloc_brief alloc_brief(const struct ci_alloc *a)
+{
+	return (struct ci_alloc_brief){ a->address, a->size, a->kind };
+}
+
+static struct ci_alloc_brief live_brief(const struct ci_model *m, size_t i)
+{
+	struct ci_alloc_brief b;
+	ci_model_alloc_brief(m, i, &b);
+	return b;
+}
+
+static bool alloc_has_range(const struct ci_alloc_brief *a)
 {
 	return a->address != 0 && a->size != 0 && a->kind != CI_ALLOC_VMM_CREATE;
 }
 
-static bool alloc_contains(const struct ci_alloc *a, uint64_t v)
+static bool alloc_contains(const struct ci_alloc_brief *a, uint64_t v)
 {
 	return alloc_has_range(a) && v >= a->address && v - a->address < a->size;
 }
 
-static uint64_t alloc_end(const struct ci_alloc *a)
+static uint64_t alloc_end(const struct ci_alloc_brief *a)
 {
 	uint64_t e = a->address + a->size;
 	return e < a->address ? UINT64_MAX : e;
@@ -307,7 +322,7 @@ static ptrdiff_t live_floor(const struct ci_model *m, uint64_t v)
 	size_t lo = 0, hi = m->alloc_count;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->allocs[mid].address <= v)
+		if (live_brief(m, mid).address <= v)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -334,54 +349,58 @@ static void attribute(const struct ci_model *m, uint64_t v, struct ci_attributio
 	a->offset = 0;
 
 	/* Inside a live allocation; the smallest container wins (a VMM map inside its reserve). */
-	ptrdiff_t f = live_floor(m, v);
-	const struct ci_alloc *best = NULL;
+	ptrdiff_t f = live_floor(m, v), best = -1;
+	struct ci_alloc_brief bb = { 0 };
 	for (ptrdiff_t j = f; j >= 0 && f - j < CONTAINER_LOOKBACK; j--) {
-		const struct ci_alloc *c = &m->allocs[j];
-		if (alloc_contains(c, v) && (!best || c->size < best->size))
-			best = c;
+		struct ci_alloc_brief c = live_brief(m, (size_t)j);
+		if (alloc_contains(&c, v) && (best < 0 || c.size < bb.size)) {
+			best = j;
+			bb = c;
+		}
 	}
-	if (best) {
+	if (best >= 0) {
 		a->relation = CI_REL_INSIDE;
-		a->alloc = best;
-		a->offset = v - best->address;
+		a->alloc = ci_model_alloc(m, (size_t)best);
+		a->offset = v - bb.address;
 		return;
 	}
 	/* Inside a recently freed allocation: the most recent free wins. */
 	for (size_t j = m->free_count; j-- > 0;) {
-		if (alloc_contains(&m->frees[j], v)) {
+		struct ci_alloc_brief fb = alloc_brief(&m->frees[j]);
+		if (alloc_contains(&fb, v)) {
 			a->relation = CI_REL_FREED;
 			a->alloc = &m->frees[j];
-			a->offset = v - m->frees[j].address;
+			a->offset = v - fb.address;
 			return;
 		}
 	}
 	/* Near a live allocation: after the end of the one below, or before the one above. */
-	const struct ci_alloc *below = NULL, *above = NULL;
+	ptrdiff_t below = -1, above = -1;
+	struct ci_alloc_brief bl = { 0 }, ab = { 0 };
 	for (ptrdiff_t j = f; j >= 0; j--)
-		if (alloc_has_range(&m->allocs[j])) {
-			below = &m->allocs[j];
+		if (bl = live_brief(m, (size_t)j), alloc_has_range(&bl)) {
+			below = j;
 			break;
 		}
 	for (size_t j = (size_t)(f + 1); j < m->alloc_count; j++)
-		if (alloc_has_range(&m->allocs[j])) {
-			above = &m->allocs[j];
+		if (ab = live_brief(m, j), alloc_has_range(&ab)) {
+			above = (ptrdiff_t)j;
 			break;
 		}
-	uint64_t d_after = below && v >= alloc_end(below) ? v - alloc_end(below) : UINT64_MAX;
-	uint64_t d_before = above ? above->address - v : UINT64_MAX;
-	if (d_after <= d_before && below) {
-		uint64_t near = below->size > NEAR_BYTES_MIN ? below->size : NEAR_BYTES_MIN;
+	uint64_t d_after = below >= 0 && v >= alloc_end(&bl) ? v - alloc_end(&bl) : UINT64_MAX;
+	uint64_t d_before = above >= 0 ? ab.address - v : UINT64_MAX;
+	if (d_after <= d_before && below >= 0) {
+		uint64_t near = bl.size > NEAR_BYTES_MIN ? bl.size : NEAR_BYTES_MIN;
 		if (d_after < near) {
 			a->relation = CI_REL_PAST_END;
-			a->alloc = below;
+			a->alloc = ci_model_alloc(m, (size_t)below);
 			a->offset = d_after;
 		}
-	} else if (above) {
-		uint64_t near = above->size > NEAR_BYTES_MIN ? above->size : NEAR_BYTES_MIN;
+	} else if (above >= 0) {
+		uint64_t near = ab.size > NEAR_BYTES_MIN ? ab.size : NEAR_BYTES_MIN;
 		if (d_before < near) {
 			a->relation = CI_REL_BEFORE_START;
-			a->alloc = above;
+			a->alloc = ci_model_alloc(m, (size_t)above);
 			a->offset = d_before;
 		}
 	}
@@ -412,7 +431,9 @@ static int attr_push(struct attr_vec *av, const struct ci_attribution *a)
 static int attribute_launch(const struct ci_model *m, size_t i, uint64_t lo, uint64_t hi,
 			    struct attr_vec *av)
 {
-	const struct ci_launch *l = &m->launches[i];
+	const struct ci_launch *l = ci_model_launch(m, i);
+	if (!l)
+		return 0;
 	size_t len = l->param_len < CI_LAUNCH_PARAM_BYTES ? l->param_len : CI_LAUNCH_PARAM_BYTES;
 	const struct ci_function *fn = NULL;
 	if (l->function != CI_NONE && l->function < m->function_count &&
@@ -513,16 +534,18 @@ static void find_signal(const struct ci_model *m, const struct ci_source_info *i
 static void describe_launch(struct text *t, const struct ci_model *m, size_t i)
 {
 	char name[256], stream[96];
-	const struct ci_launch *l = &m->launches[i];
+	const struct ci_launch *l = ci_model_launch(m, i);
+	if (!l)
+		return;
 	text_add(t, "%s (launch %llu on %s)", ci_launch_kernel_name(m, l, name, sizeof(name)),
 		 (unsigned long long)l->stream_seq, ci_stream_label(m, l->stream, stream, sizeof(stream)));
 }
 
-static ptrdiff_t oldest_of(const struct ci_model *m, const size_t *v, size_t n)
+static ptrdiff_t oldest_of(const struct ci_launch_brief *lb, const size_t *v, size_t n)
 {
 	ptrdiff_t best = -1;
 	for (size_t k = 0; k < n; k++)
-		if (best < 0 || m->launches[v[k]].time_ns < m->launches[best].time_ns)
+		if (best < 0 || lb[v[k]].time_ns < lb[best].time_ns)
 			best = (ptrdiff_t)v[k];
 	return best;
 }
@@ -531,11 +554,10 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 			    const size_t *window, size_t n_window, const size_t *blind,
 			    size_t n_blind, const struct attr_vec *av, struct text *why)
 {
-	const struct ci_model *m = c->model;
 	struct ci_diagnosis *d = c->diag;
 	if (n_in_flight == 1 && n_window == 0) {
 		size_t i = in_flight[0];
-		const struct ci_launch *l = &m->launches[i];
+		const struct ci_launch_brief *l = &c->lb[i];
 		d->faulting_launch = (ptrdiff_t)i;
 		d->confidence = CI_CONF_HIGH;
 		text_add(why, "Rule: the only launch in flight. Its stream's breadcrumb reads %llu: "
@@ -584,7 +606,7 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 		if (launch_has_bad_pointer(av, cand[k])) {
 			n_bad++;
 			if (bad_oldest < 0 ||
-			    m->launches[cand[k]].time_ns < m->launches[bad_oldest].time_ns)
+			    c->lb[cand[k]].time_ns < c->lb[bad_oldest].time_ns)
 				bad_oldest = (ptrdiff_t)cand[k];
 		}
 
@@ -603,7 +625,7 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 			      "pointers outside every live allocation, and this is the oldest of those.",
 			 n, pool, n_bad);
 	} else {
-		ptrdiff_t o = n_in_flight ? oldest_of(m, in_flight, n_in_flight) : oldest_of(m, cand, n);
+		ptrdiff_t o = n_in_flight ? oldest_of(c->lb, in_flight, n_in_flight) : oldest_of(c->lb, cand, n);
 		d->faulting_launch = o;
 		d->confidence = CI_CONF_LOW;
 		text_add(why, "Rule: the oldest launch in flight. %zu %s and none passes a pointer "
@@ -641,13 +663,18 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	d->faulting_launch = -1;
 	d->failed_launch = -1;
 	d->launch_state = calloc(nl ? nl : 1, sizeof(*d->launch_state));
+	struct ci_launch_brief *lb = malloc((nl ? nl : 1) * sizeof(*lb));
+	c.lb = lb;
 	c.order = malloc((nl ? nl : 1) * sizeof(*c.order));
 	c.window = calloc(nl ? nl : 1, 1);
 	in_flight = malloc((nl ? nl : 1) * sizeof(size_t));
 	window = malloc((nl ? nl : 1) * sizeof(size_t));
 	blind = malloc((m->stream_count ? m->stream_count : 1) * sizeof(size_t));
-	if (!d->launch_state || !c.order || !c.window || !in_flight || !window || !blind)
+	if (!d->launch_state || !lb || !c.order || !c.window || !in_flight || !window || !blind)
 		goto oom;
+	/* One pass over the launches for what is read of every one (a lazy model has it at hand). */
+	for (size_t i = 0; i < nl; i++)
+		ci_model_launch_brief(m, i, &lb[i]);
 
 	/* Per-stream progress, one entry per published stream. */
 	size_t ns = 0;
@@ -656,14 +683,14 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	d->streams = calloc(ns ? ns : 1, sizeof(*d->streams));
 	if (!d->streams)
 		goto oom;
-	if (order_launches(m, c.order))
+	if (order_launches(m, lb, c.order))
 		goto oom;
 	size_t k = 0;
 	for (size_t s = 0; s < m->stream_count; s++) {
-		while (k < nl && m->launches[c.order[k]].stream < s)
+		while (k < nl && lb[c.order[k]].stream < s)
 			k++; /* launches on unpublished or unknown streams stay unknown */
 		size_t begin = k;
-		while (k < nl && m->launches[c.order[k]].stream == s)
+		while (k < nl && lb[c.order[k]].stream == s)
 			k++;
 		if (m->streams[s].seq == 0)
 			continue;
@@ -675,7 +702,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 		if (!stream_crumb(m, &m->streams[s], &crumb)) {
 			ptrdiff_t newest = -1;
 			for (size_t j = begin; j < k; j++)
-				if (launch_enqueued(&m->launches[c.order[j]]))
+				if (launch_enqueued(lb[c.order[j]].flags))
 					newest = (ptrdiff_t)c.order[j];
 			if (newest >= 0)
 				blind[n_blind++] = (size_t)newest;
@@ -691,7 +718,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	find_errors(m, d);
 	find_signal(m, info, d);
 	for (size_t i = nl; i-- > 0;)
-		if (m->launches[i].flags & CI_LAUNCH_FAILED) {
+		if (lb[i].flags & CI_LAUNCH_FAILED) {
 			d->failed_launch = (ptrdiff_t)i;
 			break;
 		}
@@ -709,20 +736,16 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 
 	/* Attribute the arguments of every suspect launch (bounded), newest suspects last. */
 	uint64_t lo = UINT64_MAX, hi = 0;
-	for (size_t i = 0; i < m->alloc_count; i++)
-		if (alloc_has_range(&m->allocs[i])) {
-			if (m->allocs[i].address < lo)
-				lo = m->allocs[i].address;
-			if (alloc_end(&m->allocs[i]) > hi)
-				hi = alloc_end(&m->allocs[i]);
+	for (size_t i = 0; i < m->alloc_count + m->free_count; i++) {
+		struct ci_alloc_brief b = i < m->alloc_count ? live_brief(m, i)
+							     : alloc_brief(&m->frees[i - m->alloc_count]);
+		if (alloc_has_range(&b)) {
+			if (b.address < lo)
+				lo = b.address;
+			if (alloc_end(&b) > hi)
+				hi = alloc_end(&b);
 		}
-	for (size_t i = 0; i < m->free_count; i++)
-		if (alloc_has_range(&m->frees[i])) {
-			if (m->frees[i].address < lo)
-				lo = m->frees[i].address;
-			if (alloc_end(&m->frees[i]) > hi)
-				hi = alloc_end(&m->frees[i]);
-		}
+	}
 	size_t budget = ATTRIBUTED_LAUNCHES_MAX;
 	const size_t *lists[3] = { in_flight, window, blind };
 	size_t counts[3] = { n_in_flight, n_window, n_blind };
@@ -748,7 +771,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 			text_add(&why, "; the launch call for ");
 			describe_launch(&why, m, (size_t)d->failed_launch);
 			text_add(&why, " itself returned %s, so nothing was enqueued.",
-				 ci_cuda_result_name(m->launches[d->failed_launch].result));
+				 ci_cuda_result_name(ci_model_launch(m, (size_t)d->failed_launch)->result));
 		} else {
 			text_add(&why, ".");
 		}
@@ -770,6 +793,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	d->attributions = av.v;
 	d->attribution_count = av.n;
 	d->reasoning = why.s ? why.s : strdup("");
+	free(lb);
 	free(c.order);
 	free(c.window);
 	free(in_flight);
@@ -783,6 +807,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	return NULL;
 
 oom:
+	free(lb);
 	free(c.order);
 	free(c.window);
 	free(in_flight);

@@ -224,8 +224,8 @@ uint64_t ci_model_end_ns(const struct ci_model *model)
 	if (model->header.end_monotonic_ns)
 		return model->header.end_monotonic_ns;
 	uint64_t t = model->header.snapshot_monotonic_ns;
-	if (model->launch_count && model->launches[model->launch_count - 1].time_ns > t)
-		t = model->launches[model->launch_count - 1].time_ns;
+	if (model->launch_count && ci_model_launch(model, model->launch_count - 1)->time_ns > t)
+		t = ci_model_launch(model, model->launch_count - 1)->time_ns;
 	if (model->error_count && model->errors[model->error_count - 1].time_ns > t)
 		t = model->errors[model->error_count - 1].time_ns;
 	if (model->event_count && model->events[model->event_count - 1].time_ns > t)

@@ -289,7 +289,7 @@ static const char *stream_kind(uint32_t kind)
 static void j_launch_fields(struct json *j, size_t i)
 {
 	const struct ci_model *m = j->m;
-	const struct ci_launch *l = &m->launches[i];
+	const struct ci_launch *l = ci_model_launch(m, i);
 	char name[512];
 	j_u64(j, "seq", l->seq);
 	j_str(j, "kernel", ci_launch_kernel_name(m, l, name, sizeof(name)));
@@ -644,7 +644,7 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 		j_u64(j, "not_started", p->not_started);
 		j_u64(j, "unknown", p->unknown);
 		if (p->oldest_unfinished >= 0)
-			j_u64(j, "oldest_unfinished", m->launches[p->oldest_unfinished].seq);
+			j_u64(j, "oldest_unfinished", ci_model_launch(m, p->oldest_unfinished)->seq);
 		else
 			j_null(j, "oldest_unfinished");
 		j_close(j);
@@ -658,7 +658,7 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 
 	j_arr(j, "allocations");
 	for (size_t i = 0; i < m->alloc_count; i++)
-		j_alloc(j, &m->allocs[i], false);
+		j_alloc(j, ci_model_alloc(m, i), false);
 	j_close(j);
 
 	j_arr(j, "frees");
@@ -722,7 +722,7 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 	for (size_t i = 0; i < d->attribution_count; i++) {
 		const struct ci_attribution *a = &d->attributions[i];
 		j_obj(j, NULL);
-		j_u64(j, "launch", m->launches[a->launch].seq);
+		j_u64(j, "launch", ci_model_launch(m, a->launch)->seq);
 		j_u64(j, "arg", a->arg);
 		j_u64(j, "param_offset", a->param_offset);
 		j_addr(j, "address", a->address);

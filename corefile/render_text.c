@@ -428,7 +428,7 @@ static void summary_error(struct out *o)
 
 static void launch_lines(struct out *o, size_t li, size_t frames)
 {
-	const struct ci_launch *l = &o->m->launches[li];
+	const struct ci_launch *l = ci_model_launch(o->m, li);
 	char stream[96], who[64], when[96], smem[32];
 	char nth[48] = "a launch";
 	if (l->stream_seq)
@@ -459,18 +459,18 @@ static void summary_fault(struct out *o)
 		}
 		snprintf(buf, sizeof(buf), "%s kernel: %s   [confidence: %s]",
 			 d->verdict == CI_VERDICT_PENDING ? "Unfinished" : "Faulting",
-			 ci_launch_kernel_name(o->m, &o->m->launches[d->faulting_launch], name,
+			 ci_launch_kernel_name(o->m, ci_model_launch(o->m, d->faulting_launch), name,
 					       sizeof(name)),
 			 ci_confidence_name(d->confidence));
 		break;
 	case CI_VERDICT_API_ERROR:
 		if (d->failed_launch >= 0) {
 			snprintf(buf, sizeof(buf), "Failed launch: %s (no device fault)",
-				 ci_launch_kernel_name(o->m, &o->m->launches[d->failed_launch], name,
+				 ci_launch_kernel_name(o->m, ci_model_launch(o->m, d->failed_launch), name,
 						       sizeof(name)));
 			heading(o, buf);
 			launch_lines(o, (size_t)d->failed_launch, SUMMARY_FRAMES);
-			const struct ci_launch *l = &o->m->launches[d->failed_launch];
+			const struct ci_launch *l = ci_model_launch(o->m, d->failed_launch);
 			line(o, "  the launch call returned %s: %s", ci_cuda_result_name(l->result),
 			     ci_cuda_result_text(l->result));
 			uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
@@ -529,8 +529,8 @@ static void summary_pending(struct out *o)
 {
 	const struct ci_diagnosis *d = o->d;
 	size_t n = 0, shown = 0;
-	uint32_t fault_stream = d->faulting_launch >= 0 ? o->m->launches[d->faulting_launch].stream
-						       : CI_NONE;
+	uint32_t fault_stream =
+		d->faulting_launch >= 0 ? ci_model_launch(o->m, (size_t)d->faulting_launch)->stream : CI_NONE;
 	/* The faulting launch's own stream is described above. */
 	for (size_t i = 0; i < d->stream_count; i++)
 		n += d->streams[i].oldest_unfinished >= 0 && d->streams[i].stream != fault_stream;
@@ -544,7 +544,7 @@ static void summary_pending(struct out *o)
 		if (p->oldest_unfinished < 0 || p->stream == fault_stream)
 			continue;
 		char stream[96], name[256];
-		const struct ci_launch *l = &o->m->launches[p->oldest_unfinished];
+		const struct ci_launch *l = ci_model_launch(o->m, p->oldest_unfinished);
 		char unknown[48] = "";
 		if (p->unknown)
 			snprintf(unknown, sizeof(unknown), ", %zu unknown", p->unknown);
@@ -588,7 +588,7 @@ static void summary_error_thread(struct out *o)
 	bool launcher = false;
 	if (!tid && d->faulting_launch >= 0) {
 		/* A hang: the thread that launched the stuck kernel is the one to look at. */
-		tid = o->m->launches[d->faulting_launch].tid;
+		tid = ci_model_launch(o->m, d->faulting_launch)->tid;
 		launcher = true;
 	}
 	const struct ci_thread_stack *t = tid ? find_thread(o, tid) : NULL;
@@ -654,7 +654,7 @@ static void summary_next(struct out *o)
 		snprintf(cmd, sizeof(cmd), "cudainspect %s fault", o->input);
 		hint(o, cmd, "why this launch; every argument with its stacks");
 		if (d->faulting_launch >= 0) {
-			const struct ci_launch *l = &o->m->launches[d->faulting_launch];
+			const struct ci_launch *l = ci_model_launch(o->m, d->faulting_launch);
 			if (ci_stream_valid(o->m, l->stream)) {
 				snprintf(cmd, sizeof(cmd), "cudainspect %s kernels --stream 0x%" PRIx64,
 					 o->input, o->m->streams[l->stream].handle);
@@ -790,7 +790,7 @@ static void view_contexts(struct out *o)
 
 static const char *launch_state_text(struct out *o, size_t i)
 {
-	const struct ci_launch *l = &o->m->launches[i];
+	const struct ci_launch *l = ci_model_launch(o->m, i);
 	if (l->flags & CI_LAUNCH_FAILED)
 		return "FAILED";
 	if (l->flags & CI_LAUNCH_CAPTURED)
@@ -831,7 +831,7 @@ static void view_streams(struct out *o)
 			     p->crumb, p->launched, p->finished, p->in_flight, p->not_started, p->unknown);
 		if (p->oldest_unfinished >= 0) {
 			char name[256], site[768];
-			const struct ci_launch *l = &m->launches[p->oldest_unfinished];
+			const struct ci_launch *l = ci_model_launch(m, p->oldest_unfinished);
 			stack_site(o, l->stack, site, sizeof(site));
 			line(o, "      oldest unfinished: %s (launch %" PRIu64 ", %s)%s%s",
 			     short_kernel(o, l, name, sizeof(name)), l->stream_seq,
@@ -873,7 +873,7 @@ static void view_kernels(struct out *o)
 	size_t want = o->o->last ? o->o->last : KERNELS_DEFAULT;
 	size_t matched = 0;
 	for (size_t i = 0; i < m->launch_count; i++)
-		matched += launch_selected(o, &m->launches[i]);
+		matched += launch_selected(o, ci_model_launch(m, i));
 	size_t skip = matched > want ? matched - want : 0;
 	const struct ci_section_stats *ss = &m->sections[CI_SEC_LAUNCHES];
 	char total[32], over[32];
@@ -887,7 +887,7 @@ static void view_kernels(struct out *o)
 	     "state", "kernel");
 	size_t seen = 0;
 	for (size_t i = 0; i < m->launch_count; i++) {
-		const struct ci_launch *l = &m->launches[i];
+		const struct ci_launch *l = ci_model_launch(m, i);
 		if (!launch_selected(o, l) || seen++ < skip)
 			continue;
 		char t[32], stream[32], name[256], site[768];
@@ -917,10 +917,11 @@ static void view_allocs(struct out *o)
 	const struct ci_model *m = o->m;
 	uint64_t by_kind_n[16] = { 0 }, by_kind_bytes[16] = { 0 }, total = 0;
 	for (size_t i = 0; i < m->alloc_count; i++) {
-		uint32_t k = m->allocs[i].kind < 16 ? m->allocs[i].kind : 0;
+		const struct ci_alloc *a = ci_model_alloc(m, i);
+		uint32_t k = a->kind < 16 ? a->kind : 0;
 		by_kind_n[k]++;
-		by_kind_bytes[k] += m->allocs[i].size;
-		total += m->allocs[i].size;
+		by_kind_bytes[k] += a->size;
+		total += a->size;
 	}
 	char n1[32], n2[32];
 	const struct ci_section_stats *ss = &m->sections[CI_SEC_ALLOCS];
@@ -936,7 +937,7 @@ static void view_allocs(struct out *o)
 	line(o, "  %-7s %-16s %-14s %-12s %-7s %s", "id", "address", "size (bytes)", "kind", "thread",
 	     "allocated at");
 	for (size_t i = 0; i < m->alloc_count && i < want; i++) {
-		const struct ci_alloc *a = &m->allocs[i];
+		const struct ci_alloc *a = ci_model_alloc(m, i);
 		if (o->o->has_thread_filter && a->tid != o->o->thread_filter)
 			continue;
 		char sz[32], site[768], id[24];
@@ -1092,7 +1093,7 @@ static void view_fault(struct out *o)
 	para(o, "  ", 2, d->reasoning);
 	ptrdiff_t li = d->faulting_launch >= 0 ? d->faulting_launch : d->failed_launch;
 	if (li >= 0) {
-		const struct ci_launch *l = &m->launches[li];
+		const struct ci_launch *l = ci_model_launch(m, li);
 		fputc('\n', o->f);
 		snprintf(buf, sizeof(buf), "%s %s (confidence: %s)",
 			 d->faulting_launch >= 0 ? "Launch" : "Failed launch",
@@ -1121,7 +1122,7 @@ static void view_fault(struct out *o)
 			size_t ai = d->attributions[i].launch;
 			if (i > 0 && d->attributions[i - 1].launch == ai)
 				continue;
-			const struct ci_launch *l = &m->launches[ai];
+			const struct ci_launch *l = ci_model_launch(m, ai);
 			line(o, " %s, launch %" PRIu64 " (%s):",
 			     ci_launch_kernel_name(m, l, name, sizeof(name)), l->stream_seq,
 			     launch_state_text(o, ai));

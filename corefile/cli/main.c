@@ -286,7 +286,12 @@ int cli_inspect(const struct cli_inspect_args *a)
 		err = ci_source_open(a->input, &sopts, &src);
 	if (err)
 		return fail(err);
-	if ((err = ci_locate(src, &loc)) || (err = ci_decode(src, &loc, &model)) ||
+	/* Views that show a few launches and allocations of a large record copy only those. */
+	enum ci_view view = a->render->view;
+	struct ci_decode_options dopts = {
+		.lazy = !a->json && view != CI_VIEW_KERNELS && view != CI_VIEW_ALLOCS && view != CI_VIEW_ALL,
+	};
+	if ((err = ci_locate(src, &loc)) || (err = ci_decode_with(src, &loc, &dopts, &model)) ||
 	    (err = ci_diagnose(model, ci_source_info(src), &diag)) ||
 	    (err = ci_symbolizer_create(src, model, a->sym, &sym))) {
 		rc = fail(err);
@@ -296,7 +301,7 @@ int cli_inspect(const struct cli_inspect_args *a)
 		/* The summary shows one backtrace: unwind only that thread. */
 		uint32_t tid = diag->error_tid ? diag->error_tid : diag->signal_tid;
 		if (!tid && diag->faulting_launch >= 0)
-			tid = model->launches[diag->faulting_launch].tid;
+			tid = ci_model_launch(model, diag->faulting_launch)->tid;
 		if (!tid && ci_source_info(src)->thread_count)
 			tid = ci_source_info(src)->threads[0].tid;
 		if ((err = ci_unwind_thread(sym, tid, MAX_THREAD_FRAMES, &threads))) {
