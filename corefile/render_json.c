@@ -102,8 +102,14 @@ static void j_string_raw(struct json *j, const char *s)
 			}
 			p++;
 		} else if (c < 0x80) {
-			j_putc(j, (char)c);
-			p++;
+			/* A run that needs no escape (printable ASCII but 0x22 '"' and 0x5c backslash) goes
+			 * out in one copy: keys, names, paths. */
+			const unsigned char *run = p;
+			static const bool plain[256] = { [0x20 ... 0x21] = true, [0x23 ... 0x5b] = true,
+							 [0x5d ... 0x7e] = true };
+			while (plain[*p])
+				p++;
+			j_write(j, (const char *)run, (size_t)(p - run));
 		} else {
 			size_t l = ci_utf8_len(p);
 			/* C1 controls are valid UTF-8 but must not reach a terminal through jq -r. */
