@@ -309,13 +309,22 @@ static void *alloc_big(size_t size)
  * launch and allocation, with its references checked (a lazy model keeps these).  Slots fit in
  * 32 bits: a section lies inside a record of at most 64 GiB, and these entries are >= 72 bytes. */
 struct order_key {
-	uint64_t major;
-	uint64_t extra;           /* launches: stream_seq; allocations: size */
+	union {
+		struct {
+			uint64_t major;
+			uint64_t extra;   /* launches: stream_seq; allocations: size */
+			uint32_t a;       /* launches: stream slot; allocations: kind */
+			uint32_t b;       /* launches: flags */
+		};
+		struct ci_launch_brief launch; /* the same, as diagnose reads them */
+		struct ci_alloc_brief alloc;
+	};
 	uint32_t slot;
-	uint32_t a;               /* launches: stream slot; allocations: kind */
-	uint32_t b;               /* launches: flags */
 	uint32_t pad;
 };
+_Static_assert(offsetof(struct ci_launch_brief, stream_seq) == 8 && offsetof(struct ci_launch_brief, stream) == 16 &&
+		       offsetof(struct ci_launch_brief, flags) == 20 && offsetof(struct ci_alloc_brief, kind) == 16,
+	       "briefs overlay the keys");
 
 /* The accepted entries of one section: entry `slot` is at ENTRIES + slot * STRIDE. */
 struct ordering {
@@ -675,14 +684,21 @@ const struct ci_alloc *ci_model_alloc(const struct ci_model *m, size_t i)
 	return m->lazy && m->lazy->allocs.keys ? lazy_entry(m, CI_SEC_ALLOCS, &m->lazy->allocs, i) : NULL;
 }
 
+struct ci_launch_briefs ci_model_launch_briefs(const struct ci_model *m)
+{
+	if (m->launches || !m->lazy || !m->lazy->launches.keys)
+		return (struct ci_launch_briefs){ NULL, 0 };
+	return (struct ci_launch_briefs){ (const uint8_t *)&m->lazy->launches.keys[0].launch,
+					  sizeof(struct order_key) };
+}
+
 void ci_model_launch_brief(const struct ci_model *m, size_t i, struct ci_launch_brief *b)
 {
 	if (m->launches) {
 		const struct ci_launch *l = &m->launches[i];
 		*b = (struct ci_launch_brief){ l->time_ns, l->stream_seq, l->stream, l->flags };
 	} else if (m->lazy && m->lazy->launches.keys) {
-		const struct order_key *k = &m->lazy->launches.keys[i];
-		*b = (struct ci_launch_brief){ k->major, k->extra, k->a, k->b };
+		*b = m->lazy->launches.keys[i].launch;
 	} else {
 		*b = (struct ci_launch_brief){ 0, 0, CI_NONE, 0 };
 	}
@@ -694,8 +710,7 @@ void ci_model_alloc_brief(const struct ci_model *m, size_t i, struct ci_alloc_br
 		const struct ci_alloc *a = &m->allocs[i];
 		*b = (struct ci_alloc_brief){ a->address, a->size, a->kind };
 	} else if (m->lazy && m->lazy->allocs.keys) {
-		const struct order_key *k = &m->lazy->allocs.keys[i];
-		*b = (struct ci_alloc_brief){ k->major, k->extra, k->a };
+		*b = m->lazy->allocs.keys[i].alloc;
 	} else {
 		*b = (struct ci_alloc_brief){ 0, 0, 0 };
 	}

@@ -129,15 +129,16 @@ __attribute__((format(printf, 2, 3))) static void text_add(struct text *t, const
 struct diag_ctx {
 	const struct ci_model *model;
 	struct ci_diagnosis *diag;
-	const struct ci_launch_brief *lb; /* what is read of every launch, parallel to the model's */
+	struct ci_launch_briefs lb; /* what is read of every launch, parallel to the model's */
 	size_t *order;      /* launch indices sorted by (stream, stream_seq, time) */
 	uint8_t *window;    /* launch is in an "unknown, one of these is in flight" window */
 };
 
 static int cmp_launch_order(const void *a, const void *b, void *arg)
 {
-	const struct ci_launch_brief *lb = arg;
-	const struct ci_launch_brief *x = &lb[*(const size_t *)a], *y = &lb[*(const size_t *)b];
+	struct ci_launch_briefs lb = *(const struct ci_launch_briefs *)arg;
+	const struct ci_launch_brief *x = ci_brief_at(lb, *(const size_t *)a);
+	const struct ci_launch_brief *y = ci_brief_at(lb, *(const size_t *)b);
 	if (x->stream != y->stream)
 		return x->stream < y->stream ? -1 : 1;
 	if (x->stream_seq != y->stream_seq)
@@ -151,29 +152,29 @@ static int cmp_launch_order(const void *a, const void *b, void *arg)
  * by stream sequence within each stream.  A counting sort by stream keeps the time order, which
  * is almost always the stream order already, so only out-of-order streams are sorted: a full
  * sort of a wrapped ring of 250,000 launches was a tenth of the whole report. */
-static int order_launches(const struct ci_model *m, const struct ci_launch_brief *lb, size_t *order)
+static int order_launches(const struct ci_model *m, struct ci_launch_briefs lb, size_t *order)
 {
 	size_t ns = m->stream_count, nl = m->launch_count;
 	size_t *start = calloc(ns + 2, sizeof(*start));
 	if (!start)
 		return -1;
 	for (size_t i = 0; i < nl; i++) {
-		uint32_t s = lb[i].stream;
+		uint32_t s = ci_brief_at(lb, i)->stream;
 		start[(s < ns ? s : ns) + 1]++;
 	}
 	for (size_t s = 1; s <= ns + 1; s++)
 		start[s] += start[s - 1];
 	for (size_t i = 0; i < nl; i++) {
-		uint32_t s = lb[i].stream;
+		uint32_t s = ci_brief_at(lb, i)->stream;
 		order[start[s < ns ? s : ns]++] = i;
 	}
 	/* start[s] is now the end of bucket s. */
 	for (size_t s = 0, b = 0; s <= ns; b = start[s], s++) {
 		size_t e = start[s];
 		for (size_t k = b + 1; k < e; k++)
-			if (cmp_launch_order(&order[k - 1], &order[k], (void *)lb) > 0) {
+			if (cmp_launch_order(&order[k - 1], &order[k], &lb) > 0) {
 				qsort_r(order + b, e - b, sizeof(*order), cmp_launch_order,
-					(void *)lb);
+					&lb);
 				break;
 			}
 	}
@@ -234,7 +235,7 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 	size_t first_pending = end, window_end = end;
 	for (size_t k = begin; k < end; k++) {
 		size_t i = c->order[k];
-		const struct ci_launch_brief *l = &c->lb[i];
+		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
 		if (l->flags & CI_LAUNCH_FAILED) {
 			state[i] = CI_LS_NOT_STARTED;
 			if (l->stream_seq == expect)
@@ -269,7 +270,7 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 	}
 	for (size_t k = begin; k < end; k++) {
 		size_t i = c->order[k];
-		const struct ci_launch_brief *l = &c->lb[i];
+		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
 		switch (state[i]) {
 		case CI_LS_FINISHED: p->finished++; break;
 		case CI_LS_IN_FLIGHT: p->in_flight++; break;
@@ -541,11 +542,11 @@ static void describe_launch(struct text *t, const struct ci_model *m, size_t i)
 		 (unsigned long long)l->stream_seq, ci_stream_label(m, l->stream, stream, sizeof(stream)));
 }
 
-static ptrdiff_t oldest_of(const struct ci_launch_brief *lb, const size_t *v, size_t n)
+static ptrdiff_t oldest_of(struct ci_launch_briefs lb, const size_t *v, size_t n)
 {
 	ptrdiff_t best = -1;
 	for (size_t k = 0; k < n; k++)
-		if (best < 0 || lb[v[k]].time_ns < lb[best].time_ns)
+		if (best < 0 || ci_brief_at(lb, v[k])->time_ns < ci_brief_at(lb, best)->time_ns)
 			best = (ptrdiff_t)v[k];
 	return best;
 }
@@ -557,7 +558,7 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 	struct ci_diagnosis *d = c->diag;
 	if (n_in_flight == 1 && n_window == 0) {
 		size_t i = in_flight[0];
-		const struct ci_launch_brief *l = &c->lb[i];
+		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
 		d->faulting_launch = (ptrdiff_t)i;
 		d->confidence = CI_CONF_HIGH;
 		text_add(why, "Rule: the only launch in flight. Its stream's breadcrumb reads %llu: "
@@ -606,7 +607,7 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 		if (launch_has_bad_pointer(av, cand[k])) {
 			n_bad++;
 			if (bad_oldest < 0 ||
-			    c->lb[cand[k]].time_ns < c->lb[bad_oldest].time_ns)
+			    ci_brief_at(c->lb, cand[k])->time_ns < ci_brief_at(c->lb, bad_oldest)->time_ns)
 				bad_oldest = (ptrdiff_t)cand[k];
 		}
 
@@ -663,18 +664,23 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	d->faulting_launch = -1;
 	d->failed_launch = -1;
 	d->launch_state = calloc(nl ? nl : 1, sizeof(*d->launch_state));
-	struct ci_launch_brief *lb = malloc((nl ? nl : 1) * sizeof(*lb));
+	/* What is read of every launch: a lazy model has it at hand, else one pass copies it. */
+	struct ci_launch_briefs lb = ci_model_launch_briefs(m);
+	struct ci_launch_brief *own = NULL;
+	if (!lb.base) {
+		own = malloc((nl ? nl : 1) * sizeof(*own));
+		for (size_t i = 0; own && i < nl; i++)
+			ci_model_launch_brief(m, i, &own[i]);
+		lb = (struct ci_launch_briefs){ (const uint8_t *)own, sizeof(*own) };
+	}
 	c.lb = lb;
 	c.order = malloc((nl ? nl : 1) * sizeof(*c.order));
 	c.window = calloc(nl ? nl : 1, 1);
 	in_flight = malloc((nl ? nl : 1) * sizeof(size_t));
 	window = malloc((nl ? nl : 1) * sizeof(size_t));
 	blind = malloc((m->stream_count ? m->stream_count : 1) * sizeof(size_t));
-	if (!d->launch_state || !lb || !c.order || !c.window || !in_flight || !window || !blind)
+	if (!d->launch_state || !lb.base || !c.order || !c.window || !in_flight || !window || !blind)
 		goto oom;
-	/* One pass over the launches for what is read of every one (a lazy model has it at hand). */
-	for (size_t i = 0; i < nl; i++)
-		ci_model_launch_brief(m, i, &lb[i]);
 
 	/* Per-stream progress, one entry per published stream. */
 	size_t ns = 0;
@@ -687,10 +693,10 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 		goto oom;
 	size_t k = 0;
 	for (size_t s = 0; s < m->stream_count; s++) {
-		while (k < nl && lb[c.order[k]].stream < s)
+		while (k < nl && ci_brief_at(lb, c.order[k])->stream < s)
 			k++; /* launches on unpublished or unknown streams stay unknown */
 		size_t begin = k;
-		while (k < nl && lb[c.order[k]].stream == s)
+		while (k < nl && ci_brief_at(lb, c.order[k])->stream == s)
 			k++;
 		if (m->streams[s].seq == 0)
 			continue;
@@ -702,7 +708,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 		if (!stream_crumb(m, &m->streams[s], &crumb)) {
 			ptrdiff_t newest = -1;
 			for (size_t j = begin; j < k; j++)
-				if (launch_enqueued(lb[c.order[j]].flags))
+				if (launch_enqueued(ci_brief_at(lb, c.order[j])->flags))
 					newest = (ptrdiff_t)c.order[j];
 			if (newest >= 0)
 				blind[n_blind++] = (size_t)newest;
@@ -718,7 +724,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	find_errors(m, d);
 	find_signal(m, info, d);
 	for (size_t i = nl; i-- > 0;)
-		if (lb[i].flags & CI_LAUNCH_FAILED) {
+		if (ci_brief_at(lb, i)->flags & CI_LAUNCH_FAILED) {
 			d->failed_launch = (ptrdiff_t)i;
 			break;
 		}
@@ -793,7 +799,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	d->attributions = av.v;
 	d->attribution_count = av.n;
 	d->reasoning = why.s ? why.s : strdup("");
-	free(lb);
+	free(own);
 	free(c.order);
 	free(c.window);
 	free(in_flight);
@@ -807,7 +813,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	return NULL;
 
 oom:
-	free(lb);
+	free(own);
 	free(c.order);
 	free(c.window);
 	free(in_flight);

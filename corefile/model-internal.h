@@ -27,6 +27,21 @@ struct ci_alloc_brief {
 	uint32_t kind;            /* enum ci_alloc_kind */
 };
 
+/* The briefs of all launches, launch i's at base + i * stride. */
+struct ci_launch_briefs {
+	const uint8_t *base;
+	size_t stride;
+};
+
+static inline const struct ci_launch_brief *ci_brief_at(struct ci_launch_briefs v, size_t i)
+{
+	return (const struct ci_launch_brief *)(const void *)(v.base + i * v.stride);
+}
+
+/* A lazy model's launch briefs where they are, or { NULL, 0 } for other models (read those one
+ * by one with ci_model_launch_brief). */
+struct ci_launch_briefs ci_model_launch_briefs(const struct ci_model *model);
+
 /* Launch I (< launch_count) and live allocation I (< alloc_count) of MODEL, briefly. */
 void ci_model_launch_brief(const struct ci_model *model, size_t i, struct ci_launch_brief *b);
 void ci_model_alloc_brief(const struct ci_model *model, size_t i, struct ci_alloc_brief *b);
