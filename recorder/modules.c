@@ -9,9 +9,9 @@
  * unloads (dlpi_adds/dlpi_subs), and the recorder compares those counters on calls that are not
  * on the launch path (module loads, context and stream creation, allocations and frees,
  * synchronizations, errors, first launch of a new kernel), at most every 10 ms, and rescans only
- * when they changed; snapshots always rescan.  A library loaded and unloaded again between two
- * checks is not seen.  A module unloaded since the last scan keeps
- * its entry with unload_ns set.
+ * when they changed; snapshots always compare (no 10 ms wait).  A library loaded and unloaded
+ * again between two checks is not seen.  A module unloaded since the last scan keeps its entry
+ * with unload_ns set.
  */
 #include <elf.h>
 #include <link.h>
@@ -204,11 +204,13 @@ void ci_modules_refresh(bool force)
 									   false, __ATOMIC_RELAXED,
 									   __ATOMIC_RELAXED))
 			return;
-		dl_iterate_phdr(ci_counters_cb, c);
-		if (c[0] == __atomic_load_n(&ci_seen_adds, __ATOMIC_RELAXED) &&
-		    c[1] == __atomic_load_n(&ci_seen_subs, __ATOMIC_RELAXED))
-			return;
 	}
+	/* The loader's counts only grow: equal counts, nothing loaded or unloaded since the last
+	 * scan (and no new list of code ranges, whose old ones are never freed). */
+	dl_iterate_phdr(ci_counters_cb, c);
+	if (c[0] == __atomic_load_n(&ci_seen_adds, __ATOMIC_RELAXED) &&
+	    c[1] == __atomic_load_n(&ci_seen_subs, __ATOMIC_RELAXED))
+		return;
 	/* Never wait: a thread inside dlopen (holding the loader's lock) may be the one calling
 	 * CUDA from a constructor while another refresh holds this lock. */
 	if (pthread_mutex_trylock(&ci_modules_lock))
