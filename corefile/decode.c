@@ -83,6 +83,8 @@ struct decoder {
 	uint64_t dir_entry_addr[CI_SECTION_KIND_MAX]; /* for re-reading head on live sources */
 	uint64_t bad_refs[CI_SECTION_KIND_MAX];   /* point nowhere: damage */
 	uint64_t unresolved[CI_SECTION_KIND_MAX]; /* point into a part the input lacks */
+	void *scratch;                            /* for sorting, see sort_ordering */
+	size_t scratch_size;
 	struct refcheck rc;                       /* over m, counting into the two above */
 };
 
@@ -332,14 +334,13 @@ struct ordering {
 	const uint8_t *entries;
 	size_t stride;
 	struct order_key *keys;   /* accepted entries, in slot order until sorted */
-	struct order_key *tmp;    /* as many, for the radix sort */
+	struct order_key *tmp;    /* as many, while sorting: the decoder's scratch space */
 	size_t n, cap;
 };
 
 static void ordering_deinit(struct ordering *o)
 {
 	free(o->keys);
-	free(o->tmp);
 }
 
 /* Take accepted entry E in SLOT: its references are checked and counted on a copy of the part
@@ -518,15 +519,10 @@ static bool order_by_lanes(struct ordering *o)
 	return true;
 }
 
-/* Put O's keys in the model's order. */
-static bool sort_ordering(const struct decoder *d, struct ordering *o)
+/* Sort the keys of O, in place or swapped with O->tmp (as large). */
+static bool sort_keys(struct ordering *o, uint64_t cap, uint64_t head)
 {
-	const struct ci_section *sec = &d->secs[o->kind];
-	uint64_t cap = sec->capacity, head = sec->head;
 	size_t n = o->n;
-	o->tmp = alloc_big(n * sizeof *o->tmp);
-	if (!o->tmp)
-		return false;
 	/* A wrapped ring is oldest first from the slot the next entry would take: when that order
 	 * is the time order (nothing to sort), the keys are turned round; else the sort does it. */
 	if (kinds[o->kind].layout == LAYOUT_RING && head > cap) {
@@ -550,6 +546,34 @@ static bool sort_ordering(const struct decoder *d, struct ordering *o)
 		}
 	}
 	return (order_by_lanes(o) || order_by_major(o)) && order_ties(o);
+}
+
+/* Put O's keys in the model's order. */
+static bool sort_ordering(struct decoder *d, struct ordering *o)
+{
+	const struct ci_section *sec = &d->secs[o->kind];
+	uint64_t cap = sec->capacity, head = sec->head;
+	size_t n = o->n;
+	/* The sorts work out of place, in the decoder's scratch space, which is kept from section
+	 * to section (new memory costs more than the sorting). */
+	if (d->scratch_size < n * sizeof *o->tmp) {
+		free(d->scratch);
+		d->scratch = alloc_big(n * sizeof *o->tmp);
+		d->scratch_size = d->scratch ? n * sizeof *o->tmp : 0;
+		if (!d->scratch)
+			return false;
+	}
+	struct order_key *keys = o->keys;
+	o->tmp = d->scratch;
+	bool ok = sort_keys(o, cap, head);
+	/* Whichever buffer does not hold the keys now is the scratch space. */
+	if (o->keys != keys) {
+		d->scratch = keys;
+		d->scratch_size = o->cap * sizeof *keys;
+		o->cap = n;
+	}
+	o->tmp = NULL;
+	return ok;
 }
 
 /* Copy the accepted entries of O into a new array in the model's order, clearing their bad
@@ -1406,6 +1430,7 @@ struct ci_error *ci_decode_with(struct ci_source *src, const struct ci_location 
 		summarize(d);
 		name_source_threads(src, m);
 	}
+	free(d->scratch);
 	free(d);
 	if (err) {
 		ci_model_destroy(m);

@@ -213,7 +213,8 @@ struct ci_error *ci_source_new(enum ci_source_kind kind, const char *name,
 /* Another reference to SRC, released by ci_source_close (which closes at the last one). */
 struct ci_source *ci_source_hold(struct ci_source *src);
 /* Open SIZE bytes at IMAGE as if they were a file's content (the core fuzzer's entry point).
- * The caller keeps IMAGE alive until ci_source_close.  A zstd image decompresses to at most
+ * The caller keeps IMAGE alive until ci_source_close and until every lazy model decoded from it
+ * is destroyed.  A zstd image decompresses to at most
  * MAX_DECOMPRESSED bytes (0 = no limit). */
 struct ci_error *ci_source_open_memory(const char *name, const uint8_t *image, size_t size,
 				       const struct ci_source_options *opts,

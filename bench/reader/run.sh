@@ -8,7 +8,7 @@
 #   bench/reader/run.sh [--host-gib G] [--allocs N] [--launches N] [--runs N] [--keep]
 set -u
 B=${CI_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}
-host_gib=8 allocs=100000 launches=300000 runs=3 keep=false
+host_gib=8 allocs=100000 launches=300000 runs=7 keep=false
 while [ $# -gt 0 ]; do
 	case $1 in
 	--host-gib) host_gib=$2; shift 2 ;;
