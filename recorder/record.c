@@ -322,7 +322,23 @@ bool ci_record_create(void)
 		}
 		ci_rec.persistent = true;
 		where = ci_rec.path;
-	} else {
+		/* A sparse file gets its blocks when a page is first written, through the
+		 * mapping: on a full file system that write is a SIGBUS in the application.
+		 * Reserve every block now, or record in memory instead. */
+		int err = posix_fallocate(fd, 0, (off_t)size);
+		if (err) {
+			ci_say("cannot reserve %llu MiB for the persistent record in %s: %s; recording "
+			       "in memory instead (in core dumps and snapshots, but lost on SIGKILL)",
+			       (unsigned long long)(size >> 20), ci_cfg.dir, strerror(err));
+			close(fd);
+			unlink(ci_rec.path);
+			ci_rec.path[0] = 0;
+			ci_rec.persistent = false;
+			fd = -1;
+		}
+	}
+	if (!ci_rec.persistent) {
+		where = "memfd";
 		fd = memfd_create(CI_MEMFD_NAME, MFD_CLOEXEC);
 	}
 	if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {

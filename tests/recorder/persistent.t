@@ -63,4 +63,29 @@ is "$rc" 0 "missing CUDAINSPECT_DIR: the program still runs"
 like "$(cat "$T/nodir/err")" "^cudainspect: cannot create the persistent record in $T/missing: No such file or directory; recording disabled" \
 	"missing CUDAINSPECT_DIR: says what happened and that recording is off"
 is "$(grep -c cudainspect "$T/nodir/err")" 1 "... once"
+
+# CUDAINSPECT_DIR on a file system too small for the record (a 3 MiB tmpfs, a 32 MiB record):
+# the recorder must not leave a sparse file whose pages fault (SIGBUS) when the application's
+# calls are recorded into them.  It says so once and records in memory instead.
+small_fs() {
+	[ "$(id -u)" = 0 ] || { skip "a small tmpfs needs root to mount"; return; }
+	mkdir -p "$T/full" "$T/fullrun"
+	if ! mount -t tmpfs -o size=3m tmpfs "$T/full" 2>/dev/null; then
+		skip "cannot mount a tmpfs here"
+		return
+	fi
+	trap 'umount "$T/full" 2>/dev/null; rm -rf "$T"' EXIT
+	run_in "$T/fullrun" env CUDASIM_KERNEL_US=20 CUDAINSPECT_DIR="$T/full" \
+		CUDAINSPECT_SNAPSHOT=exit CUDAINSPECT_SNAPSHOT_DIR="$T/fullrun" LD_PRELOAD="$REC" \
+		"$B/miniengine" --steps 4 --quiet
+	is "$rc" 0 "full file system: the program runs to its end (no SIGBUS)"
+	is "$(grep -c '^cudainspect: cannot reserve 32 MiB for the persistent record in '"$T/full"': No space left on device; recording in memory instead' "$T/fullrun/err")" 1 \
+		"full file system: said once, with the reason and what happens instead"
+	is "$(ls "$T/full")" "" "full file system: no partial record file left behind"
+	f=$(snap "$T/fullrun" exit)
+	ok "full file system: still recorded (exit snapshot written)" test -n "$f"
+	like "$("$DUMP" "$f" | grep -c '^launch ')" '^[1-9][0-9]*$' "full file system: the snapshot holds the launches"
+	umount "$T/full"
+}
+small_fs
 done_testing
