@@ -144,9 +144,11 @@ struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *imag
 			total += ob.pos;
 		}
 		ci_progress(src, "decompressing", in.pos, in.size);
-		/* All input consumed and the decoder had less than a full buffer to give: done.
-		 * Whether the last frame was complete is in `last`. */
-		if (in.pos == in.size && ob.pos < ob.size)
+		/* zstd takes the last byte of a frame only once all its output is out, so with all input
+		 * consumed it is done; whether the last frame was complete is in `last`.  (Calling again
+		 * would start a new frame and overwrite `last`: a core whose size is a multiple of the
+		 * output buffer used to be called truncated.) */
+		if (in.pos == in.size)
 			break;
 	}
 	ci_progress(src, "decompressing", 0, 0);
