@@ -1,6 +1,6 @@
 # recorder/: the flight recorder, $(BUILD)/libcudainspect-rec.so (LD_PRELOAD it, or link it).
 # Every recorder/*.c is part of it (symimage.c included).  Objects are position-independent
-# and hidden by default: only the cu* wrappers, dlsym and cudainspect_record are exported.
+# and hidden by default: only the cu* wrappers, dlsym, dlclose and cudainspect_record are exported.
 
 REC_SRCS := $(wildcard recorder/*.c)
 REC_OBJS := $(REC_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -90,6 +90,19 @@ $(REC_TEST)/ctorprobe-dlopen: tests/recorder/ctorprobe.c tests/recorder/probe.h 
 		-L$(CUDA_HOME)/lib64/stubs -lcuda -ldl
 
 TEST_DEPS += $(REC_TEST)/ctorprobe $(REC_TEST)/ctorprobe-dlopen
+
+# A program that reaches the driver only through dlopen + dlsym, and the library it loads and
+# launches from (dlopen.t).  Both build with frame pointers and no sibling calls: the test reads
+# the library's frames in a recorded stack.
+$(REC_TEST)/dlprobe: tests/recorder/dlprobe.c tests/recorder/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fno-optimize-sibling-calls $(LDFLAGS) -o $@ $< -ldl
+
+$(REC_TEST)/libdlmod-a.so $(REC_TEST)/libdlmod-b.so: $(REC_TEST)/libdlmod-%.so: tests/recorder/dlmod.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fno-optimize-sibling-calls $(LDFLAGS) -fPIC -shared -o $@ $<
+
+TEST_DEPS += $(REC_TEST)/dlprobe $(REC_TEST)/libdlmod-a.so $(REC_TEST)/libdlmod-b.so
 
 # A ThreadSanitizer build of the recorder for the launch-storm test (storm.t).
 REC_TSAN_OBJS := $(REC_SRCS:%.c=$(REC_TEST)/tsan/obj/%.o)

@@ -73,7 +73,8 @@ void ci_say(const char *fmt, ...)
 static CUresult ci_missing(enum ci_fn fn)
 {
 	static uint8_t said[CI_FN_COUNT];
-	if (!__atomic_exchange_n(&said[fn], 1, __ATOMIC_RELAXED))
+	/* With no driver at all, start-up said so once; each call need not say it again. */
+	if (ci_real[CI_FN_cuInit] && !__atomic_exchange_n(&said[fn], 1, __ATOMIC_RELAXED))
 		ci_say("the CUDA driver has no %s; returning CUDA_ERROR_NOT_FOUND (the driver is "
 		       "older than the program, or CUDAINSPECT_DRIVER names the wrong library)",
 		       ci_fn_name[fn]);
@@ -277,6 +278,10 @@ static void *ci_swap(void *p, const char *name)
 typedef void *(*ci_dlsym_fn)(void *, const char *);
 ci_dlsym_fn ci_real_dlsym CI_HIDDEN;
 
+/* A handle the program looked a driver name up in, as a last way for start-up to find the driver
+ * a dlopen-only program loaded under a name of its own. */
+static void *ci_driver_hint;
+
 static void ci_find_real_dlsym(void) __attribute__((no_sanitize_address, no_sanitize_thread,
 						   no_sanitize_undefined));
 static void ci_find_real_dlsym(void)
@@ -300,7 +305,11 @@ void *ci_dlsym_cuda(void *handle, const char *name)
 	void *p = ci_real_dlsym(handle, name);
 	if (!p || strcmp(name, "cuGetExportTable") == 0)
 		return p;
+	if (__atomic_load_n(&ci_run_state, __ATOMIC_ACQUIRE) == CI_UNINIT)
+		__atomic_store_n(&ci_driver_hint, handle, __ATOMIC_RELEASE);
 	ci_ensure_started();
+	if (ci_on())
+		ci_modules_loaded();
 	return ci_swap(p, name);
 }
 
@@ -337,7 +346,17 @@ __asm__(".text\n"
 	"	subl $0x41, %eax\n" /* 'A'..'Z' */
 	"	cmpl $25, %eax\n"
 	"	jbe ci_dlsym_cuda\n"
-	"1:	movq ci_real_dlsym(%rip), %rax\n"
+	/* Recording: a library the program loaded since the last scan joins the module table now. */
+	"1:	cmpl $2, ci_run_state(%rip)\n" /* CI_ON */
+	"	jne 4f\n"
+	"	pushq %rdi\n"
+	"	pushq %rsi\n"
+	"	subq $8, %rsp\n"
+	"	call ci_modules_loaded\n"
+	"	addq $8, %rsp\n"
+	"	popq %rsi\n"
+	"	popq %rdi\n"
+	"4:	movq ci_real_dlsym(%rip), %rax\n"
 	"	testq %rax, %rax\n"
 	"	jnz 2f\n"
 	/* Not resolved yet: resolve, keeping the arguments and the caller's return address. */
@@ -368,6 +387,8 @@ CI_EXPORT void *dlsym(void *handle, const char *name)
 {
 	if (handle != RTLD_DEFAULT && handle != RTLD_NEXT && name && ci_is_driver_name(name))
 		return ci_dlsym_cuda(handle, name);
+	if (ci_on())
+		ci_modules_loaded();
 	if (!ci_real_dlsym)
 		ci_dlsym_resolve();
 	return ci_real_dlsym ? ci_real_dlsym(handle, name) : NULL;
@@ -464,41 +485,72 @@ static void ci_config_load(void)
 /* The driver's entry points, looked up by one thread before it takes the start lock. */
 struct ci_resolution {
 	void *fn[CI_FN_COUNT];
-	char note[2][640]; /* what to say if this one is published */
+	char note[768]; /* what to say if this one is published */
 };
 
-/* Resolve every wrapped name in the real driver into R.  False when there is no driver. */
-static bool ci_resolve_driver(struct ci_resolution *r)
+/* PATH opened the way the program would (already loaded first), or NULL with the loader's
+ * reason in WHY, without the path it repeats. */
+static void *ci_driver_open(const char *path, char *why, size_t len)
 {
-	const char *path = ci_cfg.driver[0] ? ci_cfg.driver : "libcuda.so.1";
 	void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
 	if (!h)
 		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	char why[256] = "";
-	r->note[0][0] = r->note[1][0] = 0;
 	if (!h) {
 		const char *e = dlerror();
-		snprintf(why, sizeof why, ": %s", e ? e : "not found");
-		if (ci_cfg.driver[0])
-			snprintf(r->note[0], sizeof r->note[0],
-				 "cannot open CUDAINSPECT_DRIVER=%.200s (%.200s); using the driver the "
-				 "program loaded", path, why + 2);
+		size_t n = strlen(path);
+		if (e && !strncmp(e, path, n) && !strncmp(e + n, ": ", 2))
+			e += n + 2;
+		snprintf(why, len, "%s", e ? e : "not found");
 	}
+	return h;
+}
+
+/* Fill R from H (RTLD_NEXT: the next definition after the recorder's own, i.e. the driver the
+ * program linked).  True when it is a driver (it has cuInit).  A symbol it lacks stays NULL. */
+static bool ci_driver_lookup(struct ci_resolution *r, void *h)
+{
 	for (int i = 0; i < CI_FN_COUNT; i++) {
-		/* Without a handle, the next definition after the recorder's own (the driver the
-		 * program linked).  A symbol the driver lacks stays NULL. */
-		void *p = h ? ci_real_dlsym(h, ci_fn_name[i]) : ci_real_dlsym(RTLD_NEXT, ci_fn_name[i]);
+		void *p = ci_real_dlsym(h, ci_fn_name[i]);
 		if (p == ci_wrapper[i])
 			p = NULL; /* CUDAINSPECT_DRIVER names the recorder itself */
 		r->fn[i] = p;
 	}
-	if (!r->fn[CI_FN_cuInit]) {
-		snprintf(r->note[1], sizeof r->note[1],
-			 "cannot find the CUDA driver (%.200s%.200s); recording disabled, CUDA calls "
-			 "fail as they would without a driver", path, why);
-		return false;
-	}
-	return true;
+	return r->fn[CI_FN_cuInit] != NULL;
+}
+
+/* Resolve every wrapped name in the real driver into R: CUDAINSPECT_DRIVER, or libcuda.so.1;
+ * failing that, the driver the program itself loaded or linked.  False when there is none.
+ * R->note says what happened when it is not the plain case, in one line. */
+static bool ci_resolve_driver(struct ci_resolution *r)
+{
+	const char *want = ci_cfg.driver[0] ? ci_cfg.driver : "libcuda.so.1";
+	char why[300] = "";
+	r->note[0] = 0;
+	void *h = ci_driver_open(want, why, sizeof why);
+	if (h && ci_driver_lookup(r, h))
+		return true;
+	if (h)
+		snprintf(why, sizeof why, "%s",
+			 ci_real_dlsym(h, "cuInit") == ci_wrapper[CI_FN_cuInit]
+				? "that is the recorder itself"
+				: "it has no cuInit: not a CUDA driver");
+	/* The driver the program loaded: by its usual name, through the handle it looked driver
+	 * names up in, or linked (the next definition after the recorder's). */
+	void *hint = __atomic_load_n(&ci_driver_hint, __ATOMIC_ACQUIRE);
+	bool found = (ci_cfg.driver[0] && (h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD)) &&
+		      ci_driver_lookup(r, h)) ||
+		     (hint && ci_driver_lookup(r, hint)) || ci_driver_lookup(r, RTLD_NEXT);
+	if (ci_cfg.driver[0])
+		snprintf(r->note, sizeof r->note, "cannot use CUDAINSPECT_DRIVER=%.300s (%.300s); %s",
+			 want, why,
+			 found ? "recording with the CUDA driver the program loaded instead"
+			       : "the program has loaded no CUDA driver either; recording disabled "
+				 "(CUDA calls that reach no driver return CUDA_ERROR_NOT_FOUND)");
+	else if (!found)
+		snprintf(r->note, sizeof r->note,
+			 "cannot find the CUDA driver %.300s (%.300s); recording disabled (CUDA calls "
+			 "that reach no driver return CUDA_ERROR_NOT_FOUND)", want, why);
+	return found;
 }
 
 void ci_ensure_started(void)
@@ -524,9 +576,8 @@ void ci_ensure_started(void)
 		if (!__atomic_load_n(&ci_driver_ready, __ATOMIC_ACQUIRE)) {
 			if (mine) {
 				memcpy(ci_real, mine->fn, sizeof ci_real);
-				for (int i = 0; i < 2; i++)
-					if (mine->note[i][0])
-						ci_say("%s", mine->note[i]);
+				if (mine->note[0])
+					ci_say("%s", mine->note);
 			}
 			ci_maps_build();
 			__atomic_store_n(&ci_driver_ready, 1, __ATOMIC_RELEASE);

@@ -4,16 +4,23 @@
  * build-id), so that a reader can symbolize recorded stacks away from the machine, and the
  * sorted list of executable ranges the fast stack walker validates return addresses against.
  *
- * There is no portable hook on dlopen/dlclose that keeps the caller's identity (dlopen resolves
- * $ORIGIN and RUNPATH from its caller), so the table is refreshed instead: glibc counts loads and
- * unloads (dlpi_adds/dlpi_subs), and the recorder compares those counters on calls that are not
- * on the launch path (module loads, context and stream creation, allocations and frees,
- * synchronizations, errors, first launch of a new kernel), at most every 10 ms, and rescans only
- * when they changed; snapshots always compare (no 10 ms wait).  A library loaded and unloaded
- * again between two checks is not seen.  A module unloaded since the last scan keeps its entry
- * with unload_ns set.
+ * glibc counts loads and unloads (dlpi_adds/dlpi_subs); the table is rescanned when those counts
+ * changed, checked at these moments:
+ *  - dlclose (interposed here): before the real one, so that a library loaded since the last
+ *    scan is recorded while it is still mapped, and after it, to note what went;
+ *  - dlsym (interposed in doors.c): how a program reaches a library it has just loaded, so the
+ *    library is known before its code calls CUDA.  dlopen itself is not wrapped: glibc applies
+ *    its caller's RPATH, RUNPATH, $ORIGIN and namespace (from the return address), which a
+ *    wrapper would replace with the recorder's;
+ *  - calls off the launch path (module loads, context and stream creation, allocations and
+ *    frees, synchronizations, errors, first launch of a new kernel), at most every 10 ms (the
+ *    check takes the loader's lock); snapshots always.
+ * The launch path never checks.  A module unloaded since the last scan keeps its entry with
+ * unload_ns set.
  */
+#include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -252,4 +259,48 @@ void ci_modules_forget(void)
 	ci_nknown = 0;
 	ci_seen_adds = ci_seen_subs = ~0ull;
 	pthread_mutex_init(&ci_modules_lock, NULL);
+}
+
+void ci_modules_loaded(void)
+{
+	int saved = errno;
+	ci_modules_refresh(true);
+	errno = saved;
+}
+
+/* dlclose, interposed (it needs no caller identity, unlike dlopen): a library loaded since the
+ * last scan gets its entry, build-id included, while it is still mapped, and what the call
+ * unloaded gets its unload time.  Unversioned, so dlclose@GLIBC_2.2.5 and @GLIBC_2.34 both
+ * bind here. */
+typedef int (*ci_dlclose_fn)(void *);
+static ci_dlclose_fn ci_real_dlclose;
+
+static void ci_find_real_dlclose(void) __attribute__((no_sanitize_address, no_sanitize_thread,
+						     no_sanitize_undefined));
+static void ci_find_real_dlclose(void)
+{
+	static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17" };
+	for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+		ci_dlclose_fn f = (ci_dlclose_fn)dlvsym(RTLD_NEXT, "dlclose", versions[i]);
+		if (f) {
+			__atomic_store_n(&ci_real_dlclose, f, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
+
+CI_EXPORT int dlclose(void *handle)
+{
+	if (!__atomic_load_n(&ci_real_dlclose, __ATOMIC_ACQUIRE))
+		ci_find_real_dlclose();
+	ci_dlclose_fn real = __atomic_load_n(&ci_real_dlclose, __ATOMIC_ACQUIRE);
+	if (!real)
+		return -1;
+	bool on = ci_on();
+	if (on)
+		ci_modules_loaded();
+	int r = real(handle);
+	if (on && r == 0)
+		ci_modules_loaded();
+	return r;
 }

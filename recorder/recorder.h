@@ -346,6 +346,9 @@ uint32_t ci_stack_of(struct ci_call *call);
 bool ci_code_address(uint64_t address);
 /* Bring the host module table up to date if a dlopen/dlclose happened (cheap when not). */
 void ci_modules_refresh(bool force);
+/* The program looked a symbol up: rescan now if the loader loaded or unloaded anything (no
+ * 10 ms wait), so that a library it just loaded is known before its code calls CUDA. */
+void ci_modules_loaded(void);
 void ci_stacks_init(void);
 void ci_stacks_prepare(void);
 
