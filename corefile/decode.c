@@ -776,9 +776,10 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 	else if (!inplace)
 		nomem |= !(staging = malloc(have * out_size));
 	if (layout != LAYOUT_TABLE) {
-		/* Room for every entry that can be accepted: no more than the head of an unwrapped
-		 * ring (a live one may grow past it: then the keys grow). */
-		uint64_t most = layout == LAYOUT_RING && sec->head < have ? sec->head : have;
+		/* Room for the entries that can be accepted: no more than the head (indexes claimed;
+		 * allocation ids handed out), unless the source is live or the record lies: then the
+		 * keys grow. */
+		uint64_t most = sec->head < have ? sec->head : have;
 		o.cap = most ? most : 1;
 		nomem |= !(o.keys = alloc_big(o.cap * sizeof *o.keys));
 	}
