@@ -4,11 +4,11 @@
 # The symbol image (recorder/symimage.c) is built into the recorder by recorder/build.mk; its
 # unit test is built here.
 
-PLUGIN_SRCS := plugin/jit_reader.c plugin/freed.c
+PLUGIN_SRCS := plugin/jit_reader.c plugin/freed.c plugin/target.c
 PLUGIN_OBJS := $(PLUGIN_SRCS:%.c=$(BUILD)/obj/%.o)
 PLUGIN_TEST_DIR := $(BUILD)/tests/plugin
 
-$(BUILD)/obj/plugin/%.o: plugin/%.c plugin/freed.h include/cudainspect/cudainspect.h include/cudainspect/record.h
+$(BUILD)/obj/plugin/%.o: plugin/%.c plugin/freed.h plugin/target.h include/cudainspect/cudainspect.h include/cudainspect/record.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 

@@ -20,6 +20,7 @@
 
 #include "cudainspect/cudainspect.h"
 #include "freed.h"
+#include "target.h"
 
 GDB_DECLARE_GPL_COMPATIBLE_READER
 
@@ -159,16 +160,17 @@ static enum gdb_status reader_read(struct gdb_reader_funcs *self, struct gdb_sym
 }
 
 /* This reader unwinds nothing.  GDB asks it first for every frame, which makes the first
- * question a convenient moment to say that no flight record arrived: by then GDB has read
- * every JIT entry of the core or process it stopped in. */
+ * question a convenient moment to say that no flight record arrived (and, if the core or
+ * process has one all the same, why): by then GDB has read every JIT entry of the core or
+ * process it stopped in. */
 static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_unwind_callbacks *cb)
 {
 	struct reader_state *st = self->priv_data;
 	if (!st->records && !st->told_none) {
 		st->told_none = true;
-		printf("cudainspect: no flight record has been registered in this process (it does "
-		       "not run with libcudainspect-rec.so, or has not reached it yet); GDB works "
-		       "as usual\n");
+		char msg[8192];
+		ci_no_record_explain(getpid(), msg, sizeof msg);
+		printf("%s\n", msg);
 		fflush(stdout);
 	}
 	return GDB_FAIL;

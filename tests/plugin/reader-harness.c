@@ -5,14 +5,16 @@
  * `make check-asan` (GDB itself cannot load an instrumented plugin).  For each FILE it calls
  * the reader's read() as GDB would with the file's bytes and prints what the reader gave GDB:
  *
- *   reader-harness [--unwind] FILE...
+ *   reader-harness [--unwind [--hold CORE]] FILE...
  *   == FILE: status success|fail
  *   block START END NAME            one per block (symbol) the reader opened
  *   symtab FILE-NAME                the file its symbol table names (must exist)
  *
- * --unwind asks the reader to unwind a frame after the files, as GDB does on its first stop.
+ * --unwind asks the reader to unwind a frame after the files, as GDB does on its first stop;
+ * --hold keeps CORE open meanwhile, as GDB keeps the core it debugs.
  * The reader's own output (banner, summary) is interleaved on stdout as in GDB.
  */
+#include <fcntl.h>
 #include <gdb/jit-reader.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,10 +85,18 @@ static void h_reg_set(struct gdb_unwind_callbacks *cb, int regnum, struct gdb_re
 
 int main(int argc, char **argv)
 {
-	int unwind = 0, first = 1;
+	int unwind = 0, first = 1, held = -1;
 	if (argc > 1 && strcmp(argv[1], "--unwind") == 0) {
 		unwind = 1;
 		first = 2;
+		if (argc > 3 && strcmp(argv[2], "--hold") == 0) {
+			held = open(argv[3], O_RDONLY | O_CLOEXEC);
+			if (held < 0) {
+				perror(argv[3]);
+				return 1;
+			}
+			first = 4;
+		}
 	}
 	struct gdb_reader_funcs *funcs = gdb_init_reader();
 	if (!funcs || funcs->reader_version != GDB_READER_INTERFACE_VERSION) {
@@ -132,5 +142,7 @@ int main(int argc, char **argv)
 			printf("unwind %s\n", funcs->unwind(funcs, &ucb) == GDB_SUCCESS ? "success" : "fail");
 	}
 	funcs->destroy(funcs);
+	if (held >= 0)
+		close(held);
 	return 0;
 }

@@ -60,8 +60,27 @@ like "$("$H" "$T/v.cisnap" 2>&1)" 'cannot be decoded: .*' "an unknown major vers
 
 # The first unwind after no record says so, once; after a record, never.
 out=$("$H" --unwind "$T/short" 2>&1)
-is "$(printf '%s\n' "$out" | grep -c 'no flight record has been registered')" 1 "no record: said once"
+is "$(printf '%s\n' "$out" | grep -c '^cudainspect: no flight record in this process (')" 1 "no record: said once"
 is "$(printf '%s\n' "$out" | grep -c '^unwind fail')" 3 "the reader never claims to unwind a frame"
 out=$("$H" --unwind "$T/rec.cisnap" 2>&1)
 unlike "$out" 'no flight record' "after a record: no such line"
+
+# No record handed over while GDB holds a core (the harness keeps it open as GDB does): the
+# reader looks at the core itself.  mkcore (the reader's fixture) writes cores with and without
+# a record; its modules carry no build-id, so nothing can be blamed on a replaced library.
+MKCORE=$B/tests/reader-input/mkcore
+if [ -x "$MKCORE" ]; then
+	"$MKCORE" "$T/with.core" && "$MKCORE" --no-record "$T/without.core"
+	out=$("$H" --unwind --hold "$T/with.core" "$T/short" 2>&1)
+	like "$out" "^cudainspect: the core file $T/with.core holds a flight record, but GDB did not hand it over \(.*CUDAINSPECT_JIT=off.*\); \`cuda summary\` reads it from there directly$" \
+		"a core with a record GDB did not hand over: said so, with the causes left, and cuda summary"
+	unlike "$out" 'no flight record' "... not 'no flight record'"
+	out=$("$H" --unwind --hold "$T/without.core" "$T/short" 2>&1)
+	like "$out" "^cudainspect: no flight record in the core file $T/without.core \(the process did not run with libcudainspect-rec.so" \
+		"a core without a record: 'no flight record in the core file'"
+else
+	skip "$MKCORE not built"
+	skip "$MKCORE not built"
+	skip "$MKCORE not built"
+fi
 done_testing

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Why GDB handed the JIT reader no flight record (see target.h): find GDB's core or traced
+ * process through /proc, look for a record there with the reader library, and if there is one,
+ * compare the recorder library the process ran with (its build-id, from the record's host
+ * module table) with the file GDB read the JIT descriptor from.
+ */
+#include "target.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cudainspect/cudainspect.h"
+
+static bool fd_is_core(int fd)
+{
+	Elf64_Ehdr eh;
+	return pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+	       !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_type == ET_CORE;
+}
+
+/* The first ELF core among GDB_PID's open files. */
+static bool target_core(pid_t gdb_pid, char *path, size_t len)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)gdb_pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	bool found = false;
+	for (struct dirent *e; !found && (e = readdir(d));) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		char link[400];
+		snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+		ssize_t n = readlink(link, path, len - 1);
+		if (n <= 0 || path[0] != '/')
+			continue;
+		path[n] = 0;
+		int fd = open(link, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		found = fd_is_core(fd);
+		close(fd);
+	}
+	closedir(d);
+	return found;
+}
+
+/* The first process whose tracer is GDB_PID. */
+static bool target_process(pid_t gdb_pid, pid_t *pid)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return false;
+	bool found = false;
+	for (struct dirent *e; !found && (e = readdir(d));) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		char status[300], line[256];
+		snprintf(status, sizeof status, "/proc/%s/status", e->d_name);
+		FILE *f = fopen(status, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof line, f)) {
+			int tracer;
+			if (sscanf(line, "TracerPid: %d", &tracer) == 1) {
+				if (tracer == (int)gdb_pid) {
+					*pid = (pid_t)atoi(e->d_name);
+					found = true;
+				}
+				break;
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+enum ci_target_kind ci_target_find(pid_t gdb_pid, char *path, size_t len, pid_t *pid)
+{
+	if (target_core(gdb_pid, path, len))
+		return CI_TARGET_CORE;
+	if (target_process(gdb_pid, pid))
+		return CI_TARGET_PROCESS;
+	return CI_TARGET_NONE;
+}
+
+/* The NT_GNU_BUILD_ID of the ELF file PATH; false if it has none or cannot be read. */
+static bool file_build_id(const char *path, uint8_t *id, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool found = false;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	for (Elf_Scn *scn = NULL; elf && !found && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(data = elf_getdata(scn, NULL)))
+			continue;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+		while (!found && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + name_off, "GNU", 4) && nh.n_descsz <= 32) {
+				memcpy(id, (char *)data->d_buf + desc_off, nh.n_descsz);
+				*len = nh.n_descsz;
+				found = true;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+enum module_file { MODULE_SAME, MODULE_REPLACED, MODULE_MISSING };
+
+/* Whether host module M's file on disk is the one the process ran with (same build-id), another
+ * one, or not there.  *PATH is its path. */
+static enum module_file module_file(const struct ci_model *model, const struct ci_host_module *m,
+				    const char **path)
+{
+	uint8_t id[32];
+	size_t id_len = 0;
+	*path = ci_model_string(model, m->path_str);
+	if (!m->seq || m->unload_ns || !m->build_id_len || !*path || (*path)[0] != '/')
+		return MODULE_SAME;
+	if (access(*path, F_OK) != 0)
+		return MODULE_MISSING;
+	return file_build_id(*path, id, &id_len) && id_len == m->build_id_len &&
+			       !memcmp(id, m->build_id, id_len)
+		       ? MODULE_SAME
+		       : MODULE_REPLACED;
+}
+
+/* Why a record that is in the core or process did not reach the plugin.  GDB finds the
+ * recorder's JIT descriptor through the symbols of the library file on disk: if that file is
+ * not the one the process ran with, it reads the wrong bytes; if it is missing, none.  The
+ * recorder is the module whose name says so, else any replaced module is suspect. */
+static void explain_unread(const struct ci_model *model, const char *what, char *msg, size_t len)
+{
+	const char *path = NULL, *p;
+	enum module_file state = MODULE_SAME;
+	for (size_t i = 0; model && i < model->host_module_count; i++) {
+		enum module_file s = module_file(model, &model->host_modules[i], &p);
+		bool named = s != MODULE_SAME && strstr(strrchr(p, '/'), "cudainspect");
+		if (named || (s == MODULE_REPLACED && !path)) {
+			path = p;
+			state = s;
+		}
+		if (named)
+			break;
+	}
+	const char *tail = "; `cuda summary` reads it from there directly";
+	if (state == MODULE_REPLACED)
+		snprintf(msg, len,
+			 "cudainspect: %s holds a flight record, but GDB did not hand it over: GDB "
+			 "reads the recorder's JIT descriptor through the library files on disk, and "
+			 "%s is not the one the process ran with (rebuilt or replaced since; GDB's "
+			 "\"Unsupported JIT protocol version\" comes from that)%s",
+			 what, path, tail);
+	else if (state == MODULE_MISSING)
+		snprintf(msg, len,
+			 "cudainspect: %s holds a flight record, but GDB did not hand it over: it finds "
+			 "the recorder's JIT descriptor through the library the process ran with, %s, "
+			 "which is not on this machine%s", what, path, tail);
+	else
+		snprintf(msg, len,
+			 "cudainspect: %s holds a flight record, but GDB did not hand it over (the "
+			 "process ran with CUDAINSPECT_JIT=off, or its recorder library was stripped of "
+			 "the symbols GDB looks for)%s", what, tail);
+}
+
+void ci_no_record_explain(pid_t gdb_pid, char *msg, size_t len)
+{
+	char path[4096] = "", what[4200];
+	pid_t pid = 0;
+	struct ci_error *err = NULL;
+	struct ci_source *src = NULL;
+	struct ci_model *model = NULL;
+	struct ci_location loc;
+	enum ci_target_kind kind = ci_target_find(gdb_pid, path, sizeof path, &pid);
+	if (kind == CI_TARGET_CORE) {
+		snprintf(what, sizeof what, "the core file %s", path);
+		err = ci_source_open(path, NULL, &src);
+	} else if (kind == CI_TARGET_PROCESS) {
+		snprintf(what, sizeof what, "process %d", (int)pid);
+		err = ci_source_open_pid(pid, NULL, &src);
+	}
+	if (kind != CI_TARGET_NONE && !err && !(err = ci_locate(src, &loc))) {
+		/* Only the host module table matters here: a decoding problem just leaves it out. */
+		struct ci_error *derr = ci_decode(src, &loc, &model);
+		ci_error_destroy(derr);
+		explain_unread(model, what, msg, len);
+	} else {
+		snprintf(msg, len, "cudainspect: no flight record in %s (%s); GDB works as usual",
+			 kind == CI_TARGET_NONE ? "this process" : what,
+			 kind == CI_TARGET_CORE
+				 ? "the process did not run with libcudainspect-rec.so, or had not made "
+				   "its first CUDA call"
+				 : "it does not run with libcudainspect-rec.so, or has not made its first "
+				   "CUDA call yet");
+	}
+	ci_error_destroy(err);
+	ci_model_destroy(model);
+	ci_source_close(src);
+}
