@@ -28,71 +28,81 @@ static bool fd_is_core(int fd)
 	       !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_type == ET_CORE;
 }
 
-/* The first ELF core among GDB_PID's open files. */
-static bool target_core(pid_t gdb_pid, char *path, size_t len)
+/* Call FN(DIR/NAME, NAME, ARG) for each entry of DIR whose name is a number (a pid or a file
+ * descriptor) until FN returns true; returns whether one did. */
+static bool each_numbered(const char *dir,
+			  bool (*fn)(const char *path, const char *name, void *arg), void *arg)
 {
-	char dir[64];
-	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)gdb_pid);
 	DIR *d = opendir(dir);
 	if (!d)
 		return false;
 	bool found = false;
 	for (struct dirent *e; !found && (e = readdir(d));) {
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		char link[400];
-		snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
-		ssize_t n = readlink(link, path, len - 1);
-		if (n <= 0 || path[0] != '/')
-			continue;
-		path[n] = 0;
-		int fd = open(link, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		found = fd_is_core(fd);
-		close(fd);
+		char path[400];
+		if (isdigit((unsigned char)e->d_name[0]) &&
+		    snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+			found = fn(path, e->d_name, arg);
 	}
 	closedir(d);
 	return found;
 }
 
-/* The first process whose tracer is GDB_PID. */
-static bool target_process(pid_t gdb_pid, pid_t *pid)
+struct core_search {
+	char *path;
+	size_t len;
+};
+
+/* LINK (/proc/PID/fd/N) is an ELF core file: its path goes to the search. */
+static bool fd_core(const char *link, const char *name, void *arg)
 {
-	DIR *d = opendir("/proc");
-	if (!d)
+	struct core_search *s = arg;
+	ssize_t n = readlink(link, s->path, s->len - 1);
+	if (n <= 0 || s->path[0] != '/')
 		return false;
-	bool found = false;
-	for (struct dirent *e; !found && (e = readdir(d));) {
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		char status[300], line[256];
-		snprintf(status, sizeof status, "/proc/%s/status", e->d_name);
-		FILE *f = fopen(status, "re");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof line, f)) {
-			int tracer;
-			if (sscanf(line, "TracerPid: %d", &tracer) == 1) {
-				if (tracer == (int)gdb_pid) {
-					*pid = (pid_t)atoi(e->d_name);
-					found = true;
-				}
-				break;
-			}
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return found;
+	s->path[n] = 0;
+	int fd = open(link, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool core = fd_is_core(fd);
+	close(fd);
+	return core;
+}
+
+struct tracee_search {
+	pid_t tracer, found;
+};
+
+/* DIR (/proc/PID) is a process traced by the search's tracer. */
+static bool traced(const char *dir, const char *name, void *arg)
+{
+	struct tracee_search *s = arg;
+	char status[420], line[256];
+	snprintf(status, sizeof status, "%s/status", dir);
+	FILE *f = fopen(status, "re");
+	if (!f)
+		return false;
+	int tracer = -1;
+	while (fgets(line, sizeof line, f) && sscanf(line, "TracerPid: %d", &tracer) != 1)
+		;
+	fclose(f);
+	if (tracer != (int)s->tracer)
+		return false;
+	s->found = (pid_t)atoi(name);
+	return true;
 }
 
 enum ci_target_kind ci_target_find(pid_t gdb_pid, char *path, size_t len, pid_t *pid)
 {
-	if (target_core(gdb_pid, path, len))
+	char fds[64];
+	snprintf(fds, sizeof fds, "/proc/%d/fd", (int)gdb_pid);
+	struct core_search core = { path, len };
+	struct tracee_search tracee = { gdb_pid, 0 };
+	if (each_numbered(fds, fd_core, &core))
 		return CI_TARGET_CORE;
-	if (target_process(gdb_pid, pid))
+	if (each_numbered("/proc", traced, &tracee)) {
+		*pid = tracee.found;
 		return CI_TARGET_PROCESS;
+	}
 	return CI_TARGET_NONE;
 }
 
