@@ -6,8 +6,11 @@
  * entry by entry: an entry is accepted only when it is complete under the publishing rules of
  * record.h, and every reference between entries (slots, strings, stacks, frames) is checked and
  * cleared when it points nowhere.  Each section's struct ci_section_stats says honestly what was
- * accepted, torn, invalid, overwritten, dropped or missing.  Live sources (a running process, a
- * persistent file still being written) are read seqlock-style: seq, payload, seq again.
+ * accepted, torn, invalid, overwritten, dropped or missing.  Entries are judged where they lie in
+ * the mapped input and the accepted ones copied once, in the model's order; live sources (a
+ * running process, a persistent file still being written) are copied chunk by chunk and read
+ * seqlock-style: seq, payload, seq again.  A lazy model (ci_decode_options.lazy) keeps the launch
+ * ring and the live allocations in the input, ordered, and copies an entry when it is asked for.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -811,7 +814,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 		for (uint64_t i = 0; i < cnt; i++) {
 			uint64_t slot = first + i;
 			const uint8_t *e = p + i * esize;
-			/* Entries are read one cache line each, a page apart every few: fetch ahead. */
+			/* An entry is read a cache line or two, a page apart every few entries: fetch ahead. */
 			if (i + 16 < cnt)
 				__builtin_prefetch(e + 16 * esize), __builtin_prefetch(e + 16 * esize + 64);
 			if (!inplace && c.st[i] != ENTRY_OK) {
