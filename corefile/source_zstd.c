@@ -3,8 +3,9 @@
  * zstd-compressed inputs (systemd-coredump writes cores as core.*.zst): decompress, streaming,
  * into an unlinked temporary file in $TMPDIR, so that the core is then mmapped and indexed like
  * any other and nothing is left behind.  Blocks of zeros become holes, which keeps the copy
- * small for cores with large untouched regions.  Progress goes to stderr when the front end
- * asks for it.
+ * small for cores with large untouched regions.  A stream cut short (a copy that stopped, a full
+ * disk) keeps what decompressed and marks the source truncated, as a plain core cut short is;
+ * corrupt data is an error.  Progress goes to stderr when the front end asks for it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -144,22 +145,33 @@ struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *imag
 			total += ob.pos;
 		}
 		ci_progress(src, "decompressing", in.pos, in.size);
-		/* zstd takes the last byte of a frame only once all its output is out, so with all input
-		 * consumed it is done; whether the last frame was complete is in `last`.  (Calling again
-		 * would start a new frame and overwrite `last`: a core whose size is a multiple of the
-		 * output buffer used to be called truncated.) */
-		if (in.pos == in.size)
+		/* With all input consumed: a frame that ended (`last` 0) is done, since zstd takes
+		 * its last byte only once all its output is out, and calling again would start a new
+		 * frame and overwrite `last` (a core whose size is a multiple of the output buffer
+		 * used to be called truncated).  A frame cut short may still hold decoded bytes that
+		 * did not fit into the output buffer: call again until it has room to spare. */
+		if (in.pos == in.size && (last == 0 || ob.pos < ob.size))
 			break;
 	}
 	ci_progress(src, "decompressing", 0, 0);
 	ZSTD_freeDStream(zs);
 	if (err)
 		return err;
-	if (last != 0)
+	if (last != 0 && total == 0)
 		return ci_error_create(CI_ERR_CORRUPT,
-				       "%s: the zstd stream ends in the middle of a frame after %llu "
-				       "decompressed bytes; the compressed file is truncated",
-				       src->name, (unsigned long long)total);
+				       "%s: the zstd stream ends before its first block is complete; the "
+				       "compressed file is truncated and holds nothing that can be read",
+				       src->name);
+	if (last != 0) {
+		/* Cut, not corrupt: keep what decompressed, as for a plain core cut short. */
+		char have[32];
+		src->info.truncated = true;
+		ci_warnings_add(&src->warnings,
+				"%s: the zstd stream ends in the middle of a frame (the compressed file is "
+				"truncated); reading the %s that decompressed, and whatever the core "
+				"held past them is missing",
+				src->name, ci_format_size(total, have, sizeof have));
+	}
 	if (total == 0)
 		return ci_error_create(CI_ERR_FORMAT, "%s decompresses to nothing (0 bytes)", src->name);
 	if (ftruncate(fd, (off_t)total) < 0)

@@ -14,3 +14,32 @@ invalid_total() {
 	printf '%s\n' "$out" | awk '$1 == "section" { for (i = 3; i <= NF; i++) if ($i ~ /^invalid=/) {
 		sub("invalid=", "", $i); s += $i } } END { print s + 0 }'
 }
+
+# Cut .zst inputs.  zstd decodes whole blocks (up to 128 KiB), so where a cut lands in the core
+# is measured with the zstd program itself, which writes out every block it could decode.
+#   zst_cut_after Z N     the shortest head of Z from which `zstd -dc` gets more than N bytes
+#   zst_vs_plain Z        decode Z, and as a plain file what `zstd -dc` gets out of it; sets
+#                         $out/$rc for Z, $zcut and $plain to both outputs with the lines that may
+#                         differ (the compressed flag, the zstd warning, the file names) removed
+zst_cut_after() {
+	local lo=1 hi mid
+	hi=$(stat -c %s "$1")
+	while [ "$lo" -lt "$hi" ]; do
+		mid=$(( (lo + hi) / 2 ))
+		if [ "$(head -c "$mid" "$1" | zstd -dc 2>/dev/null | wc -c)" -gt "$2" ]; then
+			hi=$mid
+		else
+			lo=$(( mid + 1 ))
+		fi
+	done
+	echo "$lo"
+}
+zst_vs_plain() {
+	local raw=${1%.zst}.raw # as long a name as $1: messages are cut at the same length
+	zstd -dc "$1" 2>/dev/null >"$raw"
+	dec --entries "$raw"
+	plain=$(printf "%s\n" "$out" | grep -v "^source\.compressed " | sed "s|$raw|INPUT|g")
+	dec --entries "$1"
+	zcut=$(printf '%s\n' "$out" | grep -v -e '^source\.compressed ' -e 'zstd stream ends in the middle' |
+		sed "s|$1|INPUT|g")
+}
