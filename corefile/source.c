@@ -368,6 +368,38 @@ static struct ci_error *source_setup(struct ci_source *src)
 			       src->info.compressed ? " after decompression" : "");
 }
 
+/* Why PATH, of mode MODE, cannot be an input; NULL for a regular file.  Only regular files are
+ * read: they are mapped, and read where needed; a FIFO, socket or terminal would have to be read
+ * to its end first (and opening a FIFO waits for a writer), a device is not a core. */
+static const char *not_regular_reason(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return NULL;
+	if (S_ISDIR(mode))
+		return "is a directory, not a core dump or record file";
+	if (S_ISFIFO(mode))
+		return "is a pipe (FIFO), and cudainspect reads only regular files, which it maps instead "
+		       "of reading them whole; save the core to a file first (e.g. coredumpctl dump PID "
+		       "-o core, or redirect the pipe into a file)";
+	if (S_ISSOCK(mode))
+		return "is a socket; cudainspect reads only regular files: save the core to a file first";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "is a device, not a core dump or record file; give a regular file (e.g. "
+		       "coredumpctl dump PID -o core)";
+	return "is not a regular file; save the core to a file first (e.g. coredumpctl dump PID -o core)";
+}
+
+static struct ci_error *open_error(const char *path, int e)
+{
+	if (e == ENOENT)
+		return ci_error_create(CI_ERR_IO, "%s: no such file", path);
+	if (e == EACCES)
+		return ci_error_create(CI_ERR_IO,
+				       "%s: permission denied; cores are often readable by root only "
+				       "(try sudo or fix the file's mode)", path);
+	return ci_error_create(CI_ERR_IO, "cannot open %s: %s", path, strerror(e));
+}
+
 struct ci_error *ci_source_open(const char *path, const struct ci_source_options *opts,
 				struct ci_source **ret)
 {
@@ -382,33 +414,34 @@ struct ci_error *ci_source_open(const char *path, const struct ci_source_options
 		ci_source_close(src);
 		return ci_error_create(CI_ERR_NOMEM, "out of memory opening %s", path);
 	}
-	src->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Look before opening: opening a FIFO waits for a writer, opening a device can act.  The
+	 * type is checked again on the descriptor (the path may change in between), which
+	 * O_NONBLOCK keeps from blocking in that case too. */
+	struct stat st;
+	const char *why;
+	if (stat(path, &st) < 0) {
+		int e = errno;
+		ci_source_close(src);
+		return open_error(path, e);
+	}
+	if ((why = not_regular_reason(st.st_mode)) != NULL) {
+		ci_source_close(src);
+		return ci_error_create(CI_ERR_IO, "%s %s", path, why);
+	}
+	src->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (src->fd < 0) {
 		int e = errno;
 		ci_source_close(src);
-		if (e == ENOENT)
-			return ci_error_create(CI_ERR_IO, "%s: no such file", path);
-		if (e == EACCES)
-			return ci_error_create(CI_ERR_IO,
-					       "%s: permission denied; cores are often readable by root only "
-					       "(try sudo or fix the file's mode)", path);
-		return ci_error_create(CI_ERR_IO, "cannot open %s: %s", path, strerror(e));
+		return open_error(path, e);
 	}
-	struct stat st;
 	if (fstat(src->fd, &st) < 0) {
 		int e = errno;
 		ci_source_close(src);
 		return ci_error_create(CI_ERR_IO, "cannot stat %s: %s", path, strerror(e));
 	}
-	if (S_ISDIR(st.st_mode)) {
+	if ((why = not_regular_reason(st.st_mode)) != NULL) {
 		ci_source_close(src);
-		return ci_error_create(CI_ERR_IO, "%s is a directory, not a core dump or record file", path);
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ci_source_close(src);
-		return ci_error_create(CI_ERR_IO,
-				       "%s is not a regular file; save the core to a file first "
-				       "(e.g. coredumpctl dump PID -o core)", path);
+		return ci_error_create(CI_ERR_IO, "%s %s", path, why);
 	}
 	if (st.st_size > 0) {
 		/* MAP_SHARED so that a persistent record file of a running process is seen as it

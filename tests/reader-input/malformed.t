@@ -16,6 +16,17 @@ check() { # name exit regex
 : >"$T/empty"; dec "$T/empty"; check "empty file" 3 "is empty \(0 bytes\)"
 dec "$T/nonexistent"; check "missing file" 3 "no such file"
 mkdir "$T/dir"; dec "$T/dir"; check "directory" 3 "is a directory"
+# Only regular files are read; anything else is refused before it is opened, so nothing blocks
+# (a FIFO with no writer used to hang the open).  timeout's 124 would mean a hang.
+tdec() { out=$(timeout 10 "$D/cidecode" "$@" 2>&1); rc=$?; }
+mkfifo "$T/fifo"; tdec "$T/fifo"; check "FIFO without a writer" 3 "fifo is a pipe \(FIFO\).*save the core to a file first"
+if [ -x "$B/cudainspect" ]; then
+	out=$(timeout 10 "$B/cudainspect" "$T/fifo" 2>&1); rc=$?; check "FIFO given to the CLI" 3 "^cudainspect: .*fifo is a pipe \(FIFO\)"
+else
+	for i in 1 2 3; do skip "cudainspect not built"; done
+fi
+out=$(printf 'x' | timeout 10 "$D/cidecode" /dev/stdin 2>&1); rc=$?; check "standard input from a pipe" 3 "/dev/stdin is a pipe \(FIFO\)"
+tdec /dev/null; check "character device" 3 "/dev/null is a device, not a core dump"
 awk 'BEGIN { srand(7); for (i = 0; i < 4096; i++) printf "%c", 128 + int(rand() * 127) }' >"$T/random"
 dec "$T/random"; check "random bytes" 3 "is not a core dump or a cudainspect record file"
 printf 'hello, this is text\n' >"$T/text"; dec "$T/text"; check "text" 3 "looks like a text file"
@@ -23,6 +34,9 @@ printf 'hello' | gzip >"$T/core.gz"; dec "$T/core.gz"; check "gzip" 3 "gzip file
 dec "$D/crasher"; check "an executable" 3 "is an ELF executable or shared library, not a core dump"
 
 "$D/mkcore" "$T/good.core"
+# Standard input is read when it is a regular file (a redirection), like any other path.
+out=$("$D/cidecode" /dev/stdin <"$T/good.core" 2>&1); rc=$?
+is "$rc $(field source.kind) $(sec launches accepted)" "0 core 10" "standard input redirected from a core file"
 cp "$T/good.core" "$T/c32"; patch "$T/c32" '\001' 4; dec "$T/c32"; check "32-bit ELF" 3 "is a 32-bit ELF file"
 cp "$T/good.core" "$T/cbe"; patch "$T/cbe" '\002' 5; dec "$T/cbe"; check "big-endian ELF" 3 "big-endian"
 cp "$T/good.core" "$T/cm"; patch "$T/cm" '\003\000' 18; dec "$T/cm"; check "wrong machine" 3 "ELF machine 3"

@@ -4,8 +4,12 @@
  * buffer sources (reads never return partial data), and decoding a synthetic record from a
  * buffer cut at every 64-byte length and with thousands of seeded random byte flips: each
  * attempt must end in a model or a clean error, never a crash (run under ASan in check-asan).
+ * Also: a FIFO and a socket given as the input are refused without blocking.
  */
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 
 #include "reader-internal.h"
 #include "synth.h"
@@ -22,7 +26,7 @@ static uint64_t next_rand(void)
 
 int main(void)
 {
-	plan(26);
+	plan(28);
 	const uint8_t bytes[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 'a', 'b', 0, 'c' };
 	struct ci_bytes b = ci_bytes_make(bytes, sizeof bytes);
 	uint16_t u16;
@@ -71,6 +75,36 @@ int main(void)
 	err = ci_source_from_buffer(mem, 16, UINT64_MAX - 4, &src);
 	ok(err != NULL, "wrapping buffer refused");
 	ci_error_destroy(err);
+
+	/* Inputs that are not regular files are refused before they are opened: a FIFO without a
+	 * writer must not block (SIGALRM ends the test if it does), a socket cannot be opened. */
+	char dir[] = "/tmp/ci-test-bytes-XXXXXX", path[64];
+	alarm(20);
+	if (mkdtemp(dir)) {
+		snprintf(path, sizeof path, "%s/fifo", dir);
+		err = mkfifo(path, 0600) == 0 ? ci_source_open(path, NULL, &src) : NULL;
+		ok(err && err->code == CI_ERR_IO && strstr(err->message, "is a pipe (FIFO)"),
+		   "FIFO refused without blocking: %s", err ? err->message : "(opened)");
+		ci_error_destroy(err);
+		unlink(path);
+		snprintf(path, sizeof path, "%s/sock", dir);
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+		int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+		err = sock >= 0 && bind(sock, (struct sockaddr *)&sa, sizeof sa) == 0
+			      ? ci_source_open(path, NULL, &src) : NULL;
+		ok(err && err->code == CI_ERR_IO && strstr(err->message, "is a socket"),
+		   "socket refused: %s", err ? err->message : "(opened or not made)");
+		ci_error_destroy(err);
+		if (sock >= 0)
+			close(sock);
+		unlink(path);
+		rmdir(dir);
+	} else {
+		ok(0, "FIFO refused without blocking (no temporary directory)");
+		ok(0, "socket refused (no temporary directory)");
+	}
+	alarm(0);
 
 	/* A whole synthetic record decodes from a buffer. */
 	struct synth_spec spec;
