@@ -45,6 +45,9 @@ struct ci_symbolizer {
 	enum sym_mode mode;
 	pid_t pid;
 	bool can_unwind;
+	bool debuginfod;          /* libdwfl may ask debuginfod servers (--debuginfod) */
+	const char *exe_override; /* --exe */
+	const char *exe_name;     /* the executable as the core names it (for --exe) */
 	struct ci_source *src;
 	const struct ci_model *model;
 	struct ci_warnings warnings;
@@ -111,16 +114,137 @@ static int open_under_sysroot(const char *sysroot, const char *path, char **file
 	return fd;
 }
 
-/* Called lazily for modules whose file did not open, or opened with the wrong build-id (libdwfl
- * checks it): the build-id directories, then the sysroot. */
-static int find_elf_core(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-			 char **file_name, Elf **elfp)
+/* The open file at PATH when its GNU build-id is WANT, else -1.  With FILE_NAME, *FILE_NAME gets
+ * a copy of PATH. */
+static int open_with_build_id(const char *path, const unsigned char *want, int want_len,
+			      char **file_name)
 {
-	int fd = dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
-	if (fd >= 0 || *elfp)
-		return fd;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	bool match = false;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		const void *bits = NULL;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
+		match = n > 0 && n == want_len && memcmp(bits, want, (size_t)n) == 0;
+		elf_end(elf);
+	}
+	if (match && file_name && !(*file_name = strdup(path)))
+		match = false;
+	if (!match) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* What libdwfl's build-id lookups do on disk, without their last resort: the debuginfod client,
+ * whose loading (libdebuginfod, libcurl, GnuTLS) cost about 5 ms of every report that met a
+ * module no longer matching its file, even with no server configured.  Looks for
+ * DIR/.build-id/xx/rest[.debug] in every absolute directory of the debuginfo path. */
+static int open_by_build_id(struct ci_symbolizer *s, Dwfl_Module *mod, bool debug,
+			    char **file_name)
+{
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len <= 1 || !s->debuginfo_path)
+		return -1;
+	char hexid[2 * 64 + 1];
+	size_t o = 0;
+	for (int i = 0; i < len && o + 3 <= sizeof(hexid); i++)
+		o += (size_t)snprintf(hexid + o, sizeof(hexid) - o, "%02x", bits[i]);
+	char *dirs = strdup(s->debuginfo_path), *save = NULL;
+	int fd = -1;
+	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && fd < 0;
+	     d = strtok_r(NULL, ":", &save)) {
+		if (*d == '+' || *d == '-')
+			d++;
+		char *path = NULL;
+		if (*d != '/' || asprintf(&path, "%s/.build-id/%.2s/%s%s", d, hexid, hexid + 2,
+					  debug ? ".debug" : "") < 0)
+			continue;
+		fd = open_with_build_id(path, bits, len, file_name);
+		free(path);
+	}
+	free(dirs);
+	return fd;
+}
+
+/* The find_elf callback for cores and record module tables: called lazily for modules whose
+ * file did not open, or opened with the wrong build-id (libdwfl checks it).  The build-id
+ * directories, then the sysroot; debuginfod only when the user allowed it. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
 	struct ci_symbolizer *s = sym_current;
-	return s ? open_under_sysroot(s->sysroot, modname, file_name) : -1;
+	*elfp = NULL;
+	if (!s || s->debuginfod || (s->exe_override && s->exe_name && modname &&
+				    strcmp(modname, s->exe_name) == 0)) {
+		/* dwfl_build_id_find_elf also puts the --exe file in for the core's executable. */
+		int fd = dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+		if (fd >= 0 || *elfp || !s)
+			return fd;
+	} else {
+		int fd = open_by_build_id(s, mod, false, file_name);
+		if (fd >= 0)
+			return fd;
+	}
+	return s->mode == SYM_CORE ? open_under_sysroot(s->sysroot, modname, file_name) : -1;
+}
+
+/* Separate debug info on disk: the build-id tree, then the .gnu_debuglink name next to the file,
+ * in its .debug directory and under every absolute directory of the path (what
+ * dwfl_standard_find_debuginfo does), checked against the module's build-id when it has one; the
+ * network (debuginfod) only when the user allowed it. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+			  const char *file, const char *debuglink, GElf_Word crc,
+			  char **debuginfo_file_name)
+{
+	struct ci_symbolizer *s = sym_current;
+	if (!s || s->debuginfod)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, debuglink, crc,
+						    debuginfo_file_name);
+	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file, debuglink, crc,
+					      debuginfo_file_name);
+	if (fd >= 0 || !file || !debuglink || !*debuglink || strchr(debuglink, '/') ||
+	    !s->debuginfo_path)
+		return fd;
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+	const char *slash = strrchr(file, '/');
+	char *dir = slash ? strndup(file, (size_t)(slash - file)) : strdup(".");
+	char *dirs = strdup(s->debuginfo_path), *save = NULL;
+	for (char *d = dir && dirs ? strtok_r(dirs, ":", &save) : NULL; d && fd < 0;
+	     d = strtok_r(NULL, ":", &save)) {
+		if (*d == '+' || *d == '-')
+			d++;
+		char *path = NULL;
+		int r = *d == '/' ? (dir[0] == '/' ? asprintf(&path, "%s%s/%s", d, dir, debuglink) : -1)
+				  : asprintf(&path, "%s/%s/%s", dir, d, debuglink);
+		if (r < 0)
+			continue;
+		if (len > 0) {
+			fd = open_with_build_id(path, bits, len, debuginfo_file_name);
+		} else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 &&
+			   !(*debuginfo_file_name = strdup(path))) {
+			close(fd);
+			fd = -1;
+		}
+		free(path);
+	}
+	/* The empty entry of the path: the debuglink file right next to the module. */
+	if (fd < 0 && dir) {
+		char *path = NULL;
+		if (asprintf(&path, "%s/%s", dir, debuglink) >= 0 && strcmp(path, file) != 0)
+			fd = len > 0 ? open_with_build_id(path, bits, len, debuginfo_file_name) : -1;
+		free(path);
+	}
+	free(dirs);
+	free(dir);
+	return fd;
 }
 
 static char *make_debuginfo_path(const struct ci_symbolizer_options *opts)
@@ -279,11 +403,13 @@ struct ci_error *ci_symbolizer_create(struct ci_source *src, const struct ci_mod
 	else if (info && info->kind == CI_SOURCE_PID)
 		s->mode = SYM_PID;
 
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->debuginfod = opts && opts->debuginfod;
+	s->exe_override = exe;
+	s->exe_name = info ? info->executable : NULL;
+	s->callbacks.find_debuginfo = find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
-	s->callbacks.find_elf = s->mode == SYM_PID ? dwfl_linux_proc_find_elf
-			      : s->mode == SYM_CORE ? find_elf_core : dwfl_build_id_find_elf;
+	s->callbacks.find_elf = s->mode == SYM_PID ? dwfl_linux_proc_find_elf : find_elf;
 
 	sym_current = s;
 	s->dwfl = dwfl_begin(&s->callbacks);
@@ -324,7 +450,7 @@ struct ci_error *ci_symbolizer_create(struct ci_source *src, const struct ci_mod
 					"cannot list the modules of process %d from /proc; using the "
 					"record's module table", (int)s->pid);
 			dwfl_end(s->dwfl);
-			s->callbacks.find_elf = dwfl_build_id_find_elf;
+			s->callbacks.find_elf = find_elf;
 			s->dwfl = dwfl_begin(&s->callbacks);
 			s->mode = SYM_RECORD;
 			if (s->dwfl)
@@ -536,12 +662,17 @@ static void symbolize_into(struct ci_symbolizer *s, uint64_t address, bool is_re
 	const char *line_file = NULL;
 	int line_no = 0;
 	bool lines = !c_runtime(module);
-	Dwfl_Line *line = lines ? dwfl_module_getsrc(mod, pc) : NULL;
+	Dwarf_Addr dwbias = 0;
+	Dwarf_Die *cudie = lines ? dwfl_module_addrdie(mod, pc, &dwbias) : NULL;
+	/* libdw hands out the nearest line of some line table even for code no compile unit
+	 * covers (_start, PLT stubs: "_start (engine.h:32)" where addr2line says ??:?), so a line
+	 * counts only inside its compile unit's ranges. */
+	if (cudie && dwarf_haspc(cudie, pc - dwbias) != 1)
+		cudie = NULL;
+	Dwfl_Line *line = cudie ? dwfl_module_getsrc(mod, pc) : NULL;
 	if (line)
 		line_file = dwfl_lineinfo(line, NULL, &line_no, NULL, NULL, NULL);
 
-	Dwarf_Addr dwbias = 0;
-	Dwarf_Die *cudie = lines ? dwfl_module_addrdie(mod, pc, &dwbias) : NULL;
 	Dwarf_Die *scopes = NULL;
 	int nscopes = cudie ? dwarf_getscopes(cudie, pc - dwbias, &scopes) : 0;
 	int i = 0;
