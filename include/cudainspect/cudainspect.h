@@ -181,7 +181,9 @@ struct ci_location {
 	enum ci_locate_method method;
 };
 
-/* Find the flight record.  CI_ERR_NO_RECORD if there is none. */
+/* Find the flight record.  CI_ERR_NO_RECORD if there is none; CI_ERR_CORRUPT if there is one
+ * (named, pointed to, or a page with the magic that agrees with the format in most fields) but
+ * its header is damaged and no intact one was found. */
 struct ci_error *ci_locate(struct ci_source *src, struct ci_location *ret);
 
 /* ---------------------------------------------------------------------------------------- */
