@@ -6,7 +6,9 @@
  * (symbol from the library file on disk, value from the core), and a scan of page starts for the
  * magic whose header must also be plausible.  Several records (a fork child keeps its parent's
  * mapping) are ranked: the one written by the core's own pid wins and the others are named in a
- * warning.  Record files and buffers are the record itself.
+ * warning.  A record that is there but whose header is damaged makes the input corrupt
+ * (CI_ERR_CORRUPT, exit 3), not one without a record (exit 4).  Record files and buffers are the
+ * record itself.
  */
 #include <elf.h>
 #include <errno.h>
@@ -34,14 +36,100 @@ struct locate {
 	struct ci_source *src;
 	struct candidate cands[CI_MAX_CANDIDATES];
 	size_t count;
+	/* The first record found whose header is not plausible (the memfd, the symbol's target, or a
+	 * page that starts with the magic and agrees with the format in most fields): the input is
+	 * corrupt, not without a record. */
+	struct candidate damaged;
+	const char *damaged_why;
+	size_t damaged_count;
 	/* Why each method found nothing, for the final message. */
 	char nt_file_note[384];
 	char symbol_note[384];
+	bool recorder_seen;       /* a mapping named like the record, or the recorder library */
 };
 
 static const char *kind_word(const struct ci_source *src)
 {
 	return src->info.kind == CI_SOURCE_PID ? "its memory map" : "the core's file list (NT_FILE)";
+}
+
+static bool magic_is_zero(const struct ci_header *h)
+{
+	static const char zeros[CI_RECORD_MAGIC_LEN];
+	return memcmp(h->magic, zeros, CI_RECORD_MAGIC_LEN) == 0;
+}
+
+/* A page found by the scan starts with the magic but its header is not plausible: a damaged
+ * record, or eight bytes that happen to match (a string "CUDAINSPECT_…" in the environment)?
+ * A damaged header still agrees with the format in most other fields; text and random bytes
+ * agree with almost none. */
+static bool scan_hit_is_record(const struct ci_header *h, uint32_t pid)
+{
+	int agree = (h->major == CI_FORMAT_MAJOR) + (h->minor < 1000) +
+		    (h->header_size >= sizeof *h && h->header_size <= CI_MAX_HEADER_SIZE) +
+		    (h->page_size >= 4096 && h->page_size <= (1u << 30) &&
+		     (h->page_size & (h->page_size - 1)) == 0) +
+		    (h->record_size && h->record_size % 4096 == 0 && h->record_size <= CI_MAX_RECORD_SIZE) +
+		    (h->section_count >= 1 && h->section_count <= CI_MAX_SECTIONS) +
+		    (h->section_entry_size >= sizeof(struct ci_section) &&
+		     h->section_entry_size <= CI_MAX_ENTRY_SIZE) +
+		    (pid && h->pid == pid);
+	return agree >= 4;
+}
+
+/* Remember a header that was found but is not plausible, if it is evidence of a damaged record.
+ * On a memfd named like the record, a magic of zeros is a recorder still setting up (it writes
+ * the magic last): no record yet, not a damaged one, and *WHY says so. */
+static void note_damaged(struct locate *lc, uint64_t addr, enum ci_locate_method method,
+			 const struct ci_header *h, const char **why)
+{
+	if (method == CI_LOCATE_NT_FILE && magic_is_zero(h)) {
+		*why = "its header has no magic yet: the recorder had not finished creating the record";
+		return;
+	}
+	if (method == CI_LOCATE_SCAN && !scan_hit_is_record(h, lc->src->info.pid))
+		return;
+	if (lc->damaged_count && lc->damaged.addr == addr)
+		return;
+	if (lc->damaged_count++ == 0) {
+		lc->damaged = (struct candidate){ .addr = addr, .method = method, .header = *h };
+		lc->damaged_why = *why;
+	}
+}
+
+/* What is wrong with the damaged record, for messages: the reason and the header's numbers (or
+ * its first bytes when the magic is wrong, since then nothing else in it means anything). */
+static void describe_damage(const struct locate *lc, char *buf, size_t n)
+{
+	const struct ci_header *h = &lc->damaged.header;
+	if (memcmp(h->magic, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN) != 0) {
+		const uint8_t *b = (const uint8_t *)h->magic;
+		snprintf(buf, n, "it starts with %02x %02x %02x %02x %02x %02x %02x %02x, not the magic \"%s\"",
+			 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], CI_RECORD_MAGIC);
+		return;
+	}
+	snprintf(buf, n, "%s (format %u.%u, header %u bytes, page size %u, record size 0x%llx, %u "
+		 "sections of %u bytes at 0x%llx)", lc->damaged_why, h->major, h->minor, h->header_size,
+		 h->page_size, (unsigned long long)h->record_size, h->section_count,
+		 h->section_entry_size, (unsigned long long)h->section_dir_offset);
+}
+
+/* Where the damaged record is, for messages: "0x… (where /memfd:… (deleted) is mapped)". */
+static void damage_origin(const struct locate *lc, char *buf, size_t n)
+{
+	const struct ci_source_info *info = &lc->src->info;
+	uint64_t addr = lc->damaged.addr;
+	if (lc->damaged.method == CI_LOCATE_NT_FILE)
+		for (size_t i = 0; i < info->mapping_count; i++)
+			if (info->mappings[i].start == addr && info->mappings[i].file_offset == 0) {
+				snprintf(buf, n, "0x%llx (where %s is mapped)", (unsigned long long)addr,
+					 info->mappings[i].path);
+				return;
+			}
+	snprintf(buf, n, "0x%llx (%s)", (unsigned long long)addr,
+		 lc->damaged.method == CI_LOCATE_SYMBOL ? "where " CI_RECORD_SYMBOL " points"
+		 : lc->damaged.method == CI_LOCATE_SCAN ? "a page that starts with the record magic"
+							 : "named like the record");
 }
 
 /* Read and check the header at ADDR; add it as a candidate if it is plausible.  Returns false
@@ -63,8 +151,10 @@ static bool try_candidate(struct locate *lc, uint64_t addr, enum ci_locate_metho
 			       : "its first page is not in the input";
 		return false;
 	}
-	if (!ci_header_plausible(&h, why))
+	if (!ci_header_plausible(&h, why)) {
+		note_damaged(lc, addr, method, &h, why);
 		return false;
+	}
 	if (lc->count == CI_MAX_CANDIDATES)
 		return true;
 	lc->cands[lc->count++] = (struct candidate){
@@ -97,6 +187,7 @@ static void locate_by_name(struct locate *lc)
 		if ((!memfd && !path_is_persistent(m->path)) || m->file_offset != 0)
 			continue;
 		named++;
+		lc->recorder_seen = true;
 		const char *why = NULL;
 		if (!try_candidate(lc, m->start, CI_LOCATE_NT_FILE, &why))
 			snprintf(lc->nt_file_note, sizeof lc->nt_file_note,
@@ -195,6 +286,7 @@ static void locate_by_symbol(struct locate *lc)
 			if (!wanted || m->file_offset != 0)
 				continue;
 			tried = tried || pass == 0;
+			lc->recorder_seen = lc->recorder_seen || pass == 0;
 			char path[4096];
 			snprintf(path, sizeof path, "%s", m->path);
 			size_t n = strlen(path), d = strlen(DELETED_SUFFIX);
@@ -393,8 +485,24 @@ struct ci_error *ci_locate(struct ci_source *src, struct ci_location *ret)
 	if (!lc->count)
 		locate_by_scan(lc);
 	struct ci_error *err;
+	char origin[4200], damage[384];
+	if (lc->damaged_count) {
+		damage_origin(lc, origin, sizeof origin);
+		describe_damage(lc, damage, sizeof damage);
+	}
 	if (lc->count) {
 		err = locate_choose(lc, ret);
+		if (!err && lc->damaged_count)
+			ci_warnings_add(&src->warnings,
+					"%s: the flight record at %s has a corrupt header: %s; ignored%s",
+					src->name, origin, damage,
+					lc->damaged_count > 1 ? ", and so are the other damaged ones" : "");
+	} else if (lc->damaged_count) {
+		err = ci_error_create(CI_ERR_CORRUPT,
+				      "%s: the flight record at %s has a corrupt header: %s. Nothing in the "
+				      "record can be trusted; if the recorder wrote a snapshot (.cisnap) at "
+				      "the crash, read that instead",
+				      src->name, origin, damage);
 	} else if (src->info.kind == CI_SOURCE_BUFFER) {
 		err = ci_error_create(CI_ERR_NO_RECORD,
 				      "the buffer does not hold a cudainspect flight record (no page starts "
@@ -407,6 +515,8 @@ struct ci_error *ci_locate(struct ci_source *src, struct ci_location *ret)
 				      src->info.truncated
 					      ? "The core is truncated, which may be why: get a complete core "
 						"(check the disk space and the core size limit, ulimit -c)"
+					      : lc->recorder_seen
+					      ? "The program did run under the recorder"
 					      : "Was the program run under the recorder (cudainspect record -- CMD, "
 						"or LD_PRELOAD=libcudainspect-rec.so)?");
 	}

@@ -50,6 +50,12 @@ crash symbol --mode=symbol --lib="$D/libcudainspect-rec-synth.so"
 dec "$core"
 is "$rc $(field location.method) $(field location.address)" "0 symbol $record" "found through the exported cudainspect_record pointer"
 
+# The exported pointer leads to a record whose header is damaged: corrupt input, exit 3.
+crash symbad --mode=symbol --lib="$D/libcudainspect-rec-synth.so" --damage=header-size
+dec "$core"
+is "$rc" 3 "damaged record behind the exported pointer exits 3"
+like "$out" "flight record at $record \(where cudainspect_record points\) has a corrupt header: the header size is impossible" "  and says what is wrong with it"
+
 crash scan --mode=scan
 dec "$core"
 is "$rc $(field location.method) $(field location.address)" "0 scan $record" "found by the page-start magic scan"

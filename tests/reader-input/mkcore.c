@@ -4,7 +4,8 @@
  * record, with the layouts a real kernel on this machine will not produce on demand: more than
  * 65535 program headers (PN_XNUM), PT_LOADs in reverse order, a record split over two adjacent
  * PT_LOADs, overlapping segments, gdb-style section headers and note, no NT_FILE, a record whose
- * segment was not dumped, 8-byte note alignment, a note that runs past its segment.
+ * segment was not dumped, 8-byte note alignment, a note that runs past its segment, a page of
+ * environment strings that starts with the magic's letters, an unnamed copy of the record.
  *
  *   mkcore [OPTIONS] OUT      (record options from synth.h are accepted too)
  */
@@ -62,8 +63,9 @@ int main(int argc, char **argv)
 	spec.origin = CI_ORIGIN_MEMFD;
 	spec.state = CI_STATE_SIGNALED;
 	uint64_t record_at = 0x10000000;
+	uint64_t copy_at = 0;
 	int no_record = 0, split = 0, reverse = 0, gdb = 0, uncaptured = 0, no_file = 0, overlap = 0;
-	int bad_note = 0, threads = 2;
+	int bad_note = 0, threads = 2, env_page = 0;
 	unsigned filler = 0;
 	uint16_t machine = EM_X86_64;
 	const char *out = NULL;
@@ -91,6 +93,10 @@ int main(int argc, char **argv)
 			overlap = 1;
 		else if (strcmp(a, "--bad-note") == 0)
 			bad_note = 1;
+		else if (strncmp(a, "--copy=", 7) == 0)
+			copy_at = strtoull(a + 7, NULL, 0);
+		else if (strcmp(a, "--env-page") == 0)
+			env_page = 1;
 		else if (strncmp(a, "--threads=", 10) == 0)
 			threads = atoi(a + 10);
 		else if (strcmp(a, "--note-align=8") == 0)
@@ -100,7 +106,7 @@ int main(int argc, char **argv)
 		else if (a[0] == '-') {
 			fprintf(stderr, "usage: mkcore [--record=ADDR] [--no-record] [--split] [--reverse] "
 					"[--filler=N] [--gdb] [--uncaptured] [--no-file-note] [--overlap] "
-					"[--bad-note] [--threads=N] [--note-align=8] [--machine=aarch64] "
+					"[--bad-note] [--env-page] [--copy=ADDR] [--threads=N] [--note-align=8] [--machine=aarch64] "
 					"[record options] OUT\n%s", synth_options_help());
 			return 2;
 		} else
@@ -136,6 +142,23 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < filler; i++)
 		add_seg(0x200000000ull + (uint64_t)i * 2 * PAGE, PAGE, 0, NULL, 0);
+	if (copy_at && record) {
+		/* An undamaged copy of the record at COPY_AT that no note names (a snapshot read
+		 * into memory): only the page scan finds it. */
+		struct synth_spec good = spec;
+		good.damage = SYNTH_OK;
+		uint8_t *copy = calloc(1, rsize);
+		synth_build(&good, copy);
+		add_seg(copy_at, rsize, rsize, copy, PF_R | PF_W);
+	}
+	if (env_page) {
+		/* A page of environment strings that starts with the magic's eight letters, as
+		 * the stack of a process run with CUDAINSPECT_* variables may: not a record. */
+		static uint8_t env[PAGE];
+		static const char vars[] = "CUDAINSPECT_DIR=/var/tmp/records\0CUDAINSPECT_VERBOSE=1\0";
+		memcpy(env, vars, sizeof vars);
+		add_seg(0x7ffff7ff0000ull, PAGE, PAGE, env, PF_R | PF_W);
+	}
 	if (reverse)
 		for (size_t i = 0; i < nsegs / 2; i++) {
 			struct seg t = segs[i];

@@ -322,6 +322,7 @@ void synth_build(const struct synth_spec *s, uint8_t *buf)
 	struct layout_sec *launches = find(secs, CI_SEC_LAUNCHES);
 	switch (s->damage) {
 	case SYNTH_BAD_MAGIC: h.magic[0] = 'X'; break;
+	case SYNTH_NO_MAGIC: memset(h.magic, 0, sizeof h.magic); break;
 	case SYNTH_BAD_HEADER_SIZE: h.header_size = 12; break;
 	case SYNTH_BAD_DIR: h.section_dir_offset = size; break;
 	case SYNTH_SECTION_MISALIGNED: launches->offset += 8; break;
@@ -381,6 +382,7 @@ static const struct { const char *name; enum synth_damage damage; } damages[] = 
 	{ "entry-size", SYNTH_ENTRY_TOO_SMALL }, { "refs", SYNTH_BAD_REFS },
 	{ "stack", SYNTH_BAD_STACK }, { "seq", SYNTH_SEQ_MISMATCH }, { "dup", SYNTH_DUP_SECTION },
 	{ "unknown-section", SYNTH_UNKNOWN_SECTION }, { "late-head", SYNTH_LATE_HEAD },
+	{ "no-magic", SYNTH_NO_MAGIC },
 };
 
 int synth_parse_option(struct synth_spec *s, const char *arg)
@@ -431,5 +433,5 @@ const char *synth_options_help(void)
 	       "  --errors=N --events=N --event-cap=N --torn=N --entry-pad=N\n"
 	       "  --launch-times=0|1|2 (seq, chunked, random) --alloc-twins=1\n"
 	       "  --damage=none|magic|header-size|dir|misaligned|overlap|past-end|entry-size|refs|\n"
-	       "           stack|seq|dup|unknown-section|late-head\n";
+	       "           stack|seq|dup|unknown-section|late-head|no-magic\n";
 }

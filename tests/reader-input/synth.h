@@ -41,6 +41,7 @@ enum synth_damage {
 	SYNTH_DUP_SECTION,      /* the directory lists launches twice: second ignored */
 	SYNTH_UNKNOWN_SECTION,  /* an extra section of kind 30: ignored */
 	SYNTH_LATE_HEAD,        /* launches head 2 behind the published entries (snapshot race): 2 torn */
+	SYNTH_NO_MAGIC,         /* magic still zero: a recorder that had not finished setting up */
 };
 
 struct synth_spec {
