@@ -4,11 +4,11 @@
 # The symbol image (recorder/symimage.c) is built into the recorder by recorder/build.mk; its
 # unit test is built here.
 
-PLUGIN_SRCS := plugin/jit_reader.c plugin/freed.c plugin/target.c
+PLUGIN_SRCS := plugin/jit_reader.c plugin/target.c
 PLUGIN_OBJS := $(PLUGIN_SRCS:%.c=$(BUILD)/obj/%.o)
 PLUGIN_TEST_DIR := $(BUILD)/tests/plugin
 
-$(BUILD)/obj/plugin/%.o: plugin/%.c plugin/freed.h plugin/target.h include/cudainspect/cudainspect.h include/cudainspect/record.h
+$(BUILD)/obj/plugin/%.o: plugin/%.c plugin/target.h include/cudainspect/cudainspect.h include/cudainspect/record.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
@@ -16,7 +16,7 @@ $(BUILD)/obj/plugin/%.o: plugin/%.c plugin/freed.h plugin/target.h include/cudai
 # cannot clash with anything GDB links.
 $(BUILD)/cudainspect.so: $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a plugin/exports.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=plugin/exports.map -Wl,-z,defs \
-		-o $@ $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a $(READER_LIBS) -ldl
+		-o $@ $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a $(READER_LIBS)
 
 ALL += $(BUILD)/cudainspect.so
 
@@ -27,12 +27,6 @@ $(PLUGIN_TEST_DIR)/symimage-test: tests/plugin/symimage-test.c recorder/symimage
 TEST_DEPS += $(PLUGIN_TEST_DIR)/symimage-test
 
 -include $(PLUGIN_OBJS:.o=.d)
-
-$(PLUGIN_TEST_DIR)/freed-test: tests/plugin/freed-test.c plugin/freed.c plugin/freed.h include/cudainspect/cudainspect.h tests/lib/tap.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/plugin/freed-test.c plugin/freed.c
-
-TEST_DEPS += $(PLUGIN_TEST_DIR)/freed-test
 
 # The command file and its helper, for use from the build tree: they point at $(BUILD)'s CLI.
 # `make install` writes copies that point at the installed paths.

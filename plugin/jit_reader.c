@@ -4,14 +4,13 @@
  * C plugin interface hands this reader every object an inferior registers through
  * __jit_debug_descriptor.  The recorder registers its flight record that way; when one arrives
  * (from a core, an attached process or a process started under GDB) the reader decodes it with
- * libcudainspect, prints the same one-screen summary as `cudainspect CORE`, and gives GDB one
- * symbol per recently freed device allocation ("cuda_freed_42"), so that a stale pointer prints
- * as `<cuda_freed_42+16>`.  Live allocations need no help from here: the recorder's symbol
- * image (recorder/symimage.c) is an ELF object that GDB's own reader loads.  Everything that is
- * not a flight record goes back to GDB untouched (GDB_FAIL), so other JIT producers and the
- * symbol image keep working.
+ * libcudainspect and prints the same one-screen summary as `cudainspect CORE`.  Device pointers
+ * need no help from here: the recorder's symbol image (recorder/symimage.c), an ELF object that
+ * GDB's own reader loads, names live allocations (`<cuda_alloc_42+16>`) and recent frees
+ * (`<cuda_freed_42+16>`).  When no record arrives the reader says why (target.c).  Everything
+ * that is not a flight record goes back to GDB untouched (GDB_FAIL), so other JIT producers and
+ * the symbol image keep working.
  */
-#include <dlfcn.h>
 #include <gdb/jit-reader.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +18,6 @@
 #include <unistd.h>
 
 #include "cudainspect/cudainspect.h"
-#include "freed.h"
 #include "target.h"
 
 GDB_DECLARE_GPL_COMPATIBLE_READER
@@ -28,7 +26,6 @@ GDB_DECLARE_GPL_COMPATIBLE_READER
 struct reader_state {
 	unsigned records;          /* flight records delivered */
 	bool told_none;            /* the "no flight record" line was printed */
-	char symtab_file[4096];    /* existing file named by the freed-allocation symtabs */
 };
 
 static int output_width(void)
@@ -45,9 +42,8 @@ static bool output_color(void)
 	return isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
 }
 
-/* Decode, diagnose and print the summary of the record in MEMORY.  Returns the model for the
- * freed-allocation symbols, or NULL after saying why there is none. */
-static struct ci_model *record_summarize(const void *memory, size_t size)
+/* Decode, diagnose and print the summary of the record in MEMORY, or say why it cannot. */
+static void record_summarize(const void *memory, size_t size)
 {
 	struct ci_error *err;
 	struct ci_source *src = NULL;
@@ -105,41 +101,12 @@ static struct ci_model *record_summarize(const void *memory, size_t size)
 	printf("cudainspect: host thread stacks: `bt`, `thread apply all bt`; full report: "
 	       "`cuda summary` (commands from cudainspect.gdb)\n");
 out:
-	fflush(stdout);
 	ci_symbolizer_destroy(sym);
-	ci_diagnosis_destroy(diag);
-	ci_source_close(src);
-	return model;
-
 out_fail:
 	fflush(stdout);
 	ci_diagnosis_destroy(diag);
 	ci_model_destroy(model);
 	ci_source_close(src);
-	return NULL;
-}
-
-/* One symbol table with a block per freed range.  GDB 13.1 crashes in `list *ADDR` when a
- * reader's symtab names no file or a missing one, so it names an existing file: this reader. */
-static void freed_symbols_emit(struct gdb_symbol_callbacks *cb, const struct reader_state *st,
-			       const struct ci_model *model)
-{
-	struct gdb_object *obj = cb->object_open(cb);
-	struct ci_freed_range *ranges = NULL;
-	size_t n = 0;
-	if (ci_freed_ranges(model, &ranges, &n) == 0 && n > 0) {
-		struct gdb_symtab *symtab = cb->symtab_open(cb, obj, st->symtab_file);
-		char name[48];
-		for (size_t i = 0; i < n; i++) {
-			snprintf(name, sizeof(name), CI_FREED_PREFIX "%llu",
-				 (unsigned long long)ranges[i].id);
-			cb->block_open(cb, symtab, NULL, (GDB_CORE_ADDR)ranges[i].start,
-				       (GDB_CORE_ADDR)ranges[i].end, name);
-		}
-		cb->symtab_close(cb, symtab);
-	}
-	free(ranges);
-	cb->object_close(cb, obj);
 }
 
 static enum gdb_status reader_read(struct gdb_reader_funcs *self, struct gdb_symbol_callbacks *cb,
@@ -149,12 +116,10 @@ static enum gdb_status reader_read(struct gdb_reader_funcs *self, struct gdb_sym
 	if (memory_sz < CI_RECORD_MAGIC_LEN || memcmp(memory, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN))
 		return GDB_FAIL; /* not ours: GDB's ELF reader (or nobody) takes it */
 	st->records++;
-	struct ci_model *model = record_summarize(memory, (size_t)memory_sz);
-	if (model)
-		freed_symbols_emit(cb, st, model);
-	else
-		cb->object_close(cb, cb->object_open(cb));
-	ci_model_destroy(model);
+	record_summarize(memory, (size_t)memory_sz);
+	/* An object with no symbols: device pointers, live and freed, are named by the symbol
+	 * image, whose minimal symbols `info symbol` also finds (recorder/symimage.h). */
+	cb->object_close(cb, cb->object_open(cb));
 	/* Claimed even when undecodable, so GDB does not add "not an object file" to our message. */
 	return GDB_SUCCESS;
 }
@@ -188,16 +153,6 @@ static void reader_destroy(struct gdb_reader_funcs *self)
 	free(self);
 }
 
-/* The path of the shared object this function lives in. */
-static void reader_own_path(char *buf, size_t len)
-{
-	Dl_info info;
-	if (dladdr((void *)reader_own_path, &info) && info.dli_fname && info.dli_fname[0] == '/')
-		snprintf(buf, len, "%s", info.dli_fname);
-	else
-		snprintf(buf, len, "/proc/self/exe");
-}
-
 __attribute__((visibility("default"))) struct gdb_reader_funcs *gdb_init_reader(void)
 {
 	struct gdb_reader_funcs *funcs = calloc(1, sizeof(*funcs));
@@ -207,7 +162,6 @@ __attribute__((visibility("default"))) struct gdb_reader_funcs *gdb_init_reader(
 		free(st);
 		return NULL;
 	}
-	reader_own_path(st->symtab_file, sizeof(st->symtab_file));
 	*funcs = (struct gdb_reader_funcs){
 		.reader_version = GDB_READER_INTERFACE_VERSION,
 		.priv_data = st,

@@ -121,11 +121,16 @@ void ci_jit_register(void)
 		return;
 	uint32_t n = 0;
 	ci_jit_set(n++, ci_rec.base, ci_rec.size);
-	if (ci_rec.symimage) {
-		uint32_t cap = (uint32_t)ci_sec(CI_SEC_ALLOCS)->capacity;
+	/* The live allocations' parts, then the frees'. */
+	const void *images[2] = { ci_rec.symimage, ci_rec.symfreed };
+	uint32_t caps[2] = { (uint32_t)ci_sec(CI_SEC_ALLOCS)->capacity,
+			     (uint32_t)ci_sec(CI_SEC_FREES)->capacity };
+	for (int i = 0; i < 2; i++) {
 		size_t off, size;
-		for (uint32_t p = 0; n < CI_JIT_ENTRIES && ci_symimage_part(cap, p, &off, &size); p++)
-			ci_jit_set(n++, (const char *)ci_rec.symimage + off, size);
+		for (uint32_t p = 0; images[i] && n < CI_JIT_ENTRIES &&
+				     ci_symimage_part(caps[i], p, &off, &size);
+		     p++)
+			ci_jit_set(n++, (const char *)images[i] + off, size);
 	}
 	for (uint32_t i = 0; i < n; i++)
 		ci_jit_link(&ci_jit_entries[i][0]);

@@ -93,8 +93,11 @@ void ci_on_alloc(struct ci_call *c, CUresult r, const struct ci_alloc_args *a)
 		e->pad = 0;
 		__atomic_store_n(&e->state, CI_ALLOC_LIVE, __ATOMIC_RELEASE);
 		ci_entry_publish(&e->seq, id);
-		if (ci_rec.symimage && ci_symimage_wants(a->kind))
+		if (ci_rec.symimage && ci_symimage_wants(a->kind)) {
 			ci_symimage_set(ci_rec.symimage, (uint32_t)slot, id, a->address, a->size);
+			/* The address was reused: its old names as a freed allocation go. */
+			ci_symfreed_live(a->address, a->size);
+		}
 		return;
 	}
 	ci_count_dropped(CI_SEC_ALLOCS);
@@ -133,6 +136,7 @@ static void ci_alloc_retire(struct ci_call *c, uint32_t slot, uint32_t free_stre
 	struct ci_alloc *e = ci_alloc_at(slot);
 	uint64_t seq;
 	struct ci_alloc *f = ci_ring_claim(CI_SEC_FREES, &seq);
+	uint32_t ring_slot = f ? (uint32_t)((seq - 1) % ci_sec(CI_SEC_FREES)->capacity) : CI_NONE;
 	if (f) {
 		uint64_t keep = f->seq;
 		memcpy(f, e, sizeof *f);
@@ -146,7 +150,30 @@ static void ci_alloc_retire(struct ci_call *c, uint32_t slot, uint32_t free_stre
 	}
 	if (ci_rec.symimage && ci_symimage_wants(e->kind))
 		ci_symimage_clear(ci_rec.symimage, slot);
+	/* The entry is another thread's to reuse once it is a tombstone. */
+	uint64_t id = e->id, address = e->address, size = e->size;
+	uint32_t kind = e->kind;
 	__atomic_store_n(&e->state, CI_ALLOC_TOMB, __ATOMIC_RELEASE);
+	if (ring_slot != CI_NONE)
+		ci_symfreed_freed(ring_slot, id, kind, address, size);
+}
+
+bool ci_alloc_live_at(uint64_t address)
+{
+	struct ci_sec *sec = ci_sec(CI_SEC_ALLOCS);
+	if (!sec->dir)
+		return false;
+	uint64_t home = ci_alloc_hash(address) % sec->capacity;
+	for (uint64_t i = 0; i < CI_ALLOC_PROBE_MAX && i < sec->capacity; i++) {
+		const struct ci_alloc *e = ci_alloc_at((home + i) % sec->capacity);
+		uint32_t state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+		if (state == CI_ALLOC_EMPTY)
+			break;
+		if (state == CI_ALLOC_LIVE && e->kind != CI_ALLOC_VMM_CREATE &&
+		    ci_symimage_wants(e->kind) && e->address == address)
+			return true;
+	}
+	return false;
 }
 
 void ci_on_free(struct ci_call *c, CUresult r, CUstream stream, bool has_stream)

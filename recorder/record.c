@@ -42,8 +42,8 @@ static const struct {
 	{ CI_SEC_CODE_MODULES, sizeof(struct ci_code_module), 10, 32 },
 	{ CI_SEC_FUNCTIONS, sizeof(struct ci_function), 50, 128 },
 	{ CI_SEC_LAUNCHES, sizeof(struct ci_launch), 250, 256 },
-	{ CI_SEC_ALLOCS, sizeof(struct ci_alloc), 220, 256 }, /* with the symbol image */
-	{ CI_SEC_FREES, sizeof(struct ci_alloc), 40, 64 },
+	{ CI_SEC_ALLOCS, sizeof(struct ci_alloc), 220, 256 }, /* with their symbol image */
+	{ CI_SEC_FREES, sizeof(struct ci_alloc), 60, 64 },   /* likewise */
 	{ CI_SEC_ERRORS, sizeof(struct ci_api_error), 30, 64 },
 	{ CI_SEC_EVENTS, sizeof(struct ci_event), 100, 256 },
 	{ CI_SEC_STACKS, sizeof(struct ci_stack), 30, 256 },
@@ -59,7 +59,7 @@ static uint64_t ci_align(uint64_t x, uint64_t a)
 	return (x + a - 1) / a * a;
 }
 
-/* Allocation slots whose entries plus symbol image fit in BUDGET bytes. */
+/* Allocation (or free ring) slots whose entries plus symbol image fit in BUDGET bytes. */
 static uint64_t ci_alloc_capacity(uint64_t budget)
 {
 	uint64_t per_slot = sizeof(struct ci_alloc) + ci_symimage_size(65536) / 65536 + 1;
@@ -79,13 +79,13 @@ static bool ci_layout_try(uint64_t size, uint32_t page_size, uint32_t scale, str
 	l->dir_offset = ci_align(sizeof(struct ci_header), CI_SECTION_ALIGN);
 	l->count = sizeof ci_shares / sizeof ci_shares[0];
 	uint64_t off = ci_align(l->dir_offset + l->count * sizeof(struct ci_section), page_size);
-	uint64_t streams = 0, allocs = 0;
+	uint64_t streams = 0, allocs = 0, frees = 0;
 	for (uint32_t i = 0; i < l->count; i++) {
 		uint32_t kind = ci_shares[i].kind;
 		uint64_t budget = size / 1000 * ci_shares[i].permille / 1000 * scale;
 		uint64_t cap = ci_shares[i].entry_size ? budget / ci_shares[i].entry_size : 0;
 		uint64_t align = CI_SECTION_ALIGN;
-		if (kind == CI_SEC_ALLOCS)
+		if (kind == CI_SEC_ALLOCS || kind == CI_SEC_FREES)
 			cap = ci_alloc_capacity(budget);
 		if (cap < ci_shares[i].min)
 			cap = ci_shares[i].min;
@@ -98,7 +98,9 @@ static bool ci_layout_try(uint64_t size, uint32_t page_size, uint32_t scale, str
 		}
 		uint64_t bytes = cap * ci_shares[i].entry_size;
 		if (kind == CI_SEC_SYMBOL_IMAGE) {
-			cap = bytes = ci_symimage_size((uint32_t)allocs);
+			/* The live allocations' image, then the frees' (symfreed.c). */
+			cap = bytes = ci_symimage_size((uint32_t)allocs) +
+				     ci_symimage_size((uint32_t)frees);
 			if (!bytes)
 				continue;
 		}
@@ -106,6 +108,8 @@ static bool ci_layout_try(uint64_t size, uint32_t page_size, uint32_t scale, str
 			streams = cap;
 		if (kind == CI_SEC_ALLOCS)
 			allocs = cap;
+		if (kind == CI_SEC_FREES)
+			frees = cap;
 		off = ci_align(off, align);
 		l->sec[i].kind = kind;
 		l->sec[i].entry_size = ci_shares[i].entry_size;
@@ -271,7 +275,8 @@ static bool ci_private_create(const struct ci_layout *l)
 	       ci_private_alloc((void **)&ci_rec.ctxs,
 				cap[CI_SEC_CONTEXTS] * sizeof(struct ci_ctx_priv)) &&
 	       ci_private_alloc((void **)&ci_rec.funcs,
-				cap[CI_SEC_FUNCTIONS] * sizeof(struct ci_func_priv));
+				cap[CI_SEC_FUNCTIONS] * sizeof(struct ci_func_priv)) &&
+	       ci_symfreed_init(cap[CI_SEC_FREES]);
 }
 
 static void ci_private_destroy(void)
@@ -295,6 +300,7 @@ static void ci_private_destroy(void)
 	ci_rec.streams = NULL;
 	ci_rec.ctxs = NULL;
 	ci_rec.funcs = NULL;
+	ci_symfreed_destroy();
 }
 
 bool ci_record_create(void)
@@ -416,9 +422,16 @@ bool ci_record_create(void)
 	ci_rec.sec[CI_SEC_STRINGS].dir->head = 1;
 	struct ci_sec *img = &ci_rec.sec[CI_SEC_SYMBOL_IMAGE];
 	ci_rec.symimage = img->dir ? img->base : NULL;
-	if (ci_rec.symimage)
-		ci_symimage_init(ci_rec.symimage, img->capacity,
-				 (uint32_t)ci_rec.sec[CI_SEC_ALLOCS].capacity);
+	ci_rec.symfreed = NULL;
+	if (ci_rec.symimage) {
+		uint32_t allocs = (uint32_t)ci_rec.sec[CI_SEC_ALLOCS].capacity;
+		uint32_t frees = (uint32_t)ci_rec.sec[CI_SEC_FREES].capacity;
+		size_t live = ci_symimage_size(allocs);
+		ci_symimage_init(ci_rec.symimage, live, allocs);
+		ci_rec.symfreed = (uint8_t *)ci_rec.symimage + live;
+		ci_symimage_init_kind(ci_rec.symfreed, img->capacity - live, frees,
+				      CI_SYMIMAGE_FREED);
+	}
 
 	ci_record_describe_process();
 	/* The magic last: a reader that finds it finds a complete header and directory. */

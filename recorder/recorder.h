@@ -229,7 +229,9 @@ struct ci_rec {
 	struct ci_stream_priv *streams; /* parallel to CI_SEC_STREAMS */
 	struct ci_ctx_priv *ctxs;       /* parallel to CI_SEC_CONTEXTS */
 	struct ci_func_priv *funcs;     /* parallel to CI_SEC_FUNCTIONS */
-	void *symimage;            /* CI_SEC_SYMBOL_IMAGE base, NULL if absent */
+	void *symimage;            /* CI_SEC_SYMBOL_IMAGE base: the live allocations' image, NULL if
+				    * absent */
+	void *symfreed;            /* the frees' image, right after it */
 	uint32_t alloc_probe_max;
 };
 extern struct ci_rec ci_rec;
@@ -351,6 +353,20 @@ void ci_modules_refresh(bool force);
 void ci_modules_loaded(void);
 void ci_stacks_init(void);
 void ci_stacks_prepare(void);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Allocations (memory.c) and the freed ones GDB names (symfreed.c)                           */
+
+/* Whether a live allocation that the symbol image names starts at ADDRESS (lock-free). */
+bool ci_alloc_live_at(uint64_t address);
+/* Lay out (at record creation) and drop the index of named frees for a ring of RING_CAPACITY. */
+bool ci_symfreed_init(uint64_t ring_capacity);
+void ci_symfreed_destroy(void);
+/* A live allocation was published at [ADDRESS, ADDRESS + SIZE): frees named there go. */
+void ci_symfreed_live(uint64_t address, uint64_t size);
+/* Free ring slot SLOT now holds the free of allocation ID (of KIND): name it if it may be. */
+void ci_symfreed_freed(uint32_t slot, uint64_t id, uint32_t kind, uint64_t address,
+		       uint64_t size);
 
 /* ---------------------------------------------------------------------------------------- */
 /* CUDA objects (objects.c)                                                                   */

@@ -6,13 +6,14 @@
  * Each part (every offset 8-byte aligned, all fixed by the part's slot count):
  *   ELF header | section headers | .shstrtab | .note.cudainspect | .symtab | .strtab
  * Section headers: 0 null, 1 .shstrtab, 2 .symtab, 3 .strtab, 4 .note.cudainspect, then one
- * SHT_NOBITS ".cuda_alloc" section per slot.  The note says which part of how many slots this
- * is, so that set/clear can bounds-check a slot against the whole image.  Within a part, symbol 1 + S and section PART_FIRST_SLOT + S
- * belong to the part's slot S.  Parts are full (CI_SYMIMAGE_PART_SLOTS) except the last, so a
- * slot's part and its offset follow from the slot number alone.
+ * SHT_NOBITS ".cuda_alloc" (or, in an image of frees, ".cuda_freed") section per slot.  The
+ * note says which part of how many slots this is and of which kind, so that set/clear can
+ * bounds-check a slot against the whole image.  Within a part, symbol 1 + S and section
+ * PART_FIRST_SLOT + S belong to the part's slot S.  Parts are full (CI_SYMIMAGE_PART_SLOTS)
+ * except the last, so a slot's part and its offset follow from the slot number alone.
  *
- * A live slot has its section flagged SHF_ALLOC with the allocation's range and its symbol
- * named; a free slot has a non-ALLOC section and a symbol with name offset 0, both of which
+ * A slot in use has its section flagged SHF_ALLOC with the allocation's range and its symbol
+ * named; an unused slot has a non-ALLOC section and a symbol with name offset 0, both of which
  * GDB skips.  Publishing order: hide, then range and name, then the flags, then the name
  * offset, each a single aligned store, so a reader sees either the old or the new value of
  * every field and at worst one missing symbol.
@@ -40,14 +41,15 @@ enum {
 };
 
 /* Section names, each at a fixed offset of .shstrtab. */
-static const char shstrtab[] =
-	"\0.shstrtab\0.symtab\0.strtab\0.note.cudainspect\0" CI_SYMIMAGE_SECTION;
+static const char shstrtab[] = "\0.shstrtab\0.symtab\0.strtab\0.note.cudainspect\0" CI_SYMIMAGE_SECTION
+			       "\0" CI_SYMIMAGE_FREED_SECTION;
 enum {
 	NAME_SHSTRTAB = 1,
 	NAME_SYMTAB = NAME_SHSTRTAB + sizeof(".shstrtab"),
 	NAME_STRTAB = NAME_SYMTAB + sizeof(".symtab"),
 	NAME_NOTE = NAME_STRTAB + sizeof(".strtab"),
 	NAME_SLOT = NAME_NOTE + sizeof(".note.cudainspect"),
+	NAME_FREED_SLOT = NAME_SLOT + sizeof(CI_SYMIMAGE_SECTION),
 };
 
 /* The part's note: owner "cudainspect", type 1. */
@@ -58,10 +60,14 @@ struct part_note {
 	uint32_t part;          /* this part's index */
 	uint32_t first_slot;    /* slot number of this part's slot 0 */
 	uint32_t slots;         /* slots in this part */
+	uint32_t kind;          /* enum ci_symimage_kind */
+	uint32_t pad;
 };
 
 _Static_assert(PART_FIRST_SLOT + CI_SYMIMAGE_PART_SLOTS < 32768,
 	       "GDB keeps section indices in a signed 16-bit field");
+_Static_assert(sizeof(CI_SYMIMAGE_PREFIX) == sizeof(CI_SYMIMAGE_FREED_PREFIX),
+	       "a slot's number is written at the same place whatever the image's kind");
 
 struct part_layout {
 	uint64_t sections; /* headers, null section included */
@@ -125,8 +131,10 @@ static Elf64_Shdr *part_shdr(char *part, uint64_t index)
 	return (Elf64_Shdr *)(part + sizeof(Elf64_Ehdr)) + index;
 }
 
-static void part_init(char *part, uint32_t capacity, uint32_t index, uint32_t slots)
+static void part_init(char *part, uint32_t capacity, uint32_t index, uint32_t slots,
+		      enum ci_symimage_kind kind)
 {
+	bool freed = kind == CI_SYMIMAGE_FREED;
 	struct part_layout l;
 	part_layout(slots, &l);
 
@@ -168,27 +176,30 @@ static void part_init(char *part, uint32_t capacity, uint32_t index, uint32_t sl
 	memcpy(part + l.shstr_off, shstrtab, sizeof(shstrtab));
 	struct part_note *note = (struct part_note *)(part + l.note_off);
 	*note = (struct part_note){
-		.nhdr = { .n_namesz = sizeof("cudainspect"), .n_descsz = 16, .n_type = 1 },
+		.nhdr = { .n_namesz = sizeof("cudainspect"), .n_descsz = 24, .n_type = 1 },
 		.owner = "cudainspect", .capacity = capacity, .part = index,
-		.first_slot = index * CI_SYMIMAGE_PART_SLOTS, .slots = slots,
+		.first_slot = index * CI_SYMIMAGE_PART_SLOTS, .slots = slots, .kind = kind,
 	};
 
 	Elf64_Sym *sym = (Elf64_Sym *)(part + l.sym_off);
 	char *names = part + l.str_off + 1;
 	for (uint32_t s = 0; s < slots; s++) {
 		sh[PART_FIRST_SLOT + s] = (Elf64_Shdr){
-			.sh_name = NAME_SLOT, .sh_type = SHT_NOBITS, .sh_addralign = 1,
+			.sh_name = freed ? NAME_FREED_SLOT : NAME_SLOT, .sh_type = SHT_NOBITS,
+			.sh_addralign = 1,
 		};
 		sym[1 + s] = (Elf64_Sym){
 			.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT),
 			.st_shndx = (Elf64_Half)(PART_FIRST_SLOT + s),
 		};
-		memcpy(names + (size_t)s * CI_SYMIMAGE_NAME_WIDTH, CI_SYMIMAGE_PREFIX,
+		memcpy(names + (size_t)s * CI_SYMIMAGE_NAME_WIDTH,
+		       freed ? CI_SYMIMAGE_FREED_PREFIX : CI_SYMIMAGE_PREFIX,
 		       sizeof(CI_SYMIMAGE_PREFIX) - 1);
 	}
 }
 
-void ci_symimage_init(void *image, size_t size, uint32_t alloc_capacity)
+void ci_symimage_init_kind(void *image, size_t size, uint32_t alloc_capacity,
+			   enum ci_symimage_kind kind)
 {
 	size_t need = ci_symimage_size(alloc_capacity);
 	if (!image || need == 0 || size < need)
@@ -197,8 +208,13 @@ void ci_symimage_init(void *image, size_t size, uint32_t alloc_capacity)
 	for (uint32_t p = 0; ci_symimage_part(alloc_capacity, p, &offset, &part_size); p++) {
 		uint32_t slots = alloc_capacity - p * CI_SYMIMAGE_PART_SLOTS;
 		part_init((char *)image + offset, alloc_capacity, p,
-			  slots < CI_SYMIMAGE_PART_SLOTS ? slots : CI_SYMIMAGE_PART_SLOTS);
+			  slots < CI_SYMIMAGE_PART_SLOTS ? slots : CI_SYMIMAGE_PART_SLOTS, kind);
 	}
+}
+
+void ci_symimage_init(void *image, size_t size, uint32_t capacity)
+{
+	ci_symimage_init_kind(image, size, capacity, CI_SYMIMAGE_LIVE);
 }
 
 /* The slot's pieces, or false when IMAGE is not laid out by ci_symimage_init or SLOT is out of
@@ -269,4 +285,18 @@ void ci_symimage_clear(void *image, uint32_t slot)
 		return;
 	__atomic_store_n(&sym->st_name, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&sec->sh_flags, 0, __ATOMIC_RELEASE);
+}
+
+bool ci_symimage_get(const void *image, uint32_t slot, uint64_t *address, uint64_t *size)
+{
+	Elf64_Shdr *sec;
+	Elf64_Sym *sym;
+	char *name;
+	if (!symimage_slot((void *)image, slot, &sec, &sym, &name) ||
+	    !__atomic_load_n(&sym->st_name, __ATOMIC_ACQUIRE) ||
+	    !(__atomic_load_n(&sec->sh_flags, __ATOMIC_ACQUIRE) & SHF_ALLOC))
+		return false;
+	*address = __atomic_load_n(&sym->st_value, __ATOMIC_RELAXED);
+	*size = __atomic_load_n(&sym->st_size, __ATOMIC_RELAXED);
+	return true;
 }

@@ -61,7 +61,7 @@ out=$(gdb_batch -x "$CMDS" -ex "jit-reader-load $PLUGIN" -p "$probe" \
 	-ex 'echo @@begin@@\n' -ex 'cuda allocs freed' -ex 'printf "exit=%d\n", $_shell_exitcode' \
 	-ex 'echo @@end@@\n' "${VIEWS[@]}" -ex detach)
 like "$out" "= \(void \*\) $live <cuda_alloc_[0-9]+\+16>" "attached: live pointer named"
-like "$out" "= \(void \*\) $stale <cuda_freed_[0-9]+\+16>" "attached: freed pointer named (plugin)"
+like "$out" "= \(void \*\) $stale <cuda_freed_[0-9]+\+16>" "attached: freed pointer named"
 like "$out" "^cuda_alloc_[0-9]+ \+ 16 in section \.cuda_alloc" "attached: info symbol"
 got=$(printf '%s\n' "$out" | sed -n '/^@@begin@@$/,/^@@end@@$/p' | sed '1d;$d')
 want=$("$CLI" --freed --pid "$probe" allocs 2>&1; echo "exit=$?")

@@ -5,13 +5,20 @@
  * buffers, frees one, and calls use_buffers(live + 16, stale + 16), which dies (abort) or waits
  * (--wait, for attaching) with both pointers as `float *` arguments, so backtraces show them.
  *
- *   gdbprobe [--wait] [--jit ELF]
+ *   gdbprobe [--wait] [--jit ELF] [--reuse]
  *
  * --jit ELF makes it a second JIT producer, the way LLVM ORC is one: it maps the PT_LOAD
  * segments of ELF (an executable linked at a fixed address, tests/plugin/jitfn.c), registers
  * the ELF's bytes through its own __jit_debug_descriptor, and reaches use_buffers through the
  * jitted function, so that `bt` shows jitted_call only if GDB loaded the other producer's
- * object.  The pointers are also in the globals probe_live and probe_stale.  Before dying it prints "live=ADDR stale=ADDR pid=PID" on stdout.
+ * object.  The pointers are also in the globals probe_live and probe_stale.  Before dying it
+ * prints "live=ADDR stale=ADDR pid=PID" on stdout.
+ *
+ * --reuse then reuses the freed range, first fit as the simulated driver allocates: a 4 KiB
+ * "spacer" at its start and a 16 KiB "reused" allocation right after it, and frees the spacer
+ * again, so that a live allocation, a newer free and the older free overlap (the GDB tests
+ * check which name wins).  It prints "reused=ADDR spacer=ADDR" first (ADDR + 16 each, also in
+ * probe_reused and probe_spacer).
  */
 #include <cuda.h>
 #include <elf.h>
@@ -40,8 +47,10 @@ void __attribute__((noinline)) __jit_debug_register_code(void)
 }
 
 static int wait_mode;
+static int reuse_mode;
 /* The pointers again, in globals, so tests can `x/a &probe_live` without selecting a frame. */
 float *probe_live, *probe_stale;
+float *probe_reused, *probe_spacer;
 
 #define CHECK(call)                                                                        \
 	do {                                                                               \
@@ -116,10 +125,12 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--wait") == 0)
 			wait_mode = 1;
+		else if (strcmp(argv[i], "--reuse") == 0)
+			reuse_mode = 1;
 		else if (strcmp(argv[i], "--jit") == 0 && i + 1 < argc)
 			jit = argv[++i];
 		else {
-			fprintf(stderr, "usage: gdbprobe [--wait] [--jit ELF]\n");
+			fprintf(stderr, "usage: gdbprobe [--wait] [--jit ELF] [--reuse]\n");
 			return 2;
 		}
 	}
@@ -133,6 +144,15 @@ int main(int argc, char **argv)
 	CHECK(cuMemAlloc(&live, 4096)); /* small: `disassemble` dumps all of it */
 	CHECK(cuMemAlloc(&stale, 1 << 16));
 	CHECK(cuMemFree(stale));
+	if (reuse_mode) {
+		CUdeviceptr spacer, reused;
+		CHECK(cuMemAlloc(&spacer, 4096));
+		CHECK(cuMemAlloc(&reused, 16384));
+		CHECK(cuMemFree(spacer));
+		probe_reused = (float *)(uintptr_t)(reused + 16);
+		probe_spacer = (float *)(uintptr_t)(spacer + 16);
+		printf("reused=%p spacer=%p\n", (void *)probe_reused, (void *)probe_spacer);
+	}
 	float *l = (float *)(uintptr_t)(live + 16), *s = (float *)(uintptr_t)(stale + 16);
 	probe_live = l;
 	probe_stale = s;

@@ -20,8 +20,8 @@ struct seen {
 };
 
 /* Walk the image through libelf; find the symbol called NAME (if any) and count the rest. */
-static int check_image(void *image, size_t size, const char *name, GElf_Sym *found,
-		       struct seen *seen)
+static int check_image_in(void *image, size_t size, const char *section, const char *name,
+			  GElf_Sym *found, struct seen *seen)
 {
 	memset(seen, 0, sizeof(*seen));
 	Elf *elf = elf_memory(image, size);
@@ -68,7 +68,7 @@ static int check_image(void *image, size_t size, const char *name, GElf_Sym *fou
 		if (sec && gelf_getshdr(sec, &sh) && (sh.sh_flags & SHF_ALLOC) &&
 		    sh.sh_addr == sym.st_value && sh.sh_size == sym.st_size &&
 		    GELF_ST_TYPE(sym.st_info) == STT_OBJECT &&
-		    strcmp(elf_strptr(elf, shstrndx, sh.sh_name), CI_SYMIMAGE_SECTION) == 0)
+		    strcmp(elf_strptr(elf, shstrndx, sh.sh_name), section) == 0)
 			seen->consistent++;
 		if (name && strcmp(s, name) == 0)
 			*found = sym;
@@ -77,6 +77,12 @@ static int check_image(void *image, size_t size, const char *name, GElf_Sym *fou
 out:
 	elf_end(elf);
 	return rc;
+}
+
+static int check_image(void *image, size_t size, const char *name, GElf_Sym *found,
+		       struct seen *seen)
+{
+	return check_image_in(image, size, CI_SYMIMAGE_SECTION, name, found, seen);
 }
 
 static void *image_new(uint32_t cap, size_t *size)
@@ -91,7 +97,7 @@ static void *image_new(uint32_t cap, size_t *size)
 int main(int argc, char **argv)
 {
 	elf_version(EV_CURRENT);
-	plan(23);
+	plan(30);
 
 	is_int(ci_symimage_size(0), 0, "no image for an empty table");
 	ok(ci_symimage_size(1000) >= 1000 * (64 + 24 + CI_SYMIMAGE_NAME_WIDTH),
@@ -163,6 +169,35 @@ int main(int argc, char **argv)
 	ok(shnum_ok, "every part has fewer than 32768 sections");
 	is_int(total_syms, 3, "three slots set across three parts, the one past the table ignored");
 	is_int(total_consistent, 3, "each symbol sits in its own section in its own part");
+	/* An image of frees: the same layout, its own prefix and section name. */
+	size_t fsize = ci_symimage_size(4);
+	void *fimage = calloc(1, fsize);
+	ci_symimage_init_kind(fimage, fsize, 4, CI_SYMIMAGE_FREED);
+	ci_symimage_set(fimage, 2, 42, 0x7f0000400000ull, 8192);
+	memset(&sym, 0, sizeof(sym));
+	check_image_in(fimage, fsize, CI_SYMIMAGE_FREED_SECTION, "cuda_freed_42", &sym, &seen);
+	ok(seen.symbols == 1 && seen.consistent == 1 && sym.st_value == 0x7f0000400000ull &&
+	   sym.st_size == 8192, "an image of frees names cuda_freed_42 in its own .cuda_freed section");
+	uint64_t a = 0, s = 0;
+	ok(ci_symimage_get(fimage, 2, &a, &s) && a == 0x7f0000400000ull && s == 8192,
+	   "get reads a named slot's range back");
+	ok(!ci_symimage_get(fimage, 1, &a, &s) && !ci_symimage_get(fimage, 4, &a, &s),
+	   "get: an unused slot and one past the table name nothing");
+	ci_symimage_clear(fimage, 2);
+	ok(!ci_symimage_get(fimage, 2, &a, &s), "get after clear: nothing");
+	check_image_in(fimage, fsize, CI_SYMIMAGE_FREED_SECTION, NULL, &sym, &seen);
+	is_int(seen.symbols + seen.alloc_sections, 0, "after clear libelf sees no symbol, no ALLOC section");
+	if (argc > 1) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s.freed", argv[1]);
+		ci_symimage_set(fimage, 0, 44, 0x7f1234800000ull, 0x4000);
+		FILE *f = fopen(path, "w");
+		ok(f && fwrite(fimage, 1, fsize, f) == fsize && fclose(f) == 0, "wrote %s", path);
+	} else {
+		ok(1, "no output file requested for the frees' image");
+	}
+	free(fimage);
+
 	/* A foreign or too-small buffer is left alone. */
 	char small[64] = {0};
 	ci_symimage_init(small, sizeof(small), 8);

@@ -2,7 +2,8 @@
 # The symbol image (recorder/symimage.c): the C unit test checks it through libelf; here two
 # independent ELF readers (elfutils' eu-readelf and binutils' readelf) must agree on the image
 # the unit test writes: two live allocations, cuda_alloc_42 (1 MiB at 0x7f1234560000) and
-# cuda_alloc_43 (8 KiB at 0x7f1234700000), each in its own allocated .cuda_alloc section.
+# cuda_alloc_43 (8 KiB at 0x7f1234700000), each in its own allocated .cuda_alloc section; and an
+# image of frees with cuda_freed_44.
 . "$(dirname "$0")/../lib/tap.sh"
 
 bin=$B/tests/plugin/symimage-test
@@ -27,4 +28,11 @@ like "$secs" '\.cuda_alloc +NOBITS +00007f1234700000 [0-9a-f]+ 002000 00 +WA' \
 	"readelf: 8 KiB allocated section at cuda_alloc_43"
 is "$(printf '%s\n' "$secs" | grep -c ' WA ')" 2 "readelf: only live slots are allocated"
 unlike "$(readelf -W -s "$T/image.elf" 2>&1)" 'Warning|Error' "readelf reads the symbol table cleanly"
+
+# The image of recent frees (written next to it): cuda_freed_44, 16 KiB at 0x7f1234800000, in an
+# allocated .cuda_freed section.
+like "$(eu-readelf -s "$T/image.elf.freed" 2>&1)" '7f1234800000 +16384 +OBJECT +GLOBAL +DEFAULT +[0-9]+ cuda_freed_44$' \
+	"eu-readelf: cuda_freed_44 at the freed allocation, 16 KiB"
+like "$(readelf -W -S "$T/image.elf.freed" 2>&1)" '\.cuda_freed +NOBITS +00007f1234800000 [0-9a-f]+ 004000 00 +WA' \
+	"readelf: 16 KiB allocated .cuda_freed section at cuda_freed_44"
 done_testing

@@ -279,7 +279,8 @@ extern struct jit_descriptor __jit_debug_descriptor;
  * ways. */
 static void check_jit_list(const char *when)
 {
-	uint32_t parts = ci_symimage_part_count((uint32_t)ci_sec(CI_SEC_ALLOCS)->capacity);
+	uint32_t parts = ci_symimage_part_count((uint32_t)ci_sec(CI_SEC_ALLOCS)->capacity) +
+			 ci_symimage_part_count((uint32_t)ci_sec(CI_SEC_FREES)->capacity);
 	const struct jit_code_entry *first = __jit_debug_descriptor.first_entry;
 	const char *seen[64];
 	size_t n = 0;
@@ -321,6 +322,81 @@ static void test_jit(void)
 	check_jit_list("after two refreshes of the image");
 	ok(__jit_debug_descriptor.action_flag == 2, "the last action is an unregistration (of the "
 	   "entry replaced)");
+}
+
+
+/* ---------------------------------------------------------------------------------------- */
+/* Which frees the symbol image names (symfreed.c)                                            */
+
+/* Whether free ring slot SLOT is named, at START with SIZE bytes. */
+static bool freed_named(uint32_t slot, uint64_t start, uint64_t size)
+{
+	uint64_t a, s;
+	return ci_symimage_get(ci_rec.symfreed, slot, &a, &s) && a == start && s == size;
+}
+
+static bool freed_hidden(uint32_t slot)
+{
+	uint64_t a, s;
+	return !ci_symimage_get(ci_rec.symfreed, slot, &a, &s);
+}
+
+static void test_symfreed(void)
+{
+	clear_env();
+	setenv("CUDAINSPECT_QUIET", "1", 1);
+	setenv("CUDAINSPECT_SIZE", "4M", 1);
+	char err[256];
+	ci_config_parse(&ci_cfg, err, sizeof err);
+	if (!ok(ci_record_create() && ci_rec.symfreed, "a 4 MiB record with an image of frees"))
+		return;
+	const uint64_t X = 0x7f0000000000ull;
+	ci_symfreed_freed(0, 1, CI_ALLOC_DEVICE, X, 0x10000);
+	ok(freed_named(0, X, 0x10000), "a device free is named");
+	ci_symfreed_freed(1, 2, CI_ALLOC_HOST, X + 0x100000, 0x1000);
+	ok(freed_hidden(1), "a freed host allocation is not (the host reuses it)");
+	ci_symfreed_live(X + 0x4000, 0x1000);
+	ok(freed_hidden(0), "a live allocation starting inside a named free hides it");
+
+	ci_symfreed_freed(2, 3, CI_ALLOC_DEVICE, X + 0x200000, 0x1000);
+	ci_symfreed_live(X + 0x1f0000, 0x20000);
+	ok(freed_hidden(2), "a live allocation around a named free hides it");
+
+	ci_symfreed_freed(3, 4, CI_ALLOC_DEVICE, X + 0x300000, 0x1000);
+	ci_symfreed_freed(4, 5, CI_ALLOC_DEVICE, X + 0x400000, 0x1000);
+	ci_symfreed_live(X + 0x300000, 0x800);
+	ok(freed_hidden(3) && freed_named(4, X + 0x400000, 0x1000),
+	   "a live allocation at a free's start hides that one only");
+
+	/* 4 KiB frees under a 4 MiB allocation: more granules than probed, so every slot is
+	 * looked at. */
+	ci_symfreed_freed(5, 6, CI_ALLOC_DEVICE, X + 0x1000000, 0x1000);
+	ci_symfreed_freed(6, 7, CI_ALLOC_DEVICE, X + 0x13ff000, 0x1000);
+	ci_symfreed_freed(7, 8, CI_ALLOC_DEVICE, X + 0x1400000, 0x1000);
+	ci_symfreed_live(X + 0x1000000, 0x400000);
+	ok(freed_hidden(5) && freed_hidden(6) && freed_named(7, X + 0x1400000, 0x1000),
+	   "a large allocation hides the small frees it covers and no other");
+
+	ci_symfreed_freed(4, 9, CI_ALLOC_DEVICE, X + 0x500000, 0x2000);
+	ok(freed_named(4, X + 0x500000, 0x2000), "a ring slot's new free replaces its old name");
+	ci_symfreed_live(X + 0x400000, 0x1000);
+	ok(freed_named(4, X + 0x500000, 0x2000),
+	   "the old range of a reused ring slot is no longer the slot's");
+
+	/* A whole ring of small frees, then one allocation over all of them. */
+	uint32_t cap = (uint32_t)ci_sec(CI_SEC_FREES)->capacity, named = 0;
+	for (uint32_t s = 8; s < cap; s++)
+		ci_symfreed_freed(s, 100 + s, CI_ALLOC_DEVICE, X + 0x10000000ull + (uint64_t)s * 0x200,
+				  0x200);
+	for (uint32_t s = 8; s < cap; s++)
+		named += !freed_hidden(s);
+	ok(named == cap - 8, "%u adjacent 512-byte frees are all named (%u)", cap - 8, named);
+	named = 0;
+	ci_symfreed_live(X + 0x10000000ull, (uint64_t)cap * 0x200);
+	for (uint32_t s = 8; s < cap; s++)
+		named += !freed_hidden(s);
+	ok(named == 0, "a live allocation over %u small frees hides them all (%u left)", cap - 8,
+	   named);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -477,6 +553,7 @@ int main(int argc, char **argv)
 	test_map();
 	test_protocol();
 	test_jit();
+	test_symfreed();
 	test_snapshot();
 	printf("1..%d\n", tap_n);
 	return done_testing();
