@@ -201,6 +201,7 @@ struct ci_section_stats {
 	uint64_t overwritten;    /* head - capacity for rings: lost by design */
 	uint64_t dropped;        /* writer's dropped counter */
 	uint64_t missing;        /* not in the input (truncated core, uncaptured pages): unknown */
+	uint64_t unread;         /* sparse models (ci_decode_options.sparse): entries not looked at */
 };
 
 #define CI_SECTION_KIND_MAX 32
@@ -265,6 +266,16 @@ struct ci_decode_options {
 	 * as ci_decode() gives them.  Not done where the input cannot be read in place (a live
 	 * process, a record split across segments): the model is complete then. */
 	bool lazy;
+	/* Read only what a report of the newest work needs (the CLI's summary, fault and streams
+	 * views), so that it costs what it shows, not what the record holds.  The launch ring is
+	 * judged from its head back until every stream's unfinished launches and the launches the
+	 * diagnosis weighs are in (a bounded scan; the whole ring, as lazily as `lazy` says, when
+	 * the bound is reached): model->launches holds those, oldest first.  The live allocations
+	 * are not read at decode: alloc_count is 0, and the diagnosis looks up the few pointers it
+	 * attributes in the table where it lies.  Statistics count what was looked at; `unread` in
+	 * sections[] says what was not.  Not done where the input cannot be read in place (as for
+	 * `lazy`).  Implies nothing about `lazy` for what it does read. */
+	bool sparse;
 };
 /* ci_decode with options (NULL: none).  A lazy model holds a reference to SRC, so that
  * ci_source_close() may come before ci_model_destroy(). */
@@ -332,14 +343,20 @@ enum ci_verdict {
 	CI_VERDICT_DEVICE_FAULT, /* a sticky error: the GPU faulted in some launch */
 	CI_VERDICT_API_ERROR,    /* a CUDA call failed, no device fault (bad launch configuration…) */
 	CI_VERDICT_PENDING,      /* no error, but work in flight: hung, or killed in the middle */
+	CI_VERDICT_INCOMPLETE,   /* most of the record is not in the input: nothing can be said */
 };
 
 struct ci_stream_progress {
 	uint32_t stream;         /* model stream slot */
 	uint64_t crumb;          /* last breadcrumb value the GPU wrote */
 	uint64_t launched;       /* last per-stream sequence handed out */
-	size_t finished, in_flight, not_started, unknown; /* counts over recorded launches */
+	/* Counts over the stream's launch numbers 1..launched, also those the ring no longer
+	 * holds: finished up to the breadcrumb (or, without breadcrumbs, up to the last launch
+	 * made before a synchronization that succeeded). */
+	size_t finished, in_flight, not_started, unknown;
 	ptrdiff_t oldest_unfinished; /* index into model->launches, -1 if none */
+	uint64_t synced_ns;      /* no breadcrumbs: launches made before this had finished, 0 if
+				  * no synchronization says so (ci_diagnose) */
 };
 
 struct ci_attribution {
@@ -451,6 +468,12 @@ enum ci_view {
 	CI_VIEW_ALL,
 };
 
+/* How the text report phrases the commands it suggests ("What to do next"). */
+enum ci_hints {
+	CI_HINTS_CLI = 0,        /* `cudainspect CORE kernels --stream S` */
+	CI_HINTS_GDB = 1,        /* `cuda kernels --stream S` (cudainspect.gdb), for reports inside GDB */
+};
+
 struct ci_render_options {
 	enum ci_view view;
 	size_t last;             /* kernels: last N launches (0 = default 20) */
@@ -460,6 +483,7 @@ struct ci_render_options {
 	bool freed;              /* allocs: include recent frees */
 	int width;               /* terminal width, 0 = 100 */
 	bool color;
+	enum ci_hints hints;
 };
 
 /* Everything the renderers need, gathered by the front end (CLI or plugin). */
@@ -475,7 +499,7 @@ struct ci_report {
 struct ci_error *ci_render_text(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
 /* One JSON document (schema: docs/JSON.md, "version" key first). */
-#define CI_JSON_SCHEMA_VERSION 1
+#define CI_JSON_SCHEMA_VERSION 2
 struct ci_error *ci_render_json(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
 
