@@ -69,10 +69,13 @@ static const struct section_kind kinds[CI_SECTION_KIND_MAX] = {
 enum { ENTRY_OK = 0, ENTRY_MISSING = 1, ENTRY_TORN = 2 };
 
 /* Clears references that point nowhere in entries of a model, counting them unless the
- * counters are NULL (entries a lazy model copies later were counted when decoded). */
+ * counters are NULL (entries a lazy model copies later were counted when decoded).  On a live
+ * source a reference to an entry that the writer published after its table was read (below the
+ * table's head as read again now) is not damage: it is counted as late. */
 struct refcheck {
 	const struct ci_model *m;
-	uint64_t *bad_refs, *unresolved;   /* per section kind */
+	uint64_t *bad_refs, *unresolved, *late;   /* per section kind */
+	const uint64_t *heads;    /* live sources: each section's head as last read, else NULL */
 };
 
 struct decoder {
@@ -86,6 +89,9 @@ struct decoder {
 	uint64_t dir_entry_addr[CI_SECTION_KIND_MAX]; /* for re-reading head on live sources */
 	uint64_t bad_refs[CI_SECTION_KIND_MAX];   /* point nowhere: damage */
 	uint64_t unresolved[CI_SECTION_KIND_MAX]; /* point into a part the input lacks */
+	uint64_t late[CI_SECTION_KIND_MAX];       /* live: point to entries published meanwhile */
+	uint64_t live_heads[CI_SECTION_KIND_MAX]; /* live: every section's head as last read */
+	bool sparse;              /* ci_decode_options.sparse */
 	void *scratch;                            /* for sorting, see sort_ordering */
 	size_t scratch_size;
 	struct refcheck rc;                       /* over m, counting into the two above */
@@ -204,19 +210,25 @@ static void read_entries(struct decoder *d, uint64_t addr, uint64_t cnt, uint32_
 	}
 }
 
+/* A live section's directory entry as it is now; false if it cannot be read or changed kind. */
+static bool reread_section(struct decoder *d, uint32_t kind, struct ci_section *sec)
+{
+	struct ci_error *err = ci_source_read(d->src, d->dir_entry_addr[kind], sec, sizeof *sec);
+	if (err) {
+		ci_error_destroy(err);
+		return false;
+	}
+	return sec->kind == kind;
+}
+
 /* Re-read a live section's head after its entries, so entries published meanwhile pass the
  * seq <= head check. */
 static void refresh_head(struct decoder *d, uint32_t kind)
 {
-	if (!d->live)
-		return;
 	struct ci_section sec;
-	struct ci_error *err = ci_source_read(d->src, d->dir_entry_addr[kind], &sec, sizeof sec);
-	if (err) {
-		ci_error_destroy(err);
+	if (!d->live || !reread_section(d, kind, &sec))
 		return;
-	}
-	if (sec.kind == kind && sec.head >= d->secs[kind].head) {
+	if (sec.head >= d->secs[kind].head) {
 		d->secs[kind].head = sec.head;
 		d->m->sections[kind].head = sec.head;
 		d->secs[kind].dropped = sec.dropped;
@@ -293,6 +305,7 @@ static void count_verdict(struct ci_section_stats *stats, enum verdict v)
 /* Ordering                                                                                   */
 
 static void check_entry(struct refcheck *r, uint32_t kind, void *entry);
+static void refresh_live_heads(struct decoder *d);
 
 /* Arrays of several MiB (the launches and allocations of a large record) cost more in page
  * faults than in copying; transparent huge pages, where the system offers them on request, cut
@@ -635,9 +648,20 @@ struct lazy_section {
 	uint8_t *copied;          /* one bit per entry */
 };
 
+/* A sparse model's allocation table, unread, where it lies in the input. */
+struct alloc_table {
+	const uint8_t *entries;   /* slot s at entries + s * stride; NULL when not kept */
+	size_t stride;
+	struct judge judge;
+	struct ci_alloc **fetched; /* copies handed out by ci_model_alloc_at, by slot */
+	uint64_t *fetched_slot;
+	size_t nfetched, fetched_cap;
+};
+
 struct ci_model_lazy {
 	struct ci_source *src;    /* a reference, which keeps the input mapped */
 	struct lazy_section launches, allocs;
+	struct alloc_table table;
 };
 
 static void lazy_destroy(struct ci_model_lazy *lazy)
@@ -650,12 +674,16 @@ static void lazy_destroy(struct ci_model_lazy *lazy)
 		free(secs[i]->copies);
 		free(secs[i]->copied);
 	}
+	for (size_t i = 0; i < lazy->table.nfetched; i++)
+		free(lazy->table.fetched[i]);
+	free(lazy->table.fetched);
+	free(lazy->table.fetched_slot);
 	ci_source_close(lazy->src);
 	free(lazy);
 }
 
-/* Keep O's entries (sorted) in the input: the model gets their count, and copies on demand. */
-static struct ci_error *keep_lazily(struct decoder *d, struct ordering *o, size_t *count)
+/* The model's link to the input it keeps entries in, made on first use. */
+static struct ci_error *lazy_of(struct decoder *d, struct ci_model_lazy **ret)
 {
 	struct ci_model *m = d->m;
 	if (!m->lazy) {
@@ -664,7 +692,18 @@ static struct ci_error *keep_lazily(struct decoder *d, struct ordering *o, size_
 			return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record");
 		m->lazy->src = ci_source_hold(d->src);
 	}
-	struct lazy_section *ls = o->kind == CI_SEC_LAUNCHES ? &m->lazy->launches : &m->lazy->allocs;
+	*ret = m->lazy;
+	return NULL;
+}
+
+/* Keep O's entries (sorted) in the input: the model gets their count, and copies on demand. */
+static struct ci_error *keep_lazily(struct decoder *d, struct ordering *o, size_t *count)
+{
+	struct ci_model_lazy *lz;
+	struct ci_error *err = lazy_of(d, &lz);
+	if (err)
+		return err;
+	struct lazy_section *ls = o->kind == CI_SEC_LAUNCHES ? &lz->launches : &lz->allocs;
 	/* Pages of the copies that are never touched cost nothing. */
 	ls->copies = malloc(o->n * kinds[o->kind].size);
 	ls->copied = calloc((o->n + 7) / 8, 1);
@@ -743,6 +782,84 @@ void ci_model_alloc_brief(const struct ci_model *m, size_t i, struct ci_alloc_br
 	}
 }
 
+size_t ci_model_each_alloc(const struct ci_model *m, ci_alloc_visit *visit, void *arg)
+{
+	struct ci_alloc_ref r;
+	if (m->allocs) {
+		for (size_t i = 0; i < m->alloc_count; i++) {
+			const struct ci_alloc *a = &m->allocs[i];
+			r = (struct ci_alloc_ref){ a->address, a->size, a->id, a->kind, i };
+			visit(&r, arg);
+		}
+		return m->alloc_count;
+	}
+	const struct ci_model_lazy *lz = m->lazy;
+	if (lz && lz->allocs.keys) {
+		const struct lazy_section *ls = &lz->allocs;
+		for (size_t i = 0; i < m->alloc_count; i++) {
+			const struct order_key *k = &ls->keys[i];
+			uint64_t id = ci_le64(ls->entries + k->slot * ls->stride + offsetof(struct ci_alloc, id));
+			r = (struct ci_alloc_ref){ k->alloc.address, k->alloc.size, id, k->alloc.kind, i };
+			visit(&r, arg);
+		}
+		return m->alloc_count;
+	}
+	if (!lz || !lz->table.entries)
+		return 0;
+	/* A sparse model: the table where it lies, judged slot by slot as decode would. */
+	const struct alloc_table *t = &lz->table;
+	size_t n = 0;
+	for (uint64_t slot = 0; slot < t->judge.cap; slot++) {
+		const uint8_t *e = t->entries + slot * t->stride;
+		if (slot + 8 < t->judge.cap)
+			__builtin_prefetch(e + 8 * t->stride + 48);
+		if (ci_le64(e) == 0 || classify(&t->judge, e, slot) != V_ACCEPT)
+			continue;
+		struct ci_alloc a;
+		memcpy(&a, e, sizeof a);
+		r = (struct ci_alloc_ref){ a.address, a.size, a.id, a.kind, slot };
+		visit(&r, arg);
+		n++;
+	}
+	return n;
+}
+
+const struct ci_alloc *ci_model_alloc_at(const struct ci_model *m, uint64_t handle)
+{
+	if (m->allocs || (m->lazy && m->lazy->allocs.keys))
+		return handle < m->alloc_count ? ci_model_alloc(m, (size_t)handle) : NULL;
+	struct alloc_table *t = m->lazy ? &m->lazy->table : NULL;
+	if (!t || !t->entries || handle >= t->judge.cap)
+		return NULL;
+	for (size_t i = 0; i < t->nfetched; i++)
+		if (t->fetched_slot[i] == handle)
+			return t->fetched[i];
+	if (t->nfetched == t->fetched_cap) {
+		size_t cap = t->fetched_cap ? 2 * t->fetched_cap : 16;
+		struct ci_alloc **f = realloc(t->fetched, cap * sizeof *f);
+		if (f)
+			t->fetched = f;
+		uint64_t *fs = f ? realloc(t->fetched_slot, cap * sizeof *fs) : NULL;
+		if (!fs)
+			return NULL;
+		t->fetched_slot = fs;
+		t->fetched_cap = cap;
+	}
+	struct ci_alloc *a = malloc(sizeof *a);
+	if (!a)
+		return NULL;
+	/* Judged again on the copy: what is handed out is what the rules accept. */
+	memcpy(a, t->entries + handle * t->stride, sizeof *a);
+	if (classify(&t->judge, (const uint8_t *)a, handle) != V_ACCEPT) {
+		free(a);
+		return NULL;
+	}
+	check_entry(&(struct refcheck){ .m = m }, CI_SEC_ALLOCS, a);
+	t->fetched[t->nfetched] = a;
+	t->fetched_slot[t->nfetched++] = handle;
+	return a;
+}
+
 /* Decode a section of seq-carrying entries into an array of the structs this reader knows.
  * Tables come back indexed by slot (invalid slots zeroed, *count = highest accepted slot + 1);
  * rings and the allocation table come back as accepted entries only, in the model's order. */
@@ -807,6 +924,8 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 		if (!inplace) {
 			read_entries(d, addr + first * esize, cnt, esize, &c);
 			refresh_head(d, kind);
+			if (layout != LAYOUT_TABLE)
+				refresh_live_heads(d);
 		}
 		uint64_t head = d->secs[kind].head;
 		struct judge judge = judge_make(kind, cap, head);
@@ -885,6 +1004,307 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 	return NULL;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* Stream facts (model-internal.h), for decode's sparse scan and for diagnose                */
+
+bool ci_stream_crumb(const struct ci_model *model, const struct ci_stream *st, uint64_t *ret)
+{
+	if (model->header.flags & CI_HDR_CRUMBS_OFF)
+		return false;
+	if (st->crumb_slot == CI_NONE || st->crumb_slot >= model->crumb_count)
+		return false;
+	uint64_t v = model->crumbs[st->crumb_slot];
+	if (model->header.crumb_width == 4) {
+		uint64_t hi = st->launches & ~0xffffffffull;
+		v = hi | (v & 0xffffffffull);
+		if (v > st->launches && hi)
+			v -= 1ull << 32;
+	}
+	/* A value beyond what was handed out cannot be a real breadcrumb. */
+	if (v > st->launches)
+		v = st->launches;
+	*ret = v;
+	return true;
+}
+
+ptrdiff_t ci_first_sticky_error(const struct ci_model *m)
+{
+	ptrdiff_t by_flag = -1, by_seq = -1, by_sticky = -1, by_result = -1;
+	for (size_t i = 0; i < m->error_count && by_flag < 0; i++) {
+		const struct ci_api_error *e = &m->errors[i];
+		if (e->flags & CI_ERROR_FIRST_STICKY)
+			by_flag = (ptrdiff_t)i;
+		if (by_seq < 0 && m->header.first_sticky_error_seq &&
+		    e->seq == m->header.first_sticky_error_seq)
+			by_seq = (ptrdiff_t)i;
+		if (by_sticky < 0 && (e->flags & CI_ERROR_STICKY))
+			by_sticky = (ptrdiff_t)i;
+		if (by_result < 0 && ci_cuda_result_is_sticky(e->result))
+			by_result = (ptrdiff_t)i;
+	}
+	return by_flag >= 0 ? by_flag : by_seq >= 0 ? by_seq : by_sticky >= 0 ? by_sticky : by_result;
+}
+
+static void raise_to(uint64_t *bound, uint64_t t)
+{
+	if (t > *bound)
+		*bound = t;
+}
+
+/* The event handles recorded so far, and where and when each was last recorded (an open-addressed
+ * table: event rings hold up to a few hundred thousand entries). */
+struct event_where {
+	uint64_t handle;          /* 0: empty */
+	uint64_t time_ns;
+	uint32_t stream;
+};
+
+void ci_stream_sync_bounds(const struct ci_model *m, uint64_t before_ns, uint64_t *bound)
+{
+	memset(bound, 0, m->stream_count * sizeof(*bound));
+	size_t records = 0;
+	for (size_t i = 0; i < m->event_count; i++)
+		records += m->events[i].kind == CI_EV_EVENT_RECORD;
+	size_t cap = 16;
+	while (cap < 2 * records)
+		cap *= 2;
+	struct event_where *where = records ? calloc(cap, sizeof(*where)) : NULL;
+	for (size_t i = 0; i < m->event_count; i++) {
+		const struct ci_event *e = &m->events[i];
+		if (e->result != 0 || e->time_ns >= before_ns)
+			continue;
+		switch (e->kind) {
+		case CI_EV_STREAM_SYNC:
+			if (e->stream < m->stream_count)
+				raise_to(&bound[e->stream], e->time_ns);
+			break;
+		case CI_EV_CTX_SYNC:
+			for (size_t s = 0; e->ctx != CI_NONE && s < m->stream_count; s++)
+				if (m->streams[s].seq && m->streams[s].ctx == e->ctx)
+					raise_to(&bound[s], e->time_ns);
+			break;
+		case CI_EV_EVENT_RECORD:
+		case CI_EV_EVENT_SYNC: {
+			if (!where || !e->a)
+				break;
+			size_t h = (size_t)ci_alloc_hash(e->a) & (cap - 1);
+			while (where[h].handle && where[h].handle != e->a)
+				h = (h + 1) & (cap - 1);
+			if (e->kind == CI_EV_EVENT_RECORD)
+				where[h] = (struct event_where){ e->a, e->time_ns, e->stream };
+			else if (where[h].handle && where[h].stream < m->stream_count)
+				/* What the stream had queued when the event was recorded is done. */
+				raise_to(&bound[where[h].stream], where[h].time_ns);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	free(where);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Sparse models                                                                              */
+
+/* The most launch-ring entries a sparse decode looks at before it gives up and reads the whole
+ * ring (4 MiB of entries). */
+#define SPARSE_SCAN_MAX 16384u
+/* Two threads that launch into one stream may fill launch-ring slots out of its order for as long
+ * as one of them keeps an unused chunk of slots (the recorder abandons one after 1 ms, about
+ * the time a launch call may take besides): where the ring lacks some of a stream's unfinished
+ * launches, so that they cannot all be counted, the scan goes on past the launches made this
+ * long before the newest it needs. */
+#define SPARSE_MARGIN_NS 1200000ull
+
+/* What a sparse scan still has to find of one stream's launches: those numbered past LO (its
+ * breadcrumb; for a stream without, the last launch made before its last synchronization, found
+ * on the way, or the newest CI_OPEN_WINDOW_MAX), up to HI (launched). */
+struct tail_need {
+	bool open;                /* still looking */
+	bool by_crumb;
+	uint64_t lo, hi;
+	uint64_t sync_ns;         /* no breadcrumbs: launches before this had finished (0: none) */
+	uint64_t seen;            /* launches numbered in (lo, hi] seen, for a stream without
+				   * breadcrumbs those made after sync_ns */
+};
+
+/* Account launch K (a key, newest first) to its stream's need.  Returns 0 while the stream
+ * still needs launches, 1 when all it needs are in, 2 when the ring lacks some of them and the
+ * scan must go on for SPARSE_MARGIN_NS. */
+static int tail_account(struct tail_need *n, const struct order_key *k)
+{
+	uint64_t seq = k->extra, t = k->major;
+	if (n->by_crumb) {
+		if (seq > n->lo && seq <= n->hi && ++n->seen >= n->hi - n->lo)
+			return 1;
+		return seq <= n->lo + 1 ? 2 : 0;
+	}
+	if (n->sync_ns && t < n->sync_ns) {
+		/* The first launch known finished: those after it are the window. */
+		n->lo = seq;
+		return n->seen >= n->hi - n->lo ? 1 : 2;
+	}
+	if (++n->seen >= CI_OPEN_WINDOW_MAX)
+		return n->seen >= n->hi - (seq ? seq - 1 : 0) ? 1 : 2;
+	return 0;
+}
+
+/* Read the launch ring of a sparse model from its head back: every stream's launches that have
+ * not finished (past its breadcrumb or its last synchronization, at most CI_OPEN_WINDOW_MAX of
+ * a stream that has neither), the launch that failed behind the last API error, and, where
+ * some of those are not in the ring, a margin (SPARSE_MARGIN_NS).  The entries are judged as
+ * decode_entries judges them and copied into *RET in time order.  Returns false when the ring
+ * must be read whole instead (not in one mapped piece, or the scan reached SPARSE_SCAN_MAX),
+ * with *ERR set on out-of-memory. */
+static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, struct ci_error **err)
+{
+	const uint32_t kind = CI_SEC_LAUNCHES;
+	struct ci_model *m = d->m;
+	*ret = NULL;
+	*count = 0;
+	*err = NULL;
+	if (!d->usable[kind] || d->live)
+		return false;
+	const struct ci_section *sec = &d->secs[kind];
+	struct ci_section_stats *stats = &m->sections[kind];
+	uint64_t cap = sec->capacity, head = sec->head, esize = sec->entry_size;
+	uint64_t addr = d->base + sec->offset;
+	if (cap == 0 || ci_source_available(d->src, addr, cap * esize) < cap * esize)
+		return false;
+	const uint8_t *inplace = ci_source_peek(d->src, addr, cap * esize);
+	if (!inplace)
+		return false;
+
+	/* What each stream needs; a stream without unfinished work needs nothing. */
+	size_t ns = m->stream_count;
+	_cleanup_free_ struct tail_need *need = calloc(ns ? ns : 1, sizeof *need);
+	_cleanup_free_ uint64_t *sync = calloc(ns ? ns : 1, sizeof *sync);
+	if (!need || !sync) {
+		*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's launches");
+		return false;
+	}
+	ptrdiff_t sticky = ci_first_sticky_error(m);
+	ci_stream_sync_bounds(m, sticky >= 0 ? m->errors[sticky].time_ns : UINT64_MAX, sync);
+	size_t open = 0;
+	for (size_t s = 0; s < ns; s++) {
+		const struct ci_stream *st = &m->streams[s];
+		struct tail_need *n = &need[s];
+		if (!st->seq || st->launches == 0)
+			continue;
+		n->by_crumb = ci_stream_crumb(m, st, &n->lo);
+		if (n->by_crumb && n->lo >= st->launches)
+			continue;
+		n->hi = st->launches;
+		n->sync_ns = sync[s];
+		n->open = true;
+		open++;
+	}
+	/* An API error without a device fault: its failed launch, made just before it. */
+	uint64_t earliest = UINT64_MAX;
+	if (sticky < 0)
+		for (size_t i = m->error_count; i-- > 0;)
+			if (m->errors[i].result != 600 /* CUDA_ERROR_NOT_READY */) {
+				earliest = m->errors[i].time_ns > CI_FAILED_LAUNCH_NS
+						   ? m->errors[i].time_ns - CI_FAILED_LAUNCH_NS : 0;
+				break;
+			}
+
+	struct ordering o __attribute__((cleanup(ordering_deinit))) = { .kind = kind };
+	o.cap = 1024;
+	if (!(o.keys = malloc(o.cap * sizeof *o.keys))) {
+		*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's launches");
+		return false;
+	}
+	struct judge judge = judge_make(kind, cap, head);
+	uint64_t total = head < cap ? head : cap, scanned = 0;
+	/* Once nothing is open, the scan ends at entries made SPARSE_MARGIN_NS before EARLIEST. */
+	/* What the scan counts, to be undone when the whole ring is read after all. */
+	struct ci_section_stats saved = *stats;
+	uint64_t saved_refs[3] = { d->bad_refs[kind], d->unresolved[kind], d->late[kind] };
+	for (uint64_t idx = head; open || earliest != UINT64_MAX ? idx-- > head - total : false;) {
+		if (scanned == SPARSE_SCAN_MAX) {
+			*stats = saved;
+			d->bad_refs[kind] = saved_refs[0];
+			d->unresolved[kind] = saved_refs[1];
+			d->late[kind] = saved_refs[2];
+			return false;
+		}
+		uint64_t slot = idx % cap;
+		const uint8_t *e = inplace + slot * esize;
+		scanned++;
+		uint64_t seq = ci_le64(e);
+		if (seq == 0)
+			continue;
+		enum verdict v = classify(&judge, e, slot);
+		count_verdict(stats, v);
+		if (v != V_ACCEPT)
+			continue;
+		if (!ordering_add(d, &o, e, slot)) {
+			*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's launches");
+			return false;
+		}
+		/* Only an entry of this lap says when its slot was claimed. */
+		bool this_lap = seq == idx + 1;
+		const struct order_key *k = &o.keys[o.n - 1];
+		uint32_t s = k->a;
+		uint64_t t = k->major;
+		if (s < ns && need[s].open && !(k->b & (CI_LAUNCH_FAILED | CI_LAUNCH_CAPTURED)) &&
+		    k->extra) {
+			int r = tail_account(&need[s], k);
+			if (r) {
+				need[s].open = false;
+				open--;
+				if (r == 2 && t < earliest)
+					earliest = t;
+			}
+		}
+		if (!open && (earliest == UINT64_MAX || (this_lap && t + SPARSE_MARGIN_NS < earliest)))
+			break;
+	}
+	if (head > cap)
+		stats->overwritten = head - cap;
+	stats->unread = total - scanned;
+	/* The keys were taken newest first: oldest first, they are nearly in time order. */
+	for (size_t i = 0, j = o.n; i + 1 < j; i++, j--) {
+		struct order_key t = o.keys[i];
+		o.keys[i] = o.keys[j - 1];
+		o.keys[j - 1] = t;
+	}
+	o.entries = inplace;
+	o.stride = esize;
+	if (o.n == 0)
+		return true;
+	if (!sort_ordering(d, &o)) {
+		*err = ci_error_create(CI_ERR_NOMEM, "out of memory ordering the record's launches");
+		return false;
+	}
+	*err = order_entries(d, &o, ret, count);
+	return !*err;
+}
+
+/* A sparse model leaves its allocation table where it is, for ci_model_each_alloc.  False when
+ * it must be decoded (not in one mapped piece, a live source). */
+static bool keep_alloc_table(struct decoder *d)
+{
+	const uint32_t kind = CI_SEC_ALLOCS;
+	if (!d->usable[kind] || d->live)
+		return false;
+	const struct ci_section *sec = &d->secs[kind];
+	uint64_t cap = sec->capacity, addr = d->base + sec->offset;
+	if (ci_source_available(d->src, addr, cap * sec->entry_size) < cap * sec->entry_size)
+		return false;
+	const uint8_t *inplace = ci_source_peek(d->src, addr, cap * sec->entry_size);
+	struct ci_model_lazy *lz;
+	if (!inplace || lazy_of(d, &lz))
+		return false;
+	lz->table.entries = inplace;
+	lz->table.stride = sec->entry_size;
+	lz->table.judge = judge_make(kind, cap, sec->head);
+	d->m->sections[kind].unread = cap;
+	return true;
+}
+
 /* Byte and word areas: strings, frames, breadcrumbs.  Units past what the input holds read as
  * zeros and are counted as missing. */
 static struct ci_error *decode_area(struct decoder *d, uint32_t kind, uint64_t *unitsp, void **ret)
@@ -936,13 +1356,16 @@ static bool slot_ok(const void *table, size_t count, size_t size, uint32_t slot)
 	return slot < count && ci_le64((const uint8_t *)table + (size_t)slot * size) != 0;
 }
 
-/* Count a reference of a KIND entry that TARGET cannot resolve: damage, unless part of TARGET
- * is simply not in the input. */
-static void bad_ref(struct refcheck *r, uint32_t kind, uint32_t target)
+/* Count a reference of a KIND entry to entry (or string offset) AT of TARGET, which cannot
+ * resolve it: damage, unless part of TARGET is simply not in the input, or, on a live source,
+ * the writer published it after TARGET was read. */
+static void bad_ref(struct refcheck *r, uint32_t kind, uint32_t target, uint64_t at)
 {
 	if (!r->bad_refs)
 		return;
-	if (r->m->sections[target].missing)
+	if (r->heads && at < r->heads[target])
+		r->late[kind]++;
+	else if (r->m->sections[target].missing)
 		r->unresolved[kind]++;
 	else
 		r->bad_refs[kind]++;
@@ -959,24 +1382,24 @@ static void bad_field(struct refcheck *r, uint32_t kind)
 #define CHECK_SLOT(r, kind, field, target, table, count)                                    \
 	do {                                                                                 \
 		if ((field) != CI_NONE && !slot_ok((table), (count), sizeof *(table), (field))) { \
+			bad_ref((r), (kind), (target), (field));                             \
 			(field) = CI_NONE;                                                   \
-			bad_ref((r), (kind), (target));                                      \
 		}                                                                            \
 	} while (0)
 
 static void check_string(struct refcheck *r, uint32_t kind, uint32_t *off)
 {
 	if (*off >= r->m->strings_size) {
+		bad_ref(r, kind, CI_SEC_STRINGS, *off);
 		*off = 0;
-		bad_ref(r, kind, CI_SEC_STRINGS);
 	}
 }
 
 static void check_stack(struct refcheck *r, uint32_t kind, uint32_t *id)
 {
 	if (*id != 0 && (*id > r->m->stack_count || r->m->stacks[*id - 1].seq == 0)) {
+		bad_ref(r, kind, CI_SEC_STACKS, *id - 1);
 		*id = 0;
-		bad_ref(r, kind, CI_SEC_STACKS);
 	}
 }
 
@@ -1117,6 +1540,12 @@ static void report_references(struct decoder *d)
 					"%s: %llu reference%s into parts of the record that the input lacks %s "
 					"cleared", what, (unsigned long long)d->unresolved[k],
 					d->unresolved[k] == 1 ? "" : "s", d->unresolved[k] == 1 ? "was" : "were");
+		if (d->late[k])
+			ci_warnings_add(&m->warnings,
+					"%s: %llu reference%s to entries the running process published while "
+					"the record was read %s cleared (read again for them)", what,
+					(unsigned long long)d->late[k], d->late[k] == 1 ? "" : "s",
+					d->late[k] == 1 ? "was" : "were");
 	}
 }
 #undef M
@@ -1222,6 +1651,7 @@ static struct ci_error *decode_directory(struct decoder *d)
 			.dropped = sec.dropped,
 		};
 		d->secs[k] = sec;
+		d->live_heads[k] = sec.head;
 		d->dir_entry_addr[k] = d->base + h->section_dir_offset + (uint64_t)i * h->section_entry_size;
 		const char *why = NULL;
 		uint64_t size, end;
@@ -1285,11 +1715,44 @@ static uint64_t area_units(const struct decoder *d, uint32_t kind, bool by_head)
 	return by_head && s->head < s->capacity ? s->head : s->capacity;
 }
 
+/* Live sources: every section's head read again (entries published meanwhile are referred to
+ * by what is read next; see struct refcheck). */
+static void refresh_live_heads(struct decoder *d)
+{
+	if (!d->live)
+		return;
+	for (uint32_t k = 1; k < CI_SECTION_KIND_MAX; k++) {
+		struct ci_section sec;
+		if (d->usable[k] && reread_section(d, k, &sec) && sec.head > d->live_heads[k])
+			d->live_heads[k] = sec.head;
+	}
+}
+
 static struct ci_error *decode_sections(struct decoder *d)
 {
 	struct ci_model *m = d->m;
 	struct ci_error *err = NULL;
 	void *p;
+
+#define DECODE(kind, arr, cnt)                                                               \
+	do {                                                                                 \
+		if ((err = decode_entries(d, kind, &p, &m->cnt)))                            \
+			return err;                                                          \
+		m->arr = p;                                                                  \
+	} while (0)
+	/* The tables first, the byte areas they point into after them: in a running process an
+	 * entry published between the two reads then finds its frames and strings (read the
+	 * other way round, a stack published meanwhile pointed past the frames read). */
+	DECODE(CI_SEC_STACKS, stacks, stack_count);
+	DECODE(CI_SEC_HOST_MODULES, host_modules, host_module_count);
+	DECODE(CI_SEC_DEVICES, devices, device_count);
+	DECODE(CI_SEC_CONTEXTS, contexts, context_count);
+	DECODE(CI_SEC_STREAMS, streams, stream_count);
+	DECODE(CI_SEC_CODE_MODULES, code_modules, code_module_count);
+	DECODE(CI_SEC_FUNCTIONS, functions, function_count);
+	DECODE(CI_SEC_THREADS, threads, thread_count);
+	refresh_head(d, CI_SEC_STRINGS);
+	refresh_head(d, CI_SEC_FRAMES);
 
 	/* Strings: the used part, always NUL-terminated. */
 	uint64_t nstr = area_units(d, CI_SEC_STRINGS, true);
@@ -1332,37 +1795,86 @@ static struct ci_error *decode_sections(struct decoder *d)
 	if (d->usable[CI_SEC_SYMBOL_IMAGE])
 		m->sections[CI_SEC_SYMBOL_IMAGE].accepted = d->secs[CI_SEC_SYMBOL_IMAGE].head;
 
-#define DECODE(kind, arr, cnt)                                                               \
-	do {                                                                                 \
-		if ((err = decode_entries(d, kind, &p, &m->cnt)))                            \
-			return err;                                                          \
-		m->arr = p;                                                                  \
-	} while (0)
-	DECODE(CI_SEC_STACKS, stacks, stack_count);
-	DECODE(CI_SEC_HOST_MODULES, host_modules, host_module_count);
-	DECODE(CI_SEC_DEVICES, devices, device_count);
-	DECODE(CI_SEC_CONTEXTS, contexts, context_count);
-	DECODE(CI_SEC_STREAMS, streams, stream_count);
-	DECODE(CI_SEC_CODE_MODULES, code_modules, code_module_count);
-	DECODE(CI_SEC_FUNCTIONS, functions, function_count);
-	DECODE(CI_SEC_THREADS, threads, thread_count);
 	/* Tables are checked before the rings, whose entries are checked as they are copied. */
+	refresh_live_heads(d);
 	check_tables(d);
-	DECODE(CI_SEC_LAUNCHES, launches, launch_count);
-	DECODE(CI_SEC_ALLOCS, allocs, alloc_count);
+	/* The small rings before the launches: a sparse read of the launch ring goes back as far
+	 * as the errors and the synchronizations in the event ring say it must. */
 	DECODE(CI_SEC_FREES, frees, free_count);
 	DECODE(CI_SEC_ERRORS, errors, error_count);
 	DECODE(CI_SEC_EVENTS, events, event_count);
+	if (!d->sparse || !decode_launch_tail(d, &p, &m->launch_count, &err)) {
+		if (err)
+			return err;
+		DECODE(CI_SEC_LAUNCHES, launches, launch_count);
+	} else {
+		m->launches = p;
+	}
+	if (!d->sparse || !keep_alloc_table(d))
+		DECODE(CI_SEC_ALLOCS, allocs, alloc_count);
 #undef DECODE
 
 	report_references(d);
 	return NULL;
 }
 
+/* What the writer could not store, section by section (a full table, a contended ring slot, a
+ * string or stack too long): the record says less than happened. */
+static void report_dropped(struct decoder *d)
+{
+	struct ci_model *m = d->m;
+	bool any = false;
+	char n[32], size[32];
+	ci_format_size(m->header.record_size, size, sizeof size);
+	for (uint32_t k = 1; k < CI_SECTION_KIND_MAX; k++) {
+		const struct ci_section_stats *s = &m->sections[k];
+		if (!s->present || !s->dropped)
+			continue;
+		any = true;
+		snprintf(n, sizeof n, "%llu", (unsigned long long)s->dropped);
+		switch (k) {
+		case CI_SEC_ALLOCS:
+			ci_warnings_add(&m->warnings,
+					"the allocation table was full: %s allocations were not recorded, "
+					"so pointers into them cannot be attributed (the record is %s; a "
+					"larger CUDAINSPECT_SIZE keeps more)", n, size);
+			break;
+		case CI_SEC_LAUNCHES:
+		case CI_SEC_FREES:
+		case CI_SEC_ERRORS:
+		case CI_SEC_EVENTS:
+			ci_warnings_add(&m->warnings,
+					"%s: %s entr%s not recorded (another thread still held the slot)",
+					kinds[k].name, n, s->dropped == 1 ? "y was" : "ies were");
+			break;
+		case CI_SEC_STRINGS:
+		case CI_SEC_FRAMES:
+		case CI_SEC_STACKS:
+		case CI_SEC_SYMBOL_IMAGE:
+			ci_warnings_add(&m->warnings,
+					"%s: %s did not fit in the record (names or stacks are missing; the "
+					"record is %s, a larger CUDAINSPECT_SIZE keeps more)", kinds[k].name, n,
+					size);
+			break;
+		default:
+			ci_warnings_add(&m->warnings,
+					"the %s table was full: %s %s not recorded (the record is %s; a "
+					"larger CUDAINSPECT_SIZE keeps more)", kinds[k].name, n,
+					s->dropped == 1 ? "was" : "were", size);
+			break;
+		}
+	}
+	if (!any && (m->header.flags & CI_HDR_TRUNCATED))
+		ci_warnings_add(&m->warnings, "the recorder marked the record truncated: some table was "
+				"full and entries were not recorded (the record is %s; a larger "
+				"CUDAINSPECT_SIZE keeps more)", size);
+}
+
 /* One warning per section that had entries it could not trust. */
 static void summarize(struct decoder *d)
 {
 	struct ci_model *m = d->m;
+	report_dropped(d);
 	for (uint32_t k = 1; k < CI_SECTION_KIND_MAX; k++) {
 		const struct ci_section_stats *s = &m->sections[k];
 		if (!s->present || !d->usable[k])
@@ -1420,8 +1932,10 @@ struct ci_error *ci_decode_with(struct ci_source *src, const struct ci_location 
 	d->m = m;
 	d->base = loc->address;
 	d->live = ci_source_is_live(src);
-	d->rc = (struct refcheck){ m, d->bad_refs, d->unresolved };
+	d->rc = (struct refcheck){ m, d->bad_refs, d->unresolved, d->late,
+				   d->live ? d->live_heads : NULL };
 	d->lazy = opts && opts->lazy;
+	d->sparse = opts && opts->sparse;
 	m->location = *loc;
 	for (uint32_t k = 0; k < CI_SECTION_KIND_MAX; k++)
 		m->sections[k].kind = k;
