@@ -23,8 +23,6 @@
 #define ATTRIBUTED_LAUNCHES_MAX 256
 /* A value counts as "near" an allocation when it is closer than this or than its size. */
 #define NEAR_BYTES_MIN (1ull << 20)
-/* Allocations that may contain an address are searched this far back (VMM reserves). */
-#define CONTAINER_LOOKBACK 64
 
 const char *ci_launch_state_name(enum ci_launch_state s)
 {
@@ -67,6 +65,7 @@ const char *ci_verdict_name(enum ci_verdict v)
 	case CI_VERDICT_DEVICE_FAULT: return "device_fault";
 	case CI_VERDICT_API_ERROR: return "api_error";
 	case CI_VERDICT_PENDING: return "pending";
+	case CI_VERDICT_INCOMPLETE: return "incomplete";
 	case CI_VERDICT_NONE: break;
 	}
 	return "none";
@@ -124,14 +123,26 @@ __attribute__((format(printf, 2, 3))) static void text_add(struct text *t, const
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* Stream facts                                                                               */
+
+bool ci_stream_valid(const struct ci_model *model, uint32_t slot)
+{
+	return slot != CI_NONE && slot < model->stream_count && model->streams[slot].seq != 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Per-stream progress                                                                        */
+
+enum { IN_CRUMB_WINDOW = 1, IN_OPEN_WINDOW = 2 };
 
 struct diag_ctx {
 	const struct ci_model *model;
 	struct ci_diagnosis *diag;
 	struct ci_launch_briefs lb; /* what is read of every launch, parallel to the model's */
 	size_t *order;      /* launch indices sorted by (stream, stream_seq, time) */
-	uint8_t *window;    /* launch is in an "unknown, one of these is in flight" window */
+	uint8_t *window;    /* IN_CRUMB_WINDOW: between two breadcrumbs, one of them in flight;
+			     * IN_OPEN_WINDOW: made since the stream's work was last known done */
+	uint64_t *sync;     /* per stream slot, ci_stream_sync_bounds */
 };
 
 static int cmp_launch_order(const void *a, const void *b, void *arg)
@@ -150,8 +161,7 @@ static int cmp_launch_order(const void *a, const void *b, void *arg)
 
 /* Fill ORDER with the launch indices grouped by stream slot (unknown streams last) and sorted
  * by stream sequence within each stream.  A counting sort by stream keeps the time order, which
- * is almost always the stream order already, so only out-of-order streams are sorted: a full
- * sort of a wrapped ring of 250,000 launches was a tenth of the whole report. */
+ * is almost always the stream order already, so only out-of-order streams are sorted. */
 static int order_launches(const struct ci_model *m, struct ci_launch_briefs lb, size_t *order)
 {
 	size_t ns = m->stream_count, nl = m->launch_count;
@@ -182,11 +192,6 @@ static int order_launches(const struct ci_model *m, struct ci_launch_briefs lb, 
 	return 0;
 }
 
-bool ci_stream_valid(const struct ci_model *model, uint32_t slot)
-{
-	return slot != CI_NONE && slot < model->stream_count && model->streams[slot].seq != 0;
-}
-
 /* Whether the launch took part in stream order: a failed call enqueued nothing, a captured
  * launch went into a graph and runs later as part of a graph launch. */
 static bool launch_enqueued(uint32_t flags)
@@ -194,44 +199,76 @@ static bool launch_enqueued(uint32_t flags)
 	return !(flags & (CI_LAUNCH_FAILED | CI_LAUNCH_CAPTURED));
 }
 
-/* The breadcrumb of stream ST as a full 64-bit sequence number, or false when the stream has
- * none.  With 32-bit breadcrumbs the high half is taken from the stream's own launch counter. */
-static bool stream_crumb(const struct ci_model *model, const struct ci_stream *st, uint64_t *ret)
+static void oldest_unfinished(struct diag_ctx *c, struct ci_stream_progress *p, size_t begin,
+			      size_t end)
 {
-	if (model->header.flags & CI_HDR_CRUMBS_OFF)
-		return false;
-	if (st->crumb_slot == CI_NONE || st->crumb_slot >= model->crumb_count)
-		return false;
-	uint64_t v = model->crumbs[st->crumb_slot];
-	if (model->header.crumb_width == 4) {
-		uint64_t hi = st->launches & ~0xffffffffull;
-		v = hi | (v & 0xffffffffull);
-		if (v > st->launches && hi)
-			v -= 1ull << 32;
+	for (size_t k = begin; k < end && p->oldest_unfinished < 0; k++) {
+		size_t i = c->order[k];
+		if (launch_enqueued(ci_brief_at(c->lb, i)->flags) &&
+		    c->diag->launch_state[i] != CI_LS_FINISHED)
+			p->oldest_unfinished = (ptrdiff_t)i;
 	}
-	/* A value beyond what was handed out cannot be a real breadcrumb. */
-	if (v > st->launches)
-		v = st->launches;
-	*ret = v;
-	return true;
 }
 
+/* A stream without breadcrumbs: what was made before its last synchronization finished; of the
+ * rest nothing is known, and the newest CI_OPEN_WINDOW_MAX of them are its window. */
+static void classify_open(struct diag_ctx *c, struct ci_stream_progress *p, size_t begin,
+			  size_t end)
+{
+	enum ci_launch_state *state = c->diag->launch_state;
+	uint64_t bound = c->sync[p->stream], done = 0;
+	size_t open = 0;
+	p->synced_ns = bound;
+	for (size_t k = begin; k < end; k++) {
+		size_t i = c->order[k];
+		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
+		if (l->flags & CI_LAUNCH_FAILED) {
+			state[i] = CI_LS_NOT_STARTED;
+		} else if (!launch_enqueued(l->flags) || l->stream_seq == 0) {
+			state[i] = CI_LS_UNKNOWN;
+		} else if (bound && l->time_ns < bound) {
+			state[i] = CI_LS_FINISHED;
+			if (l->stream_seq > done)
+				done = l->stream_seq;
+		} else {
+			state[i] = CI_LS_UNKNOWN;
+			open++;
+		}
+	}
+	for (size_t k = end; k-- > begin && open;) {
+		size_t i = c->order[k];
+		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
+		if (state[i] == CI_LS_UNKNOWN && launch_enqueued(l->flags) && l->stream_seq &&
+		    open-- <= CI_OPEN_WINDOW_MAX)
+			c->window[i] = IN_OPEN_WINDOW;
+	}
+	p->finished = done < p->launched ? done : p->launched;
+	p->unknown = p->launched - p->finished;
+	oldest_unfinished(c, p, begin, end);
+}
+
+/* States and counts of one stream's launches, ORDER[BEGIN..END), in stream order.  Counts are
+ * over the stream's launch numbers 1..launched, whether the ring still holds them or not:
+ * launches up to the breadcrumb finished; the next one is exactly in flight when a breadcrumb
+ * write followed it, else the launches up to the next one that carries a breadcrumb are a window
+ * of which one is in flight; later ones have not started. */
 static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, size_t begin,
 			    size_t end)
 {
 	const struct ci_model *m = c->model;
 	enum ci_launch_state *state = c->diag->launch_state;
-	const struct ci_stream *st = ci_stream_valid(m, p->stream) ? &m->streams[p->stream] : NULL;
+	const struct ci_stream *st = &m->streams[p->stream];
 	uint64_t crumb = 0;
-	bool have_crumb = st && stream_crumb(m, st, &crumb);
-
-	p->crumb = crumb;
-	p->launched = st ? st->launches : 0;
+	p->launched = st->launches;
 	p->oldest_unfinished = -1;
+	if (!ci_stream_crumb(m, st, &crumb)) {
+		classify_open(c, p, begin, end);
+		return;
+	}
+	p->crumb = crumb;
 
-	/* The first launch after the breadcrumb is exactly in flight when it is the very next one
-	 * in stream order and a breadcrumb write followed it (which never arrived). */
-	uint64_t expect = crumb + 1;
+	uint64_t expect = crumb + 1, window_seq = 0;
+	bool exact = false;
 	size_t first_pending = end, window_end = end;
 	for (size_t k = begin; k < end; k++) {
 		size_t i = c->order[k];
@@ -242,7 +279,7 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 				expect++;
 			continue;
 		}
-		if (!launch_enqueued(l->flags) || !have_crumb || l->stream_seq == 0) {
+		if (!launch_enqueued(l->flags) || l->stream_seq == 0) {
 			state[i] = CI_LS_UNKNOWN;
 			continue;
 		}
@@ -255,50 +292,43 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 			if (l->stream_seq == expect && (l->flags & CI_LAUNCH_CRUMB)) {
 				state[i] = CI_LS_IN_FLIGHT;
 				window_end = k + 1;
+				window_seq = l->stream_seq;
+				exact = true;
 				continue;
 			}
 		}
 		if (window_end == end) {
 			/* Unknown up to and including the next launch that carries a breadcrumb. */
 			state[i] = CI_LS_UNKNOWN;
-			c->window[i] = 1;
-			if (l->flags & CI_LAUNCH_CRUMB)
+			c->window[i] = IN_CRUMB_WINDOW;
+			if (l->flags & CI_LAUNCH_CRUMB) {
 				window_end = k + 1;
+				window_seq = l->stream_seq;
+			}
 		} else {
 			state[i] = CI_LS_NOT_STARTED;
 		}
 	}
-	for (size_t k = begin; k < end; k++) {
-		size_t i = c->order[k];
-		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
-		switch (state[i]) {
-		case CI_LS_FINISHED: p->finished++; break;
-		case CI_LS_IN_FLIGHT: p->in_flight++; break;
-		case CI_LS_NOT_STARTED:
-			if (!(l->flags & CI_LAUNCH_FAILED))
-				p->not_started++;
-			break;
-		case CI_LS_UNKNOWN: p->unknown++; break;
-		}
-		if (p->oldest_unfinished < 0 && launch_enqueued(l->flags) && state[i] != CI_LS_FINISHED)
-			p->oldest_unfinished = (ptrdiff_t)i;
+	p->finished = crumb;
+	if (crumb < p->launched) {
+		/* Where the window ends when the ring does not hold its last launch: nothing is
+		 * known past the breadcrumb then. */
+		uint64_t last = window_seq && window_seq <= p->launched ? window_seq : p->launched;
+		if (exact)
+			p->in_flight = 1;
+		else
+			p->unknown = last - crumb;
+		p->not_started = p->launched - last;
 	}
+	oldest_unfinished(c, p, begin, end);
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* Pointer attribution                                                                        */
 
-/* What attribution reads of an allocation (live ones without copying them out of a lazy model). */
 static struct ci_alloc_brief alloc_brief(const struct ci_alloc *a)
 {
 	return (struct ci_alloc_brief){ a->address, a->size, a->kind };
-}
-
-static struct ci_alloc_brief live_brief(const struct ci_model *m, size_t i)
-{
-	struct ci_alloc_brief b;
-	ci_model_alloc_brief(m, i, &b);
-	return b;
 }
 
 static bool alloc_has_range(const struct ci_alloc_brief *a)
@@ -317,23 +347,9 @@ static uint64_t alloc_end(const struct ci_alloc_brief *a)
 	return e < a->address ? UINT64_MAX : e;
 }
 
-/* Index of the last live allocation with address <= V, or -1. */
-static ptrdiff_t live_floor(const struct ci_model *m, uint64_t v)
-{
-	size_t lo = 0, hi = m->alloc_count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (live_brief(m, mid).address <= v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (ptrdiff_t)lo - 1;
-}
-
 /* Whether V looks like an address rather than a scalar: a canonical user-space value above 4 GiB
  * (where device and UVA pointers live), or anything within reach of a recorded allocation. */
-static bool plausible_pointer(const struct ci_model *m, uint64_t v, uint64_t lo, uint64_t hi)
+static bool plausible_pointer(uint64_t v, uint64_t lo, uint64_t hi)
 {
 	if (v < 0x10000 || v >= (1ull << 47))
 		return false;
@@ -342,27 +358,88 @@ static bool plausible_pointer(const struct ci_model *m, uint64_t v, uint64_t lo,
 	return lo < hi && v + NEAR_BYTES_MIN >= lo && v <= hi + NEAR_BYTES_MIN;
 }
 
-static void attribute(const struct ci_model *m, uint64_t v, struct ci_attribution *a)
+/* A live allocation found for an address: the smallest one containing it, the nearest below
+ * (largest start <= the address) and the nearest above. */
+struct found {
+	bool have;
+	uint64_t address, size, id, handle;
+};
+
+/* Allocations are compared by (address, id), the order in which the decoder sorts them. */
+static bool found_after(const struct ci_alloc_ref *r, const struct found *f)
 {
+	return !f->have || r->address > f->address || (r->address == f->address && r->id > f->id);
+}
+
+static void found_set(struct found *f, const struct ci_alloc_ref *r)
+{
+	*f = (struct found){ true, r->address, r->size, r->id, r->handle };
+}
+
+/* One pass over the live allocations answers every address at once (VALS, sorted, unique):
+ * no sorted index is needed, so a sparse model reads its table once and sorts nothing. */
+struct lookup {
+	const uint64_t *vals;
+	size_t n;
+	struct found *inside;     /* [n] */
+	struct found *below_at;   /* [n]: largest start among allocations first >= vals[k] */
+	struct found *above_at;   /* [n + 1]: smallest start among those whose first >= is k */
+	uint64_t lo, hi;          /* lowest start and highest end of every allocation */
+};
+
+static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void lookup_visit(const struct ci_alloc_ref *r, void *arg)
+{
+	struct lookup *lk = arg;
+	struct ci_alloc_brief b = { r->address, r->size, r->kind };
+	if (!alloc_has_range(&b))
+		return;
+	uint64_t end = alloc_end(&b);
+	if (b.address < lk->lo)
+		lk->lo = b.address;
+	if (end > lk->hi)
+		lk->hi = end;
+	size_t k0 = lower_bound(lk->vals, lk->n, b.address);
+	for (size_t k = k0; k < lk->n && lk->vals[k] < end; k++) {
+		struct found *f = &lk->inside[k];
+		if (!f->have || r->size < f->size || (r->size == f->size && found_after(r, f)))
+			found_set(f, r);
+	}
+	if (k0 < lk->n && found_after(r, &lk->below_at[k0]))
+		found_set(&lk->below_at[k0], r);
+	struct found *a = &lk->above_at[k0];
+	if (k0 > 0 && (!a->have || r->address < a->address ||
+		       (r->address == a->address && r->id < a->id)))
+		found_set(a, r);
+}
+
+/* Attribute address V (vals[K] of LK) to memory. */
+static void attribute(const struct ci_model *m, const struct lookup *lk, size_t k,
+		      const struct found *below, const struct found *above, struct ci_attribution *a)
+{
+	uint64_t v = lk->vals[k];
 	a->address = v;
 	a->relation = CI_REL_UNKNOWN;
 	a->alloc = NULL;
 	a->offset = 0;
-
 	/* Inside a live allocation; the smallest container wins (a VMM map inside its reserve). */
-	ptrdiff_t f = live_floor(m, v), best = -1;
-	struct ci_alloc_brief bb = { 0 };
-	for (ptrdiff_t j = f; j >= 0 && f - j < CONTAINER_LOOKBACK; j--) {
-		struct ci_alloc_brief c = live_brief(m, (size_t)j);
-		if (alloc_contains(&c, v) && (best < 0 || c.size < bb.size)) {
-			best = j;
-			bb = c;
-		}
-	}
-	if (best >= 0) {
+	const struct ci_alloc *al;
+	if (lk->inside[k].have && (al = ci_model_alloc_at(m, lk->inside[k].handle))) {
 		a->relation = CI_REL_INSIDE;
-		a->alloc = ci_model_alloc(m, (size_t)best);
-		a->offset = v - bb.address;
+		a->alloc = al;
+		a->offset = v - lk->inside[k].address;
 		return;
 	}
 	/* Inside a recently freed allocation: the most recent free wins. */
@@ -376,32 +453,22 @@ static void attribute(const struct ci_model *m, uint64_t v, struct ci_attributio
 		}
 	}
 	/* Near a live allocation: after the end of the one below, or before the one above. */
-	ptrdiff_t below = -1, above = -1;
-	struct ci_alloc_brief bl = { 0 }, ab = { 0 };
-	for (ptrdiff_t j = f; j >= 0; j--)
-		if (bl = live_brief(m, (size_t)j), alloc_has_range(&bl)) {
-			below = j;
-			break;
-		}
-	for (size_t j = (size_t)(f + 1); j < m->alloc_count; j++)
-		if (ab = live_brief(m, j), alloc_has_range(&ab)) {
-			above = (ptrdiff_t)j;
-			break;
-		}
-	uint64_t d_after = below >= 0 && v >= alloc_end(&bl) ? v - alloc_end(&bl) : UINT64_MAX;
-	uint64_t d_before = above >= 0 ? ab.address - v : UINT64_MAX;
-	if (d_after <= d_before && below >= 0) {
-		uint64_t near = bl.size > NEAR_BYTES_MIN ? bl.size : NEAR_BYTES_MIN;
-		if (d_after < near) {
+	uint64_t below_end = below->have ? (below->address + below->size < below->address
+						    ? UINT64_MAX : below->address + below->size) : 0;
+	uint64_t d_after = below->have && v >= below_end ? v - below_end : UINT64_MAX;
+	uint64_t d_before = above->have ? above->address - v : UINT64_MAX;
+	if (d_after <= d_before && below->have) {
+		uint64_t near = below->size > NEAR_BYTES_MIN ? below->size : NEAR_BYTES_MIN;
+		if (d_after < near && (al = ci_model_alloc_at(m, below->handle))) {
 			a->relation = CI_REL_PAST_END;
-			a->alloc = ci_model_alloc(m, (size_t)below);
+			a->alloc = al;
 			a->offset = d_after;
 		}
-	} else if (above >= 0) {
-		uint64_t near = ab.size > NEAR_BYTES_MIN ? ab.size : NEAR_BYTES_MIN;
-		if (d_before < near) {
+	} else if (above->have) {
+		uint64_t near = above->size > NEAR_BYTES_MIN ? above->size : NEAR_BYTES_MIN;
+		if (d_before < near && (al = ci_model_alloc_at(m, above->handle))) {
 			a->relation = CI_REL_BEFORE_START;
-			a->alloc = ci_model_alloc(m, (size_t)above);
+			a->alloc = al;
 			a->offset = d_before;
 		}
 	}
@@ -428,9 +495,9 @@ static int attr_push(struct attr_vec *av, const struct ci_attribution *a)
 	return 0;
 }
 
-/* Attribute every pointer-sized argument of launch I.  Returns -1 on out-of-memory. */
-static int attribute_launch(const struct ci_model *m, size_t i, uint64_t lo, uint64_t hi,
-			    struct attr_vec *av)
+/* Every pointer-sized argument of launch I that could be an address, unattributed yet (the
+ * address in `address`).  Returns -1 on out-of-memory. */
+static int collect_args(const struct ci_model *m, size_t i, struct attr_vec *av)
 {
 	const struct ci_launch *l = ci_model_launch(m, i);
 	if (!l)
@@ -440,34 +507,88 @@ static int attribute_launch(const struct ci_model *m, size_t i, uint64_t lo, uin
 	if (l->function != CI_NONE && l->function < m->function_count &&
 	    m->functions[l->function].seq != 0)
 		fn = &m->functions[l->function];
-
-	if (fn && fn->params_known) {
-		uint32_t n = fn->nparams < CI_PARAMS_MAX ? fn->nparams : CI_PARAMS_MAX;
-		for (uint32_t k = 0; k < n; k++) {
-			size_t off = fn->param_offset[k];
-			if (fn->param_size[k] != 8 || off + 8 > len)
-				continue;
-			uint64_t v = read_le64(l->params + off);
-			if (!plausible_pointer(m, v, lo, hi))
-				continue;
-			struct ci_attribution a = { .launch = i, .arg = k,
-						    .param_offset = (uint32_t)off };
-			attribute(m, v, &a);
-			if (attr_push(av, &a))
-				return -1;
-		}
-		return 0;
-	}
-	for (size_t off = 0; off + 8 <= len; off += 8) {
-		uint64_t v = read_le64(l->params + off);
-		if (!plausible_pointer(m, v, lo, hi))
+	bool layout = fn && fn->params_known;
+	uint32_t n = layout ? (fn->nparams < CI_PARAMS_MAX ? fn->nparams : CI_PARAMS_MAX)
+			    : (uint32_t)(len / 8);
+	for (uint32_t k = 0; k < n; k++) {
+		size_t off = layout ? fn->param_offset[k] : (size_t)k * 8;
+		if ((layout && fn->param_size[k] != 8) || off + 8 > len)
 			continue;
-		struct ci_attribution a = { .launch = i, .arg = (uint32_t)(off / 8),
-					    .param_offset = (uint32_t)off };
-		attribute(m, v, &a);
+		uint64_t v = read_le64(l->params + off);
+		if (v < 0x10000 || v >= (1ull << 47))
+			continue;
+		struct ci_attribution a = { .launch = i, .arg = k, .param_offset = (uint32_t)off,
+					    .address = v };
 		if (attr_push(av, &a))
 			return -1;
 	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Attribute the collected arguments: one pass over the live allocations for all of them, then
+ * the frees.  Values that turn out not to be plausible pointers are dropped. */
+static int attribute_all(const struct ci_model *m, struct attr_vec *av)
+{
+	size_t n = av->n;
+	if (!n)
+		return 0;
+	uint64_t *vals = malloc(n * sizeof(*vals));
+	struct found *f = calloc(3 * n + 1, sizeof(*f));
+	if (!vals || !f) {
+		free(vals);
+		free(f);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		vals[i] = av->v[i].address;
+	qsort(vals, n, sizeof(*vals), cmp_u64);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!u || vals[i] != vals[u - 1])
+			vals[u++] = vals[i];
+	struct lookup lk = { vals, u, f, f + u, f + 2 * u, UINT64_MAX, 0 };
+	ci_model_each_alloc(m, lookup_visit, &lk);
+	for (size_t j = 0; j < m->free_count; j++) {
+		struct ci_alloc_brief b = alloc_brief(&m->frees[j]);
+		if (alloc_has_range(&b)) {
+			if (b.address < lk.lo)
+				lk.lo = b.address;
+			if (alloc_end(&b) > lk.hi)
+				lk.hi = alloc_end(&b);
+		}
+	}
+	/* below[k]: the largest start <= vals[k] (a prefix maximum); above[k]: the smallest
+	 * start > vals[k] (a suffix minimum over the allocations whose first >= is past k). */
+	for (size_t k = 1; k < u; k++)
+		if (lk.below_at[k - 1].have &&
+		    (!lk.below_at[k].have || lk.below_at[k - 1].address > lk.below_at[k].address ||
+		     (lk.below_at[k - 1].address == lk.below_at[k].address &&
+		      lk.below_at[k - 1].id > lk.below_at[k].id)))
+			lk.below_at[k] = lk.below_at[k - 1];
+	for (size_t k = u; k > 0; k--)
+		if (lk.above_at[k].have &&
+		    (!lk.above_at[k - 1].have || lk.above_at[k].address < lk.above_at[k - 1].address ||
+		     (lk.above_at[k].address == lk.above_at[k - 1].address &&
+		      lk.above_at[k].id < lk.above_at[k - 1].id)))
+			lk.above_at[k - 1] = lk.above_at[k];
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct ci_attribution a = av->v[i];
+		if (!plausible_pointer(a.address, lk.lo, lk.hi))
+			continue;
+		size_t k = lower_bound(vals, u, a.address);
+		attribute(m, &lk, k, &lk.below_at[k], &lk.above_at[k + 1], &a);
+		av->v[w++] = a;
+	}
+	av->n = w;
+	free(vals);
+	free(f);
 	return 0;
 }
 
@@ -484,26 +605,12 @@ static bool launch_has_bad_pointer(const struct attr_vec *av, size_t i)
 
 static void find_errors(const struct ci_model *m, struct ci_diagnosis *d)
 {
-	d->first_sticky_error = -1;
 	d->first_error = m->error_count ? 0 : -1;
 	d->last_error = -1;
-	ptrdiff_t by_flag = -1, by_seq = -1, by_sticky = -1, by_result = -1;
-	for (size_t i = 0; i < m->error_count; i++) {
-		const struct ci_api_error *e = &m->errors[i];
-		if (by_flag < 0 && (e->flags & CI_ERROR_FIRST_STICKY))
-			by_flag = (ptrdiff_t)i;
-		if (by_seq < 0 && m->header.first_sticky_error_seq &&
-		    e->seq == m->header.first_sticky_error_seq)
-			by_seq = (ptrdiff_t)i;
-		if (by_sticky < 0 && (e->flags & CI_ERROR_STICKY))
-			by_sticky = (ptrdiff_t)i;
-		if (by_result < 0 && ci_cuda_result_is_sticky(e->result))
-			by_result = (ptrdiff_t)i;
-		if (e->result != CUDA_ERROR_NOT_READY)
+	for (size_t i = 0; i < m->error_count; i++)
+		if (m->errors[i].result != CUDA_ERROR_NOT_READY)
 			d->last_error = (ptrdiff_t)i;
-	}
-	d->first_sticky_error = by_flag >= 0 ? by_flag : by_seq >= 0 ? by_seq
-			      : by_sticky >= 0 ? by_sticky : by_result;
+	d->first_sticky_error = ci_first_sticky_error(m);
 	if (d->first_sticky_error >= 0)
 		d->error_tid = m->errors[d->first_sticky_error].tid;
 	else if (d->last_error >= 0)
@@ -530,6 +637,67 @@ static void find_signal(const struct ci_model *m, const struct ci_source_info *i
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* What the record lost                                                                       */
+
+/* Whether most of what a diagnosis reads is not in the input (a record file or core cut
+ * short): the launches or the errors, or more than half of the record. */
+static bool record_mostly_missing(const struct ci_model *m)
+{
+	const struct ci_section_stats *l = &m->sections[CI_SEC_LAUNCHES];
+	const struct ci_section_stats *e = &m->sections[CI_SEC_ERRORS];
+	return (l->present && l->capacity && l->missing * 2 > l->capacity) ||
+	       (e->present && e->capacity && e->missing * 2 > e->capacity) ||
+	       (m->location.size && m->location.size * 2 < m->header.record_size);
+}
+
+/* Say what the record lost that bears on the choice of the faulting launch, and cap the
+ * confidence accordingly: entries the recorder could not store (a full table, a contended
+ * ring) or that the input does not hold.  POINTER_RULE: bad pointers decided. */
+static void record_losses(const struct ci_model *m, struct ci_diagnosis *d, bool pointer_rule,
+			  struct text *why)
+{
+	static const struct {
+		uint32_t kind;
+		const char *what;
+	} tables[] = {
+		{ CI_SEC_ALLOCS, "allocations" }, { CI_SEC_LAUNCHES, "launches" },
+		{ CI_SEC_STREAMS, "streams" },   { CI_SEC_FUNCTIONS, "kernels" },
+		{ CI_SEC_CONTEXTS, "contexts" },
+	};
+	enum ci_confidence cap = CI_CONF_EXACT;
+	bool said = false;
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+		const struct ci_section_stats *s = &m->sections[tables[i].kind];
+		if (!s->present || (!s->dropped && !s->missing))
+			continue;
+		char n[32];
+		text_add(why, "%s%s %s were not recorded%s", said ? "; " : " The record is incomplete: ",
+			 ci_fmt_count(s->dropped ? s->dropped : s->missing, n, sizeof(n)), tables[i].what,
+			 s->dropped ? (tables[i].kind == CI_SEC_LAUNCHES ? " (the ring was contended)"
+								: " (the table was full)")
+				    : " (not in the input)");
+		said = true;
+		enum ci_confidence c = tables[i].kind == CI_SEC_ALLOCS && pointer_rule ? CI_CONF_LOW
+										   : CI_CONF_MEDIUM;
+		if (c < cap)
+			cap = c;
+	}
+	if (!said && (m->header.flags & CI_HDR_TRUNCATED)) {
+		text_add(why, " The record is incomplete: the recorder says some table was full");
+		said = true;
+		cap = CI_CONF_MEDIUM;
+	}
+	if (!said)
+		return;
+	if (d->faulting_launch >= 0 && d->confidence > cap) {
+		d->confidence = cap;
+		text_add(why, ", so the confidence is at most %s.", ci_confidence_name(cap));
+	} else {
+		text_add(why, ".");
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* The faulting launch                                                                        */
 
 static void describe_launch(struct text *t, const struct ci_model *m, size_t i)
@@ -551,11 +719,36 @@ static ptrdiff_t oldest_of(struct ci_launch_briefs lb, const size_t *v, size_t n
 	return best;
 }
 
+/* The candidates of the open windows (streams without breadcrumbs) when no bad pointer
+ * decides: per stream, the oldest launch made since its last synchronization (it had started;
+ * those behind it may not have), or the newest when nothing bounds the window; then the oldest
+ * of those. */
+static ptrdiff_t open_pick(const struct diag_ctx *c, const size_t *open, size_t n)
+{
+	ptrdiff_t best = -1;
+	for (size_t k = 0; k < n; k++) {
+		const struct ci_launch_brief *l = ci_brief_at(c->lb, open[k]);
+		bool bounded = l->stream < c->model->stream_count && c->sync[l->stream];
+		/* Is open[k] its stream's representative? */
+		bool rep = true;
+		for (size_t j = 0; j < n && rep; j++) {
+			const struct ci_launch_brief *o = ci_brief_at(c->lb, open[j]);
+			if (j != k && o->stream == l->stream &&
+			    (bounded ? o->stream_seq < l->stream_seq : o->stream_seq > l->stream_seq))
+				rep = false;
+		}
+		if (rep && (best < 0 || l->time_ns < ci_brief_at(c->lb, best)->time_ns))
+			best = (ptrdiff_t)open[k];
+	}
+	return best;
+}
+
 static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t n_in_flight,
-			    const size_t *window, size_t n_window, const size_t *blind,
-			    size_t n_blind, const struct attr_vec *av, struct text *why)
+			    const size_t *window, size_t n_window, const size_t *open,
+			    size_t n_open, const struct attr_vec *av, struct text *why)
 {
 	struct ci_diagnosis *d = c->diag;
+	bool pointer_rule = false;
 	if (n_in_flight == 1 && n_window == 0) {
 		size_t i = in_flight[0];
 		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
@@ -565,9 +758,10 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 			      "every launch up to that one finished, and the breadcrumb enqueued right "
 			      "after this one never arrived. No other stream has work in flight.",
 			 (unsigned long long)(l->stream_seq - 1));
-		if (n_blind)
+		if (n_open)
 			text_add(why, " (%zu launches on streams without breadcrumbs cannot be "
-				      "placed.)", n_blind);
+				      "placed.)", n_open);
+		record_losses(c->model, d, false, why);
 		return;
 	}
 
@@ -586,11 +780,11 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 			n = all_n;
 		}
 	}
-	bool blind_only = false;
+	bool open_only = false;
 	if (n == 0) {
-		cand = blind;
-		n = n_blind;
-		blind_only = true;
+		cand = open;
+		n = n_open;
+		open_only = true;
 	}
 	if (n == 0) {
 		free(merged);
@@ -598,45 +792,67 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 			text_add(why, "Every recorded launch finished according to the breadcrumbs, so "
 				      "no launch can be named: the fault may come from a memory "
 				      "operation, a graph, or launches the recorder did not see.");
+		record_losses(c->model, d, false, why);
 		return;
 	}
 
-	size_t n_bad = 0;
+	size_t n_bad = 0, streams = 0;
 	ptrdiff_t bad_oldest = -1;
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++) {
+		const struct ci_launch_brief *l = ci_brief_at(c->lb, cand[k]);
+		bool first_of_stream = true;
+		for (size_t j = 0; j < k && first_of_stream; j++)
+			first_of_stream = ci_brief_at(c->lb, cand[j])->stream != l->stream;
+		streams += first_of_stream;
 		if (launch_has_bad_pointer(av, cand[k])) {
 			n_bad++;
-			if (bad_oldest < 0 ||
-			    ci_brief_at(c->lb, cand[k])->time_ns < ci_brief_at(c->lb, bad_oldest)->time_ns)
+			if (bad_oldest < 0 || l->time_ns < ci_brief_at(c->lb, bad_oldest)->time_ns)
 				bad_oldest = (ptrdiff_t)cand[k];
 		}
+	}
 
-	const char *pool = blind_only ? "launches are the newest on streams without breadcrumbs"
-			   : n_window ? "launches may have been in flight"
-				      : "launches were in flight";
+	char pool[320];
+	if (open_only)
+		snprintf(pool, sizeof(pool), "Breadcrumbs are off on %s, so any launch made since the "
+			 "work there was last known done (a successful synchronization, else the newest "
+			 "%d of each stream) may be the one: %zu launch%s on %zu stream%s",
+			 streams == 1 ? "that stream" : "those streams", CI_OPEN_WINDOW_MAX, n,
+			 n == 1 ? "" : "es", streams, streams == 1 ? "" : "s");
+	else
+		snprintf(pool, sizeof(pool), "%zu launch%s %s", n, n == 1 ? "" : "es",
+			 n_window ? "may have been in flight" : "were in flight");
 	if (n_bad == 1) {
 		d->faulting_launch = bad_oldest;
-		d->confidence = blind_only ? CI_CONF_LOW : CI_CONF_MEDIUM;
-		text_add(why, "Rule: the only suspect with a bad pointer. %zu %s; only this one "
-			      "passes a pointer outside every live allocation.", n, pool);
+		d->confidence = open_only ? CI_CONF_LOW : CI_CONF_MEDIUM;
+		pointer_rule = true;
+		text_add(why, "Rule: the only suspect with a bad pointer. %s; only this one passes a "
+			      "pointer outside every live allocation.", pool);
 	} else if (n_bad > 1) {
 		d->faulting_launch = bad_oldest;
 		d->confidence = CI_CONF_LOW;
-		text_add(why, "Rule: the oldest suspect with a bad pointer. %zu %s; %zu of them pass "
+		pointer_rule = true;
+		text_add(why, "Rule: the oldest suspect with a bad pointer. %s; %zu of them pass "
 			      "pointers outside every live allocation, and this is the oldest of those.",
-			 n, pool, n_bad);
+			 pool, n_bad);
+	} else if (open_only) {
+		d->faulting_launch = open_pick(c, cand, n);
+		d->confidence = CI_CONF_LOW;
+		text_add(why, "Rule: no suspect passes a bad pointer. %s; this is the oldest launch "
+			      "made since its stream's last synchronization (the newest, where there "
+			      "was none), but any of them may be the one.", pool);
 	} else {
 		ptrdiff_t o = n_in_flight ? oldest_of(c->lb, in_flight, n_in_flight) : oldest_of(c->lb, cand, n);
 		d->faulting_launch = o;
 		d->confidence = CI_CONF_LOW;
-		text_add(why, "Rule: the oldest launch in flight. %zu %s and none passes a pointer "
+		text_add(why, "Rule: the oldest launch in flight. %s and none passes a pointer "
 			      "outside the live allocations; this is the oldest, but any of them may be "
-			      "the one.", n, pool);
+			      "the one.", pool);
 	}
 
-	if (n_window && !blind_only)
+	if (n_window && !open_only)
 		text_add(why, " Breadcrumbs are not written after every launch, so on some streams "
 			      "only a range of launches is known to contain the one in flight.");
+	record_losses(c->model, d, pointer_rule, why);
 	free(merged);
 }
 
@@ -656,8 +872,9 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	struct diag_ctx c = { .model = m, .diag = d };
 	struct attr_vec av = { 0 };
 	struct text why = { 0 };
-	size_t *in_flight = NULL, *window = NULL, *blind = NULL;
-	size_t n_in_flight = 0, n_window = 0, n_blind = 0;
+	size_t *in_flight = NULL, *window = NULL, *open = NULL;
+	size_t n_in_flight = 0, n_window = 0, n_open = 0;
+	struct ci_launch_brief *own = NULL;
 
 	if (!d)
 		return nomem();
@@ -666,7 +883,6 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	d->launch_state = calloc(nl ? nl : 1, sizeof(*d->launch_state));
 	/* What is read of every launch: a lazy model has it at hand, else one pass copies it. */
 	struct ci_launch_briefs lb = ci_model_launch_briefs(m);
-	struct ci_launch_brief *own = NULL;
 	if (!lb.base) {
 		own = malloc((nl ? nl : 1) * sizeof(*own));
 		for (size_t i = 0; own && i < nl; i++)
@@ -676,11 +892,18 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	c.lb = lb;
 	c.order = malloc((nl ? nl : 1) * sizeof(*c.order));
 	c.window = calloc(nl ? nl : 1, 1);
+	c.sync = calloc(m->stream_count ? m->stream_count : 1, sizeof(*c.sync));
 	in_flight = malloc((nl ? nl : 1) * sizeof(size_t));
 	window = malloc((nl ? nl : 1) * sizeof(size_t));
-	blind = malloc((m->stream_count ? m->stream_count : 1) * sizeof(size_t));
-	if (!d->launch_state || !lb.base || !c.order || !c.window || !in_flight || !window || !blind)
+	open = malloc((nl ? nl : 1) * sizeof(size_t));
+	if (!d->launch_state || !lb.base || !c.order || !c.window || !c.sync || !in_flight ||
+	    !window || !open)
 		goto oom;
+
+	find_errors(m, d);
+	find_signal(m, info, d);
+	ci_stream_sync_bounds(m, d->first_sticky_error >= 0 ? m->errors[d->first_sticky_error].time_ns
+							     : UINT64_MAX, c.sync);
 
 	/* Per-stream progress, one entry per published stream. */
 	size_t ns = 0;
@@ -703,31 +926,15 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 		struct ci_stream_progress *p = &d->streams[d->stream_count++];
 		p->stream = (uint32_t)s;
 		classify_stream(&c, p, begin, k);
-		/* Streams without breadcrumbs: their newest launch is a (weak) suspect. */
-		uint64_t crumb;
-		if (!stream_crumb(m, &m->streams[s], &crumb)) {
-			ptrdiff_t newest = -1;
-			for (size_t j = begin; j < k; j++)
-				if (launch_enqueued(ci_brief_at(lb, c.order[j])->flags))
-					newest = (ptrdiff_t)c.order[j];
-			if (newest >= 0)
-				blind[n_blind++] = (size_t)newest;
-		}
 	}
 	for (size_t i = 0; i < nl; i++) {
 		if (d->launch_state[i] == CI_LS_IN_FLIGHT)
 			in_flight[n_in_flight++] = i;
-		else if (c.window[i])
+		else if (c.window[i] == IN_CRUMB_WINDOW)
 			window[n_window++] = i;
+		else if (c.window[i] == IN_OPEN_WINDOW)
+			open[n_open++] = i;
 	}
-
-	find_errors(m, d);
-	find_signal(m, info, d);
-	for (size_t i = nl; i-- > 0;)
-		if (ci_brief_at(lb, i)->flags & CI_LAUNCH_FAILED) {
-			d->failed_launch = (ptrdiff_t)i;
-			break;
-		}
 
 	if (d->first_sticky_error >= 0)
 		d->verdict = CI_VERDICT_DEVICE_FAULT;
@@ -737,35 +944,39 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 		d->verdict = CI_VERDICT_PENDING;
 	else
 		d->verdict = CI_VERDICT_NONE;
-	if (d->verdict != CI_VERDICT_API_ERROR)
-		d->failed_launch = -1;
-
-	/* Attribute the arguments of every suspect launch (bounded), newest suspects last. */
-	uint64_t lo = UINT64_MAX, hi = 0;
-	for (size_t i = 0; i < m->alloc_count + m->free_count; i++) {
-		struct ci_alloc_brief b = i < m->alloc_count ? live_brief(m, i)
-							     : alloc_brief(&m->frees[i - m->alloc_count]);
-		if (alloc_has_range(&b)) {
-			if (b.address < lo)
-				lo = b.address;
-			if (alloc_end(&b) > hi)
-				hi = alloc_end(&b);
+	if ((d->verdict == CI_VERDICT_NONE || d->verdict == CI_VERDICT_PENDING) &&
+	    record_mostly_missing(m))
+		d->verdict = CI_VERDICT_INCOMPLETE;
+	/* The launch whose call returned the last error: one that failed just before it. */
+	if (d->verdict == CI_VERDICT_API_ERROR) {
+		uint64_t t = m->errors[d->last_error].time_ns;
+		for (size_t i = nl; i-- > 0;) {
+			const struct ci_launch_brief *l = ci_brief_at(lb, i);
+			if ((l->flags & CI_LAUNCH_FAILED) && l->time_ns <= t &&
+			    l->time_ns + CI_FAILED_LAUNCH_NS >= t) {
+				d->failed_launch = (ptrdiff_t)i;
+				break;
+			}
 		}
 	}
+
+	/* Attribute the arguments of every suspect launch (bounded), newest suspects last. */
 	size_t budget = ATTRIBUTED_LAUNCHES_MAX;
-	const size_t *lists[3] = { in_flight, window, blind };
-	size_t counts[3] = { n_in_flight, n_window, n_blind };
-	if (d->verdict != CI_VERDICT_API_ERROR && d->verdict != CI_VERDICT_NONE)
+	const size_t *lists[3] = { in_flight, window, open };
+	size_t counts[3] = { n_in_flight, n_window, n_open };
+	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING)
 		for (int li = 0; li < 3; li++) {
 			if (li == 2 && (n_in_flight || n_window))
 				break;
 			for (size_t j = 0; j < counts[li] && budget; j++, budget--)
-				if (attribute_launch(m, lists[li][j], lo, hi, &av))
+				if (collect_args(m, lists[li][j], &av))
 					goto oom;
 		}
+	if (attribute_all(m, &av))
+		goto oom;
 
 	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING)
-		choose_faulting(&c, in_flight, n_in_flight, window, n_window, blind, n_blind, &av,
+		choose_faulting(&c, in_flight, n_in_flight, window, n_window, open, n_open, &av,
 				&why);
 	else if (d->verdict == CI_VERDICT_API_ERROR) {
 		const struct ci_api_error *e = &m->errors[d->last_error];
@@ -781,6 +992,13 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 		} else {
 			text_add(&why, ".");
 		}
+	} else if (d->verdict == CI_VERDICT_INCOMPLETE) {
+		char have[32], all[32];
+		text_add(&why, "Most of the record is not in the input (%s of its %s): the launches "
+			       "and errors that would show a failure are missing, so nothing can be said "
+			       "about what the GPU was doing. Read a complete core or record file.",
+			 ci_fmt_size(m->location.size, have, sizeof(have)),
+			 ci_fmt_size(m->header.record_size, all, sizeof(all)));
 	} else {
 		text_add(&why, "No CUDA error was recorded and no launch is in flight.");
 	}
@@ -802,9 +1020,10 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 	free(own);
 	free(c.order);
 	free(c.window);
+	free(c.sync);
 	free(in_flight);
 	free(window);
-	free(blind);
+	free(open);
 	if (!d->reasoning) {
 		ci_diagnosis_destroy(d);
 		return nomem();
@@ -816,9 +1035,10 @@ oom:
 	free(own);
 	free(c.order);
 	free(c.window);
+	free(c.sync);
 	free(in_flight);
 	free(window);
-	free(blind);
+	free(open);
 	free(av.v);
 	free(why.s);
 	ci_diagnosis_destroy(d);

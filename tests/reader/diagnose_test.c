@@ -351,6 +351,177 @@ static void test_failed_in_sequence(void)
 	ci_model_destroy(m);
 }
 
+/* No breadcrumbs (CUDAINSPECT_CRUMBS=off, a persistent record on disk, no stream memory ops):
+ * an event recorded on the stream and synchronized bounds what had finished; every launch made
+ * after it is a suspect, the bad-pointer rule first, with low confidence. */
+static void test_open_window_event_sync(void)
+{
+	struct ci_model *m = mb_new();
+	m->header.flags |= CI_HDR_CRUMBS_OFF;
+	static const uint16_t sizes[] = { 8, 4 };
+	uint32_t attn = mb_function(m, "paged_attention", 2, sizes);
+	uint32_t samp = mb_function(m, "sample_token", 2, sizes);
+	const uint64_t A = 0x7f4000000000ull;
+	mb_alloc(m, 1, A, 0x10000, 7);
+	uint32_t s = mb_stream(m, 0x100, true, 0, 8);
+	uint64_t ok_p[] = { A + 0x100, 1 }, bad_p[] = { A + 0x10000 + 0x40, 1 };
+	size_t l[8];
+	for (int i = 0; i < 8; i++)
+		l[i] = mb_launch(m, s, (uint64_t)i + 1, i == 5 ? attn : samp, 10 + (uint64_t)i,
+				 0, 7, 2, i == 5 ? bad_p : ok_p);
+	/* Event 0xe1 recorded after launch 4 (at 13.5 ms) and synchronized: launches 1-4 done. */
+	mb_event(m, 13, CI_EV_EVENT_RECORD, 0xe1, s, 0, 0);
+	m->events[0].time_ns += MB_MS / 2;
+	mb_event(m, 14, CI_EV_EVENT_SYNC, 0xe1, CI_NONE, 0, 0);
+	mb_error(m, 30, STICKY, 7, "cuEventSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->launch_state[l[3]], CI_LS_FINISHED, "no breadcrumbs: launch 4, before the synchronized event, finished");
+	is_int(d->launch_state[l[4]], CI_LS_UNKNOWN, "... launch 5, after it, unknown");
+	is_int(d->streams[0].finished, 4, "... 4 finished by number");
+	is_int(d->streams[0].unknown, 4, "... 4 unknown");
+	ok(d->streams[0].synced_ns == m->events[0].time_ns, "... bounded by the event's record time");
+	is_int(d->faulting_launch, (long long)l[5], "the launch with the bad pointer among those after the sync is named");
+	is_int(d->confidence, CI_CONF_LOW, "... with low confidence (no breadcrumbs)");
+	ok(strstr(d->reasoning, "Breadcrumbs are off") != NULL, "... and the reasoning says why");
+	is_int(d->verdict, CI_VERDICT_DEVICE_FAULT, "a sticky error: device fault");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* A cuCtxSynchronize bounds every stream of its context; without a bad pointer the oldest
+ * launch made after it is named.  A synchronization after the sticky error does not count. */
+static void test_open_window_ctx_sync(void)
+{
+	struct ci_model *m = mb_new();
+	mb_device(m, "GPU");
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	uint32_t a = mb_stream(m, 0xa, false, 0, 4), b = mb_stream(m, 0xb, false, 0, 4);
+	m->streams[a].ctx = m->streams[b].ctx = 0;
+	size_t la[4], lb[4];
+	for (int i = 0; i < 4; i++) {
+		la[i] = mb_launch(m, a, (uint64_t)i + 1, fn, 10 + 2 * (uint64_t)i, 0, 7, 0, NULL);
+		lb[i] = mb_launch(m, b, (uint64_t)i + 1, fn, 11 + 2 * (uint64_t)i, 0, 8, 0, NULL);
+	}
+	mb_event(m, 14, CI_EV_CTX_SYNC, 0x5000, CI_NONE, 0, 0);  /* after a1, b1, a2 (10, 11, 12, 13) */
+	mb_error(m, 30, STICKY, 7, "cuCtxSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	mb_event(m, 31, CI_EV_CTX_SYNC, 0x5000, CI_NONE, 0, 0); /* after the error: no bound */
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->launch_state[lb[1]], CI_LS_FINISHED, "ctx sync: stream b's launch 2 (13 ms) finished");
+	is_int(d->launch_state[la[2]], CI_LS_UNKNOWN, "ctx sync: stream a's launch 3 (14 ms) unknown");
+	is_int(d->faulting_launch, (long long)la[2], "no bad pointer: the oldest launch after the sync");
+	is_int(d->confidence, CI_CONF_LOW, "... low confidence");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* Counts are over the stream's launch numbers, also when the ring holds only the newest. */
+static void test_counts_by_number(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	uint32_t s = mb_stream(m, 0x1, true, 990, 1000);
+	for (uint64_t i = 991; i <= 1000; i++)
+		mb_launch(m, s, i, fn, i, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->streams[0].finished, 990, "990 finished although the ring holds none of them");
+	is_int(d->streams[0].in_flight, 1, "launch 991 in flight");
+	is_int(d->streams[0].not_started, 9, "9 not started");
+	is_int(d->verdict, CI_VERDICT_PENDING, "no error, work in flight: pending");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* The record lost entries: the confidence is capped, lower when pointers decided. */
+static void test_losses_cap(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	uint32_t s = mb_stream(m, 0x1, true, 1, 3);
+	mb_launch(m, s, 1, fn, 1, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	mb_launch(m, s, 2, fn, 2, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY);
+	m->sections[CI_SEC_LAUNCHES].dropped = 5;
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->confidence, CI_CONF_MEDIUM, "launches not recorded: the only launch in flight is at most medium");
+	ok(strstr(d->reasoning, "5 launches were not recorded") != NULL, "... and the reasoning says so");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+
+	m = mb_new();
+	static const uint16_t sizes[] = { 8 };
+	fn = mb_function(m, "k", 1, sizes);
+	mb_alloc(m, 1, 0x7f0000000000ull, 4096, 7);
+	uint32_t a = mb_stream(m, 0xa, true, 0, 1), b = mb_stream(m, 0xb, true, 0, 1);
+	uint64_t good[] = { 0x7f0000000010ull }, bad[] = { 0x7f0000001040ull };
+	mb_launch(m, a, 1, fn, 1, CI_LAUNCH_CRUMB, 7, 1, good);
+	size_t lb = mb_launch(m, b, 1, fn, 2, CI_LAUNCH_CRUMB, 7, 1, bad);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY);
+	m->sections[CI_SEC_ALLOCS].dropped = 3;
+	d = run(m, NULL);
+	is_int(d->faulting_launch, (long long)lb, "table full: the bad-pointer rule still names its launch");
+	is_int(d->confidence, CI_CONF_LOW, "... but the pointer may be in an unrecorded allocation: low");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* A launch that failed long before the last error is not the one behind it. */
+static void test_failed_launch_far(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	uint32_t s = mb_stream(m, 0x1, true, 1, 1);
+	mb_launch(m, s, 1, fn, 1, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	mb_launch(m, s, 0, fn, 2, CI_LAUNCH_FAILED, 7, 0, NULL);
+	mb_error(m, 2, 1, 7, "cuLaunchKernel", 0);
+	mb_error(m, 50, 1, 7, "cuMemcpyHtoD_v2", 0);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->verdict, CI_VERDICT_API_ERROR, "api error");
+	is_int(d->failed_launch, -1, "the last error came from a copy 48 ms after the failed launch: none named");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* The smallest container wins wherever it is: a VMM reserve with more than 64 mappings above
+ * its start still holds an address none of them does. */
+static void test_container_far_back(void)
+{
+	struct ci_model *m = mb_new();
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	const uint64_t R = 0x7f6000000000ull;
+	struct ci_alloc *r = mb_alloc(m, 1, R, 1ull << 30, 7);
+	r->kind = CI_ALLOC_VMM_RESERVE;
+	for (uint64_t i = 0; i < 100; i++)
+		mb_alloc(m, 2 + i, R + 0x100000 * (i + 1), 0x1000, 7)->kind = CI_ALLOC_VMM_MAP;
+	uint32_t s = mb_stream(m, 0x1, true, 0, 1);
+	uint64_t p[] = { R + 0x100000 * 101 + 0x10, R + 0x100000 * 7 + 0x8 };
+	size_t l = mb_launch(m, s, 1, fn, 1, CI_LAUNCH_CRUMB, 7, 2, p);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	const struct ci_attribution *a = attr_of(d, l, 0);
+	ok(a && a->relation == CI_REL_INSIDE && a->alloc->id == 1 && a->offset == 0x100000 * 101 + 0x10,
+	   "an address past 100 mappings is inside the reserve (#1)");
+	a = attr_of(d, l, 1);
+	ok(a && a->relation == CI_REL_INSIDE && a->alloc->id == 8 && a->offset == 8,
+	   "an address in a mapping is inside the mapping, not the reserve");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* Most of the record missing: no verdict about the GPU. */
+static void test_incomplete(void)
+{
+	struct ci_model *m = mb_new();
+	m->sections[CI_SEC_ERRORS].missing = m->sections[CI_SEC_ERRORS].capacity;
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	uint32_t s = mb_stream(m, 0x1, true, 1, 1);
+	mb_launch(m, s, 1, fn, 1, CI_LAUNCH_CRUMB, 7, 0, NULL);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->verdict, CI_VERDICT_INCOMPLETE, "the error ring not in the input: incomplete, not none");
+	ok(!strcmp(ci_verdict_name(d->verdict), "incomplete"), "... named incomplete");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
 int main(void)
 {
 	test_single_stream();
@@ -365,6 +536,13 @@ int main(void)
 	test_reused_address();
 	test_signal();
 	test_failed_in_sequence();
+	test_open_window_event_sync();
+	test_open_window_ctx_sync();
+	test_counts_by_number();
+	test_losses_cap();
+	test_failed_launch_far();
+	test_container_far_back();
+	test_incomplete();
 	printf("1..%d\n", tap_n);
 	return done_testing();
 }

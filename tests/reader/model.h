@@ -247,6 +247,22 @@ static inline size_t mb_error(struct ci_model *m, uint64_t ms, int32_t result, u
 	return m->error_count++;
 }
 
+/* An event (synchronization, event record...) at MB_T0 + MS milliseconds. */
+static inline size_t mb_event(struct ci_model *m, uint64_t ms, uint32_t kind, uint64_t a,
+			      uint32_t stream, uint32_t ctx, int32_t result)
+{
+	MB_GROW(m->events, m->event_count);
+	struct ci_event *e = &m->events[m->event_count];
+	e->seq = m->event_count + 1;
+	e->time_ns = MB_T0 + ms * MB_MS;
+	e->kind = kind;
+	e->a = a;
+	e->stream = stream;
+	e->ctx = ctx;
+	e->result = result;
+	return m->event_count++;
+}
+
 static int mb_cmp_alloc(const void *a, const void *b)
 {
 	const struct ci_alloc *x = a, *y = b;
