@@ -245,6 +245,21 @@ static void j_slot(struct json *j, const char *key, uint32_t slot)
 		j_u64(j, key, slot);
 }
 
+/* A stream reference, the same everywhere: KEY the handle as the application passed it (a hex
+ * string), KEY_slot the slot in `streams`; both null when unknown. */
+static void j_stream(struct json *j, const char *key, uint32_t slot)
+{
+	char sk[48];
+	snprintf(sk, sizeof(sk), "%s_slot", key);
+	if (ci_stream_valid(j->m, slot)) {
+		j_hex(j, key, j->m->streams[slot].handle);
+		j_u64(j, sk, slot);
+	} else {
+		j_null(j, key);
+		j_null(j, sk);
+	}
+}
+
 /* ---------------------------------------------------------------------------------------- */
 
 static void j_frame(struct json *j, const struct ci_frame *f)
@@ -302,11 +317,11 @@ static void j_launch_fields(struct json *j, size_t i)
 	const char *raw = l->function != CI_NONE ? ci_model_function_name(m, l->function) : NULL;
 	j_str(j, "symbol", raw && *raw ? raw : NULL);
 	j_hex(j, "function_handle", l->function_handle);
+	j_stream(j, "stream", l->stream);
 	if (ci_stream_valid(m, l->stream))
-		j_hex(j, "stream", m->streams[l->stream].handle);
+		j_u64(j, "stream_id", m->streams[l->stream].stream_id);
 	else
-		j_null(j, "stream");
-	j_slot(j, "stream_slot", l->stream);
+		j_null(j, "stream_id");
 	j_u64(j, "stream_seq", l->stream_seq);
 	j_slot(j, "context", l->ctx);
 	j_u64(j, "thread", l->tid);
@@ -388,7 +403,7 @@ static void j_alloc(struct json *j, const struct ci_alloc *a, bool freed)
 	j_u64(j, "size", a->size);
 	j_str(j, "kind", ci_alloc_kind_name(a->kind));
 	j_slot(j, "context", a->ctx);
-	j_slot(j, "stream", a->stream);
+	j_stream(j, "stream", a->stream);
 	j_u64(j, "thread", a->tid);
 	j_u64(j, "time_ns", a->time_ns);
 	j_hex(j, "aux", a->aux);
@@ -397,7 +412,7 @@ static void j_alloc(struct json *j, const struct ci_alloc *a, bool freed)
 	if (freed) {
 		j_u64(j, "free_thread", a->free_tid);
 		j_u64(j, "free_time_ns", a->free_ns);
-		j_slot(j, "free_stream", a->free_stream);
+		j_stream(j, "free_stream", a->free_stream);
 		j_u64(j, "free_stack_id", a->free_stack);
 		j_stack(j, "free_stack", a->free_stack);
 	}
@@ -423,7 +438,7 @@ static void j_error(struct json *j, const char *key, size_t i)
 	j_str(j, "args", args);
 	j_u64(j, "thread", e->tid);
 	j_slot(j, "context", e->ctx);
-	j_slot(j, "stream", e->stream);
+	j_stream(j, "stream", e->stream);
 	j_bool(j, "sticky", (e->flags & CI_ERROR_STICKY) || ci_cuda_result_is_sticky(e->result));
 	j_bool(j, "first_sticky", (ptrdiff_t)i == j->d->first_sticky_error);
 	j_u64(j, "stack_id", e->stack);
@@ -724,6 +739,8 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 		j_error(j, "last_error", (size_t)d->last_error);
 	else
 		j_null(j, "last_error");
+	/* Pointers outside every recorded allocation may be inside one of these. */
+	j_u64(j, "allocations_not_recorded", m->sections[CI_SEC_ALLOCS].dropped);
 	j_arr(j, "attributions");
 	for (size_t i = 0; i < d->attribution_count; i++) {
 		const struct ci_attribution *a = &d->attributions[i];

@@ -2,8 +2,8 @@
 /*
  * Stage 6, text: the one-screen summary (most important first, ending with what to do next) and
  * the views (contexts, streams, kernels, allocs, errors, threads, fault, all).  Every string
- * that comes from the record is scrubbed before it reaches the terminal; lines are cut at the
- * requested width, paragraphs are wrapped.
+ * that comes from the record is scrubbed before it reaches the terminal; lines and paragraphs
+ * are wrapped at the requested width, never cut.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,7 +14,8 @@
 #include "render-internal.h"
 
 #define SUMMARY_FRAMES 3        /* launch-site and error-thread frames in the summary */
-#define SUMMARY_ATTRIBUTIONS 2
+#define NARROW 100              /* below this width the summary's launch site has a frame less */
+#define SUMMARY_ATTRIBUTIONS 3
 #define SUMMARY_STREAMS 2
 #define SUMMARY_WARNINGS 3
 #define KERNELS_DEFAULT 20
@@ -28,6 +29,7 @@ struct out {
 	const struct ci_model *m;
 	const struct ci_diagnosis *d;
 	const char *input;   /* how to name the input in suggested commands */
+	bool bold;           /* put_wrapped prints a heading (in color: bold) */
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -42,26 +44,58 @@ static size_t text_width(const char *s)
 	return n;
 }
 
-/* Print S cut to WIDTH code points ("..." marks the cut). */
-static void put_cut(struct out *o, const char *s)
+/* Length in bytes of the UTF-8 sequence at S (1 for anything that is not one). */
+static size_t cp_len(const char *s)
+{
+	size_t n = 1;
+	while (s[n] && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n++;
+	return n;
+}
+
+/* Print S wrapped at the width, never cut: continuation lines are indented four columns past
+ * the line's own indent, and break at spaces (a word longer than a line is broken).  Returns the
+ * number of lines printed. */
+static int put_wrapped(struct out *o, const char *s)
 {
 	size_t w = (size_t)o->width;
+	const char *on = o->bold && o->color ? "\033[1m" : "", *off = *on ? "\033[0m" : "";
 	if (text_width(s) <= w) {
-		fputs(s, o->f);
-		fputc('\n', o->f);
-		return;
+		fprintf(o->f, "%s%s%s\n", on, s, off);
+		return 1;
 	}
-	size_t n = 0;
+	/* "Error     text…": continuation under the text; "  text…": four columns in. */
+	size_t lead = strspn(s, " "), label = 0;
+	if (!lead) {
+		const char *sp = strstr(s, "  ");
+		if (sp && sp - s < 12 && !memchr(s, ' ', (size_t)(sp - s)))
+			label = (size_t)(sp - s) + strspn(sp, " ");
+	}
+	size_t indent = label ? label : lead + 4;
+	if (indent > w / 2)
+		indent = w / 2;
 	const char *p = s;
-	for (; *p; p++) {
-		if (((unsigned char)*p & 0xc0) != 0x80) {
-			if (n == w - 3)
-				break;
-			n++;
-		}
+	int lines = 0;
+	for (bool first = true; *p; first = false) {
+		size_t avail = w - (first ? 0 : indent), n = 0;
+		const char *q = p, *space = NULL;
+		for (; *q && n < avail; q += cp_len(q), n++)
+			if (*q == ' ' && q > p + (first ? lead : 0))
+				space = q;
+		const char *cut = !*q || *q == ' ' ? q : space ? space : q;
+		const char *end = cut;
+		while (end > p && end[-1] == ' ')
+			end--;
+		if (!first)
+			fprintf(o->f, "%*s", (int)indent, "");
+		fputs(on, o->f);
+		fwrite(p, 1, (size_t)(end - p), o->f);
+		fprintf(o->f, "%s\n", off);
+		lines++;
+		for (p = cut; *p == ' '; p++)
+			;
 	}
-	fwrite(s, 1, (size_t)(p - s), o->f);
-	fputs("...\n", o->f);
+	return lines;
 }
 
 __attribute__((format(printf, 2, 3))) static void line(struct out *o, const char *fmt, ...)
@@ -71,15 +105,14 @@ __attribute__((format(printf, 2, 3))) static void line(struct out *o, const char
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	put_cut(o, buf);
+	put_wrapped(o, buf);
 }
 
 static void heading(struct out *o, const char *s)
 {
-	if (o->color)
-		fprintf(o->f, "\033[1m%s\033[0m\n", s);
-	else
-		fprintf(o->f, "%s\n", s);
+	o->bold = true;
+	put_wrapped(o, s);
+	o->bold = false;
 }
 
 /* Word-wrap TEXT at the width with INDENT spaces before every line but the first, which gets
@@ -307,6 +340,23 @@ static const char *executable(struct out *o)
 	return e;
 }
 
+/* The program's name for a title: the executable's base name, else the command line's first
+ * word's, else a phrase that says it is not known (a record cut short lost its strings). */
+static char *program_name(struct out *o, char *buf, size_t n)
+{
+	const char *e = executable(o), *c = cmdline(o);
+	if (*e) {
+		ci_scrub(base_name(e), buf, n);
+	} else if (*c) {
+		char word[256];
+		snprintf(word, sizeof(word), "%.*s", (int)strcspn(c, " "), c);
+		ci_scrub(base_name(word), buf, n);
+	} else {
+		snprintf(buf, n, "an unknown program");
+	}
+	return buf;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Attribution wording (compute-sanitizer style)                                             */
 
@@ -326,18 +376,24 @@ static void attribution_text(struct out *o, const struct ci_attribution *a, char
 			 ci_alloc_kind_name(al->kind), ci_fmt_count(a->offset, off, sizeof(off)), freed);
 		return;
 	}
+	/* An address outside what was recorded may be inside what was not. */
+	char lost[160] = "";
+	uint64_t dropped = o->m->sections[CI_SEC_ALLOCS].dropped;
+	if (dropped)
+		snprintf(lost, sizeof(lost), " But the allocation table was full (%s allocations not "
+			 "recorded): it may be inside one of those.", ci_fmt_count(dropped, off, sizeof(off)));
 	const char *where = a->relation == CI_REL_PAST_END ? "after" : "before";
 	if (!al) {
 		snprintf(buf, n,
 			 "Address 0x%" PRIx64 " is not inside or near any recorded allocation "
-			 "(live or recently freed).", a->address);
+			 "(live or recently freed).%s", a->address, lost);
 		return;
 	}
 	snprintf(buf, n,
 		 "Address 0x%" PRIx64 " is %s bytes %s the nearest allocation #%" PRIu64
-		 " at 0x%" PRIx64 " of size %s bytes (%s).",
+		 " at 0x%" PRIx64 " of size %s bytes (%s).%s",
 		 a->address, ci_fmt_count(a->offset, off, sizeof(off)), where, al->id, al->address,
-		 ci_fmt_count(al->size, size, sizeof(size)), ci_alloc_kind_name(al->kind));
+		 ci_fmt_count(al->size, size, sizeof(size)), ci_alloc_kind_name(al->kind), lost);
 }
 
 static void print_attribution(struct out *o, const struct ci_attribution *a, bool full)
@@ -378,12 +434,21 @@ static void summary_process(struct out *o)
 	const struct ci_header *h = &o->m->header;
 	const char *cmd = cmdline(o);
 	char host[CI_NAME_MAX + 1];
-	line(o, "Process   %s  (pid %" PRIu32 ", host %s)",
-	     ci_scrub(*cmd ? cmd : executable(o), buf, sizeof(buf)), h->pid,
-	     CI_SCRUB_FIELD(h->host, host));
+	/* The pid is in the title too: left out here where the line would not fit. */
+	const char *what = *cmd ? cmd : executable(o);
+	char text[700];
+	snprintf(text, sizeof(text), "Process   %s  (pid %" PRIu32 ", host %s)",
+		 *what ? ci_scrub(what, buf, sizeof(buf)) : "unknown (its name is not in the input)",
+		 h->pid, CI_SCRUB_FIELD(h->host, host));
+	if (text_width(text) > (size_t)o->width)
+		snprintf(strstr(text, "  (pid "), 100, "  (host %s)", host);
+	line(o, "%s", text);
+	bool live = o->r->source && o->r->source->kind == CI_SOURCE_PID;
 	if (o->d->signal)
-		line(o, "Signal    %s received by %s", ci_signal_name(o->d->signal, sig, sizeof(sig)),
-		     thread_desc(o, o->d->signal_tid, who, sizeof(who)));
+		line(o, "Signal    %s received by %s%s", ci_signal_name(o->d->signal, sig, sizeof(sig)),
+		     o->d->signal_tid ? thread_desc(o, o->d->signal_tid, who, sizeof(who))
+				      : "an unknown thread",
+		     live ? " (the process is alive, stopped at it)" : "");
 	else if (o->r->source && o->r->source->kind == CI_SOURCE_PID)
 		line(o, "Signal    none: the process is alive (read without stopping it)");
 	else if (h->state == CI_STATE_EXITED)
@@ -408,17 +473,28 @@ static void summary_process(struct out *o)
 		line(o, "Device    none recorded (the process never initialized CUDA?)");
 }
 
-static void summary_error(struct out *o)
+/* The first sticky (else the last) error; BRIEF leaves the number out of the first line where
+ * it would not fit (the errors view and the JSON have it). */
+static void summary_error(struct out *o, bool brief)
 {
 	const struct ci_diagnosis *d = o->d;
 	ptrdiff_t ei = d->first_sticky_error >= 0 ? d->first_sticky_error : d->last_error;
 	if (ei < 0) {
-		line(o, "Error     no CUDA error recorded");
+		const struct ci_section_stats *es = &o->m->sections[CI_SEC_ERRORS];
+		if (es->present && es->missing && !es->accepted)
+			line(o, "Error     unknown: the record's error ring is not in the input");
+		else
+			line(o, "Error     no CUDA error recorded");
 		return;
 	}
 	const struct ci_api_error *e = &o->m->errors[ei];
 	char api[CI_API_NAME_MAX + 1], who[64], when[96];
-	line(o, "Error     %s (%d): %s", ci_cuda_result_name(e->result), e->result,
+	char num[24];
+	snprintf(num, sizeof(num), " (%d)", e->result);
+	if (brief && 10 + strlen(ci_cuda_result_name(e->result)) + strlen(num) + 2 +
+			     text_width(ci_cuda_result_text(e->result)) > (size_t)o->width)
+		num[0] = '\0';
+	line(o, "Error     %s%s: %s", ci_cuda_result_name(e->result), num,
 	     ci_cuda_result_text(e->result));
 	line(o, "          %s by %s in %s, %s",
 	     d->first_sticky_error >= 0 ? "first returned" : "returned",
@@ -488,10 +564,35 @@ static void summary_fault(struct out *o)
 		heading(o, "No CUDA failure recorded");
 		para(o, "  ", 2, d->reasoning);
 		return;
+	case CI_VERDICT_INCOMPLETE:
+		heading(o, "Incomplete record: nothing can be said about the GPU");
+		para(o, "  ", 2, d->reasoning);
+		return;
 	}
 	heading(o, buf);
-	launch_lines(o, (size_t)d->faulting_launch, SUMMARY_FRAMES);
+	launch_lines(o, (size_t)d->faulting_launch,
+		     o->width < NARROW ? SUMMARY_FRAMES - 1 : SUMMARY_FRAMES);
 	para(o, "  why: ", 7, d->reasoning);
+}
+
+/* One line for an attribution the summary does not show in full: "arg 3 (+24): 0x7f…0100,
+ * 65,792 bytes after allocation #50". */
+static void attribution_brief(struct out *o, const struct ci_attribution *a)
+{
+	char off[48], rel[96];
+	const struct ci_alloc *al = a->alloc;
+	if (!al)
+		snprintf(rel, sizeof(rel), "in no recorded allocation");
+	else if (a->relation == CI_REL_INSIDE || a->relation == CI_REL_FREED)
+		snprintf(rel, sizeof(rel), "inside %sallocation #%" PRIu64 " at offset %s",
+			 a->relation == CI_REL_FREED ? "FREED " : "", al->id,
+			 ci_fmt_count(a->offset, off, sizeof(off)));
+	else
+		snprintf(rel, sizeof(rel), "%s bytes %s allocation #%" PRIu64,
+			 ci_fmt_count(a->offset, off, sizeof(off)),
+			 a->relation == CI_REL_PAST_END ? "after" : "before", al->id);
+	line(o, "  arg %" PRIu32 " (+%" PRIu32 "): 0x%" PRIx64 ", %s", a->arg, a->param_offset,
+	     a->address, rel);
 }
 
 static void summary_attributions(struct out *o)
@@ -511,13 +612,16 @@ static void summary_attributions(struct out *o)
 		return;
 	fputc('\n', o->f);
 	heading(o, "Pointer arguments");
-	/* The bad pointers are the reason to look; good ones only when there is no bad one. */
+	/* The bad pointers are the reason to look; good ones only when there is no bad one.  The
+	 * first in full, the next ones a line each. */
 	for (size_t i = 0; i < d->attribution_count && shown < SUMMARY_ATTRIBUTIONS; i++) {
 		const struct ci_attribution *a = &d->attributions[i];
 		if (a->launch != (size_t)d->faulting_launch || ((a->relation == CI_REL_INSIDE) != !bad))
 			continue;
-		print_attribution(o, a, false);
-		shown++;
+		if (shown++ == 0)
+			print_attribution(o, a, false);
+		else
+			attribution_brief(o, a);
 	}
 	size_t rest = bad + inside - shown;
 	if (rest)
@@ -537,26 +641,26 @@ static void summary_pending(struct out *o)
 	if (!n)
 		return;
 	fputc('\n', o->f);
-	heading(o, fault_stream != CI_NONE ? "Other streams with unfinished work"
-					   : "Streams with unfinished work");
+	char title[96];
+	snprintf(title, sizeof(title), "%s with unfinished work%s",
+		 fault_stream != CI_NONE ? "Other streams" : "Streams",
+		 n > SUMMARY_STREAMS ? " (the first two; view: streams)" : "");
+	heading(o, title);
 	for (size_t i = 0; i < d->stream_count && shown < SUMMARY_STREAMS; i++) {
 		const struct ci_stream_progress *p = &d->streams[i];
 		if (p->oldest_unfinished < 0 || p->stream == fault_stream)
 			continue;
-		char stream[96], name[256];
+		char stream[96], name[256], unknown[48] = "";
 		const struct ci_launch *l = ci_model_launch(o->m, p->oldest_unfinished);
-		char unknown[48] = "";
-		if (p->unknown)
+		if (p->unknown && p->in_flight)
 			snprintf(unknown, sizeof(unknown), ", %zu unknown", p->unknown);
-		line(o, "  %s: %s (launch %" PRIu64 ") %s; %zu finished, %zu not started%s",
+		line(o, "  %s: %s %s (launch %" PRIu64 " of %" PRIu64 "%s)",
 		     ci_stream_label(o->m, p->stream, stream, sizeof(stream)),
-		     short_kernel(o, l, name, sizeof(name)), l->stream_seq,
-		     p->in_flight ? "in flight" : "oldest unfinished", p->finished, p->not_started,
-		     unknown);
+		     short_kernel(o, l, name, sizeof(name)),
+		     p->in_flight ? "in flight" : p->unknown ? "maybe in flight" : "unfinished",
+		     l->stream_seq, p->launched, unknown);
 		shown++;
 	}
-	if (n > shown)
-		line(o, "  and %zu more (view: streams)", n - shown);
 }
 
 static bool is_abort_frame(const struct ci_frame *f)
@@ -644,47 +748,59 @@ static void hint(struct out *o, const char *cmd, const char *what)
 	}
 }
 
+/* The command that shows VIEW (with ARGS): `cudainspect INPUT VIEW ARGS`, or inside GDB the
+ * `cuda VIEW ARGS` command of cudainspect.gdb. */
+static char *view_cmd(struct out *o, const char *view, const char *args, char *buf, size_t n)
+{
+	if (o->o->hints == CI_HINTS_GDB)
+		snprintf(buf, n, "cuda %s%s%s", view, *args ? " " : "", args);
+	else
+		snprintf(buf, n, "cudainspect %s %s%s%s", o->input, view, *args ? " " : "", args);
+	return buf;
+}
+
 static void summary_next(struct out *o)
 {
 	const struct ci_diagnosis *d = o->d;
-	char name[256], cmd[512];
+	char name[256], cmd[512], args[64];
 	fputc('\n', o->f);
 	heading(o, "What to do next");
 	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING) {
-		snprintf(cmd, sizeof(cmd), "cudainspect %s fault", o->input);
-		hint(o, cmd, "why this launch; every argument with its stacks");
+		hint(o, view_cmd(o, "fault", "", cmd, sizeof(cmd)),
+		     "why this launch; every argument with its stacks");
 		if (d->faulting_launch >= 0) {
 			const struct ci_launch *l = ci_model_launch(o->m, d->faulting_launch);
 			if (ci_stream_valid(o->m, l->stream)) {
-				snprintf(cmd, sizeof(cmd), "cudainspect %s kernels --stream 0x%" PRIx64,
-					 o->input, o->m->streams[l->stream].handle);
-				hint(o, cmd, "what ran before it");
+				snprintf(args, sizeof(args), "--stream 0x%" PRIx64,
+					 o->m->streams[l->stream].handle);
+				hint(o, view_cmd(o, "kernels", args, cmd, sizeof(cmd)), "what ran before it");
 			}
 			if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
 				/* compute-sanitizer matches a substring of the (mangled) name. */
 				const char *raw = ci_model_function_name(o->m, l->function);
 				snprintf(cmd, sizeof(cmd),
-					 "compute-sanitizer --tool memcheck --kernel-name kns=%s CMD",
+					 "compute-sanitizer --kernel-name kns=%s CMD",
 					 ci_scrub(raw && *raw ? raw : "NAME", name, sizeof(name)));
-				hint(o, cmd, "find the bad access");
+				hint(o, cmd, "where it faults");
 			}
 		}
 		if (d->verdict == CI_VERDICT_DEVICE_FAULT)
 			line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD (slow), or CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 "
 				"CMD for a GPU core dump");
 		else {
-			snprintf(cmd, sizeof(cmd), "cudainspect %s streams", o->input);
-			hint(o, cmd, "what every stream is waiting for");
+			hint(o, view_cmd(o, "streams", "", cmd, sizeof(cmd)),
+			     "what every stream is waiting for");
 		}
 	} else if (d->verdict == CI_VERDICT_API_ERROR) {
-		snprintf(cmd, sizeof(cmd), "cudainspect %s errors", o->input);
-		hint(o, cmd, "every failed CUDA call, in order, with stacks");
+		hint(o, view_cmd(o, "errors", "", cmd, sizeof(cmd)),
+		     "every failed CUDA call, in order, with stacks");
 		if (d->failed_launch >= 0)
 			line(o, "  fix the launch configuration: at most 1024 threads per block, no zero "
 				"dimension");
+	} else if (d->verdict == CI_VERDICT_INCOMPLETE) {
+		hint(o, view_cmd(o, "all", "", cmd, sizeof(cmd)), "what the part in the input holds");
 	} else {
-		snprintf(cmd, sizeof(cmd), "cudainspect %s threads", o->input);
-		hint(o, cmd, "host backtraces of every thread");
+		hint(o, view_cmd(o, "threads", "", cmd, sizeof(cmd)), "host backtraces of every thread");
 	}
 }
 
@@ -711,17 +827,17 @@ static void print_warnings(struct out *o, size_t max)
 
 static void view_summary(struct out *o)
 {
-	char title[256], pn[32];
-	const char *what = o->d->verdict == CI_VERDICT_DEVICE_FAULT ? "CUDA device fault"
-			   : o->d->verdict == CI_VERDICT_API_ERROR  ? "CUDA API error"
-			   : o->d->verdict == CI_VERDICT_PENDING    ? "CUDA work still in flight"
-								    : "no CUDA failure";
-	snprintf(pn, sizeof(pn), "%" PRIu32, o->m->header.pid);
-	snprintf(title, sizeof(title), "cudainspect: %s in %s (pid %s)", what,
-		 base_name(executable(o)), pn);
+	char title[512], name[256];
+	const char *what = o->d->verdict == CI_VERDICT_DEVICE_FAULT ? "CUDA device fault in"
+			   : o->d->verdict == CI_VERDICT_API_ERROR  ? "CUDA API error in"
+			   : o->d->verdict == CI_VERDICT_PENDING    ? "CUDA work still in flight in"
+			   : o->d->verdict == CI_VERDICT_INCOMPLETE ? "incomplete flight record of"
+								    : "no CUDA failure in";
+	snprintf(title, sizeof(title), "cudainspect: %s %s (pid %" PRIu32 ")", what,
+		 program_name(o, name, sizeof(name)), o->m->header.pid);
 	heading(o, title);
 	summary_process(o);
-	summary_error(o);
+	summary_error(o, true);
 	summary_fault(o);
 	summary_attributions(o);
 	summary_pending(o);
@@ -812,6 +928,9 @@ static void view_streams(struct out *o)
 	for (size_t i = 0; i < d->stream_count; i++) {
 		const struct ci_stream_progress *p = &d->streams[i];
 		const struct ci_stream *st = &m->streams[p->stream];
+		if (o->o->has_stream_filter && st->handle != o->o->stream_filter &&
+		    st->stream_id != o->o->stream_filter)
+			continue;
 		char label[96], who[64], when[96], prio[32] = "";
 		if (st->priority)
 			snprintf(prio, sizeof(prio), ", priority %" PRId32, st->priority);
@@ -1148,7 +1267,7 @@ static void view_fault(struct out *o)
 	if (!d->stream_count)
 		line(o, "  no streams recorded");
 	fputc('\n', o->f);
-	summary_error(o);
+	summary_error(o, false);
 }
 
 static void view_record(struct out *o)
@@ -1192,6 +1311,66 @@ static void view_record(struct out *o)
 	}
 }
 
+/* A filter that names a stream, thread or kernel the record does not know is an error, said
+ * before anything is printed: an empty table would look like "nothing happened there". */
+static struct ci_error *check_filters(const struct out *o)
+{
+	const struct ci_render_options *opt = o->o;
+	const struct ci_model *m = o->m;
+	if (opt->has_stream_filter) {
+		char known[256] = "";
+		size_t used = 0, n = 0;
+		bool found = false;
+		for (size_t i = 0; i < m->stream_count; i++) {
+			const struct ci_stream *st = &m->streams[i];
+			if (!st->seq)
+				continue;
+			found |= st->handle == opt->stream_filter || st->stream_id == opt->stream_filter;
+			if (n++ < 4 && used < sizeof(known))
+				used += (size_t)snprintf(known + used, sizeof(known) - used, "%s0x%" PRIx64,
+							 used ? ", " : "", st->handle);
+		}
+		if (!found)
+			return ci_error_create(CI_ERR_USAGE,
+					       "--stream 0x%" PRIx64 ": the record has no stream with that "
+					       "handle or id (%s%s%s; view: streams)", opt->stream_filter,
+					       n ? "it has " : "it has no streams", known, n > 4 ? ", ..." : "");
+	}
+	if (opt->has_thread_filter) {
+		uint32_t tid = opt->thread_filter;
+		bool found = false;
+		for (size_t i = 0; !found && i < m->thread_count; i++)
+			found = m->threads[i].seq && m->threads[i].tid == tid;
+		for (size_t i = 0; !found && o->r->source && i < o->r->source->thread_count; i++)
+			found = o->r->source->threads[i].tid == tid;
+		for (size_t i = 0; !found && i < o->r->thread_count; i++)
+			found = o->r->threads[i].tid == tid;
+		for (size_t i = 0; !found && i < m->error_count; i++)
+			found = m->errors[i].tid == tid;
+		if (!found)
+			return ci_error_create(CI_ERR_USAGE,
+					       "--thread %" PRIu32 ": no thread %" PRIu32 " made a CUDA call "
+					       "the record holds, and the input has no such thread (view: "
+					       "threads lists them)", tid, tid);
+	}
+	if (opt->kernel_filter && *opt->kernel_filter) {
+		bool found = false;
+		char name[256];
+		for (size_t i = 0; !found && i < m->function_count; i++) {
+			const char *raw = ci_model_function_name(m, (uint32_t)i);
+			char *dem = raw ? ci_demangle(raw) : NULL;
+			found = raw && (strstr(raw, opt->kernel_filter) ||
+					(dem && strstr(ci_scrub(dem, name, sizeof(name)), opt->kernel_filter)));
+			free(dem);
+		}
+		if (!found)
+			return ci_error_create(CI_ERR_USAGE,
+					       "--kernel '%s': no kernel the record knows has that in its "
+					       "name (view: kernels lists the launches)", opt->kernel_filter);
+	}
+	return NULL;
+}
+
 struct ci_error *ci_render_text(FILE *f, const struct ci_report *report,
 				const struct ci_render_options *opts)
 {
@@ -1216,6 +1395,9 @@ struct ci_error *ci_render_text(FILE *f, const struct ci_report *report,
 	else
 		snprintf(input, sizeof(input), "CORE");
 	o.input = input;
+	struct ci_error *err = check_filters(&o);
+	if (err)
+		return err;
 
 	switch (o.o->view) {
 	case CI_VIEW_SUMMARY: view_summary(&o); break;

@@ -10,6 +10,8 @@ $(BUILD)/tests/reader/%: tests/reader/%.c tests/reader/model.h tests/lib/tap.h \
 	$(CC) $(CPPFLAGS) -Icorefile $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcudainspect.a $(READER_LIBS)
 
 TEST_DEPS += $(READER_TESTS)
+# tests/reader/full.t fills a small record's allocation table with bigcore (below).
+TEST_DEPS += $(BUILD)/bench/reader/bigcore
 
 # The benchmark: bigcore makes the large crash, measure times a command and its peak memory,
 # run.sh does the rest and prints `bench: NAME VALUE UNIT` lines (docs/PERFORMANCE.md, "Reader").

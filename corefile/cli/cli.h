@@ -22,6 +22,8 @@ struct cli_inspect_args {
 	bool json;
 	bool quiet;
 	bool threads;  /* unwind host threads (the summary, threads, all views and JSON show them) */
+	int signal;    /* --signal: the signal the process is stopped at (0: what the input says) */
+	uint32_t signal_tid; /* --signal-thread, 0 if not given */
 	const struct ci_render_options *render;
 	const struct ci_symbolizer_options *sym;
 };

@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +42,16 @@ static const char usage_text[] =
 	"                           one at a time to unwind them)\n"
 	"  -j, --json               one JSON document instead of text (schema: docs/JSON.md)\n"
 	"  -n, --last N             kernels: the last N launches (default 20); allocs: the first N\n"
-	"  -s, --stream S           kernels: only stream S (handle or stream id; 0x for hex)\n"
+	"  -s, --stream S           kernels, streams: only stream S (handle or stream id;\n"
+	"                           0x for hex)\n"
 	"  -t, --thread TID         kernels, allocs, errors, threads: only thread TID\n"
 	"  -k, --kernel SUBSTR      kernels: only kernels whose name contains SUBSTR\n"
 	"  -f, --freed              allocs: also the recently freed allocations\n"
+	"      --signal SIG         the process is stopped at signal SIG (a name such as\n"
+	"                           SIGSEGV or a number), e.g. a live process a debugger holds\n"
+	"      --signal-thread TID  ... received by thread TID\n"
+	"      --hints=STYLE        phrase the suggested commands for `cli` (default) or\n"
+	"                           `gdb` (the cuda commands of cudainspect.gdb)\n"
 	"  -e, --exe PATH           the executable, when the one named in the core moved\n"
 	"      --sysroot DIR        read the process's files under DIR (a copy of the crashed\n"
 	"                           machine's root)\n"
@@ -121,6 +128,8 @@ static int fail(struct ci_error *err)
 
 struct options {
 	const char *input;
+	int signal;
+	uint32_t signal_tid;
 	bool have_pid;
 	pid_t pid;
 	bool json;
@@ -130,6 +139,21 @@ struct options {
 	struct ci_render_options render;
 	struct ci_symbolizer_options sym;
 };
+
+/* A signal by name ("SIGSEGV", "segv") or number. */
+static int parse_signal(const char *s)
+{
+	uint64_t v;
+	if (cli_parse_u64(s, &v))
+		return v >= 1 && v <= (uint64_t)SIGRTMAX ? (int)v : 0;
+	const char *name = strncasecmp(s, "SIG", 3) == 0 ? s + 3 : s;
+	for (int sig = 1; sig < SIGRTMIN; sig++) {
+		const char *abbrev = sigabbrev_np(sig);
+		if (abbrev && strcasecmp(abbrev, name) == 0)
+			return sig;
+	}
+	return 0;
+}
 
 static bool view_needs_threads(const struct options *o)
 {
@@ -147,7 +171,8 @@ static int terminal_width(void)
 
 static int parse(int argc, char **argv, struct options *o)
 {
-	enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR };
+	enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
+	       OPT_SIGNAL_THREAD, OPT_HINTS };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
@@ -164,6 +189,9 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "color", optional_argument, NULL, OPT_COLOR },
 		{ "colour", optional_argument, NULL, OPT_COLOR },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "signal", required_argument, NULL, OPT_SIGNAL },
+		{ "signal-thread", required_argument, NULL, OPT_SIGNAL_THREAD },
+		{ "hints", required_argument, NULL, OPT_HINTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -218,6 +246,24 @@ static int parse(int argc, char **argv, struct options *o)
 						       o->color);
 			break;
 		case 'q': o->quiet = true; break;
+		case OPT_SIGNAL:
+			if (!(o->signal = parse_signal(optarg)))
+				return cli_usage_error("--signal needs a signal name (SIGSEGV, SEGV) or "
+						       "number, not '%s'", optarg);
+			break;
+		case OPT_SIGNAL_THREAD:
+			if (!cli_parse_u64(optarg, &v) || v == 0 || v > INT_MAX)
+				return cli_usage_error("--signal-thread needs a thread id, not '%s'", optarg);
+			o->signal_tid = (uint32_t)v;
+			break;
+		case OPT_HINTS:
+			if (strcmp(optarg, "cli") == 0)
+				o->render.hints = CI_HINTS_CLI;
+			else if (strcmp(optarg, "gdb") == 0)
+				o->render.hints = CI_HINTS_GDB;
+			else
+				return cli_usage_error("--hints takes cli or gdb, not '%s'", optarg);
+			break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		case 'V': printf("cudainspect %s\n", CUDAINSPECT_VERSION); return -1;
 		case ':': return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -227,6 +273,9 @@ static int parse(int argc, char **argv, struct options *o)
 			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o->signal_tid && !o->signal)
+		return cli_usage_error("--signal-thread needs --signal (which signal the thread "
+				       "received)");
 	int npos = argc - optind;
 	const char *view = NULL;
 	if (o->have_pid) {
@@ -252,6 +301,27 @@ static int parse(int argc, char **argv, struct options *o)
 			return cli_usage_error("unknown view '%s' (summary, fault, contexts, streams, "
 					       "kernels, allocs, errors, threads, all)", view);
 		o->render.view = views[i].view;
+	}
+	/* Filters apply to some views (and to those parts of `all`); anywhere else they would be
+	 * ignored without a word.  JSON is always complete (docs/CLI.md). */
+	enum ci_view vw = o->render.view;
+	const char *vname = view ? view : "the summary";
+	bool all = vw == CI_VIEW_ALL;
+	if (!o->json) {
+		if (o->render.has_stream_filter && vw != CI_VIEW_KERNELS && vw != CI_VIEW_STREAMS && !all)
+			return cli_usage_error("--stream applies to the kernels and streams views, not "
+					       "to %s", vname);
+		if (o->render.has_thread_filter && vw != CI_VIEW_KERNELS && vw != CI_VIEW_ALLOCS &&
+		    vw != CI_VIEW_ERRORS && vw != CI_VIEW_THREADS && !all)
+			return cli_usage_error("--thread applies to the kernels, allocs, errors and "
+					       "threads views, not to %s", vname);
+		if (o->render.kernel_filter && vw != CI_VIEW_KERNELS && !all)
+			return cli_usage_error("--kernel applies to the kernels view, not to %s", vname);
+		if (o->render.last && vw != CI_VIEW_KERNELS && vw != CI_VIEW_ALLOCS && !all)
+			return cli_usage_error("--last applies to the kernels and allocs views, not to %s",
+					       vname);
+		if (o->render.freed && vw != CI_VIEW_ALLOCS && !all)
+			return cli_usage_error("--freed applies to the allocs view, not to %s", vname);
 	}
 	if (!o->render.width)
 		o->render.width = terminal_width();
@@ -286,16 +356,31 @@ int cli_inspect(const struct cli_inspect_args *a)
 		err = ci_source_open(a->input, &sopts, &src);
 	if (err)
 		return fail(err);
-	/* Views that show a few launches and allocations of a large record copy only those. */
+	/* Views that show a few launches and allocations of a large record read only those: the
+	 * newest launches and the allocations a pointer is looked up in (docs/PERFORMANCE.md). */
 	enum ci_view view = a->render->view;
-	struct ci_decode_options dopts = {
-		.lazy = !a->json && view != CI_VIEW_KERNELS && view != CI_VIEW_ALLOCS && view != CI_VIEW_ALL,
-	};
+	bool few = !a->json && view != CI_VIEW_KERNELS && view != CI_VIEW_ALLOCS && view != CI_VIEW_ALL;
+	struct ci_decode_options dopts = { .lazy = few, .sparse = few };
 	if ((err = ci_locate(src, &loc)) || (err = ci_decode_with(src, &loc, &dopts, &model)) ||
 	    (err = ci_diagnose(model, ci_source_info(src), &diag)) ||
 	    (err = ci_symbolizer_create(src, model, a->sym, &sym))) {
 		rc = fail(err);
 		goto out;
+	}
+	if (a->signal) {
+		/* What a debugger that holds the process knows and the input cannot show: the
+		 * signal it stopped the process at (not delivered yet) and the thread. */
+		const struct ci_source_info *si = ci_source_info(src);
+		bool known = !a->signal_tid || !si->thread_count;
+		for (size_t i = 0; !known && i < si->thread_count; i++)
+			known = si->threads[i].tid == a->signal_tid;
+		if (!known) {
+			rc = cli_usage_error("--signal-thread %u: the input has no thread %u",
+					     a->signal_tid, a->signal_tid);
+			goto out;
+		}
+		diag->signal = a->signal;
+		diag->signal_tid = a->signal_tid;
 	}
 	if (a->threads && !a->json && a->render->view == CI_VIEW_SUMMARY) {
 		/* The summary shows one backtrace: unwind only that thread. */
@@ -361,6 +446,8 @@ int main(int argc, char **argv)
 		.json = o.json,
 		.quiet = o.quiet,
 		.threads = view_needs_threads(&o),
+		.signal = o.signal,
+		.signal_tid = o.signal_tid,
 		.render = &o.render,
 		.sym = &o.sym,
 	};

@@ -38,6 +38,10 @@ usage "bad color" --color=sometimes core
 usage "bad pid" --pid abc
 usage "too many arguments" a b c
 usage "pid and input" --pid 1 core kernels
+usage "bad signal" --signal SIGNOPE core
+usage "signal number out of range" --signal 999 core
+usage "signal thread without a signal" --signal-thread 5 core
+usage "bad hints style" --hints=emacs core
 run record
 is "$rc" 2 "record without a command exits 2"
 
@@ -96,6 +100,32 @@ is "$(printf '%s' "$out" | jq -r '[.threads[] | select(.crashed)] | length')" 1 
 is "$(printf '%s' "$out" | jq -r '.input.kind')" core "input.kind core"
 summary=$("$CI" -q --width 1000 "$core")
 
+# Options that a view does not use are refused, not ignored; filters that name nothing the
+# record knows are errors that say so, not empty tables.
+filter_error() { # name regex args...
+	local name=$1 re=$2; shift 2
+	run "$@"
+	is "$rc" 2 "$name: exit 2"
+	like "$err" "^cudainspect: $re" "$name: says why"
+	is "$out" "" "$name: prints no report"
+}
+filter_error "--stream on the summary" "--stream applies to the kernels and streams views" "$core" --stream 0x1
+filter_error "--last on the errors view" "--last applies to the kernels and allocs views" "$core" errors --last 3
+filter_error "--freed on the kernels view" "--freed applies to the allocs view" "$core" kernels --freed
+filter_error "--kernel on the streams view" "--kernel applies to the kernels view" "$core" streams --kernel k
+filter_error "an unknown stream" "--stream 0x1234: the record has no stream with that handle or id \(it has 0x" \
+	"$core" kernels --stream 0x1234
+filter_error "an unknown thread" "--thread 4: no thread 4 made a CUDA call" "$core" kernels --thread 4
+filter_error "an unknown kernel" "--kernel 'no_such_kernel': no kernel the record knows" "$core" kernels \
+	--kernel no_such_kernel
+stream=$("$CI" --json "$core" | jq -r '.streams[0].handle')
+run "$core" streams --stream "$stream"
+is "$(printf '%s\n' "$out" | grep -c '^  [^ ]')" 1 "streams --stream S shows that stream only"
+run "$core" --hints=gdb
+like "$out" "
+  cuda (fault|threads|errors|streams)( |$)" "--hints=gdb: the suggestions are cuda commands"
+unlike "$out" "cudainspect $core" "--hints=gdb: no cudainspect command lines"
+
 cp "$core" "$T/core.copy" && zstd -q -f "$T/core.copy" -o "$T/core.zst"
 run -q --width 1000 "$T/core.zst"
 is "$rc" 0 "a zstd-compressed core: exit 0"
@@ -128,6 +158,17 @@ like "$out" "Signal +none: the process is alive" "--pid says the process is aliv
 run --pid "$hpid" threads
 is "$(printf '%s\n' "$out" | grep -c '^thread ')" 3 "--pid threads: every thread unwound"
 like "$out" "rec-worker-1" "--pid threads: thread names"
+# A debugger holding the process knows the signal it stopped at: --signal, --signal-thread.
+wtid=$(for t in /proc/$hpid/task/*; do [ "$(cat "$t/comm")" = ci-worker-1 ] && basename "$t"; done)
+run --pid "$hpid" --signal SIGSEGV --signal-thread "$wtid"
+like "$out" "Signal +SIGSEGV received by thread $wtid \"rec-worker-1\" \(the process is alive, stopped at it\)" \
+	"--signal SIGSEGV --signal-thread TID: the summary names the signal and the thread"
+run --json --pid "$hpid" --signal 11 --signal-thread "$wtid"
+is "$(printf '%s' "$out" | jq -r '[.process.signal, .process.signal_name, .process.crashed_thread] | join(" ")')" \
+	"11 SIGSEGV $wtid" "--signal 11 in the JSON: signal, name, crashed thread"
+run --pid "$hpid" --signal abrt --signal-thread 1
+is "$rc" 2 "--signal-thread of a thread the process does not have: exit 2"
+like "$err" "the input has no thread 1" "... and says so"
 if gdb -nx -batch -p "$hpid" -ex "gcore $T/gcore" >/dev/null 2>&1 && [ -s "$T/gcore" ]; then
 	run "$T/gcore"
 	is "$rc" 0 "a gcore: exit 0"

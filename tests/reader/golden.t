@@ -9,14 +9,9 @@
 # text in tests/reader/golden/*.txt.  GOLDEN_UPDATE=1 rewrites those files: review the diff
 # against the facts before committing.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/unit.sh"
 CI=$B/cudainspect
-PRELOAD=$B/libcudainspect-rec.so
-if [ "${CI_SANITIZE:-}" = address ]; then
-	# The recorder is an ASan build there: its runtime must come first, and ASan turns core
-	# dumps off unless asked.
-	PRELOAD="$(${CC:-gcc} -print-file-name=libasan.so) $PRELOAD"
-	export ASAN_OPTIONS=disable_coredump=0:detect_leaks=0
-fi
+recorder_preload
 for f in cudainspect libcudainspect-rec.so sim/libcuda.so.1 miniengine; do
 	[ -e "$B/$f" ] || skip_all "$B/$f is not built"
 done
@@ -27,11 +22,13 @@ unset CUDASIM_FAULT CUDASIM_HANG CUDASIM_MODE CUDASIM_KERNEL_US DEBUGINFOD_URLS
 for v in $(env | sed -n 's/^\(CUDAINSPECT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 
 # engine NAME ARGS...: run miniengine --verbose in $T/NAME; its stderr is $T/NAME/verbose.
+# RECORDER_ENV (VAR=VALUE words) goes into the engine's environment.
 engine() {
 	local dir=$T/$1; shift
 	mkdir -p "$dir"
 	# The outer subshell keeps bash's "Aborted (core dumped)" out of the TAP stream.
-	( ( cd "$dir" && ulimit -c unlimited && CUDAINSPECT_QUIET=1 LD_PRELOAD="$PRELOAD" \
+	( ( cd "$dir" && ulimit -c unlimited && export ${RECORDER_ENV:-CUDAINSPECT_QUIET=1} && \
+		CUDAINSPECT_QUIET=1 LD_PRELOAD="$PRELOAD" \
 		LD_LIBRARY_PATH="$B/sim" exec "$B/miniengine" --verbose "$@" ) \
 		>"$dir/out" 2>"$dir/verbose" || true ) 2>/dev/null
 }
@@ -171,6 +168,54 @@ for n in badlaunch badlaunch1; do
 	is "$(q $n '[.errors[] | select(.sticky)] | length')" 0 "$n: no sticky error"
 done
 golden badlaunch1
+
+# ------------------------------------------------------------------------------------------
+# One screen at 80 and at 100 columns for every engine fault: at most 40 lines, none wider,
+# nothing cut with "...".
+for n in oob uaf multistream crossthread badlaunch; do
+	for w in 80 100; do
+		out=$(cd "$T/$n" && "$CI" --width $w "$(basename "$(core_of $n)")")
+		lines=$(printf '%s\n' "$out" | wc -l)
+		widest=$(printf '%s\n' "$out" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+		ok "$n at $w columns: $lines lines (<= 40), widest $widest" \
+			test "$lines" -le 40 -a "$widest" -le $w
+		unlike "$out" '\.\.\.$' "$n at $w columns: no line cut with '...'"
+	done
+done
+
+# The summary's sparse decode diagnoses what a complete decode does, on every engine core.
+run_c_test "$B/tests/reader/sparse_test" $(for n in oob oob1 uaf uaf1 multistream crossthread \
+	badlaunch badlaunch1; do core_of $n; done)
+
+# ------------------------------------------------------------------------------------------
+# Without breadcrumbs: each stream's unfinished work is what was launched since its last
+# successful synchronization (the engine's cuEventSynchronize of the previous step); of those,
+# the launch with the bad pointer is the one, with low confidence.
+RECORDER_ENV=CUDAINSPECT_CRUMBS=off engine nocrumbs --fault oob
+json nocrumbs
+is "$(q nocrumbs .record.breadcrumbs_disabled)" true "crumbs off: the record says breadcrumbs were off"
+is "$(q nocrumbs .diagnosis.faulting_launch.kernel)" "$(plant nocrumbs '.*plants oob: ([a-z_]+) launch #.*')" \
+	"crumbs off: the faulting kernel is the planted one"
+is "$(q nocrumbs .diagnosis.confidence)" low "crumbs off: with low confidence"
+like "$(q nocrumbs .diagnosis.reasoning)" "Breadcrumbs are off" "crumbs off: the reasoning says why"
+ptr=$(plant nocrumbs '.*k_cache (0x[0-9a-f]+) is [0-9]+ bytes past the end.*')
+is "$(q nocrumbs "[.diagnosis.attributions[] | select(.address_hex == \"$ptr\")] | .[0].relation")" \
+	past_end "crumbs off: the planted pointer is past the end"
+is "$(q nocrumbs '[.streams[] | select(.finished > 0)] | length > 0')" true \
+	"crumbs off: synchronizations tell finished launches"
+# A persistent record (on a disk file system a real driver cannot pin its breadcrumb page; the
+# simulator can, so here it may keep them): read from its file, the planted kernel either way.
+mkdir -p "$T/pdir"
+RECORDER_ENV="CUDAINSPECT_DIR=$T/pdir" engine persistent --fault oob
+rec=$(ls "$T"/pdir/*.cirec 2>/dev/null | head -1)
+if [ -n "$rec" ]; then
+	"$CI" --json "$rec" >"$T/persistent/report.json" 2>/dev/null
+	is "$(q persistent .diagnosis.faulting_launch.kernel)" paged_attention \
+		"persistent record (breadcrumbs $(q persistent '.streams[-1].breadcrumb_status')): the planted kernel"
+else
+	skip "no persistent record"
+fi
+run_c_test "$B/tests/reader/sparse_test" "$(core_of nocrumbs)"
 
 # ------------------------------------------------------------------------------------------
 # The same core compressed, and cut short after the record.

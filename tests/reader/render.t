@@ -9,7 +9,7 @@ command -v jq >/dev/null || { skip "jq not installed (make deps)"; done_testing;
 j=$T/oob.json
 ok "oob.json is valid JSON" jq -e . "$j"
 is "$(jq -r 'keys_unsorted[0]' "$j")" version '"version" is the first key'
-is "$(jq -r .version "$j")" 1 "schema version 1"
+is "$(jq -r .version "$j")" 2 "schema version 2"
 for k in version process devices contexts streams launches allocations frees errors threads diagnosis; do
 	is "$(jq -r "has(\"$k\")" "$j")" true "top-level key $k"
 done
@@ -48,6 +48,23 @@ is "$(jq -r '.errors[0] | [.result_name, .thread, .first_sticky] | join(" ")' "$
 is "$(jq -r .diagnosis.error_thread "$j")" 8 "diagnosis.error_thread"
 is "$(jq -r '.streams[0] | [.breadcrumb, .launched, .finished, .in_flight] | join(" ")' "$j")" \
 	"2 3 2 1" "stream progress"
+
+# A stream is named the same way everywhere (schema version 2): `stream` the handle as a hex
+# string, `stream_slot` its slot in streams[]; null for both when there is none.
+is "$(jq -r '[(.launches[], .allocations[], .errors[]) | .stream | select(. != null) |
+	test("^0x[0-9a-f]+$")] | (length > 0) and all' "$j")" true "every stream is a hex handle string"
+is "$(jq -r '. as $d | [(.launches[], .allocations[], .errors[]) | select(.stream != null) |
+	.stream_slot as $s | .stream == ($d.streams | map(select(.slot == $s))[0].handle)] |
+	(length > 0) and all' "$j")" true "... and its stream_slot names the stream with that handle"
+is "$(jq -r '.errors[0] | [.stream, .stream_slot] | join(" ")' "$j")" "0xa000 0" "an error's stream"
+is "$(jq -r '[.allocations[] | .stream] | map(. // "none") | join(" ")' "$j")" "none 0xb000" \
+	"an allocation's stream (null when it has none)"
+is "$(jq -r '[.allocations[] | select(.stream == null) | .stream_slot == null] | all' "$j")" true \
+	"... with a null stream_slot too"
+is "$(jq -r .diagnosis.allocations_not_recorded "$j")" 0 "allocations_not_recorded is 0 when the table kept all"
+f=$T/full.json
+is "$(jq -r .diagnosis.allocations_not_recorded "$f")" 2000 "a full table: allocations_not_recorded"
+is "$(jq -r .diagnosis.confidence "$f")" medium "... and the confidence is capped"
 
 n=$T/nosym.json
 ok "nosym.json is valid JSON" jq -e . "$n"

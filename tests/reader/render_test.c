@@ -130,7 +130,10 @@ static struct ci_model *oob_model(bool wrong_build_id)
 	mb_launch(m, s, 3, attn, 8, CI_LAUNCH_CRUMB, 7, 4, bad);
 	for (size_t i = 0; i < m->launch_count; i++)
 		m->launches[i].stack = lstack;
-	mb_error(m, 9, 700, 8, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	size_t e = mb_error(m, 9, 700, 8, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	/* Streams named by an error and an async allocation, for the JSON's stream keys. */
+	m->errors[e].stream = s;
+	m->allocs[1].stream = s2;
 	mb_finish(m);
 	return m;
 }
@@ -184,6 +187,37 @@ static size_t count_lines(const char *s, size_t *longest)
 		}
 	}
 	return n;
+}
+
+/* S with every line break and the indent after it turned into one space, so that wrapped
+ * sentences can be searched (malloc'd). */
+static char *flatten(const char *s)
+{
+	char *flat = strdup(s);
+	size_t o = 0;
+	for (size_t i = 0; flat[i]; i++) {
+		if (flat[i] == '\n') {
+			while (flat[i + 1] == ' ')
+				i++;
+			flat[o++] = ' ';
+			continue;
+		}
+		flat[o++] = flat[i];
+	}
+	flat[o] = '\0';
+	return flat;
+}
+
+/* S without any white space (malloc'd): what no wrapping may change. */
+static char *squeeze(const char *s)
+{
+	char *out = malloc(strlen(s) + 1);
+	size_t o = 0;
+	for (; *s; s++)
+		if (*s != ' ' && *s != '\n')
+			out[o++] = *s;
+	out[o] = '\0';
+	return out;
 }
 
 static bool has_control(const char *s)
@@ -243,18 +277,7 @@ static void test_summary(void)
 		 "262,144 bytes",
 		 (unsigned long long)(KV_ADDR + KV_SIZE + 64), (unsigned long long)KV_ADDR);
 	/* The sentence may be wrapped; compare with the line breaks and indents removed. */
-	char *flat = strdup(s.text);
-	size_t o = 0;
-	for (size_t i = 0; flat[i]; i++) {
-		if (flat[i] == '\n') {
-			while (flat[i + 1] == ' ')
-				i++;
-			flat[o++] = ' ';
-			continue;
-		}
-		flat[o++] = flat[i];
-	}
-	flat[o] = '\0';
+	char *flat = flatten(s.text);
 	ok(strstr(flat, want) != NULL, "attribution worded like compute-sanitizer");
 	free(flat);
 	ok(strstr(s.text, "launch_site (render_test.c:") != NULL,
@@ -264,7 +287,7 @@ static void test_summary(void)
 	ok(strstr(s.text, "thread 8 \"watcher\"") != NULL, "the error thread is named");
 	ok(strstr(s.text, "SIGABRT") != NULL, "the signal is named");
 	ok(strstr(s.text, "What to do next") != NULL, "summary ends with what to do next");
-	ok(strstr(s.text, "compute-sanitizer --tool memcheck --kernel-name kns=attention_decode") != NULL,
+	ok(strstr(s.text, "compute-sanitizer --kernel-name kns=attention_decode") != NULL,
 	   "compute-sanitizer is suggested for the named kernel");
 	ok(strstr(s.text, "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered")
 		   != NULL, "the CUDA error is named and explained");
@@ -366,6 +389,157 @@ static void test_hostile(void)
 	fixture_deinit(&fx);
 }
 
+/* Wrapping: at 80 and 100 columns the summary fits (no line wider, at most 40 lines), and the
+ * views lose nothing: each one, without its white space, is the same at 40 columns as at 1000
+ * (the summary itself leaves out a frame and the error's number where it is narrow). */
+static void test_widths(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, oob_model(false), true);
+	static const int widths[] = { 80, 100 };
+	for (size_t i = 0; i < 2; i++) {
+		struct ci_render_options ro = { .width = widths[i] };
+		struct rendered s = render(&fx.r, CI_VIEW_SUMMARY, false, &ro);
+		size_t longest, lines = count_lines(s.text, &longest);
+		ok(longest <= (size_t)widths[i], "width %d: no summary line is wider (widest %zu)",
+		   widths[i], longest);
+		ok(lines <= 40, "width %d: the summary has %zu lines (<= 40)", widths[i], lines);
+		ok(!strstr(s.text, "...\n"), "width %d: no line is cut with '...'", widths[i]);
+		char *flat = flatten(s.text);
+		ok(strstr(flat, "CUDA_ERROR_ILLEGAL_ADDRESS") && strstr(flat, "an illegal memory access was "
+									 "encountered"),
+		   "width %d: the error and its explanation are whole", widths[i]);
+		ok(strstr(flat, "CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CMD for a GPU core dump") != NULL,
+		   "width %d: the GPU core dump hint is whole", widths[i]);
+		free(flat);
+		free(s.text);
+	}
+	static const enum ci_view views[] = { CI_VIEW_FAULT, CI_VIEW_CONTEXTS, CI_VIEW_STREAMS,
+					      CI_VIEW_KERNELS, CI_VIEW_ALLOCS, CI_VIEW_ERRORS };
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		struct ci_render_options narrow = { .width = 40 }, wide = { .width = 1000 };
+		struct rendered a = render(&fx.r, views[i], false, &narrow);
+		struct rendered b = render(&fx.r, views[i], false, &wide);
+		size_t longest;
+		count_lines(a.text, &longest);
+		char *x = squeeze(a.text), *y = squeeze(b.text);
+		ok(longest <= 40 && strcmp(x, y) == 0,
+		   "view %d at 40 columns: every line fits (widest %zu) and nothing is lost", (int)views[i],
+		   longest);
+		free(x);
+		free(y);
+		free(a.text);
+		free(b.text);
+	}
+	fixture_deinit(&fx);
+}
+
+/* Inside GDB the suggested commands are the cuda commands of cudainspect.gdb. */
+static void test_gdb_hints(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, oob_model(false), false);
+	struct ci_render_options ro = { .hints = CI_HINTS_GDB };
+	struct rendered s = render(&fx.r, CI_VIEW_SUMMARY, false, &ro);
+	ok(strstr(s.text, "\n  cuda fault ") && strstr(s.text, "\n  cuda kernels --stream 0xa000 "),
+	   "--hints=gdb: cuda fault, cuda kernels --stream S");
+	ok(!strstr(s.text, "cudainspect CORE"), "--hints=gdb: no cudainspect command lines");
+	free(s.text);
+	s = render(&fx.r, CI_VIEW_SUMMARY, false, NULL);
+	ok(strstr(s.text, "\n  cudainspect CORE fault ") != NULL, "default hints: cudainspect INPUT fault");
+	free(s.text);
+	fixture_deinit(&fx);
+}
+
+/* The allocation table was full: a pointer outside every recorded allocation may be inside one
+ * that was not recorded, the summary says so and the confidence is capped. */
+static void test_table_full(void)
+{
+	struct ci_model *m = oob_model(false);
+	m->sections[CI_SEC_ALLOCS].dropped = 2000;
+	m->header.flags |= CI_HDR_TRUNCATED;
+	/* The bad pointer now lies far from every recorded allocation. */
+	struct ci_launch *bad = &m->launches[m->launch_count - 1];
+	uint64_t far = 0x7f5000000000ull;
+	memcpy(bad->params + 8, &far, 8);
+	struct fixture fx;
+	fixture_init(&fx, m, false);
+	is_int(fx.d->confidence, CI_CONF_MEDIUM, "table full: the only launch in flight is capped at medium");
+	ok(strstr(fx.d->reasoning, "2,000 allocations were not recorded") != NULL,
+	   "table full: the reasoning says what was lost");
+	struct rendered s = render(&fx.r, CI_VIEW_SUMMARY, false, NULL);
+	char *flat = flatten(s.text);
+	ok(strstr(flat, "[confidence: medium]") != NULL, "table full: the summary shows medium");
+	ok(strstr(flat, "the allocation table was full (2,000 allocations not recorded)") != NULL,
+	   "table full: the attribution says the address may be in an unrecorded allocation");
+	free(flat);
+	free(s.text);
+	struct rendered j = render(&fx.r, CI_VIEW_SUMMARY, true, NULL);
+	save("full.json", &j);
+	free(j.text);
+	fixture_deinit(&fx);
+}
+
+/* Most of the record missing: no verdict on the GPU, and a name for the program even without
+ * the record's strings. */
+static void test_incomplete(void)
+{
+	struct ci_model *m = mb_new();
+	m->header.exe_str = 0;
+	m->header.cmdline_str = 0;
+	m->header.record_size = 32u << 20;
+	m->location.size = 1u << 20;
+	m->sections[CI_SEC_LAUNCHES].missing = m->sections[CI_SEC_LAUNCHES].capacity;
+	m->sections[CI_SEC_ERRORS].missing = m->sections[CI_SEC_ERRORS].capacity;
+	mb_finish(m);
+	struct fixture fx;
+	fixture_init(&fx, m, false);
+	is_int(fx.d->verdict, CI_VERDICT_INCOMPLETE, "a record mostly missing: verdict incomplete");
+	struct rendered s = render(&fx.r, CI_VIEW_SUMMARY, false, NULL);
+	ok(strstr(s.text, "cudainspect: incomplete flight record of an unknown program (pid 4242)") != NULL,
+	   "the title says the record is incomplete and names no empty program");
+	ok(!strstr(s.text, "no CUDA failure"), "... and does not claim there was no failure");
+	ok(strstr(s.text, "error ring is not in the input") != NULL, "... nor that there was no error");
+	free(s.text);
+	fixture_deinit(&fx);
+}
+
+/* Filters that name what the record does not have are errors, before anything is printed. */
+static void test_filters(void)
+{
+	struct fixture fx;
+	fixture_init(&fx, oob_model(false), false);
+	struct {
+		struct ci_render_options o;
+		enum ci_view view;
+		const char *what;
+	} cases[] = {
+		{ { .has_stream_filter = true, .stream_filter = 0x1234 }, CI_VIEW_KERNELS, "stream 0x1234" },
+		{ { .has_stream_filter = true, .stream_filter = 0x1234 }, CI_VIEW_STREAMS, "stream (streams view)" },
+		{ { .has_thread_filter = true, .thread_filter = 999 }, CI_VIEW_KERNELS, "thread 999" },
+		{ { .kernel_filter = "no_such_kernel" }, CI_VIEW_KERNELS, "kernel no_such_kernel" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		cases[i].o.view = cases[i].view;
+		struct ci_error *err = ci_render_text(f, &fx.r, &cases[i].o);
+		fclose(f);
+		ok(err && err->code == CI_ERR_USAGE && len == 0,
+		   "unknown %s: a usage error, nothing printed%s%s", cases[i].what, err ? ": " : "",
+		   err ? err->message : "");
+		ci_error_destroy(err);
+		free(text);
+	}
+	struct ci_render_options so = { .has_stream_filter = true, .stream_filter = 0xa000 };
+	struct rendered st = render(&fx.r, CI_VIEW_STREAMS, false, &so);
+	ok(strstr(st.text, "stream 0xa000") && !strstr(st.text, "stream 0xb000"),
+	   "streams --stream 0xa000 shows that stream only");
+	free(st.text);
+	fixture_deinit(&fx);
+}
+
 int main(int argc, char **argv)
 {
 	dir = argc > 1 ? argv[1] : ".";
@@ -373,6 +547,11 @@ int main(int argc, char **argv)
 	test_build_id_mismatch();
 	test_no_symbolizer();
 	test_hostile();
+	test_widths();
+	test_gdb_hints();
+	test_table_full();
+	test_incomplete();
+	test_filters();
 	printf("1..%d\n", tap_n);
 	return done_testing();
 }

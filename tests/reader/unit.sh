@@ -1,4 +1,4 @@
-# Shared by the tests/reader/*.t wrappers: run a C unit test (TAP on stdout) and re-emit its
+# Shared by the tests/reader/*.t scripts: run a C unit test (TAP on stdout) and re-emit its
 # results through tap.sh, so that one .t can add its own checks after it.
 run_c_test() { # binary args...
 	local bin=$1; shift
@@ -16,4 +16,14 @@ run_c_test() { # binary args...
 		esac
 	done <<<"$out"
 	[ "$rc" -eq 0 ] || case $out in *"not ok"*) ;; *) _tap_result 1 "$(basename "$bin") exited $rc";; esac
+}
+
+# PRELOAD: the recorder to preload into a test engine.  Under ASan the recorder is an ASan
+# build: its runtime must come first, and ASan turns core dumps off unless asked.
+recorder_preload() {
+	PRELOAD=$B/libcudainspect-rec.so
+	if [ "${CI_SANITIZE:-}" = address ]; then
+		PRELOAD="$(${CC:-gcc} -print-file-name=libasan.so) $PRELOAD"
+		export ASAN_OPTIONS=disable_coredump=0:detect_leaks=0
+	fi
 }
