@@ -1292,7 +1292,7 @@ static bool keep_alloc_table(struct decoder *d)
 		return false;
 	const struct ci_section *sec = &d->secs[kind];
 	uint64_t cap = sec->capacity, addr = d->base + sec->offset;
-	if (ci_source_available(d->src, addr, cap * sec->entry_size) < cap * sec->entry_size)
+	if (cap == 0 || ci_source_available(d->src, addr, cap * sec->entry_size) < cap * sec->entry_size)
 		return false;
 	const uint8_t *inplace = ci_source_peek(d->src, addr, cap * sec->entry_size);
 	struct ci_model_lazy *lz;

@@ -813,10 +813,9 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 
 	char pool[320];
 	if (open_only)
-		snprintf(pool, sizeof(pool), "Breadcrumbs are off on %s, so any launch made since the "
-			 "work there was last known done (a successful synchronization, else the newest "
-			 "%d of each stream) may be the one: %zu launch%s on %zu stream%s",
-			 streams == 1 ? "that stream" : "those streams", CI_OPEN_WINDOW_MAX, n,
+		snprintf(pool, sizeof(pool), "Breadcrumbs are off, so every launch made since its "
+			 "stream's last successful synchronization (at most the newest %d of a stream) "
+			 "may be the one: %zu launch%s on %zu stream%s", CI_OPEN_WINDOW_MAX, n,
 			 n == 1 ? "" : "es", streams, streams == 1 ? "" : "s");
 	else
 		snprintf(pool, sizeof(pool), "%zu launch%s %s", n, n == 1 ? "" : "es",
