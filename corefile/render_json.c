@@ -664,6 +664,10 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 		j_u64(j, "in_flight", p->in_flight);
 		j_u64(j, "not_started", p->not_started);
 		j_u64(j, "unknown", p->unknown);
+		if (p->synced_ns)
+			j_u64(j, "synced_ns", p->synced_ns);
+		else
+			j_null(j, "synced_ns");
 		if (p->oldest_unfinished >= 0)
 			j_u64(j, "oldest_unfinished", ci_model_launch(m, p->oldest_unfinished)->seq);
 		else

@@ -433,15 +433,15 @@ static void summary_process(struct out *o)
 	char buf[512], sig[32], who[64];
 	const struct ci_header *h = &o->m->header;
 	const char *cmd = cmdline(o);
-	char host[CI_NAME_MAX + 1];
-	/* The pid is in the title too: left out here where the line would not fit. */
+	/* The pid is in the title; the host only where it fits (the JSON has both). */
 	const char *what = *cmd ? cmd : executable(o);
-	char text[700];
-	snprintf(text, sizeof(text), "Process   %s  (pid %" PRIu32 ", host %s)",
-		 *what ? ci_scrub(what, buf, sizeof(buf)) : "unknown (its name is not in the input)",
-		 h->pid, CI_SCRUB_FIELD(h->host, host));
+	char host[CI_NAME_MAX + 1], text[700];
+	int n = snprintf(text, sizeof(text), "Process   %s",
+			 *what ? ci_scrub(what, buf, sizeof(buf)) : "unknown (its name is not in the input)");
+	if (n > 0 && (size_t)n < sizeof(text))
+		snprintf(text + n, sizeof(text) - (size_t)n, "  (host %s)", CI_SCRUB_FIELD(h->host, host));
 	if (text_width(text) > (size_t)o->width)
-		snprintf(strstr(text, "  (pid "), 100, "  (host %s)", host);
+		text[n] = '\0';
 	line(o, "%s", text);
 	bool live = o->r->source && o->r->source->kind == CI_SOURCE_PID;
 	if (o->d->signal)
@@ -939,10 +939,15 @@ static void view_streams(struct out *o)
 		     st->flags, prio, thread_desc(o, st->owner_tid, who, sizeof(who)),
 		     st->destroy_ns ? ", destroyed " : "",
 		     st->destroy_ns ? ago(o, st->destroy_ns, when, sizeof(when)) : "");
-		if (st->crumb_slot == CI_NONE || (m->header.flags & CI_HDR_CRUMBS_OFF))
-			line(o, "      no breadcrumbs (%s): %" PRIu64 " launched, states unknown",
-			     (m->header.flags & CI_HDR_CRUMBS_OFF) ? "disabled"
-								   : ci_crumb_status_name(st->crumb_status),
+		const char *why = (m->header.flags & CI_HDR_CRUMBS_OFF) ? "disabled"
+				  : ci_crumb_status_name(st->crumb_status);
+		if ((st->crumb_slot == CI_NONE || (m->header.flags & CI_HDR_CRUMBS_OFF)) && p->synced_ns &&
+		    p->launched)
+			line(o, "      no breadcrumbs (%s): %" PRIu64 " launched; %zu finished by a "
+				"synchronization %s, %zu unknown", why, p->launched, p->finished,
+			     ago(o, p->synced_ns, when, sizeof(when)), p->unknown);
+		else if (st->crumb_slot == CI_NONE || (m->header.flags & CI_HDR_CRUMBS_OFF))
+			line(o, "      no breadcrumbs (%s): %" PRIu64 " launched, states unknown", why,
 			     p->launched);
 		else
 			line(o, "      breadcrumb %" PRIu64 " of %" PRIu64 " launched: %zu finished, %zu in "
