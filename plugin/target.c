@@ -215,6 +215,10 @@ void ci_no_record_explain(pid_t gdb_pid, char *msg, size_t len)
 		struct ci_error *derr = ci_decode(src, &loc, &model);
 		ci_error_destroy(derr);
 		explain_unread(model, what, msg, len);
+	} else if (kind != CI_TARGET_NONE && err && err->code != CI_ERR_NO_RECORD) {
+		/* A record that is there but damaged, or a core that cannot be read, is not "no
+		 * record": say what the reader found, as the CLI would. */
+		snprintf(msg, len, "cudainspect: %s (GDB works as usual)", err->message);
 	} else {
 		snprintf(msg, len, "cudainspect: no flight record in %s (%s); GDB works as usual",
 			 kind == CI_TARGET_NONE ? "this process" : what,

@@ -56,4 +56,36 @@ if [ -e "$OTHER" ] && ! cmp -s "$OTHER" "$REC"; then
 else
 	for _ in 1 2 3 4 5; do skip "no second build of the recorder ($OTHER)"; done
 fi
+
+# A record GDB is not handed (CUDAINSPECT_JIT=off) whose header is then damaged in the core: the
+# plugin must say what the reader says (a corrupt header), not "no flight record", which would
+# send the user to check whether the program ran under the recorder.
+mkdir -p "$T/nojit"
+( cd "$T/nojit" && rm -f core* && ulimit -c unlimited &&
+	env LD_LIBRARY_PATH="$B/sim" LD_PRELOAD="$REC" CUDAINSPECT_QUIET=1 CUDAINSPECT_JIT=off \
+		"$PROBE"; true ) >/dev/null 2>&1
+ncore=$(ls -t "$T"/nojit/core* 2>/dev/null | head -n 1)
+raddr=$([ -n "$ncore" ] && "$CLI" --json "$ncore" 2>/dev/null | jq -r '.record.address // empty')
+# The file offset of the record: the PT_LOAD that holds its address, as eu-readelf lists it.
+roff=
+if [ -n "$raddr" ]; then
+	while read -r _ off va _ fsz _; do
+		if (( va <= raddr && raddr < va + fsz )); then roff=$(( off + raddr - va )); break; fi
+	done < <(eu-readelf -l "$ncore" | awk '$1 == "LOAD" { print $1, $2, $3, $4, $5 }')
+fi
+if [ -n "$roff" ]; then
+	out=$(gdb_batch "$PROBE" "$ncore" -ex "jit-reader-load $PLUGIN" -ex 'bt 1')
+	like "$out" "^cudainspect: the core file $ncore holds a flight record, but GDB did not hand it over \\(the process ran with CUDAINSPECT_JIT=off" \
+		"record not handed over (CUDAINSPECT_JIT=off): the plugin says why"
+	cp "$ncore" "$T/nojit/damaged.core"
+	# header_size (offset 12) = 12: impossible, as tests/reader-input/malformed.t damages it.
+	printf '\014\000\000\000' | dd of="$T/nojit/damaged.core" bs=1 seek=$(( roff + 12 )) conv=notrunc 2>/dev/null
+	out=$(gdb_batch "$PROBE" "$T/nojit/damaged.core" -ex "jit-reader-load $PLUGIN" -ex 'bt 1')
+	like "$out" "^cudainspect: .*damaged.core: the flight record at .* has a corrupt header: the header size is impossible.* \\(GDB works as usual\\)" \
+		"damaged record header: the plugin says the header is corrupt"
+	unlike "$out" 'no flight record' "... not 'no flight record'"
+	like "$out" '#0 .* in __pthread_kill|#0 .*pthread_kill' "... and GDB still shows the backtrace"
+else
+	for _ in 1 2 3 4; do skip "no recorded core with CUDAINSPECT_JIT=off"; done
+fi
 done_testing
