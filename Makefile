@@ -58,12 +58,17 @@ deps-check:
 
 # TAP tests through prove.  CI_BUILD tells the tests where the binaries are.
 check: deps
-	@$(MAKE) --no-print-directory all $(TEST_DEPS)
+	@$(MAKE) --no-print-directory all test-deps
 	@CI_BUILD=$(abspath $(BUILD)) CUDA_HOME=$(CUDA_HOME) prove -r --timer tests/
+
+# What the tests need beyond `all`, named in the make that builds it (so under BUILD=build-asan
+# they are build-asan's, not build's).
+.PHONY: test-deps
+test-deps: $(TEST_DEPS)
 
 # The same suite with the reader and tools built under ASan+UBSan into build-asan/.
 check-asan: deps
-	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address all $(TEST_DEPS)
+	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address all test-deps
 	@CI_BUILD=$(abspath build-asan) CI_SANITIZE=address CUDA_HOME=$(CUDA_HOME) \
 		prove -r --timer tests/
 

@@ -566,6 +566,7 @@ int main(int argc, char **argv)
 				;
 			if (i == NGROUPS) {
 				fprintf(stderr, "apitour: unknown group '%s'; see --list\n", g);
+				free(list); /* LeakSanitizer would turn exit 2 into 1 */
 				return 2;
 			}
 			selected[i] = 1;
