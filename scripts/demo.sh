@@ -47,13 +47,14 @@ $clean && trap 'rm -rf "$scratch"' EXIT
 cd "$scratch" || exit 1
 ulimit -c unlimited 2>/dev/null || echo "demo: cannot raise the core-size limit; the report will come from the record snapshot" >&2
 
-cat <<EOF
-== cudainspect demo ==
-Running: miniengine --fault $fault   (a small multi-threaded, multi-stream decode loop with a
-planted bug), on $driver, under the flight recorder (cudainspect record), in $scratch.
-The engine checks every CUDA call and aborts on the first error, like real engines do.
-
+# The introduction, wrapped to the terminal (paths and the driver's name vary in length).
+cols=${COLUMNS:-$(tput cols 2>/dev/null || echo 80)}
+[ "$cols" -ge 40 ] 2>/dev/null || cols=80
+echo "== cudainspect demo =="
+fold -s -w "$cols" <<EOF | sed "s/ *$//"
+Running: miniengine --fault $fault (a small multi-threaded, multi-stream decode loop with a planted bug), on $driver, under the flight recorder (cudainspect record), in $scratch. The engine checks every CUDA call and aborts on the first error, like real engines do.
 EOF
+echo
 "$B/cudainspect" record -d "$scratch/records" -- "$B/miniengine" --fault "$fault" --quiet
 rc=$?
 echo
