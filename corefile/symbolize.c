@@ -3,13 +3,15 @@
  * Stage 5, symbolize and unwind, through elfutils libdwfl.  A core reports its modules from the
  * core itself (link_map, NT_FILE, build-ids) and its threads from NT_PRSTATUS; a live pid from
  * /proc (threads are stopped one at a time with ptrace while they are unwound, as eu-stack
- * does); a record file, or a record handed over without a source, from the record's host module
- * table (path, load bias, build-id), checked against the files on disk.  Recorded stacks
+ * does, or, for a process a debugger holds, unwound from the registers it hands over); a
+ * record file, or a record handed over without a source, from the record's host module table
+ * (path, load bias, build-id), checked against the files on disk.  Recorded stacks
  * (launch, alloc, free, error) are symbolized on demand and cached per address, because stacks
  * repeat and the allocation view of a large record asks for the same frames many times.
  * Everything here is best effort: what cannot be found becomes a warning and a frame with only
  * an address and module, never an error.
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -53,6 +55,11 @@ struct ci_symbolizer {
 	struct ci_warnings warnings;
 	struct sym_cache_entry *cache;
 	size_t cache_cap, cache_used;
+	/* Unwinding from given registers (attach_given), instead of ptrace */
+	bool given;
+	struct ci_thread_registers *regs, regs_none;
+	size_t nregs, regs_cap;
+	DIR *taskdir;             /* /proc/PID/task, while libdwfl lists the threads */
 };
 
 /* libdwfl's find_elf callback has no user pointer; the symbolizer in use is kept here for the
@@ -262,6 +269,178 @@ static char *make_debuginfo_path(const struct ci_symbolizer_options *opts)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* Unwinding a live process from given registers                                              */
+
+/* A process that a debugger traces cannot be ptrace-attached again, so
+ * dwfl_linux_proc_attach fails; the debugger hands over each thread's registers instead
+ * (ci_symbolizer_options.registers) and libdwfl unwinds from them through these callbacks.
+ * The threads are those of /proc/PID/task, in its order (as dwfl_linux_proc_attach lists
+ * them); memory is read through the pid source (process_vm_readv), never with ptrace. */
+
+#define GIVEN_NEEDED (1u << CI_REG_X86_64_RIP | 1u << CI_REG_X86_64_RSP)
+
+static const struct ci_thread_registers *given_find(const struct ci_symbolizer *s, uint32_t tid)
+{
+	for (size_t i = 0; i < s->nregs; i++)
+		if (s->regs[i].tid == tid)
+			return &s->regs[i];
+	return NULL;
+}
+
+/* Why thread TID of a process unwound from given registers has no frames, or NULL. */
+static const char *given_problem(const struct ci_symbolizer *s, uint32_t tid)
+{
+	if (!s->given)
+		return NULL;
+	const struct ci_thread_registers *r = given_find(s, tid);
+	if (!r)
+		return "no registers were given for this thread, so it is not unwound";
+	if ((r->valid & GIVEN_NEEDED) != GIVEN_NEEDED)
+		return "the registers given for this thread lack rip or rsp, so it is not unwound";
+	return NULL;
+}
+
+static pid_t given_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	struct ci_symbolizer *s = arg;
+	if (!*thread_argp) {
+		if (s->taskdir) {
+			rewinddir(s->taskdir);
+		} else {
+			char path[64];
+			snprintf(path, sizeof path, "/proc/%d/task", (int)s->pid);
+			if (!(s->taskdir = opendir(path)))
+				return -1;
+		}
+	}
+	struct dirent *de;
+	while ((de = readdir(s->taskdir)) != NULL) {
+		char *end;
+		unsigned long tid = strtoul(de->d_name, &end, 10);
+		if (*end || !tid || tid > INT32_MAX)
+			continue;
+		const struct ci_thread_registers *r = given_find(s, (uint32_t)tid);
+		/* Never NULL: libdwfl takes a NULL argument for "start again". */
+		*thread_argp = r ? (void *)r : (void *)&s->regs_none;
+		return (pid_t)tid;
+	}
+	return 0;
+}
+
+static bool given_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	(void)dwfl;
+	struct ci_symbolizer *s = arg;
+	struct ci_error *err = ci_source_read(s->src, addr, result, sizeof(*result));
+	if (err) {
+		ci_error_destroy(err);
+		return false;
+	}
+	return true;
+}
+
+static bool given_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct ci_thread_registers *r = arg;
+	if ((r->valid & GIVEN_NEEDED) != GIVEN_NEEDED)
+		return false;
+	for (unsigned i = 0; i < CI_REG_X86_64_RIP; i++) {
+		Dwarf_Word w = r->regs[i];
+		if ((r->valid & 1u << i) && !dwfl_thread_state_registers(thread, (int)i, 1, &w))
+			return false;
+	}
+	dwfl_thread_state_register_pc(thread, r->regs[CI_REG_X86_64_RIP]);
+	return true;
+}
+
+static void given_detach(Dwfl *dwfl, void *arg)
+{
+	(void)dwfl;
+	struct ci_symbolizer *s = arg;
+	if (s->taskdir)
+		closedir(s->taskdir);
+	s->taskdir = NULL;
+}
+
+static const Dwfl_Thread_Callbacks given_callbacks = {
+	.next_thread = given_next_thread,
+	.memory_read = given_memory_read,
+	.set_initial_registers = given_set_initial_registers,
+	.detach = given_detach,
+};
+
+/* Whether the executable of process PID is an x86-64 ELF (the only registers understood). */
+static bool pid_is_x86_64(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true; /* unknown: let the unwinder try */
+	bool ok = true;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	if (elf && gelf_getehdr(elf, &eh))
+		ok = eh.e_machine == EM_X86_64;
+	elf_end(elf);
+	close(fd);
+	return ok;
+}
+
+/* Attach the given registers' threads to S->dwfl (modules already reported from /proc). */
+static void attach_given(struct ci_symbolizer *s, const struct ci_symbolizer_options *opts)
+{
+#ifndef __x86_64__
+	(void)opts;
+	ci_warnings_add(&s->warnings, "registers were given, but unwinding from them is supported "
+			"on x86-64 only; the threads are not unwound");
+	return;
+#else
+	if (!pid_is_x86_64(s->pid)) {
+		ci_warnings_add(&s->warnings, "registers were given, but process %d is not an x86-64 "
+				"program (the only registers understood); its threads are not "
+				"unwound", (int)s->pid);
+		return;
+	}
+	s->given = true;
+	size_t skipped = 0;
+	uint32_t first_skipped = 0;
+	size_t lacking = 0;
+	uint32_t first_lacking = 0;
+	for (size_t i = 0; i < opts->register_count; i++) {
+		const struct ci_thread_registers *r = &opts->registers[i];
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/task/%u", (int)s->pid, r->tid);
+		if (!r->tid || given_find(s, r->tid) || access(path, F_OK) != 0) {
+			if (!skipped++)
+				first_skipped = r->tid;
+			continue;
+		}
+		if ((r->valid & GIVEN_NEEDED) != GIVEN_NEEDED && !lacking++)
+			first_lacking = r->tid;
+		if (ci_vec_reserve((void **)&s->regs, &s->regs_cap, s->nregs + 1, sizeof(*s->regs)))
+			break; /* out of memory: the threads not kept are not unwound */
+		s->regs[s->nregs++] = *r;
+	}
+	if (skipped)
+		ci_warnings_add(&s->warnings, "%zu thread%s of the registers given (e.g. %u) %s not a "
+				"thread of process %d (or repeated); ignored", skipped,
+				skipped == 1 ? "" : "s", first_skipped, skipped == 1 ? "is" : "are",
+				(int)s->pid);
+	if (lacking)
+		ci_warnings_add(&s->warnings, "%zu thread%s of the registers given (e.g. %u) lack%s rip "
+				"or rsp; %s not unwound", lacking, lacking == 1 ? "" : "s",
+				first_lacking, lacking == 1 ? "s" : "", lacking == 1 ? "it is" : "they are");
+	if (!dwfl_attach_state(s->dwfl, NULL, s->pid, &given_callbacks, s))
+		ci_warnings_add(&s->warnings, "cannot unwind process %d from the registers given: %s",
+				(int)s->pid, dwfl_errmsg(-1));
+	else
+		s->can_unwind = true;
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Creating                                                                                   */
 
 static bool build_id_matches(const char *path, const uint8_t *want, size_t want_len,
@@ -457,7 +636,9 @@ struct ci_error *ci_symbolizer_create(struct ci_source *src, const struct ci_mod
 				report_record_modules(s, exe);
 			break;
 		}
-		{
+		if (opts && opts->registers && opts->register_count) {
+			attach_given(s, opts);
+		} else {
 			int r = dwfl_linux_proc_attach(s->dwfl, s->pid, false);
 			if (r != 0)
 				ci_warnings_add(&s->warnings,
@@ -515,6 +696,7 @@ void ci_symbolizer_destroy(struct ci_symbolizer *sym)
 		if (sym->cache[i].key)
 			ci_frames_free(sym->cache[i].frames, sym->cache[i].n);
 	free(sym->cache);
+	free(sym->regs);
 	free(sym->debuginfo_path);
 	free(sym->sysroot);
 	ci_warnings_deinit(&sym->warnings);
@@ -876,7 +1058,11 @@ static int fill_stack(struct ci_symbolizer *sym, struct ci_thread_stack *t, stru
 		      int r)
 {
 	thread_label(sym, t);
-	if (r == -1) {
+	const char *problem = r == -1 ? given_problem(sym, t->tid) : NULL;
+	if (problem) {
+		if (!(t->note = strdup(problem)))
+			pv->failed = true;
+	} else if (r == -1) {
 		const char *msg = dwfl_errmsg(-1);
 		bool eperm = sym->mode == SYM_PID && msg && strstr(msg, "not permitted");
 		if (asprintf(&t->note, "unwinding stopped after %zu frame%s: %s%s", pv->n,

@@ -40,5 +40,8 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Decimal or 0x-hex unsigned number, the whole string. */
 bool cli_parse_u64(const char *s, uint64_t *ret);
+/* --registers FILE ("-": standard input, as GDB's `info registers` per thread, see
+ * registers.c) into *RET (free it).  Returns 0, or an exit code after saying why. */
+int cli_read_registers(const char *path, struct ci_thread_registers **ret, size_t *count);
 
 #endif /* CUDAINSPECT_CLI_H */

@@ -50,6 +50,11 @@ static const char usage_text[] =
 	"      --signal SIG         the process is stopped at signal SIG (a name such as\n"
 	"                           SIGSEGV or a number), e.g. a live process a debugger holds\n"
 	"      --signal-thread TID  ... received by thread TID\n"
+#ifdef __x86_64__
+	"      --registers FILE     with --pid: unwind the threads from these registers (GDB's\n"
+	"                           `info registers` per thread) instead of attaching, e.g. for\n"
+	"                           a process a debugger holds (x86-64; `-`: standard input)\n"
+#endif
 	"      --hints=STYLE        phrase the suggested commands for `cli` (default) or\n"
 	"                           `gdb` (the cuda commands of cudainspect.gdb)\n"
 	"  -e, --exe PATH           the executable, when the one named in the core moved\n"
@@ -130,6 +135,7 @@ struct options {
 	const char *input;
 	int signal;
 	uint32_t signal_tid;
+	const char *registers;
 	bool have_pid;
 	pid_t pid;
 	bool json;
@@ -172,7 +178,7 @@ static int terminal_width(void)
 static int parse(int argc, char **argv, struct options *o)
 {
 	enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
-	       OPT_SIGNAL_THREAD, OPT_HINTS };
+	       OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
@@ -192,6 +198,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "signal", required_argument, NULL, OPT_SIGNAL },
 		{ "signal-thread", required_argument, NULL, OPT_SIGNAL_THREAD },
 		{ "hints", required_argument, NULL, OPT_HINTS },
+		{ "registers", required_argument, NULL, OPT_REGISTERS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -264,6 +271,7 @@ static int parse(int argc, char **argv, struct options *o)
 			else
 				return cli_usage_error("--hints takes cli or gdb, not '%s'", optarg);
 			break;
+		case OPT_REGISTERS: o->registers = optarg; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		case 'V': printf("cudainspect %s\n", CUDAINSPECT_VERSION); return -1;
 		case ':': return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -276,6 +284,9 @@ static int parse(int argc, char **argv, struct options *o)
 	if (o->signal_tid && !o->signal)
 		return cli_usage_error("--signal-thread needs --signal (which signal the thread "
 				       "received)");
+	if (o->registers && !o->have_pid)
+		return cli_usage_error("--registers needs --pid (the registers are those of a live "
+				       "process's threads)");
 	int npos = argc - optind;
 	const char *view = NULL;
 	if (o->have_pid) {
@@ -439,6 +450,13 @@ int main(int argc, char **argv)
 	/* libdw asks debuginfod whenever DEBUGINFOD_URLS is set: downloads only when asked. */
 	if (!o.debuginfod)
 		unsetenv("DEBUGINFOD_URLS");
+	struct ci_thread_registers *regs = NULL;
+	if (o.registers) {
+		int rc = cli_read_registers(o.registers, &regs, &o.sym.register_count);
+		if (rc)
+			return rc;
+		o.sym.registers = regs;
+	}
 	struct cli_inspect_args a = {
 		.input = o.input,
 		.have_pid = o.have_pid,
@@ -451,5 +469,7 @@ int main(int argc, char **argv)
 		.render = &o.render,
 		.sym = &o.sym,
 	};
-	return cli_inspect(&a);
+	r = cli_inspect(&a);
+	free(regs);
+	return r;
 }

@@ -421,11 +421,32 @@ struct ci_thread_stack {
 
 struct ci_symbolizer;
 
+/* Where a debugger holds a live process it traces, the kernel refuses the symbolizer's own
+ * ptrace attach; the debugger can hand over each thread's registers instead (the CLI's
+ * --registers) and the threads are unwound from them, memory read through the pid source.
+ * x86-64 only.  regs[] uses the x86-64 DWARF numbering: 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi,
+ * 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, and CI_REG_X86_64_RIP (16) for rip. */
+#define CI_REG_X86_64_RSP 7
+#define CI_REG_X86_64_RIP 16
+#define CI_REGS_X86_64 17
+struct ci_thread_registers {
+	uint32_t tid;            /* the thread (LWP) id */
+	uint32_t valid;          /* bit N set: regs[N] is known */
+	uint64_t regs[CI_REGS_X86_64];
+};
+
 struct ci_symbolizer_options {
 	const char *sysroot;     /* prefix for module paths that do not open as they are */
 	const char *executable;  /* --exe override */
 	const char *debuginfo_path; /* extra debug directories (':'-separated) */
 	bool debuginfod;         /* allow libdebuginfod lookups (off by default) */
+	/* Added later, at the end (zero-initialized options keep the old behaviour): for a pid
+	 * source, unwind from these registers instead of ptrace-attaching (see struct
+	 * ci_thread_registers).  Threads of /proc/PID/task without an entry (or whose entry lacks
+	 * rip or rsp) are listed without frames and a note; entries for threads the process does
+	 * not have are ignored with a warning.  ci_symbolizer_create copies them. */
+	const struct ci_thread_registers *registers;
+	size_t register_count;
 };
 
 /* Build a symbolizer for SRC (a core: modules from the core; a live pid: its /proc maps; a
