@@ -3,10 +3,13 @@
 # its pointers on the stack), a recorded process started under GDB that aborts there, and the
 # engine's planted fault under GDB.  Every `cuda` command runs on each.  Views that only read
 # the record must print what the CLI prints for the same pid (run from the same GDB session, on
-# the pid GDB reports in `info proc`).  Views with host stacks and the signal get them from GDB,
-# because GDB holds the process (the CLI cannot ptrace it, and the signal is not delivered yet):
-# they must name the signal GDB reported and show the probe's own call chain (main ->
-# use_buffers), never "Operation not permitted".
+# the pid GDB reports in `info proc`).  GDB holds the process, so the CLI cannot ptrace it and the
+# signal is not delivered yet: views with host stacks and the signal get GDB's stop signal and
+# each thread's registers, from which the CLI unwinds the threads itself (--registers).  They
+# must name the signal GDB reported and show the probe's own call chain (main -> use_buffers,
+# where the probe's source waits or aborts) in the CLI's frame format, never "Operation not
+# permitted"; and the CLI's unwind from GDB's registers must equal its own unwind of the same
+# process stopped without GDB (SIGSTOP).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/gdb-lib.sh"
 need_gdb_parts "$REC" "$PLUGIN" "$CMDS" "$CLI" "$PROBE" "$B/sim/libcuda.so.1"
@@ -29,6 +32,11 @@ every_view() {
 	printf -- '-ex\necho @@end@@\\n\n'
 }
 mapfile -t VIEWS < <(every_view)
+# Where the probe waits and aborts, from its source (use_buffers: pause() in a loop, else abort()).
+pause_line=$(grep -n 'pause();' "$TOP/tests/plugin/gdbprobe.c" | cut -d: -f1)
+abort_line=$(awk '/pause\(\);/ { p = 1 } p && /abort\(\);/ { print NR; exit }' "$TOP/tests/plugin/gdbprobe.c")
+# The registers the `cuda` commands have GDB hand to the CLI (cudainspect.gdb, _cudainspect_state).
+regs_cmd='thread apply all -s frame apply level 0 -q info registers rip rsp rbp rbx r12 r13 r14 r15 rax rcx rdx rsi rdi r8 r9 r10 r11'
 # block NAME: the output between the marker @@NAME@@ and the next marker.
 block() { printf '%s\n' "$out" | sed -n "/^@@$1@@\$/,/^@@/p" | sed '1d;$d'; }
 
@@ -59,7 +67,11 @@ cli_json=$("$CLI" --json --pid "$probe")
 out=$(gdb_batch -x "$CMDS" -ex "jit-reader-load $PLUGIN" -p "$probe" \
 	-ex "print (void *) $live" -ex "print (void *) $stale" -ex "info symbol $live" \
 	-ex 'echo @@begin@@\n' -ex 'cuda allocs freed' -ex 'printf "exit=%d\n", $_shell_exitcode' \
-	-ex 'echo @@end@@\n' "${VIEWS[@]}" -ex detach)
+	-ex 'echo @@end@@\n' "${VIEWS[@]}" \
+	-ex "pipe $regs_cmd | cat > $T/regs" -ex 'echo @@cli registers@@\n' \
+	-ex "shell '$CLI' --pid $probe --registers '$T/regs' threads 2>&1; echo exit=\$?" \
+	-ex 'echo @@cli registers json@@\n' -ex "shell '$CLI' --json --pid $probe --registers '$T/regs' 2>&1" \
+	-ex 'echo @@end@@\n' -ex detach)
 like "$out" "= \(void \*\) $live <cuda_alloc_[0-9]+\+16>" "attached: live pointer named"
 like "$out" "= \(void \*\) $stale <cuda_freed_[0-9]+\+16>" "attached: freed pointer named"
 like "$out" "^cuda_alloc_[0-9]+ \+ 16 in section \.cuda_alloc" "attached: info symbol"
@@ -72,17 +84,36 @@ is "$(head -n 1 <<<"$s")" "$(jq -r '"cudainspect: no CUDA failure in gdbprobe (p
 	"attached: cuda summary's headline"
 like "$s" '^Signal    none: GDB holds the process stopped$' "attached: summary says GDB holds it (no signal)"
 like "$s" "^Thread $probe \"gdbprobe\"" "attached: summary names the probe's thread"
-like "$s" '#[0-9]+ .* in use_buffers \(' "attached: summary shows where it waits (GDB's frames)"
+like "$s" "^  #[0-9]+  use_buffers \\(gdbprobe\\.c:$pause_line\\) gdbprobe\\+0x[0-9a-f]+\$" \
+	"attached: summary shows where it waits (use_buffers at the pause, line $pause_line), in the CLI's frames"
+unlike "$s" ' in use_buffers \(|stack from GDB' "attached: summary's frames are not GDB's"
 s=$(block 'cuda threads')
 like "$s" '^Threads: 1$' "attached: cuda threads counts the probe's one thread"
 like "$s" "^thread $probe \"gdbprobe\"\$" "attached: cuda threads names it"
-like "$(tr '\n' ' ' <<<"$s")" '#[0-9]+ .* in use_buffers \(.*#[0-9]+ .* in main \(' "attached: its stack is main -> use_buffers"
+like "$(tr '\n' ' ' <<<"$s")" "#[0-9]+ +use_buffers \\(gdbprobe\\.c:$pause_line\\) gdbprobe\\+0x[0-9a-f]+ +#[0-9]+ +main \\(gdbprobe\\.c:[0-9]+\\) gdbprobe\\+0x" \
+	"attached: its stack is main -> use_buffers, in the CLI's frames"
 j=$(block 'cuda json' | sed '$d')
 is "$(jq -c '[.process.live, .process.signal, .process.crashed_thread]' <<<"$j")" '[true,null,null]' \
 	"attached: cuda json: live, no signal"
-like "$(jq -r '.threads[0].note' <<<"$j")" '^GDB holds this process' "attached: cuda json says where the stack is"
+is "$(jq -c '.threads[0].note' <<<"$j")" null "attached: cuda json: no note (the CLI unwound the thread)"
+like "$(jq -r '[.threads[0].frames[] | "\(.function)"] | join(" ")' <<<"$j")" ' use_buffers main ' \
+	"attached: cuda json: the thread's frames, main -> use_buffers"
+is "$(jq -r '.threads[0].frames[] | select(.function == "use_buffers") | "\(.file | sub(".*/"; "")):\(.line)"' <<<"$j")" \
+	"gdbprobe.c:$pause_line" "attached: cuda json: use_buffers at the pause"
 is "$(jq -c .allocations <<<"$j")" "$(jq -c .allocations <<<"$cli_json")" \
 	"attached: cuda json allocations = the CLI's"
+# The same process stopped without GDB (SIGSTOP): the CLI attaches and unwinds it itself.
+kill -STOP "$probe"
+for _ in $(seq 50); do grep -q '^State:.*T' "/proc/$probe/status" && break; sleep 0.1; done
+own=$("$CLI" --pid "$probe" threads 2>&1; echo "exit=$?")
+own_json=$("$CLI" --json --pid "$probe" 2>&1)
+kill -CONT "$probe"
+like "$own" 'use_buffers \(gdbprobe' "attached: the CLI unwinds the probe stopped without GDB"
+is "$(block 'cli registers')" "$own" \
+	"attached: cudainspect --pid PID --registers FILE (GDB holds it) = the CLI's own unwind without GDB"
+is "$(block 'cuda threads')" "$own" "attached: cuda threads = the CLI's own unwind without GDB"
+is "$(block 'cli registers json' | jq -c .threads)" "$(jq -c .threads <<<"$own_json")" \
+	"attached: --registers JSON threads = the CLI's own without GDB"
 ok "the process survives GDB's visit" kill -0 "$probe"
 kill "$probe"; wait "$probe" 2>/dev/null
 
@@ -104,15 +135,19 @@ s=$(block 'cuda summary')
 like "$s" '^cudainspect: no CUDA failure in gdbprobe' "run: cuda summary reads the stopped process"
 like "$s" "^Signal    SIGABRT received by thread $pid \"gdbprobe\"" "run: summary names the signal GDB stopped for"
 like "$s" "^Thread $pid \"gdbprobe\" \\(received SIGABRT\\)" "run: summary's thread received it"
-like "$(tr '\n' ' ' <<<"$s")" '#[0-9]+ .*abort \(.*#[0-9]+ .* in use_buffers \(' "run: summary shows abort called from use_buffers"
+like "$s" "^  #[0-9]+  use_buffers \\(gdbprobe\\.c:$abort_line\\) gdbprobe\\+0x[0-9a-f]+\$" \
+	"run: summary shows use_buffers where it aborts (line $abort_line), in the CLI's frames"
 s=$(block 'cuda threads')
 like "$s" "^thread $pid \"gdbprobe\" \\(received SIGABRT\\)\$" "run: cuda threads marks the thread"
-like "$(tr '\n' ' ' <<<"$s")" '#[0-9]+ .* in use_buffers \(.*#[0-9]+ .* in main \(' "run: cuda threads: main -> use_buffers"
+like "$(tr '\n' ' ' <<<"$s")" "#[0-9]+ +abort [^ ]+\\+0x[0-9a-f]+ +#[0-9]+ +use_buffers \\(gdbprobe\\.c:$abort_line\\) gdbprobe\\+0x[0-9a-f]+ +#[0-9]+ +main \\(gdbprobe\\.c:" \
+	"run: cuda threads: main -> use_buffers -> abort, in the CLI's frames"
 j=$(block 'cuda json' | sed '$d')
 is "$(jq -c '[.process.signal, .process.signal_name, .process.crashed_thread]' <<<"$j")" "[6,\"SIGABRT\",$pid]" \
 	"run: cuda json names the signal and its thread"
 is "$(jq -c --argjson p "$pid" '[.threads[] | select(.tid == $p) | .crashed]' <<<"$j")" '[true]' \
 	"run: cuda json marks that thread crashed"
+like "$(jq -r --argjson p "$pid" '[.threads[] | select(.tid == $p) | .frames[].function] | join(" ")' <<<"$j")" \
+	' abort use_buffers main ' "run: cuda json: that thread's frames, main -> use_buffers -> abort"
 unlike "$out" 'Segmentation|internal-error' "run: no crash"
 
 # The engine's planted fault, with four worker threads: the recorder re-registers the record and
@@ -123,7 +158,8 @@ unlike "$out" 'Segmentation|internal-error' "run: no crash"
 # live allocations at the stop are those registered at the error.
 out=$(under_gdb -ex run -ex 'print &cuda_alloc_1' -ex 'echo @@syms@@\n' \
 	-ex 'info variables ^cuda_alloc_[0-9]*$' -ex 'echo @@begin@@\n' -ex 'cuda json allocs' \
-	-ex 'echo @@summary@@\n' -ex 'cuda summary' -ex 'echo @@end@@\n' -ex kill \
+	-ex 'echo @@summary@@\n' -ex 'cuda summary' -ex 'echo @@threads@@\n' -ex 'cuda threads' \
+	-ex 'echo @@end@@\n' -ex kill \
 	--args "$B/miniengine" --fault oob --quiet --threads 4)
 like "$out" 'received signal SIGABRT' "run engine: stops on the CUDA error's abort"
 summary_at=$(grep -n -m1 '^cudainspect: CUDA device fault in miniengine' <<<"$out" | cut -d: -f1)
@@ -148,9 +184,16 @@ is "$got" "$want" "run engine: every live allocation is a symbol at its address 
 # GDB names the thread it stopped for ("Thread N \"engine-K\" received signal SIGABRT"); the
 # summary's Signal line must name the same one.
 who=$(sed -n 's/^Thread [0-9]* "\([^"]*\)" received signal SIGABRT.*/\1/p' <<<"$out" | head -n 1)
-s=$(printf '%s\n' "$out" | sed -n '/^@@summary@@$/,/^@@end@@$/p')
+s=$(printf '%s\n' "$out" | sed -n '/^@@summary@@$/,/^@@threads@@$/p')
 like "$s" "^Signal    SIGABRT received by thread [0-9]+ \"$who\"" \
 	"run engine: the summary names the thread GDB stopped for ($who)"
 like "$s" '^Faulting kernel: paged_attention' "run engine: and the planted kernel"
 unlike "$s" 'not permitted|unwinding stopped' "run engine: no unwinding failure"
+# Every thread of the engine (main and four workers) unwound by the CLI from GDB's registers.
+s=$(printf '%s\n' "$out" | sed -n '/^@@threads@@$/,/^@@end@@$/p')
+n=$(sed -n 's/^Threads: \([0-9]*\)$/\1/p' <<<"$s")
+ok "run engine: cuda threads lists the main thread and the workers ($n)" test "${n:-0}" -ge 5
+is "$(grep -c '^  #0 ' <<<"$s")" "$n" "run engine: cuda threads: every thread has frames"
+like "$s" ' main \(' "run engine: cuda threads: the main thread's stack"
+unlike "$s" 'not permitted|unwinding stopped|no registers|stack from GDB' "run engine: cuda threads: no thread without the CLI's frames"
 done_testing
