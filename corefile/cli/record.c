@@ -31,24 +31,25 @@
 static const char record_usage[] =
 	"Usage: cudainspect record [OPTIONS] -- CMD [ARGS...]\n"
 	"\n"
-	"Run CMD under the cudainspect flight recorder with core dumps enabled.  If CMD dies of a\n"
-	"signal, say where its core dump and record snapshot went and print the summary.\n"
+	"Run CMD under the cudainspect flight recorder with core dumps enabled.  If CMD\n"
+	"dies of a signal, say where its core dump and record snapshot went and print\n"
+	"the summary.\n"
 	"\n"
 	"Options:\n"
-	"  -d, --dir DIR        write the recorder's snapshot files into DIR (created if needed;\n"
-	"                       sets " SNAPSHOT_DIR_ENV ")\n"
-	"      --persistent     also keep the record itself in a file in DIR (default: the\n"
-	"                       current directory), so that it survives kill -9 (sets\n"
-	"                       " PERSISTENT_DIR_ENV ")\n"
-	"      --preload PATH   the recorder library (default: " RECORDER_LIB " next to\n"
-	"                       cudainspect, or in ../lib)\n"
+	"  -d, --dir DIR        write the recorder's snapshot files into DIR (created if\n"
+	"                       needed; sets " SNAPSHOT_DIR_ENV ")\n"
+	"      --persistent     also keep the record itself in a file in DIR (default:\n"
+	"                       the current directory), so that it survives kill -9\n"
+	"                       (sets " PERSISTENT_DIR_ENV ")\n"
+	"      --preload PATH   the recorder library (default: " RECORDER_LIB "\n"
+	"                       next to cudainspect, or in ../lib)\n"
 	"      --no-core        leave the core-size limit as it is\n"
 	"  -j, --json           print the JSON report instead of the summary\n"
 	"  -q, --quiet          no warnings, no notes\n"
 	"  -h, --help           this text\n"
 	"\n"
-	"Exit status: CMD's own exit status; 128+N when CMD was killed by signal N; 2 for a usage\n"
-	"error, 127 when CMD cannot be run.\n";
+	"Exit status: CMD's own exit status; 128+N when CMD was killed by signal N;\n"
+	"2 for a usage error, 127 when CMD cannot be run.\n";
 
 /* The recorder library: next to this executable (build tree), or in ../lib (installed). */
 static char *find_recorder(void)

@@ -21,7 +21,7 @@
 
 #define REG_LINE_MAX 512                /* longer lines are not GDB's: skipped */
 #define REG_FILE_MAX (64u << 20)        /* bytes read at most */
-#define REG_THREADS_MAX 65536
+#define REG_THREADS_MAX 8192          /* threads kept (a duplicate check is linear per header) */
 
 /* x86-64 DWARF register numbers (include/cudainspect/cudainspect.h). */
 static const char *const reg_names[CI_REGS_X86_64] = {
@@ -154,10 +154,12 @@ int cli_read_registers(const char *path, struct ci_thread_registers **ret, size_
 		uint32_t tid = header_tid(line);
 		if (tid) {
 			cur = NULL;
+			if (n >= REG_THREADS_MAX)
+				continue; /* past the cap: ignored, at no cost per line */
 			for (size_t i = 0; i < n && !cur; i++)
 				if (v[i].tid == tid)
 					cur = &v[i];
-			if (cur || n >= REG_THREADS_MAX)
+			if (cur)
 				continue;
 			if (n == cap) {
 				size_t ncap = cap ? cap * 2 : 16;

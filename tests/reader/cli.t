@@ -18,6 +18,7 @@ run --help
 is "$rc" 0 "--help exits 0"
 like "$out" 'cudainspect \[OPTIONS\] INPUT \[VIEW\]' "--help shows the synopsis"
 like "$out" 'Exit status: 0 report printed, 1 internal error, 2 usage error, 3 input' "--help lists the exit codes"
+is "$(printf '%s\n' "$out" | awk 'length > 80' | wc -l)" 0 "--help fits 80 columns"
 run --version
 is "$out" "cudainspect 0.1.0" "--version"
 

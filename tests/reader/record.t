@@ -21,6 +21,7 @@ like "$(cat "$T/err")" "cannot run .*no-such-program" "... with a message"
 "$CI" record --bogus -- true 2>/dev/null; is "$?" 2 "record: an unknown option is a usage error"
 out=$("$CI" record --help); is "$?" 0 "record --help"
 like "$out" "cudainspect record \[OPTIONS\] -- CMD" "record --help shows the synopsis"
+is "$(printf '%s\n' "$out" | awk 'length > 80' | wc -l)" 0 "record --help fits 80 columns"
 
 # A real crash: the oob engine.
 mkdir -p run && cd run || exit 1
