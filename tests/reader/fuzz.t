@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The output side's libFuzzer harness (tests/reader/fuzz_report.c: decode completely and
-# sparsely, diagnose, render every view and JSON) for a short while on synthetic records, so
+# sparsely, diagnose, render every view and JSON) for 60 seconds, as the input side's harnesses
+# run in tests/reader-input/fuzz.t, on synthetic records, so
 # that it keeps building and a regression on the seeds shows up in `make check`.  A crash,
 # sanitizer report, leak or timeout fails the test and leaves the reproducer in
 # $B/fuzz/artifacts/.  Longer runs: make fuzz FUZZ_SECONDS=N.
 . "$(dirname "$0")/../lib/tap.sh"
 F=$B/fuzz
-SECONDS_EACH=${CI_FUZZ_SECONDS_OUTPUT:-20}
+SECONDS_EACH=${CI_FUZZ_SECONDS_OUTPUT:-60}
 [ "${CI_SANITIZE:-}" = address ] && skip_all "the harness is always built with ASan+UBSan; it runs in 'make check'"
 [ -x "$F/fuzz_report" ] || skip_all "fuzz harness not built (clang with libFuzzer needed)"
 [ -x "$B/tests/reader-input/mkrecord" ] || skip_all "mkrecord is not built"
