@@ -190,6 +190,15 @@ static char *fmt_frame(const struct ci_frame *f, char *buf, size_t n)
 	return buf;
 }
 
+/* Whether frame F is in one of the N functions NAMES. */
+static bool frame_in(const struct ci_frame *f, const char *const *names, size_t n)
+{
+	for (size_t i = 0; f->function && i < n; i++)
+		if (strcmp(f->function, names[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Where every thread starts: frames below these say nothing about the crash. */
 static bool is_thread_start(const struct ci_frame *f)
 {
@@ -197,12 +206,7 @@ static bool is_thread_start(const struct ci_frame *f)
 		"start_thread", "clone", "__clone", "__clone3", "_start", "__libc_start_main",
 		"__libc_start_main_impl", "__libc_start_call_main",
 	};
-	if (!f->function)
-		return false;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(f->function, names[i]) == 0)
-			return true;
-	return false;
+	return frame_in(f, names, sizeof(names) / sizeof(names[0]));
 }
 
 /* Print up to MAX frames of recorded stack ID (return addresses), each on its own line after
@@ -669,12 +673,7 @@ static bool is_abort_frame(const struct ci_frame *f)
 		"raise", "abort", "gsignal", "pthread_kill", "__pthread_kill_implementation",
 		"__pthread_kill_internal", "__GI_raise", "__GI_abort", "__restore_rt",
 	};
-	if (!f->function)
-		return false;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(f->function, names[i]) == 0)
-			return true;
-	return false;
+	return frame_in(f, names, sizeof(names) / sizeof(names[0]));
 }
 
 static const struct ci_thread_stack *find_thread(struct out *o, uint32_t tid)
