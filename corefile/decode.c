@@ -28,8 +28,8 @@ enum layout {
 };
 
 struct section_kind {
-	const char *name;         /* for messages */
-	enum layout layout;
+	enum layout layout;       /* 0 (LAYOUT_TABLE) for kinds this reader does not know: see
+				   * ci_section_title */
 	uint32_t size;            /* bytes this reader knows (minimum entry_size) */
 	uint32_t fixed_size;      /* byte areas: required entry_size (0 = any >= size) */
 	/* Rings and the allocation table: the model's order is by the 64-bit fields at these
@@ -40,28 +40,28 @@ struct section_kind {
 #define RING_BY_TIME(type) offsetof(type, time_ns), offsetof(type, seq)
 
 static const struct section_kind kinds[CI_SECTION_KIND_MAX] = {
-	[CI_SEC_HOST_MODULES] = { "host modules", LAYOUT_TABLE, sizeof(struct ci_host_module), 0, 0, 0 },
-	[CI_SEC_DEVICES] = { "devices", LAYOUT_TABLE, sizeof(struct ci_device), 0, 0, 0 },
-	[CI_SEC_CONTEXTS] = { "contexts", LAYOUT_TABLE, sizeof(struct ci_context), 0, 0, 0 },
-	[CI_SEC_STREAMS] = { "streams", LAYOUT_TABLE, sizeof(struct ci_stream), 0, 0, 0 },
-	[CI_SEC_CODE_MODULES] = { "code modules", LAYOUT_TABLE, sizeof(struct ci_code_module), 0, 0, 0 },
-	[CI_SEC_FUNCTIONS] = { "functions", LAYOUT_TABLE, sizeof(struct ci_function), 0, 0, 0 },
-	[CI_SEC_LAUNCHES] = { "launches", LAYOUT_RING, sizeof(struct ci_launch), 0,
+	[CI_SEC_HOST_MODULES] = { LAYOUT_TABLE, sizeof(struct ci_host_module), 0, 0, 0 },
+	[CI_SEC_DEVICES] = { LAYOUT_TABLE, sizeof(struct ci_device), 0, 0, 0 },
+	[CI_SEC_CONTEXTS] = { LAYOUT_TABLE, sizeof(struct ci_context), 0, 0, 0 },
+	[CI_SEC_STREAMS] = { LAYOUT_TABLE, sizeof(struct ci_stream), 0, 0, 0 },
+	[CI_SEC_CODE_MODULES] = { LAYOUT_TABLE, sizeof(struct ci_code_module), 0, 0, 0 },
+	[CI_SEC_FUNCTIONS] = { LAYOUT_TABLE, sizeof(struct ci_function), 0, 0, 0 },
+	[CI_SEC_LAUNCHES] = { LAYOUT_RING, sizeof(struct ci_launch), 0,
 			      RING_BY_TIME(struct ci_launch) },
-	[CI_SEC_ALLOCS] = { "allocations", LAYOUT_ALLOCS, sizeof(struct ci_alloc), 0,
+	[CI_SEC_ALLOCS] = { LAYOUT_ALLOCS, sizeof(struct ci_alloc), 0,
 			    offsetof(struct ci_alloc, address), offsetof(struct ci_alloc, id) },
-	[CI_SEC_FREES] = { "frees", LAYOUT_RING, sizeof(struct ci_alloc), 0,
+	[CI_SEC_FREES] = { LAYOUT_RING, sizeof(struct ci_alloc), 0,
 			   offsetof(struct ci_alloc, free_ns), offsetof(struct ci_alloc, seq) },
-	[CI_SEC_ERRORS] = { "API errors", LAYOUT_RING, sizeof(struct ci_api_error), 0,
+	[CI_SEC_ERRORS] = { LAYOUT_RING, sizeof(struct ci_api_error), 0,
 			    RING_BY_TIME(struct ci_api_error) },
-	[CI_SEC_EVENTS] = { "events", LAYOUT_RING, sizeof(struct ci_event), 0,
+	[CI_SEC_EVENTS] = { LAYOUT_RING, sizeof(struct ci_event), 0,
 			    RING_BY_TIME(struct ci_event) },
-	[CI_SEC_STACKS] = { "stacks", LAYOUT_TABLE, sizeof(struct ci_stack), 0, 0, 0 },
-	[CI_SEC_FRAMES] = { "frames", LAYOUT_BYTES, 8, 8, 0, 0 },
-	[CI_SEC_STRINGS] = { "strings", LAYOUT_BYTES, 1, 1, 0, 0 },
-	[CI_SEC_BREADCRUMBS] = { "breadcrumbs", LAYOUT_BYTES, 4, 0, 0, 0 },
-	[CI_SEC_THREADS] = { "threads", LAYOUT_TABLE, sizeof(struct ci_thread), 0, 0, 0 },
-	[CI_SEC_SYMBOL_IMAGE] = { "symbol image", LAYOUT_BYTES, 1, 1, 0, 0 },
+	[CI_SEC_STACKS] = { LAYOUT_TABLE, sizeof(struct ci_stack), 0, 0, 0 },
+	[CI_SEC_FRAMES] = { LAYOUT_BYTES, 8, 8, 0, 0 },
+	[CI_SEC_STRINGS] = { LAYOUT_BYTES, 1, 1, 0, 0 },
+	[CI_SEC_BREADCRUMBS] = { LAYOUT_BYTES, 4, 0, 0, 0 },
+	[CI_SEC_THREADS] = { LAYOUT_TABLE, sizeof(struct ci_thread), 0, 0, 0 },
+	[CI_SEC_SYMBOL_IMAGE] = { LAYOUT_BYTES, 1, 1, 0, 0 },
 };
 #undef RING_BY_TIME
 
@@ -607,7 +607,7 @@ static struct ci_error *order_entries(struct decoder *d, struct ordering *o, voi
 	size_t n = o->n;
 	uint8_t *out = alloc_big(n * sk->size);
 	if (!out)
-		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's %s", sk->name);
+		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's %s", ci_section_title(o->kind));
 	size_t kept = 0;
 	for (size_t j = 0; j < n; j++) {
 		/* Allocations are copied in address order from a table in hash order: fetch ahead. */
@@ -709,7 +709,7 @@ static struct ci_error *keep_lazily(struct decoder *d, struct ordering *o, size_
 	ls->copied = calloc((o->n + 7) / 8, 1);
 	if (!ls->copies || !ls->copied)
 		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's %s",
-				       kinds[o->kind].name);
+				       ci_section_title(o->kind));
 	ls->entries = o->entries;
 	ls->stride = o->stride;
 	ls->keys = ci_steal(o->keys);
@@ -912,7 +912,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 	if (nomem) {
 		free(out);
 		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding %llu %s of the record",
-				       (unsigned long long)cap, sk->name);
+				       (unsigned long long)cap, ci_section_title(kind));
 	}
 	uint64_t last_slot = 0, zero_run = 0;
 	bool stop = false;
@@ -971,7 +971,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 						memcpy(staging + slot * out_size, e, out_size);
 					if (!ordering_add(d, &o, e, slot))
 						return ci_error_create(CI_ERR_NOMEM, "out of memory "
-								       "decoding the record's %s", sk->name);
+								       "decoding the record's %s", ci_section_title(kind));
 				}
 			}
 			count_verdict(stats, v);
@@ -988,7 +988,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 		if (o.n == 0)
 			return NULL;
 		if (!sort_ordering(d, &o))
-			return ci_error_create(CI_ERR_NOMEM, "out of memory ordering the record's %s", sk->name);
+			return ci_error_create(CI_ERR_NOMEM, "out of memory ordering the record's %s", ci_section_title(kind));
 		if (lazy)
 			return keep_lazily(d, &o, count);
 		return order_entries(d, &o, ret, count);
@@ -1328,7 +1328,7 @@ static struct ci_error *decode_area(struct decoder *d, uint32_t kind, uint64_t *
 	struct ci_section_stats *stats = &d->m->sections[kind];
 	uint8_t *raw = calloc(units, sec->entry_size);
 	if (!raw)
-		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's %s", kinds[kind].name);
+		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's %s", ci_section_title(kind));
 	/* Read in page-sized pieces so that a partly captured area keeps what is there. */
 	uint32_t unit = sec->entry_size;
 	uint64_t piece = 4096 / unit ? 4096 / unit : 1;
@@ -1529,7 +1529,7 @@ static void report_references(struct decoder *d)
 {
 	struct ci_model *m = d->m;
 	for (uint32_t k = 0; k < CI_SECTION_KIND_MAX; k++) {
-		const char *what = k ? kinds[k].name : "header";
+		const char *what = k ? ci_section_title(k) : "header";
 		if (d->bad_refs[k])
 			ci_warnings_add(&m->warnings,
 					"%s: %llu reference%s to entries, strings or stacks that do not exist %s "
@@ -1638,12 +1638,12 @@ static struct ci_error *decode_directory(struct decoder *d)
 		struct ci_section sec;
 		memcpy(&sec, dir + (size_t)i * h->section_entry_size, sizeof sec);
 		uint32_t k = sec.kind;
-		if (k == 0 || k >= CI_SECTION_KIND_MAX || !kinds[k].name)
+		if (k == 0 || k >= CI_SECTION_KIND_MAX || !ci_section_title(k))
 			continue; /* a section of a newer minor: ignored by the versioning rules */
 		struct ci_section_stats *stats = &m->sections[k];
 		if (stats->present) {
 			ci_warnings_add(&m->warnings, "the record lists the %s section twice; the second "
-					"(directory entry %u) is ignored", kinds[k].name, i);
+					"(directory entry %u) is ignored", ci_section_title(k), i);
 			continue;
 		}
 		*stats = (struct ci_section_stats){
@@ -1674,7 +1674,7 @@ static struct ci_error *decode_directory(struct decoder *d)
 			ci_warnings_add(&m->warnings,
 					"the record's %s section (directory entry %u: offset 0x%llx, %llu entries "
 					"of %u bytes) is unusable: %s; none of its entries are used",
-					sk->name, i, (unsigned long long)sec.offset,
+					ci_section_title(k), i, (unsigned long long)sec.offset,
 					(unsigned long long)sec.capacity, sec.entry_size, why);
 			stats->invalid = sec.capacity;
 			continue;
@@ -1695,7 +1695,7 @@ static struct ci_error *decode_directory(struct decoder *d)
 				uint32_t loser = (x->offset < y->offset || a < b) ? b : a;
 				ci_warnings_add(&m->warnings,
 						"the record's %s and %s sections overlap; the %s section is not used",
-						kinds[a].name, kinds[b].name, kinds[loser].name);
+						ci_section_title(a), ci_section_title(b), ci_section_title(loser));
 				d->usable[loser] = false;
 				m->sections[loser].invalid = d->secs[loser].capacity;
 			}
@@ -1845,7 +1845,7 @@ static void report_dropped(struct decoder *d)
 		case CI_SEC_EVENTS:
 			ci_warnings_add(&m->warnings,
 					"%s: %s entr%s not recorded (another thread still held the slot)",
-					kinds[k].name, n, s->dropped == 1 ? "y was" : "ies were");
+					ci_section_title(k), n, s->dropped == 1 ? "y was" : "ies were");
 			break;
 		case CI_SEC_STRINGS:
 		case CI_SEC_FRAMES:
@@ -1853,13 +1853,13 @@ static void report_dropped(struct decoder *d)
 		case CI_SEC_SYMBOL_IMAGE:
 			ci_warnings_add(&m->warnings,
 					"%s: %s did not fit in the record (names or stacks are missing; the "
-					"record is %s, a larger CUDAINSPECT_SIZE keeps more)", kinds[k].name, n,
+					"record is %s, a larger CUDAINSPECT_SIZE keeps more)", ci_section_title(k), n,
 					size);
 			break;
 		default:
 			ci_warnings_add(&m->warnings,
 					"the %s table was full: %s %s not recorded (the record is %s; a "
-					"larger CUDAINSPECT_SIZE keeps more)", kinds[k].name, n,
+					"larger CUDAINSPECT_SIZE keeps more)", ci_section_title(k), n,
 					s->dropped == 1 ? "was" : "were", size);
 			break;
 		}
@@ -1882,11 +1882,11 @@ static void summarize(struct decoder *d)
 		if (s->torn)
 			ci_warnings_add(&m->warnings,
 					"%s: %llu entr%s being written while the record was copied (torn), not used",
-					kinds[k].name, (unsigned long long)s->torn, s->torn == 1 ? "y was" : "ies were");
+					ci_section_title(k), (unsigned long long)s->torn, s->torn == 1 ? "y was" : "ies were");
 		if (s->invalid)
 			ci_warnings_add(&m->warnings,
 					"%s: %llu entr%s failed validation (damaged record), not used",
-					kinds[k].name, (unsigned long long)s->invalid, s->invalid == 1 ? "y" : "ies");
+					ci_section_title(k), (unsigned long long)s->invalid, s->invalid == 1 ? "y" : "ies");
 	}
 	/* What is missing goes on one line: a truncated core loses many sections at once. */
 	char line[512] = "";
@@ -1895,7 +1895,7 @@ static void summarize(struct decoder *d)
 		const struct ci_section_stats *s = &m->sections[k];
 		if (s->present && d->usable[k] && s->missing)
 			used += (size_t)snprintf(line + used, sizeof line - used, "%s%s %llu", used ? ", " : "",
-						 kinds[k].name, (unsigned long long)s->missing);
+						 ci_section_title(k), (unsigned long long)s->missing);
 	}
 	if (used)
 		ci_warnings_add(&m->warnings,

@@ -24,53 +24,6 @@
 /* A value counts as "near" an allocation when it is closer than this or than its size. */
 #define NEAR_BYTES_MIN (1ull << 20)
 
-const char *ci_launch_state_name(enum ci_launch_state s)
-{
-	switch (s) {
-	case CI_LS_FINISHED: return "finished";
-	case CI_LS_IN_FLIGHT: return "in_flight";
-	case CI_LS_NOT_STARTED: return "not_started";
-	case CI_LS_UNKNOWN: break;
-	}
-	return "unknown";
-}
-
-const char *ci_confidence_name(enum ci_confidence c)
-{
-	switch (c) {
-	case CI_CONF_LOW: return "low";
-	case CI_CONF_MEDIUM: return "medium";
-	case CI_CONF_HIGH: return "high";
-	case CI_CONF_EXACT: return "exact";
-	case CI_CONF_NONE: break;
-	}
-	return "none";
-}
-
-const char *ci_relation_name(enum ci_relation r)
-{
-	switch (r) {
-	case CI_REL_INSIDE: return "inside";
-	case CI_REL_PAST_END: return "past_end";
-	case CI_REL_BEFORE_START: return "before_start";
-	case CI_REL_FREED: return "freed";
-	case CI_REL_UNKNOWN: break;
-	}
-	return "unknown";
-}
-
-const char *ci_verdict_name(enum ci_verdict v)
-{
-	switch (v) {
-	case CI_VERDICT_DEVICE_FAULT: return "device_fault";
-	case CI_VERDICT_API_ERROR: return "api_error";
-	case CI_VERDICT_PENDING: return "pending";
-	case CI_VERDICT_INCOMPLETE: return "incomplete";
-	case CI_VERDICT_NONE: break;
-	}
-	return "none";
-}
-
 void ci_diagnosis_destroy(struct ci_diagnosis *diag)
 {
 	if (!diag)
@@ -656,28 +609,24 @@ static bool record_mostly_missing(const struct ci_model *m)
 static void record_losses(const struct ci_model *m, struct ci_diagnosis *d, bool pointer_rule,
 			  struct text *why)
 {
-	static const struct {
-		uint32_t kind;
-		const char *what;
-	} tables[] = {
-		{ CI_SEC_ALLOCS, "allocations" }, { CI_SEC_LAUNCHES, "launches" },
-		{ CI_SEC_STREAMS, "streams" },   { CI_SEC_FUNCTIONS, "kernels" },
-		{ CI_SEC_CONTEXTS, "contexts" },
+	static const uint32_t tables[] = {
+		CI_SEC_ALLOCS, CI_SEC_LAUNCHES, CI_SEC_STREAMS, CI_SEC_FUNCTIONS, CI_SEC_CONTEXTS,
 	};
 	enum ci_confidence cap = CI_CONF_EXACT;
 	bool said = false;
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		const struct ci_section_stats *s = &m->sections[tables[i].kind];
+		const struct ci_section_stats *s = &m->sections[tables[i]];
 		if (!s->present || (!s->dropped && !s->missing))
 			continue;
 		char n[32];
 		text_add(why, "%s%s %s were not recorded%s", said ? "; " : " The record is incomplete: ",
-			 ci_fmt_count(s->dropped ? s->dropped : s->missing, n, sizeof(n)), tables[i].what,
-			 s->dropped ? (tables[i].kind == CI_SEC_LAUNCHES ? " (the ring was contended)"
+			 ci_fmt_count(s->dropped ? s->dropped : s->missing, n, sizeof(n)),
+			 ci_section_title(tables[i]),
+			 s->dropped ? (tables[i] == CI_SEC_LAUNCHES ? " (the ring was contended)"
 								: " (the table was full)")
 				    : " (not in the input)");
 		said = true;
-		enum ci_confidence c = tables[i].kind == CI_SEC_ALLOCS && pointer_rule ? CI_CONF_LOW
+		enum ci_confidence c = tables[i] == CI_SEC_ALLOCS && pointer_rule ? CI_CONF_LOW
 										   : CI_CONF_MEDIUM;
 		if (c < cap)
 			cap = c;

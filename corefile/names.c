@@ -109,69 +109,43 @@ bool ci_cuda_result_is_sticky(int32_t result)
 	return r && r->sticky;
 }
 
-/* Enum words: index by value; gaps and out-of-range values read "unknown". */
-#define CI_NAME_LOOKUP(fn, ...)                                                              \
-	const char *fn(uint32_t v)                                                           \
+/* Enum words, from the X-macro lists (record.h, cudainspect.h): index by value; gaps and
+ * out-of-range values read "unknown". */
+#define CI_WORD_ENTRY(name, value, word, ...) [value] = word,
+#define CI_SECOND_ENTRY(name, value, word, second, ...) [value] = second,
+static const char *ci_word_at(const char *const *words, size_t n, uint32_t v, const char *none)
+{
+	return v < n && words[v] ? words[v] : none;
+}
+#define CI_WORDS(fn, type, LIST, ENTRY, none)                                                \
+	const char *fn(type v)                                                               \
 	{                                                                                    \
-		static const char *const names[] = { __VA_ARGS__ };                          \
-		if (v < sizeof names / sizeof names[0] && names[v])                          \
-			return names[v];                                                     \
-		return "unknown";                                                            \
+		static const char *const words[] = { LIST(ENTRY) };                           \
+		return ci_word_at(words, sizeof words / sizeof words[0], (uint32_t)v, none); \
 	}
 
-CI_NAME_LOOKUP(ci_alloc_kind_name,
-	[CI_ALLOC_DEVICE] = "device",
-	[CI_ALLOC_PITCH] = "pitch",
-	[CI_ALLOC_MANAGED] = "managed",
-	[CI_ALLOC_ASYNC] = "async",
-	[CI_ALLOC_POOL_ASYNC] = "pool_async",
-	[CI_ALLOC_VMM_RESERVE] = "vmm_reserve",
-	[CI_ALLOC_VMM_MAP] = "vmm_map",
-	[CI_ALLOC_HOST] = "host",
-	[CI_ALLOC_HOST_REGISTER] = "host_register",
-	[CI_ALLOC_VMM_CREATE] = "vmm_create")
+CI_WORDS(ci_alloc_kind_name, uint32_t, CI_ALLOC_KINDS, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_launch_api_name, uint32_t, CI_LAUNCH_APIS, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_launch_api_text, uint32_t, CI_LAUNCH_APIS, CI_SECOND_ENTRY, "an unknown launch API")
+CI_WORDS(ci_event_kind_name, uint32_t, CI_EVENT_KINDS, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_stream_kind_name, uint32_t, CI_STREAM_KINDS, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_crumb_status_name, uint32_t, CI_CRUMB_STATUSES, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_context_kind_name, uint32_t, CI_CONTEXT_KINDS, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_record_state_name, uint32_t, CI_RECORD_STATES, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_record_origin_name, uint32_t, CI_RECORD_ORIGINS, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_stack_mode_name, uint32_t, CI_STACK_MODES, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_section_word, uint32_t, CI_SECTION_KINDS, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_section_title, uint32_t, CI_SECTION_KINDS, CI_SECOND_ENTRY, NULL)
+CI_WORDS(ci_source_kind_name, uint32_t, CI_SOURCE_KINDS, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_locate_method_phrase, uint32_t, CI_LOCATE_METHODS, CI_SECOND_ENTRY, "the caller")
+CI_WORDS(ci_launch_state_name, enum ci_launch_state, CI_LAUNCH_STATES, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_confidence_name, enum ci_confidence, CI_CONFIDENCES, CI_WORD_ENTRY, "none")
+CI_WORDS(ci_relation_name, enum ci_relation, CI_RELATIONS, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_verdict_name, enum ci_verdict, CI_VERDICTS, CI_WORD_ENTRY, "none")
 
-CI_NAME_LOOKUP(ci_launch_api_name,
-	[CI_LAUNCH_KERNEL] = "kernel",
-	[CI_LAUNCH_KERNEL_EX] = "kernel_ex",
-	[CI_LAUNCH_COOPERATIVE] = "cooperative",
-	[CI_LAUNCH_HOST_FUNC] = "host_func",
-	[CI_LAUNCH_GRAPH] = "graph",
-	[CI_LAUNCH_LEGACY] = "legacy")
-
-CI_NAME_LOOKUP(ci_event_kind_name,
-	[CI_EV_CTX_SYNC] = "ctx_sync",
-	[CI_EV_STREAM_SYNC] = "stream_sync",
-	[CI_EV_EVENT_SYNC] = "event_sync",
-	[CI_EV_EVENT_RECORD] = "event_record",
-	[CI_EV_STREAM_WAIT_EVENT] = "stream_wait_event",
-	[CI_EV_CAPTURE_BEGIN] = "capture_begin",
-	[CI_EV_CAPTURE_END] = "capture_end",
-	[CI_EV_GRAPH_INSTANTIATE] = "graph_instantiate",
-	[CI_EV_GRAPH_LAUNCH] = "graph_launch",
-	[CI_EV_MODULE_LOAD] = "module_load",
-	[CI_EV_MODULE_UNLOAD] = "module_unload",
-	[CI_EV_CTX_CREATE] = "ctx_create",
-	[CI_EV_CTX_DESTROY] = "ctx_destroy",
-	[CI_EV_STREAM_CREATE] = "stream_create",
-	[CI_EV_STREAM_DESTROY] = "stream_destroy",
-	[CI_EV_STREAM_QUERY] = "stream_query",
-	[CI_EV_EVENT_QUERY] = "event_query",
-	[CI_EV_INIT] = "init",
-	[CI_EV_MEMCPY] = "memcpy",
-	[CI_EV_MEMSET] = "memset",
-	[CI_EV_FORK] = "fork")
-
-CI_NAME_LOOKUP(ci_stream_kind_name,
-	[CI_STREAM_CREATED] = "created",
-	[CI_STREAM_LEGACY] = "legacy",
-	[CI_STREAM_PER_THREAD] = "per_thread")
-
-CI_NAME_LOOKUP(ci_crumb_status_name,
-	[CI_CRUMB_OK] = "ok",
-	[CI_CRUMB_DISABLED] = "disabled",
-	[CI_CRUMB_CAPTURING] = "capturing",
-	[CI_CRUMB_UNSUPPORTED] = "unsupported",
-	[CI_CRUMB_REGISTER_FAILED] = "register_failed",
-	[CI_CRUMB_WRITE_FAILED] = "write_failed",
-	[CI_CRUMB_NO_SLOT] = "no_slot")
+#define CI_FLAG_WORD(name, bit, word) [bit] = word,
+const char *ci_launch_flag_word(unsigned bit)
+{
+	static const char *const words[] = { CI_LAUNCH_FLAGS(CI_FLAG_WORD) };
+	return ci_word_at(words, sizeof words / sizeof words[0], bit, NULL);
+}

@@ -302,11 +302,6 @@ static void j_stack(struct json *j, const char *key, uint32_t id)
 	j_close(j);
 }
 
-static const char *stream_kind(uint32_t kind)
-{
-	return ci_stream_kind_name(kind);
-}
-
 static void j_launch_fields(struct json *j, size_t i)
 {
 	const struct ci_model *m = j->m;
@@ -334,15 +329,9 @@ static void j_launch_fields(struct json *j, size_t i)
 	j_i64(j, "result", l->result);
 	j_str(j, "result_name", ci_cuda_result_name(l->result));
 	j_arr(j, "flags");
-	static const struct { uint16_t bit; const char *name; } flags[] = {
-		{ CI_LAUNCH_PTSZ, "per_thread_stream" }, { CI_LAUNCH_CRUMB, "breadcrumb" },
-		{ CI_LAUNCH_CAPTURED, "captured" }, { CI_LAUNCH_FAILED, "failed" },
-		{ CI_LAUNCH_PARAMS_EXTRA, "params_extra" }, { CI_LAUNCH_PARAMS_CUT, "params_cut" },
-		{ CI_LAUNCH_COOPERATIVE_ATTR, "cooperative" }, { CI_LAUNCH_PDL, "pdl" },
-	};
-	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
-		if (l->flags & flags[k].bit)
-			j_str(j, NULL, flags[k].name);
+	for (unsigned bit = 0; bit < 16; bit++)
+		if ((l->flags & (1u << bit)) && ci_launch_flag_word(bit))
+			j_str(j, NULL, ci_launch_flag_word(bit));
 	j_close(j);
 	j_str(j, "state", ci_launch_state_name(j->d->launch_state[i]));
 
@@ -456,30 +445,14 @@ static void j_fixed_str(struct json *j, const char *key, const char *field, size
 	j_str(j, key, buf);
 }
 
-static const char *state_name(uint32_t s)
-{
-	return s == CI_STATE_LIVE ? "live" : s == CI_STATE_EXITED ? "exited"
-				   : s == CI_STATE_SIGNALED ? "signaled" : "unknown";
-}
-
 static void j_section_stats(struct json *j, const struct ci_model *m)
 {
-	static const char *const names[] = {
-		[CI_SEC_HOST_MODULES] = "host_modules", [CI_SEC_DEVICES] = "devices",
-		[CI_SEC_CONTEXTS] = "contexts", [CI_SEC_STREAMS] = "streams",
-		[CI_SEC_CODE_MODULES] = "code_modules", [CI_SEC_FUNCTIONS] = "functions",
-		[CI_SEC_LAUNCHES] = "launches", [CI_SEC_ALLOCS] = "allocations",
-		[CI_SEC_FREES] = "frees", [CI_SEC_ERRORS] = "errors", [CI_SEC_EVENTS] = "events",
-		[CI_SEC_STACKS] = "stacks", [CI_SEC_FRAMES] = "frames", [CI_SEC_STRINGS] = "strings",
-		[CI_SEC_BREADCRUMBS] = "breadcrumbs", [CI_SEC_THREADS] = "threads",
-		[CI_SEC_SYMBOL_IMAGE] = "symbol_image",
-	};
 	j_obj(j, "sections");
-	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+	for (uint32_t k = 0; k < CI_SECTION_KIND_MAX; k++) {
 		const struct ci_section_stats *s = &m->sections[k];
-		if (!names[k] || !s->present)
+		if (!ci_section_title(k) || !s->present)
 			continue;
-		j_obj(j, names[k]);
+		j_obj(j, ci_section_word(k));
 		j_u64(j, "capacity", s->capacity);
 		j_u64(j, "head", s->head);
 		j_u64(j, "accepted", s->accepted);
@@ -491,18 +464,6 @@ static void j_section_stats(struct json *j, const struct ci_model *m)
 		j_close(j);
 	}
 	j_close(j);
-}
-
-static const char *source_kind_name(enum ci_source_kind k)
-{
-	switch (k) {
-	case CI_SOURCE_CORE: return "core";
-	case CI_SOURCE_GCORE: return "gcore";
-	case CI_SOURCE_RECORD: return "record";
-	case CI_SOURCE_PID: return "pid";
-	case CI_SOURCE_BUFFER: return "buffer";
-	}
-	return "unknown";
 }
 
 struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
@@ -528,7 +489,7 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 
 	j_obj(j, "input");
 	j_str(j, "path", si ? si->path : NULL);
-	j_str(j, "kind", si ? source_kind_name(si->kind) : "buffer");
+	j_str(j, "kind", si ? ci_source_kind_name(si->kind) : "buffer");
 	j_bool(j, "compressed", si && si->compressed);
 	j_bool(j, "truncated", si && si->truncated);
 	j_close(j);
@@ -539,15 +500,13 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 	j_fixed_str(j, "recorder_version", h->recorder_version, sizeof(h->recorder_version));
 	j_addr(j, "address", m->location.address);
 	j_u64(j, "size", h->record_size);
-	j_str(j, "origin", h->origin == CI_ORIGIN_MEMFD ? "memfd"
-			  : h->origin == CI_ORIGIN_PERSISTENT ? "persistent"
-			  : h->origin == CI_ORIGIN_SNAPSHOT ? "snapshot" : "unknown");
-	j_str(j, "state", state_name(h->state));
+	j_str(j, "origin", ci_record_origin_name(h->origin));
+	j_str(j, "state", ci_record_state_name(h->state));
 	j_u64(j, "start_realtime_ns", h->start_realtime_ns);
 	j_u64(j, "start_monotonic_ns", h->start_monotonic_ns);
 	j_u64(j, "end_monotonic_ns", h->end_monotonic_ns);
-	j_str(j, "stack_mode", h->stack_mode == CI_STACKS_OFF ? "off"
-			      : h->stack_mode == CI_STACKS_FAST ? "fast" : "accurate");
+	j_str(j, "stack_mode", h->stack_mode == CI_STACKS_OFF || h->stack_mode == CI_STACKS_FAST
+				       ? ci_stack_mode_name(h->stack_mode) : "accurate");
 	j_u64(j, "breadcrumb_every_launches", h->crumb_every_launches);
 	j_u64(j, "breadcrumb_every_us", h->crumb_every_us);
 	j_u64(j, "breadcrumb_width", h->crumb_width);
@@ -620,9 +579,7 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 		j_hex(j, "handle", c->handle);
 		j_u64(j, "id", c->ctx_id);
 		j_slot(j, "device", c->device);
-		j_str(j, "kind", c->kind == CI_CTX_PRIMARY ? "primary"
-				 : c->kind == CI_CTX_EXPLICIT ? "explicit"
-				 : c->kind == CI_CTX_GREEN ? "green" : "unknown");
+		j_str(j, "kind", ci_context_kind_name(c->kind));
 		j_u64(j, "flags", c->flags);
 		j_u64(j, "thread", c->create_tid);
 		j_u64(j, "create_ns", c->create_ns);
@@ -644,7 +601,7 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 		j_hex(j, "handle", st->handle);
 		j_u64(j, "id", st->stream_id);
 		j_slot(j, "context", st->ctx);
-		j_str(j, "kind", stream_kind(st->kind));
+		j_str(j, "kind", ci_stream_kind_name(st->kind));
 		j_u64(j, "flags", st->flags);
 		j_i64(j, "priority", st->priority);
 		j_u64(j, "owner_thread", st->owner_tid);

@@ -314,20 +314,6 @@ static char *thread_desc(struct out *o, uint32_t tid, char *buf, size_t n)
 	return buf;
 }
 
-/* The driver entry point family of a launch, as users know it. */
-static const char *launch_api_text(uint16_t api)
-{
-	switch (api) {
-	case CI_LAUNCH_KERNEL: return "cuLaunchKernel";
-	case CI_LAUNCH_KERNEL_EX: return "cuLaunchKernelEx";
-	case CI_LAUNCH_COOPERATIVE: return "cuLaunchCooperativeKernel";
-	case CI_LAUNCH_HOST_FUNC: return "cuLaunchHostFunc";
-	case CI_LAUNCH_GRAPH: return "cuGraphLaunch";
-	case CI_LAUNCH_LEGACY: return "cuLaunchGrid";
-	}
-	return "an unknown launch API";
-}
-
 static const char *cmdline(struct out *o)
 {
 	const char *c = ci_model_string(o->m, o->m->header.cmdline_str);
@@ -518,7 +504,7 @@ static void launch_lines(struct out *o, size_t li, size_t frames)
 	line(o, "  grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ")  block (%" PRIu32 ",%" PRIu32
 	     ",%" PRIu32 ")  shared memory %s  via %s",
 	     l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
-	     ci_fmt_size(l->shared_mem, smem, sizeof(smem)), launch_api_text(l->api));
+	     ci_fmt_size(l->shared_mem, smem, sizeof(smem)), ci_launch_api_text(l->api));
 	print_stack(o, "  launched at ", l->stack, frames);
 }
 
@@ -885,10 +871,9 @@ static void view_contexts(struct out *o)
 		int dev = c->device < m->device_count && m->devices[c->device].seq
 				  ? m->devices[c->device].ordinal
 				  : -1;
-		const char *kind = c->kind == CI_CTX_PRIMARY	? "primary"
-				   : c->kind == CI_CTX_EXPLICIT ? "explicit"
-				   : c->kind == CI_CTX_GREEN	? "green"
-								: "?";
+		const char *kind = ci_context_kind_name(c->kind);
+		if (strcmp(kind, "unknown") == 0)
+			kind = "?";
 		char who[64], st[112], when[96], flags[16];
 		snprintf(flags, sizeof(flags), "0x%" PRIx32, c->flags);
 		if (c->destroy_ns)
@@ -1282,35 +1267,24 @@ static void view_record(struct out *o)
 	heading(o, "Record");
 	line(o, "  format %u.%u, recorder %s, %s at 0x%" PRIx64 " (found by %s)", h->major, h->minor,
 	     CI_SCRUB_FIELD(h->recorder_version, rv), ci_fmt_size(h->record_size, sz, sizeof(sz)),
-	     m->location.address,
-	     m->location.method == CI_LOCATE_NT_FILE ? "its memfd name"
-	     : m->location.method == CI_LOCATE_SYMBOL ? "the recorder's symbol"
-	     : m->location.method == CI_LOCATE_SCAN   ? "a magic scan"
-	     : m->location.method == CI_LOCATE_FILE   ? "being the input file"
-						      : "the caller");
+	     m->location.address, ci_locate_method_phrase(m->location.method));
 	line(o, "  stacks %s (depth %" PRIu32 "), breadcrumbs every %" PRIu32 " launches / %" PRIu32
 		" us (%" PRIu32 "-bit)%s",
-	     h->stack_mode == CI_STACKS_OFF ? "off" : h->stack_mode == CI_STACKS_FAST ? "fast"
-									       : "accurate",
+	     h->stack_mode == CI_STACKS_OFF || h->stack_mode == CI_STACKS_FAST
+		     ? ci_stack_mode_name(h->stack_mode) : "accurate",
 	     h->stack_depth, h->crumb_every_launches, h->crumb_every_us, h->crumb_width * 8,
 	     (h->flags & CI_HDR_CRUMBS_OFF) ? ", disabled" : "");
-	static const char *const names[] = {
-		[CI_SEC_HOST_MODULES] = "host modules", [CI_SEC_DEVICES] = "devices",
-		[CI_SEC_CONTEXTS] = "contexts", [CI_SEC_STREAMS] = "streams",
-		[CI_SEC_CODE_MODULES] = "code modules", [CI_SEC_FUNCTIONS] = "functions",
-		[CI_SEC_LAUNCHES] = "launches", [CI_SEC_ALLOCS] = "live allocations",
-		[CI_SEC_FREES] = "frees", [CI_SEC_ERRORS] = "errors", [CI_SEC_EVENTS] = "events",
-		[CI_SEC_STACKS] = "stacks", [CI_SEC_THREADS] = "threads",
-	};
 	line(o, "  %-17s %10s %10s %10s %8s %8s %11s %8s %8s", "section", "capacity", "written",
 	     "accepted", "torn", "invalid", "overwritten", "dropped", "missing");
-	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+	for (uint32_t k = 0; k < CI_SECTION_KIND_MAX; k++) {
 		const struct ci_section_stats *s = &m->sections[k];
-		if (!names[k] || !s->present)
+		/* The byte areas have no entries to count. */
+		if (!ci_section_title(k) || !s->present || k == CI_SEC_FRAMES || k == CI_SEC_STRINGS ||
+		    k == CI_SEC_BREADCRUMBS || k == CI_SEC_SYMBOL_IMAGE)
 			continue;
 		line(o, "  %-17s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64
 			" %11" PRIu64 " %8" PRIu64 " %8" PRIu64,
-		     names[k], s->capacity, s->head, s->accepted, s->torn, s->invalid, s->overwritten,
+		     ci_section_title(k), s->capacity, s->head, s->accepted, s->torn, s->invalid, s->overwritten,
 		     s->dropped, s->missing);
 	}
 }

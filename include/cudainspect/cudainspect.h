@@ -90,13 +90,17 @@ void ci_warnings_deinit(struct ci_warnings *w);
 /* ---------------------------------------------------------------------------------------- */
 /* Stage 1: source                                                                            */
 
-enum ci_source_kind {
-	CI_SOURCE_CORE = 1,      /* ELF core from the kernel */
-	CI_SOURCE_GCORE = 2,     /* ELF core written by gdb's gcore */
-	CI_SOURCE_RECORD = 3,    /* a snapshot or persistent record file (starts with the magic) */
-	CI_SOURCE_PID = 4,       /* a live process */
-	CI_SOURCE_BUFFER = 5,    /* caller-supplied bytes (GDB JIT entry, fuzzers, tests) */
-};
+/* X(NAME, VALUE, WORD): the reader's enums are X-macro lists like the record's (record.h,
+ * CI_RECORD_ENUM); the WORDs are part of the JSON schema. */
+#define CI_SOURCE_KINDS(X)                                                                   \
+	X(CI_SOURCE_CORE, 1, "core")     /* ELF core from the kernel */                     \
+	X(CI_SOURCE_GCORE, 2, "gcore")   /* ELF core written by gdb's gcore */              \
+	X(CI_SOURCE_RECORD, 3, "record") /* a snapshot or persistent record file (starts    \
+					    with the magic) */                              \
+	X(CI_SOURCE_PID, 4, "pid")       /* a live process */                               \
+	X(CI_SOURCE_BUFFER, 5, "buffer") /* caller-supplied bytes (GDB JIT entry, fuzzers,  \
+					    tests) */
+CI_RECORD_ENUM(ci_source_kind, CI_SOURCE_KINDS);
 
 /* A thread of the process as the core or /proc sees it.  Registers are x86-64
  * user_regs_struct order (see host-core.md); only the ones the unwinder needs are kept. */
@@ -167,13 +171,19 @@ bool ci_source_is_live(const struct ci_source *src);
 /* ---------------------------------------------------------------------------------------- */
 /* Stage 2: locate                                                                            */
 
-enum ci_locate_method {
-	CI_LOCATE_NT_FILE = 1,   /* the memfd name "/memfd:cudainspect…" in NT_FILE or maps */
-	CI_LOCATE_SYMBOL = 2,    /* the recorder's exported pointer symbol */
-	CI_LOCATE_SCAN = 3,      /* page-start magic scan */
-	CI_LOCATE_FILE = 4,      /* the input is a record file */
-	CI_LOCATE_BUFFER = 5,    /* the caller's buffer */
-};
+/* X(NAME, VALUE, WORD, PHRASE): PHRASE completes "found by …". */
+#define CI_LOCATE_METHODS(X)                                                                 \
+	/* the memfd name "/memfd:cudainspect…" in NT_FILE or maps */                         \
+	X(CI_LOCATE_NT_FILE, 1, "nt_file", "its memfd name")                                 \
+	/* the recorder's exported pointer symbol */                                         \
+	X(CI_LOCATE_SYMBOL, 2, "symbol", "the recorder's symbol")                            \
+	/* page-start magic scan */                                                          \
+	X(CI_LOCATE_SCAN, 3, "scan", "a magic scan")                                         \
+	/* the input is a record file */                                                     \
+	X(CI_LOCATE_FILE, 4, "file", "being the input file")                                 \
+	/* the caller's buffer */                                                            \
+	X(CI_LOCATE_BUFFER, 5, "buffer", "the caller")
+CI_RECORD_ENUM(ci_locate_method, CI_LOCATE_METHODS);
 
 struct ci_location {
 	uint64_t address;        /* where the record starts in the source's address space */
@@ -203,8 +213,6 @@ struct ci_section_stats {
 	uint64_t missing;        /* not in the input (truncated core, uncaptured pages): unknown */
 	uint64_t unread;         /* sparse models (ci_decode_options.sparse): entries not looked at */
 };
-
-#define CI_SECTION_KIND_MAX 32
 
 /* The decoded record: copies of every accepted entry, in owned arrays, with every reference
  * (slot numbers, string offsets, stack ids) checked.  Invalid references are replaced by
@@ -298,12 +306,26 @@ const uint64_t *ci_model_stack(const struct ci_model *model, uint32_t id, size_t
 /* Kernel name of a function slot, or NULL when the slot is CI_NONE, invalid or unnamed (the
  * "<unknown function 0x…>" style fallback is the renderer's job). */
 const char *ci_model_function_name(const struct ci_model *model, uint32_t function_slot);
-/* Names for enums, for renderers: "cuMemAlloc"-independent, stable lowercase words. */
+/* Names for enums, for renderers: the WORDs of the X-macro lists in record.h and here, stable
+ * lowercase words; a value the list does not have reads "unknown". */
 const char *ci_alloc_kind_name(uint32_t kind);
 const char *ci_launch_api_name(uint32_t api);
 const char *ci_event_kind_name(uint32_t kind);
 const char *ci_stream_kind_name(uint32_t kind);
 const char *ci_crumb_status_name(uint32_t status);
+const char *ci_context_kind_name(uint32_t kind);
+const char *ci_record_state_name(uint32_t state);
+const char *ci_record_origin_name(uint32_t origin);
+const char *ci_stack_mode_name(uint32_t mode);
+const char *ci_section_word(uint32_t kind);   /* "allocations": the JSON key */
+const char *ci_section_title(uint32_t kind);  /* "API errors": messages and tables; NULL for a
+					       * kind this reader does not know */
+const char *ci_source_kind_name(uint32_t kind);
+const char *ci_locate_method_phrase(uint32_t method); /* "its memfd name" */
+/* The entry point family of a launch API ("cuLaunchKernel"), or "an unknown launch API". */
+const char *ci_launch_api_text(uint32_t api);
+/* The WORD of flag bit BIT of ci_launch.flags, NULL if none. */
+const char *ci_launch_flag_word(unsigned bit);
 /* CUresult name and description ("CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was
  * encountered"), from a table built from cuda.h; unknown codes give "CUresult 1234". */
 const char *ci_cuda_result_name(int32_t result);
@@ -314,37 +336,42 @@ bool ci_cuda_result_is_sticky(int32_t result);
 /* ---------------------------------------------------------------------------------------- */
 /* Stage 4: diagnose                                                                          */
 
-enum ci_launch_state {
-	CI_LS_UNKNOWN = 0,       /* no breadcrumb information */
-	CI_LS_FINISHED = 1,
-	CI_LS_IN_FLIGHT = 2,
-	CI_LS_NOT_STARTED = 3,
-};
+#define CI_LAUNCH_STATES(X)                                                                  \
+	X(CI_LS_UNKNOWN, 0, "unknown")         /* no breadcrumb information */              \
+	X(CI_LS_FINISHED, 1, "finished")                                                    \
+	X(CI_LS_IN_FLIGHT, 2, "in_flight")                                                  \
+	X(CI_LS_NOT_STARTED, 3, "not_started")
+CI_RECORD_ENUM(ci_launch_state, CI_LAUNCH_STATES);
 
-enum ci_confidence {
-	CI_CONF_NONE = 0,
-	CI_CONF_LOW = 1,
-	CI_CONF_MEDIUM = 2,
-	CI_CONF_HIGH = 3,
-	CI_CONF_EXACT = 4,       /* only from a GPU core dump (later) */
-};
+#define CI_CONFIDENCES(X)                                                                    \
+	X(CI_CONF_NONE, 0, "none")                                                          \
+	X(CI_CONF_LOW, 1, "low")                                                            \
+	X(CI_CONF_MEDIUM, 2, "medium")                                                      \
+	X(CI_CONF_HIGH, 3, "high")                                                          \
+	X(CI_CONF_EXACT, 4, "exact")           /* only from a GPU core dump (later) */
+CI_RECORD_ENUM(ci_confidence, CI_CONFIDENCES);
 
-enum ci_relation {
-	CI_REL_INSIDE = 1,
-	CI_REL_PAST_END = 2,
-	CI_REL_BEFORE_START = 3,
-	CI_REL_FREED = 4,
-	CI_REL_UNKNOWN = 5,
-};
+#define CI_RELATIONS(X)                                                                      \
+	X(CI_REL_INSIDE, 1, "inside")                                                       \
+	X(CI_REL_PAST_END, 2, "past_end")                                                   \
+	X(CI_REL_BEFORE_START, 3, "before_start")                                           \
+	X(CI_REL_FREED, 4, "freed")                                                         \
+	X(CI_REL_UNKNOWN, 5, "unknown")
+CI_RECORD_ENUM(ci_relation, CI_RELATIONS);
 
 /* What kind of failure the record shows, which decides how the faulting launch is chosen. */
-enum ci_verdict {
-	CI_VERDICT_NONE = 0,     /* no error recorded and nothing in flight */
-	CI_VERDICT_DEVICE_FAULT, /* a sticky error: the GPU faulted in some launch */
-	CI_VERDICT_API_ERROR,    /* a CUDA call failed, no device fault (bad launch configuration…) */
-	CI_VERDICT_PENDING,      /* no error, but work in flight: hung, or killed in the middle */
-	CI_VERDICT_INCOMPLETE,   /* most of the record is not in the input: nothing can be said */
-};
+#define CI_VERDICTS(X)                                                                       \
+	/* no error recorded and nothing in flight */                                        \
+	X(CI_VERDICT_NONE, 0, "none")                                                       \
+	/* a sticky error: the GPU faulted in some launch */                                 \
+	X(CI_VERDICT_DEVICE_FAULT, 1, "device_fault")                                       \
+	/* a CUDA call failed, no device fault (bad launch configuration…) */               \
+	X(CI_VERDICT_API_ERROR, 2, "api_error")                                             \
+	/* no error, but work in flight: hung, or killed in the middle */                    \
+	X(CI_VERDICT_PENDING, 3, "pending")                                                 \
+	/* most of the record is not in the input: nothing can be said */                   \
+	X(CI_VERDICT_INCOMPLETE, 4, "incomplete")
+CI_RECORD_ENUM(ci_verdict, CI_VERDICTS);
 
 struct ci_stream_progress {
 	uint32_t stream;         /* model stream slot */

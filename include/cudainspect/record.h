@@ -56,6 +56,13 @@ extern "C" {
 #define CI_SNAPSHOT_SUFFIX ".cisnap"   /* <dir>/cudainspect-<host>-<pid>-<reason>.cisnap */
 
 #define CI_SEQ_BUSY UINT64_MAX
+
+/* Every enum of the record is one X-macro list, X(NAME, VALUE, WORD[, TITLE]): the enum follows
+ * from it here, and the reader's name lookups (the WORDs are part of its JSON schema, so they
+ * never change once published) and counts follow from the same list.  CI_RECORD_ENUM makes the
+ * enum. */
+#define CI_RECORD_ENUM_ENTRY(name, value, ...) name = value,
+#define CI_RECORD_ENUM(tag, LIST) enum tag { LIST(CI_RECORD_ENUM_ENTRY) }
 #define CI_SECTION_ALIGN 64u
 #define CI_NAME_MAX 64 /* fixed inline name fields (host, thread names) */
 
@@ -63,33 +70,38 @@ extern "C" {
 /* Header                                                                                     */
 
 /* ci_header.state: what the process was doing when these bytes were taken. */
-enum ci_record_state {
-	CI_STATE_LIVE = 1,       /* process running (or killed without warning) */
-	CI_STATE_EXITED = 2,     /* exit handlers ran */
-	CI_STATE_SIGNALED = 3,   /* a fatal signal handler ran; see fatal_* */
-};
+#define CI_RECORD_STATES(X)                                                                  \
+	X(CI_STATE_LIVE, 1, "live")         /* process running (or killed without warning) */ \
+	X(CI_STATE_EXITED, 2, "exited")     /* exit handlers ran */                          \
+	X(CI_STATE_SIGNALED, 3, "signaled") /* a fatal signal handler ran; see fatal_* */
+CI_RECORD_ENUM(ci_record_state, CI_RECORD_STATES);
 
 /* ci_header.origin: how these bytes came to be where the reader found them. */
-enum ci_record_origin {
-	CI_ORIGIN_MEMFD = 1,      /* the in-process memfd mapping (cores, live pids, GDB) */
-	CI_ORIGIN_PERSISTENT = 2, /* a MAP_SHARED file under CUDAINSPECT_DIR */
-	CI_ORIGIN_SNAPSHOT = 3,   /* a copy written by the recorder; see snapshot_reason */
-};
+#define CI_RECORD_ORIGINS(X)                                                                 \
+	X(CI_ORIGIN_MEMFD, 1, "memfd")           /* the in-process memfd mapping (cores, live   \
+						    pids, GDB) */                               \
+	X(CI_ORIGIN_PERSISTENT, 2, "persistent") /* a MAP_SHARED file under CUDAINSPECT_DIR */ \
+	X(CI_ORIGIN_SNAPSHOT, 3, "snapshot")     /* a copy written by the recorder; see        \
+						    snapshot_reason */
+CI_RECORD_ENUM(ci_record_origin, CI_RECORD_ORIGINS);
 
-enum ci_snapshot_reason {
-	CI_SNAP_NONE = 0,
-	CI_SNAP_SIGNAL = 1,       /* fatal signal */
-	CI_SNAP_STICKY_ERROR = 2, /* first sticky CUDA error (e.g. CUDA_ERROR_ILLEGAL_ADDRESS) */
-	CI_SNAP_EXIT = 3,         /* normal exit */
-	CI_SNAP_REQUEST = 4,      /* explicit request (SIGUSR, API) */
-};
+/* ci_header.snapshot_reason; the word is also the REASON in a snapshot's file name. */
+#define CI_SNAPSHOT_REASONS(X)                                                               \
+	X(CI_SNAP_NONE, 0, "none")                                                          \
+	X(CI_SNAP_SIGNAL, 1, "signal")       /* fatal signal */                              \
+	X(CI_SNAP_STICKY_ERROR, 2, "error")  /* first sticky CUDA error (e.g.                 \
+						CUDA_ERROR_ILLEGAL_ADDRESS) */                  \
+	X(CI_SNAP_EXIT, 3, "exit")           /* normal exit */                               \
+	X(CI_SNAP_REQUEST, 4, "request")     /* explicit request (SIGUSR, API) */
+CI_RECORD_ENUM(ci_snapshot_reason, CI_SNAPSHOT_REASONS);
 
 /* Stack capture modes (ci_header.stack_mode). */
-enum ci_stack_mode {
-	CI_STACKS_OFF = 0,
-	CI_STACKS_FAST = 1,     /* frame-pointer walk validated against loaded modules */
-	CI_STACKS_ACCURATE = 2, /* DWARF CFI unwinding */
-};
+#define CI_STACK_MODES(X)                                                                    \
+	X(CI_STACKS_OFF, 0, "off")                                                          \
+	X(CI_STACKS_FAST, 1, "fast")         /* frame-pointer walk validated against loaded   \
+						modules */                                      \
+	X(CI_STACKS_ACCURATE, 2, "accurate") /* DWARF CFI unwinding */
+CI_RECORD_ENUM(ci_stack_mode, CI_STACK_MODES);
 
 /* ci_header.flags */
 #define CI_HDR_DEGRADED     (1u << 0) /* recorder fell back to pass-through at some point */
@@ -141,25 +153,46 @@ struct ci_header {
 /* ---------------------------------------------------------------------------------------- */
 /* Section directory                                                                          */
 
-enum ci_section_kind {
-	CI_SEC_HOST_MODULES = 1, /* struct ci_host_module, append-only table */
-	CI_SEC_DEVICES = 2,      /* struct ci_device, append-only table */
-	CI_SEC_CONTEXTS = 3,     /* struct ci_context, append-only table */
-	CI_SEC_STREAMS = 4,      /* struct ci_stream, append-only table */
-	CI_SEC_CODE_MODULES = 5, /* struct ci_code_module (CUmodule, CUlibrary), append-only */
-	CI_SEC_FUNCTIONS = 6,    /* struct ci_function (CUfunction, CUkernel), append-only */
-	CI_SEC_LAUNCHES = 7,     /* struct ci_launch, ring */
-	CI_SEC_ALLOCS = 8,       /* struct ci_alloc, open-addressed table of live allocations */
-	CI_SEC_FREES = 9,        /* struct ci_alloc, ring of recent frees */
-	CI_SEC_ERRORS = 10,      /* struct ci_api_error, ring */
-	CI_SEC_EVENTS = 11,      /* struct ci_event, ring */
-	CI_SEC_STACKS = 12,      /* struct ci_stack, stack depot index */
-	CI_SEC_FRAMES = 13,      /* uint64_t return addresses, byte area (entry_size 8) */
-	CI_SEC_STRINGS = 14,     /* NUL-terminated strings, byte area (entry_size 1) */
-	CI_SEC_BREADCRUMBS = 15, /* uint64_t per stream, written by the GPU (entry_size 8) */
-	CI_SEC_THREADS = 16,     /* struct ci_thread, append-only table */
-	CI_SEC_SYMBOL_IMAGE = 17,/* an ELF image of allocation symbols for GDB (byte area) */
-};
+/* X(NAME, VALUE, WORD, TITLE): WORD names the section in JSON and in test output, TITLE in
+ * messages and tables. */
+#define CI_SECTION_KINDS(X)                                                                  \
+	/* struct ci_host_module, append-only table */                                       \
+	X(CI_SEC_HOST_MODULES, 1, "host_modules", "host modules")                            \
+	/* struct ci_device, append-only table */                                            \
+	X(CI_SEC_DEVICES, 2, "devices", "devices")                                           \
+	/* struct ci_context, append-only table */                                           \
+	X(CI_SEC_CONTEXTS, 3, "contexts", "contexts")                                        \
+	/* struct ci_stream, append-only table */                                            \
+	X(CI_SEC_STREAMS, 4, "streams", "streams")                                           \
+	/* struct ci_code_module (CUmodule, CUlibrary), append-only */                       \
+	X(CI_SEC_CODE_MODULES, 5, "code_modules", "code modules")                            \
+	/* struct ci_function (CUfunction, CUkernel), append-only */                         \
+	X(CI_SEC_FUNCTIONS, 6, "functions", "functions")                                     \
+	/* struct ci_launch, ring */                                                         \
+	X(CI_SEC_LAUNCHES, 7, "launches", "launches")                                        \
+	/* struct ci_alloc, open-addressed table of live allocations */                      \
+	X(CI_SEC_ALLOCS, 8, "allocations", "allocations")                                    \
+	/* struct ci_alloc, ring of recent frees */                                          \
+	X(CI_SEC_FREES, 9, "frees", "frees")                                                 \
+	/* struct ci_api_error, ring */                                                      \
+	X(CI_SEC_ERRORS, 10, "errors", "API errors")                                         \
+	/* struct ci_event, ring */                                                          \
+	X(CI_SEC_EVENTS, 11, "events", "events")                                             \
+	/* struct ci_stack, stack depot index */                                             \
+	X(CI_SEC_STACKS, 12, "stacks", "stacks")                                             \
+	/* uint64_t return addresses, byte area (entry_size 8) */                            \
+	X(CI_SEC_FRAMES, 13, "frames", "frames")                                             \
+	/* NUL-terminated strings, byte area (entry_size 1) */                               \
+	X(CI_SEC_STRINGS, 14, "strings", "strings")                                          \
+	/* uint64_t per stream, written by the GPU (entry_size 8) */                         \
+	X(CI_SEC_BREADCRUMBS, 15, "breadcrumbs", "breadcrumbs")                              \
+	/* struct ci_thread, append-only table */                                            \
+	X(CI_SEC_THREADS, 16, "threads", "threads")                                          \
+	/* an ELF image of allocation symbols for GDB (byte area) */                         \
+	X(CI_SEC_SYMBOL_IMAGE, 17, "symbol_image", "symbol image")
+CI_RECORD_ENUM(ci_section_kind, CI_SECTION_KINDS);
+/* Section kinds are below this (arrays indexed by kind have this many entries). */
+#define CI_SECTION_KIND_MAX 32
 
 struct ci_section {
 	uint32_t kind;        /* enum ci_section_kind */
@@ -205,11 +238,11 @@ struct ci_device {
 	char pci_bus_id[16];
 };
 
-enum ci_context_kind {
-	CI_CTX_PRIMARY = 1,
-	CI_CTX_EXPLICIT = 2,
-	CI_CTX_GREEN = 3,
-};
+#define CI_CONTEXT_KINDS(X)                                                                  \
+	X(CI_CTX_PRIMARY, 1, "primary")                                                     \
+	X(CI_CTX_EXPLICIT, 2, "explicit")                                                   \
+	X(CI_CTX_GREEN, 3, "green")
+CI_RECORD_ENUM(ci_context_kind, CI_CONTEXT_KINDS);
 
 struct ci_context {
 	uint64_t seq;
@@ -225,22 +258,26 @@ struct ci_context {
 	uint32_t pad;
 };
 
-enum ci_stream_kind {
-	CI_STREAM_CREATED = 1,       /* cuStreamCreate* */
-	CI_STREAM_LEGACY = 2,        /* NULL / CU_STREAM_LEGACY under legacy semantics */
-	CI_STREAM_PER_THREAD = 3,    /* CU_STREAM_PER_THREAD or NULL through a _ptsz entry point */
-};
+#define CI_STREAM_KINDS(X)                                                                   \
+	X(CI_STREAM_CREATED, 1, "created")       /* cuStreamCreate* */                      \
+	X(CI_STREAM_LEGACY, 2, "legacy")         /* NULL / CU_STREAM_LEGACY under legacy    \
+						    semantics */                            \
+	X(CI_STREAM_PER_THREAD, 3, "per_thread") /* CU_STREAM_PER_THREAD or NULL through a  \
+						    _ptsz entry point */
+CI_RECORD_ENUM(ci_stream_kind, CI_STREAM_KINDS);
 
 /* Why breadcrumbs are missing on a stream (ci_stream.crumb_status). */
-enum ci_crumb_status {
-	CI_CRUMB_OK = 0,
-	CI_CRUMB_DISABLED = 1,       /* by configuration */
-	CI_CRUMB_CAPTURING = 2,      /* skipped while the stream was capturing (last reason seen) */
-	CI_CRUMB_UNSUPPORTED = 3,    /* device cannot do stream memory ops */
-	CI_CRUMB_REGISTER_FAILED = 4,/* host registration of the breadcrumb page failed */
-	CI_CRUMB_WRITE_FAILED = 5,   /* cuStreamWriteValue* returned an error */
-	CI_CRUMB_NO_SLOT = 6,        /* breadcrumb area full */
-};
+#define CI_CRUMB_STATUSES(X)                                                                 \
+	X(CI_CRUMB_OK, 0, "ok")                                                             \
+	X(CI_CRUMB_DISABLED, 1, "disabled")       /* by configuration */                     \
+	X(CI_CRUMB_CAPTURING, 2, "capturing")     /* skipped while the stream was capturing  \
+						     (last reason seen) */                   \
+	X(CI_CRUMB_UNSUPPORTED, 3, "unsupported") /* device cannot do stream memory ops */   \
+	X(CI_CRUMB_REGISTER_FAILED, 4, "register_failed") /* host registration of the        \
+							     breadcrumb page failed */       \
+	X(CI_CRUMB_WRITE_FAILED, 5, "write_failed") /* cuStreamWriteValue* returned an error */ \
+	X(CI_CRUMB_NO_SLOT, 6, "no_slot")         /* breadcrumb area full */
+CI_RECORD_ENUM(ci_crumb_status, CI_CRUMB_STATUSES);
 
 struct ci_stream {
 	uint64_t seq;
@@ -261,10 +298,10 @@ struct ci_stream {
 	uint32_t create_stack;
 };
 
-enum ci_code_module_kind {
-	CI_CODE_MODULE = 1,     /* CUmodule */
-	CI_CODE_LIBRARY = 2,    /* CUlibrary (context-independent) */
-};
+#define CI_CODE_MODULE_KINDS(X)                                                              \
+	X(CI_CODE_MODULE, 1, "module")   /* CUmodule */                                     \
+	X(CI_CODE_LIBRARY, 2, "library") /* CUlibrary (context-independent) */
+CI_RECORD_ENUM(ci_code_module_kind, CI_CODE_MODULE_KINDS);
 
 struct ci_code_module {
 	uint64_t seq;
@@ -279,10 +316,10 @@ struct ci_code_module {
 	uint32_t load_stack;
 };
 
-enum ci_function_kind {
-	CI_FUNC_FUNCTION = 1,   /* CUfunction */
-	CI_FUNC_KERNEL = 2,     /* CUkernel (may be launched cast to CUfunction) */
-};
+#define CI_FUNCTION_KINDS(X)                                                                 \
+	X(CI_FUNC_FUNCTION, 1, "function") /* CUfunction */                                 \
+	X(CI_FUNC_KERNEL, 2, "kernel")     /* CUkernel (may be launched cast to CUfunction) */
+CI_RECORD_ENUM(ci_function_kind, CI_FUNCTION_KINDS);
 
 #define CI_PARAMS_MAX 32 /* parameter layout entries kept per function */
 
@@ -302,24 +339,36 @@ struct ci_function {
 /* ---------------------------------------------------------------------------------------- */
 /* Rings                                                                                      */
 
-enum ci_launch_api {
-	CI_LAUNCH_KERNEL = 1,        /* cuLaunchKernel(_ptsz) */
-	CI_LAUNCH_KERNEL_EX = 2,     /* cuLaunchKernelEx(_ptsz) */
-	CI_LAUNCH_COOPERATIVE = 3,   /* cuLaunchCooperativeKernel(_ptsz) */
-	CI_LAUNCH_HOST_FUNC = 4,     /* cuLaunchHostFunc(_ptsz) */
-	CI_LAUNCH_GRAPH = 5,         /* cuGraphLaunch(_ptsz) */
-	CI_LAUNCH_LEGACY = 6,        /* cuLaunch, cuLaunchGrid(Async) */
-};
+/* X(NAME, VALUE, WORD, API): API is the entry point family as users know it. */
+#define CI_LAUNCH_APIS(X)                                                                    \
+	X(CI_LAUNCH_KERNEL, 1, "kernel", "cuLaunchKernel")           /* (_ptsz) */          \
+	X(CI_LAUNCH_KERNEL_EX, 2, "kernel_ex", "cuLaunchKernelEx")   /* (_ptsz) */          \
+	X(CI_LAUNCH_COOPERATIVE, 3, "cooperative", "cuLaunchCooperativeKernel") /* (_ptsz) */ \
+	X(CI_LAUNCH_HOST_FUNC, 4, "host_func", "cuLaunchHostFunc")   /* (_ptsz) */          \
+	X(CI_LAUNCH_GRAPH, 5, "graph", "cuGraphLaunch")              /* (_ptsz) */          \
+	X(CI_LAUNCH_LEGACY, 6, "legacy", "cuLaunchGrid")             /* cuLaunch,           \
+									cuLaunchGrid(Async) */
+CI_RECORD_ENUM(ci_launch_api, CI_LAUNCH_APIS);
 
-/* ci_launch.flags */
-#define CI_LAUNCH_PTSZ          (1u << 0) /* came through a per-thread-default-stream entry */
-#define CI_LAUNCH_CRUMB         (1u << 1) /* a breadcrumb write was enqueued right after it */
-#define CI_LAUNCH_CAPTURED      (1u << 2) /* the stream was capturing: not executed now */
-#define CI_LAUNCH_FAILED        (1u << 3) /* the launch call itself returned an error */
-#define CI_LAUNCH_PARAMS_EXTRA  (1u << 4) /* parameters came from `extra` (a packed buffer) */
-#define CI_LAUNCH_PARAMS_CUT    (1u << 5) /* more parameter bytes than param_bytes_max */
-#define CI_LAUNCH_COOPERATIVE_ATTR (1u << 6)
-#define CI_LAUNCH_PDL           (1u << 7) /* programmatic dependent launch attributes */
+/* ci_launch.flags: X(NAME, BIT, WORD) */
+#define CI_LAUNCH_FLAGS(X)                                                                   \
+	/* came through a per-thread-default-stream entry */                                 \
+	X(CI_LAUNCH_PTSZ, 0, "per_thread_stream")                                           \
+	/* a breadcrumb write was enqueued right after it */                                 \
+	X(CI_LAUNCH_CRUMB, 1, "breadcrumb")                                                 \
+	/* the stream was capturing: not executed now */                                     \
+	X(CI_LAUNCH_CAPTURED, 2, "captured")                                                \
+	/* the launch call itself returned an error */                                       \
+	X(CI_LAUNCH_FAILED, 3, "failed")                                                    \
+	/* parameters came from `extra` (a packed buffer) */                                 \
+	X(CI_LAUNCH_PARAMS_EXTRA, 4, "params_extra")                                        \
+	/* more parameter bytes than param_bytes_max */                                      \
+	X(CI_LAUNCH_PARAMS_CUT, 5, "params_cut")                                            \
+	X(CI_LAUNCH_COOPERATIVE_ATTR, 6, "cooperative")                                     \
+	/* programmatic dependent launch attributes */                                       \
+	X(CI_LAUNCH_PDL, 7, "pdl")
+#define CI_RECORD_FLAG_ENTRY(name, bit, ...) name = 1u << bit,
+enum ci_launch_flag { CI_LAUNCH_FLAGS(CI_RECORD_FLAG_ENTRY) };
 
 #define CI_LAUNCH_PARAM_BYTES 128 /* inline parameter bytes per launch (upper bound) */
 
@@ -348,27 +397,28 @@ struct ci_launch {
 	uint8_t params[CI_LAUNCH_PARAM_BYTES]; /* packed as the kernel sees them (param_offset) */
 };
 
-enum ci_alloc_kind {
-	CI_ALLOC_DEVICE = 1,      /* cuMemAlloc */
-	CI_ALLOC_PITCH = 2,       /* cuMemAllocPitch */
-	CI_ALLOC_MANAGED = 3,     /* cuMemAllocManaged */
-	CI_ALLOC_ASYNC = 4,       /* cuMemAllocAsync */
-	CI_ALLOC_POOL_ASYNC = 5,  /* cuMemAllocFromPoolAsync */
-	CI_ALLOC_VMM_RESERVE = 6, /* cuMemAddressReserve */
-	CI_ALLOC_VMM_MAP = 7,     /* cuMemMap of a cuMemCreate handle */
-	CI_ALLOC_HOST = 8,        /* cuMemAllocHost / cuMemHostAlloc */
-	CI_ALLOC_HOST_REGISTER = 9, /* cuMemHostRegister */
-	CI_ALLOC_VMM_CREATE = 10, /* cuMemCreate (physical handle, address 0) */
-};
+#define CI_ALLOC_KINDS(X)                                                                    \
+	X(CI_ALLOC_DEVICE, 1, "device")             /* cuMemAlloc */                         \
+	X(CI_ALLOC_PITCH, 2, "pitch")               /* cuMemAllocPitch */                    \
+	X(CI_ALLOC_MANAGED, 3, "managed")           /* cuMemAllocManaged */                  \
+	X(CI_ALLOC_ASYNC, 4, "async")               /* cuMemAllocAsync */                    \
+	X(CI_ALLOC_POOL_ASYNC, 5, "pool_async")     /* cuMemAllocFromPoolAsync */            \
+	X(CI_ALLOC_VMM_RESERVE, 6, "vmm_reserve")   /* cuMemAddressReserve */                \
+	X(CI_ALLOC_VMM_MAP, 7, "vmm_map")           /* cuMemMap of a cuMemCreate handle */   \
+	X(CI_ALLOC_HOST, 8, "host")                 /* cuMemAllocHost / cuMemHostAlloc */    \
+	X(CI_ALLOC_HOST_REGISTER, 9, "host_register") /* cuMemHostRegister */                \
+	X(CI_ALLOC_VMM_CREATE, 10, "vmm_create")    /* cuMemCreate (physical handle,         \
+						       address 0) */
+CI_RECORD_ENUM(ci_alloc_kind, CI_ALLOC_KINDS);
 
 /* ci_alloc.state, for the live table (the free ring always holds FREED). */
-enum ci_alloc_state {
-	CI_ALLOC_EMPTY = 0,
-	CI_ALLOC_LIVE = 1,
-	CI_ALLOC_FREEING = 2,     /* being moved to the free ring */
-	CI_ALLOC_TOMB = 3,        /* freed; slot reusable */
-	CI_ALLOC_FREED = 4,
-};
+#define CI_ALLOC_STATES(X)                                                                   \
+	X(CI_ALLOC_EMPTY, 0, "empty")                                                       \
+	X(CI_ALLOC_LIVE, 1, "live")                                                         \
+	X(CI_ALLOC_FREEING, 2, "freeing") /* being moved to the free ring */                \
+	X(CI_ALLOC_TOMB, 3, "tomb")       /* freed; slot reusable */                        \
+	X(CI_ALLOC_FREED, 4, "freed")
+CI_RECORD_ENUM(ci_alloc_state, CI_ALLOC_STATES);
 
 /* Live allocations are an open-addressed table keyed by address: home slot
  * ci_alloc_hash(address) % capacity, linear probing for at most CI_ALLOC_PROBE_MAX slots.
@@ -425,29 +475,32 @@ struct ci_api_error {
 	char args[CI_ARGS_MAX];   /* short argument summary */
 };
 
-enum ci_event_kind {
-	CI_EV_CTX_SYNC = 1,         /* a = ctx handle */
-	CI_EV_STREAM_SYNC = 2,      /* a = stream handle */
-	CI_EV_EVENT_SYNC = 3,       /* a = event */
-	CI_EV_EVENT_RECORD = 4,     /* a = event, stream = where */
-	CI_EV_STREAM_WAIT_EVENT = 5,/* a = event, stream = waiter */
-	CI_EV_CAPTURE_BEGIN = 6,    /* value = mode */
-	CI_EV_CAPTURE_END = 7,      /* a = CUgraph */
-	CI_EV_GRAPH_INSTANTIATE = 8,/* a = CUgraphExec, b = CUgraph */
-	CI_EV_GRAPH_LAUNCH = 9,     /* a = CUgraphExec (also in the launch ring) */
-	CI_EV_MODULE_LOAD = 10,     /* a = handle, value = code module slot */
-	CI_EV_MODULE_UNLOAD = 11,
-	CI_EV_CTX_CREATE = 12,
-	CI_EV_CTX_DESTROY = 13,
-	CI_EV_STREAM_CREATE = 14,
-	CI_EV_STREAM_DESTROY = 15,
-	CI_EV_STREAM_QUERY = 16,    /* only recorded when it does not return success */
-	CI_EV_EVENT_QUERY = 17,
-	CI_EV_INIT = 18,            /* cuInit; value = flags */
-	CI_EV_MEMCPY = 19,          /* a = dst, b = src, value = bytes */
-	CI_EV_MEMSET = 20,
-	CI_EV_FORK = 21,            /* value = child pid (parent) */
-};
+#define CI_EVENT_KINDS(X)                                                                    \
+	X(CI_EV_CTX_SYNC, 1, "ctx_sync")             /* a = ctx handle */                   \
+	X(CI_EV_STREAM_SYNC, 2, "stream_sync")       /* a = stream handle */                \
+	X(CI_EV_EVENT_SYNC, 3, "event_sync")         /* a = event */                        \
+	X(CI_EV_EVENT_RECORD, 4, "event_record")     /* a = event, stream = where */        \
+	X(CI_EV_STREAM_WAIT_EVENT, 5, "stream_wait_event") /* a = event, stream = waiter */ \
+	X(CI_EV_CAPTURE_BEGIN, 6, "capture_begin")   /* value = mode */                     \
+	X(CI_EV_CAPTURE_END, 7, "capture_end")       /* a = CUgraph */                      \
+	X(CI_EV_GRAPH_INSTANTIATE, 8, "graph_instantiate") /* a = CUgraphExec, b = CUgraph */ \
+	X(CI_EV_GRAPH_LAUNCH, 9, "graph_launch")     /* a = CUgraphExec (also in the launch \
+							ring) */                            \
+	X(CI_EV_MODULE_LOAD, 10, "module_load")      /* a = handle, value = code module     \
+							slot */                             \
+	X(CI_EV_MODULE_UNLOAD, 11, "module_unload")                                         \
+	X(CI_EV_CTX_CREATE, 12, "ctx_create")                                               \
+	X(CI_EV_CTX_DESTROY, 13, "ctx_destroy")                                             \
+	X(CI_EV_STREAM_CREATE, 14, "stream_create")                                         \
+	X(CI_EV_STREAM_DESTROY, 15, "stream_destroy")                                       \
+	X(CI_EV_STREAM_QUERY, 16, "stream_query")    /* only recorded when it does not      \
+							return success */                   \
+	X(CI_EV_EVENT_QUERY, 17, "event_query")                                             \
+	X(CI_EV_INIT, 18, "init")                    /* cuInit; value = flags */            \
+	X(CI_EV_MEMCPY, 19, "memcpy")                /* a = dst, b = src, value = bytes */  \
+	X(CI_EV_MEMSET, 20, "memset")                                                       \
+	X(CI_EV_FORK, 21, "fork")                    /* value = child pid (parent) */
+CI_RECORD_ENUM(ci_event_kind, CI_EVENT_KINDS);
 
 struct ci_event {
 	uint64_t seq;
@@ -499,6 +552,9 @@ _Static_assert(sizeof(struct ci_api_error) == 200, "ci_api_error size");
 _Static_assert(sizeof(struct ci_event) == 72, "ci_event size");
 _Static_assert(sizeof(struct ci_stack) == 24, "ci_stack size");
 _Static_assert(sizeof(struct ci_thread) == 40, "ci_thread size");
+#define CI_SECTION_KIND_FITS(name, value, ...) _Static_assert(value < CI_SECTION_KIND_MAX, #name);
+CI_SECTION_KINDS(CI_SECTION_KIND_FITS)
+#undef CI_SECTION_KIND_FITS
 #endif
 
 #ifdef __cplusplus
