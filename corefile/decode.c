@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
+#include "evidence.h"
 #include "model-internal.h"
 #include "reader-internal.h"
 
@@ -750,6 +751,33 @@ const struct ci_alloc *ci_model_alloc(const struct ci_model *m, size_t i)
 	return m->lazy && m->lazy->allocs.keys ? lazy_entry(m, CI_SEC_ALLOCS, &m->lazy->allocs, i) : NULL;
 }
 
+/* Entry I of a lazy section if it was copied already, else NULL. */
+static const void *lazy_loaded(uint32_t kind, const struct lazy_section *ls, size_t i)
+{
+	if (!(ls->copied[i / 8] & (1u << (i % 8))))
+		return NULL;
+	return ls->copies + i * kinds[kind].size;
+}
+
+const struct ci_launch *ci_model_launch_loaded(const struct ci_model *m, size_t i)
+{
+	if (i >= m->launch_count)
+		return NULL;
+	if (m->launches)
+		return &m->launches[i];
+	return m->lazy && m->lazy->launches.keys ? lazy_loaded(CI_SEC_LAUNCHES, &m->lazy->launches, i)
+						 : NULL;
+}
+
+const struct ci_alloc *ci_model_alloc_loaded(const struct ci_model *m, size_t i)
+{
+	if (i >= m->alloc_count)
+		return NULL;
+	if (m->allocs)
+		return &m->allocs[i];
+	return m->lazy && m->lazy->allocs.keys ? lazy_loaded(CI_SEC_ALLOCS, &m->lazy->allocs, i) : NULL;
+}
+
 struct ci_launch_briefs ci_model_launch_briefs(const struct ci_model *m)
 {
 	if (m->launches || !m->lazy || !m->lazy->launches.keys)
@@ -1005,106 +1033,6 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Stream facts (model-internal.h), for decode's sparse scan and for diagnose                */
-
-bool ci_stream_crumb(const struct ci_model *model, const struct ci_stream *st, uint64_t *ret)
-{
-	if (model->header.flags & CI_HDR_CRUMBS_OFF)
-		return false;
-	if (st->crumb_slot == CI_NONE || st->crumb_slot >= model->crumb_count)
-		return false;
-	uint64_t v = model->crumbs[st->crumb_slot];
-	if (model->header.crumb_width == 4) {
-		uint64_t hi = st->launches & ~0xffffffffull;
-		v = hi | (v & 0xffffffffull);
-		if (v > st->launches && hi)
-			v -= 1ull << 32;
-	}
-	/* A value beyond what was handed out cannot be a real breadcrumb. */
-	if (v > st->launches)
-		v = st->launches;
-	*ret = v;
-	return true;
-}
-
-ptrdiff_t ci_first_sticky_error(const struct ci_model *m)
-{
-	ptrdiff_t by_flag = -1, by_seq = -1, by_sticky = -1, by_result = -1;
-	for (size_t i = 0; i < m->error_count && by_flag < 0; i++) {
-		const struct ci_api_error *e = &m->errors[i];
-		if (e->flags & CI_ERROR_FIRST_STICKY)
-			by_flag = (ptrdiff_t)i;
-		if (by_seq < 0 && m->header.first_sticky_error_seq &&
-		    e->seq == m->header.first_sticky_error_seq)
-			by_seq = (ptrdiff_t)i;
-		if (by_sticky < 0 && (e->flags & CI_ERROR_STICKY))
-			by_sticky = (ptrdiff_t)i;
-		if (by_result < 0 && ci_cuda_result_is_sticky(e->result))
-			by_result = (ptrdiff_t)i;
-	}
-	return by_flag >= 0 ? by_flag : by_seq >= 0 ? by_seq : by_sticky >= 0 ? by_sticky : by_result;
-}
-
-static void raise_to(uint64_t *bound, uint64_t t)
-{
-	if (t > *bound)
-		*bound = t;
-}
-
-/* The event handles recorded so far, and where and when each was last recorded (an open-addressed
- * table: event rings hold up to a few hundred thousand entries). */
-struct event_where {
-	uint64_t handle;          /* 0: empty */
-	uint64_t time_ns;
-	uint32_t stream;
-};
-
-void ci_stream_sync_bounds(const struct ci_model *m, uint64_t before_ns, uint64_t *bound)
-{
-	memset(bound, 0, m->stream_count * sizeof(*bound));
-	size_t records = 0;
-	for (size_t i = 0; i < m->event_count; i++)
-		records += m->events[i].kind == CI_EV_EVENT_RECORD;
-	size_t cap = 16;
-	while (cap < 2 * records)
-		cap *= 2;
-	struct event_where *where = records ? calloc(cap, sizeof(*where)) : NULL;
-	for (size_t i = 0; i < m->event_count; i++) {
-		const struct ci_event *e = &m->events[i];
-		if (e->result != 0 || e->time_ns >= before_ns)
-			continue;
-		switch (e->kind) {
-		case CI_EV_STREAM_SYNC:
-			if (e->stream < m->stream_count)
-				raise_to(&bound[e->stream], e->time_ns);
-			break;
-		case CI_EV_CTX_SYNC:
-			for (size_t s = 0; e->ctx != CI_NONE && s < m->stream_count; s++)
-				if (m->streams[s].seq && m->streams[s].ctx == e->ctx)
-					raise_to(&bound[s], e->time_ns);
-			break;
-		case CI_EV_EVENT_RECORD:
-		case CI_EV_EVENT_SYNC: {
-			if (!where || !e->a)
-				break;
-			size_t h = (size_t)ci_alloc_hash(e->a) & (cap - 1);
-			while (where[h].handle && where[h].handle != e->a)
-				h = (h + 1) & (cap - 1);
-			if (e->kind == CI_EV_EVENT_RECORD)
-				where[h] = (struct event_where){ e->a, e->time_ns, e->stream };
-			else if (where[h].handle && where[h].stream < m->stream_count)
-				/* What the stream had queued when the event was recorded is done. */
-				raise_to(&bound[where[h].stream], where[h].time_ns);
-			break;
-		}
-		default:
-			break;
-		}
-	}
-	free(where);
-}
-
-/* ---------------------------------------------------------------------------------------- */
 /* Sparse models                                                                              */
 
 /* The most launch-ring entries a sparse decode looks at before it gives up and reads the whole
@@ -1117,36 +1045,33 @@ void ci_stream_sync_bounds(const struct ci_model *m, uint64_t before_ns, uint64_
  * long before the newest it needs. */
 #define SPARSE_MARGIN_NS 1200000ull
 
-/* What a sparse scan still has to find of one stream's launches: those numbered past LO (its
- * breadcrumb; for a stream without, the last launch made before its last synchronization, found
- * on the way, or the newest CI_OPEN_WINDOW_MAX), up to HI (launched). */
+/* What a sparse scan still has to find of one stream's launches (what the evidence says the
+ * diagnosis weighs, corefile/evidence.h), and how many of them it has seen: of those numbered in
+ * (lo, hi], for a stream without breadcrumbs those made after sync_ns. */
 struct tail_need {
-	bool open;                /* still looking */
-	bool by_crumb;
-	uint64_t lo, hi;
-	uint64_t sync_ns;         /* no breadcrumbs: launches before this had finished (0: none) */
-	uint64_t seen;            /* launches numbered in (lo, hi] seen, for a stream without
-				   * breadcrumbs those made after sync_ns */
+	struct ci_launch_need n;
+	uint64_t seen;
 };
 
 /* Account launch K (a key, newest first) to its stream's need.  Returns 0 while the stream
  * still needs launches, 1 when all it needs are in, 2 when the ring lacks some of them and the
  * scan must go on for SPARSE_MARGIN_NS. */
-static int tail_account(struct tail_need *n, const struct order_key *k)
+static int tail_account(struct tail_need *tn, const struct order_key *k)
 {
+	struct ci_launch_need *n = &tn->n;
 	uint64_t seq = k->extra, t = k->major;
 	if (n->by_crumb) {
-		if (seq > n->lo && seq <= n->hi && ++n->seen >= n->hi - n->lo)
+		if (seq > n->lo && seq <= n->hi && ++tn->seen >= n->hi - n->lo)
 			return 1;
 		return seq <= n->lo + 1 ? 2 : 0;
 	}
 	if (n->sync_ns && t < n->sync_ns) {
 		/* The first launch known finished: those after it are the window. */
 		n->lo = seq;
-		return n->seen >= n->hi - n->lo ? 1 : 2;
+		return tn->seen >= n->hi - n->lo ? 1 : 2;
 	}
-	if (++n->seen >= CI_OPEN_WINDOW_MAX)
-		return n->seen >= n->hi - (seq ? seq - 1 : 0) ? 1 : 2;
+	if (++tn->seen >= CI_OPEN_WINDOW_MAX)
+		return tn->seen >= n->hi - (seq ? seq - 1 : 0) ? 1 : 2;
 	return 0;
 }
 
@@ -1176,39 +1101,26 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 	if (!inplace)
 		return false;
 
-	/* What each stream needs; a stream without unfinished work needs nothing. */
+	/* What each stream needs; a stream without unfinished work needs nothing.  The evidence
+	 * reads the tables and small rings, which are in already. */
 	size_t ns = m->stream_count;
 	_cleanup_free_ struct tail_need *need = calloc(ns ? ns : 1, sizeof *need);
-	_cleanup_free_ uint64_t *sync = calloc(ns ? ns : 1, sizeof *sync);
-	if (!need || !sync) {
-		*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's launches");
+	_cleanup_free_ struct ci_launch_need *needs = calloc(ns ? ns : 1, sizeof *needs);
+	struct ci_evidence *ev = NULL;
+	if (!need || !needs || (*err = ci_evidence_gather(m, &ev))) {
+		if (!*err)
+			*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's launches");
 		return false;
 	}
-	ptrdiff_t sticky = ci_first_sticky_error(m);
-	ci_stream_sync_bounds(m, sticky >= 0 ? m->errors[sticky].time_ns : UINT64_MAX, sync);
+	ci_evidence_launch_needs(ev, m, needs);
 	size_t open = 0;
 	for (size_t s = 0; s < ns; s++) {
-		const struct ci_stream *st = &m->streams[s];
-		struct tail_need *n = &need[s];
-		if (!st->seq || st->launches == 0)
-			continue;
-		n->by_crumb = ci_stream_crumb(m, st, &n->lo);
-		if (n->by_crumb && n->lo >= st->launches)
-			continue;
-		n->hi = st->launches;
-		n->sync_ns = sync[s];
-		n->open = true;
-		open++;
+		need[s].n = needs[s];
+		open += needs[s].open;
 	}
 	/* An API error without a device fault: its failed launch, made just before it. */
-	uint64_t earliest = UINT64_MAX;
-	if (sticky < 0)
-		for (size_t i = m->error_count; i-- > 0;)
-			if (m->errors[i].result != 600 /* CUDA_ERROR_NOT_READY */) {
-				earliest = m->errors[i].time_ns > CI_FAILED_LAUNCH_NS
-						   ? m->errors[i].time_ns - CI_FAILED_LAUNCH_NS : 0;
-				break;
-			}
+	uint64_t earliest = ev->failed_launch_window ? ev->failed_launch_from : UINT64_MAX;
+	ci_evidence_destroy(ev);
 
 	struct ordering o __attribute__((cleanup(ordering_deinit))) = { .kind = kind };
 	o.cap = 1024;
@@ -1249,11 +1161,11 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 		const struct order_key *k = &o.keys[o.n - 1];
 		uint32_t s = k->a;
 		uint64_t t = k->major;
-		if (s < ns && need[s].open && !(k->b & (CI_LAUNCH_FAILED | CI_LAUNCH_CAPTURED)) &&
+		if (s < ns && need[s].n.open && !(k->b & (CI_LAUNCH_FAILED | CI_LAUNCH_CAPTURED)) &&
 		    k->extra) {
 			int r = tail_account(&need[s], k);
 			if (r) {
-				need[s].open = false;
+				need[s].n.open = false;
 				open--;
 				if (r == 2 && t < earliest)
 					earliest = t;

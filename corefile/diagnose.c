@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence.h"
 #include "model-internal.h"
+#include "reader-internal.h"
 #include "render-internal.h"
 
 #define CUDA_ERROR_NOT_READY 600
@@ -75,6 +77,11 @@ __attribute__((format(printf, 2, 3))) static void text_add(struct text *t, const
 	}
 }
 
+static void text_deinit(struct text *t)
+{
+	free(t->s);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Stream facts                                                                               */
 
@@ -90,12 +97,12 @@ enum { IN_CRUMB_WINDOW = 1, IN_OPEN_WINDOW = 2 };
 
 struct diag_ctx {
 	const struct ci_model *model;
+	const struct ci_evidence *ev;
 	struct ci_diagnosis *diag;
 	struct ci_launch_briefs lb; /* what is read of every launch, parallel to the model's */
 	size_t *order;      /* launch indices sorted by (stream, stream_seq, time) */
 	uint8_t *window;    /* IN_CRUMB_WINDOW: between two breadcrumbs, one of them in flight;
 			     * IN_OPEN_WINDOW: made since the stream's work was last known done */
-	uint64_t *sync;     /* per stream slot, ci_stream_sync_bounds */
 };
 
 static int cmp_launch_order(const void *a, const void *b, void *arg)
@@ -152,12 +159,22 @@ static bool launch_enqueued(uint32_t flags)
 	return !(flags & (CI_LAUNCH_FAILED | CI_LAUNCH_CAPTURED));
 }
 
+/* Whether launch L has one of its stream's numbers 1..launched.  One past the stream's counter
+ * cannot be in a core (the number is handed out before the launch is recorded): it is damage,
+ * or in a live read a launch made after the stream table was read, which the diagnosis of what
+ * the table says does not weigh (a sparse decode does not even read it). */
+static bool numbered(const struct ci_stream_progress *p, const struct ci_launch_brief *l)
+{
+	return l->stream_seq != 0 && l->stream_seq <= p->launched;
+}
+
 static void oldest_unfinished(struct diag_ctx *c, struct ci_stream_progress *p, size_t begin,
 			      size_t end)
 {
 	for (size_t k = begin; k < end && p->oldest_unfinished < 0; k++) {
 		size_t i = c->order[k];
-		if (launch_enqueued(ci_brief_at(c->lb, i)->flags) &&
+		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
+		if (launch_enqueued(l->flags) && numbered(p, l) &&
 		    c->diag->launch_state[i] != CI_LS_FINISHED)
 			p->oldest_unfinished = (ptrdiff_t)i;
 	}
@@ -169,7 +186,7 @@ static void classify_open(struct diag_ctx *c, struct ci_stream_progress *p, size
 			  size_t end)
 {
 	enum ci_launch_state *state = c->diag->launch_state;
-	uint64_t bound = c->sync[p->stream], done = 0;
+	uint64_t bound = c->ev->streams[p->stream].synced_ns, done = 0;
 	size_t open = 0;
 	p->synced_ns = bound;
 	for (size_t k = begin; k < end; k++) {
@@ -177,7 +194,7 @@ static void classify_open(struct diag_ctx *c, struct ci_stream_progress *p, size
 		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
 		if (l->flags & CI_LAUNCH_FAILED) {
 			state[i] = CI_LS_NOT_STARTED;
-		} else if (!launch_enqueued(l->flags) || l->stream_seq == 0) {
+		} else if (!launch_enqueued(l->flags) || !numbered(p, l)) {
 			state[i] = CI_LS_UNKNOWN;
 		} else if (bound && l->time_ns < bound) {
 			state[i] = CI_LS_FINISHED;
@@ -191,7 +208,7 @@ static void classify_open(struct diag_ctx *c, struct ci_stream_progress *p, size
 	for (size_t k = end; k-- > begin && open;) {
 		size_t i = c->order[k];
 		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
-		if (state[i] == CI_LS_UNKNOWN && launch_enqueued(l->flags) && l->stream_seq &&
+		if (state[i] == CI_LS_UNKNOWN && launch_enqueued(l->flags) && numbered(p, l) &&
 		    open-- <= CI_OPEN_WINDOW_MAX)
 			c->window[i] = IN_OPEN_WINDOW;
 	}
@@ -211,10 +228,11 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 	const struct ci_model *m = c->model;
 	enum ci_launch_state *state = c->diag->launch_state;
 	const struct ci_stream *st = &m->streams[p->stream];
-	uint64_t crumb = 0;
+	const struct ci_stream_facts *f = &c->ev->streams[p->stream];
+	uint64_t crumb = f->crumb;
 	p->launched = st->launches;
 	p->oldest_unfinished = -1;
-	if (!ci_stream_crumb(m, st, &crumb)) {
+	if (!f->has_crumb) {
 		classify_open(c, p, begin, end);
 		return;
 	}
@@ -232,7 +250,7 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 				expect++;
 			continue;
 		}
-		if (!launch_enqueued(l->flags) || l->stream_seq == 0) {
+		if (!launch_enqueued(l->flags) || !numbered(p, l)) {
 			state[i] = CI_LS_UNKNOWN;
 			continue;
 		}
@@ -440,6 +458,11 @@ struct attr_vec {
 	size_t n, cap;
 };
 
+static void attr_vec_deinit(struct attr_vec *av)
+{
+	free(av->v);
+}
+
 static int attr_push(struct attr_vec *av, const struct ci_attribution *a)
 {
 	if (ci_vec_reserve((void **)&av->v, &av->cap, av->n + 1, sizeof(*av->v)))
@@ -452,7 +475,7 @@ static int attr_push(struct attr_vec *av, const struct ci_attribution *a)
  * address in `address`).  Returns -1 on out-of-memory. */
 static int collect_args(const struct ci_model *m, size_t i, struct attr_vec *av)
 {
-	const struct ci_launch *l = ci_model_launch(m, i);
+	const struct ci_launch *l = ci_model_load_launch(m, i);
 	if (!l)
 		return 0;
 	size_t len = l->param_len < CI_LAUNCH_PARAM_BYTES ? l->param_len : CI_LAUNCH_PARAM_BYTES;
@@ -556,23 +579,29 @@ static bool launch_has_bad_pointer(const struct attr_vec *av, size_t i)
 /* ---------------------------------------------------------------------------------------- */
 /* Errors                                                                                     */
 
-static void find_errors(const struct ci_model *m, struct ci_diagnosis *d)
+static void find_errors(const struct ci_model *m, const struct ci_evidence *ev,
+			struct ci_diagnosis *d)
 {
 	d->first_error = m->error_count ? 0 : -1;
-	d->last_error = -1;
-	for (size_t i = 0; i < m->error_count; i++)
-		if (m->errors[i].result != CUDA_ERROR_NOT_READY)
-			d->last_error = (ptrdiff_t)i;
-	d->first_sticky_error = ci_first_sticky_error(m);
+	d->last_error = ev->last_error;
+	d->first_sticky_error = ev->first_sticky_error;
 	if (d->first_sticky_error >= 0)
 		d->error_tid = m->errors[d->first_sticky_error].tid;
 	else if (d->last_error >= 0)
 		d->error_tid = m->errors[d->last_error].tid;
 }
 
-static void find_signal(const struct ci_model *m, const struct ci_source_info *info,
+static void find_signal(const struct ci_model *m, const struct ci_diagnose_options *opts,
 			struct ci_diagnosis *d)
 {
+	const struct ci_source_info *info = opts ? opts->source : NULL;
+	if (opts && opts->signal) {
+		/* What a debugger that holds the process knows and the input cannot show: the
+		 * signal it stopped the process at (not delivered yet) and the thread. */
+		d->signal = opts->signal;
+		d->signal_tid = opts->signal_tid;
+		return;
+	}
 	if (info && info->signal > 0) {
 		d->signal = info->signal;
 		for (size_t i = 0; i < info->thread_count; i++)
@@ -652,7 +681,7 @@ static void record_losses(const struct ci_model *m, struct ci_diagnosis *d, bool
 static void describe_launch(struct text *t, const struct ci_model *m, size_t i)
 {
 	char name[256], stream[96];
-	const struct ci_launch *l = ci_model_launch(m, i);
+	const struct ci_launch *l = ci_model_load_launch(m, i);
 	if (!l)
 		return;
 	text_add(t, "%s (launch %llu on %s)", ci_launch_kernel_name(m, l, name, sizeof(name)),
@@ -677,7 +706,7 @@ static ptrdiff_t open_pick(const struct diag_ctx *c, const size_t *open, size_t 
 	ptrdiff_t best = -1;
 	for (size_t k = 0; k < n; k++) {
 		const struct ci_launch_brief *l = ci_brief_at(c->lb, open[k]);
-		bool bounded = l->stream < c->model->stream_count && c->sync[l->stream];
+		bool bounded = l->stream < c->model->stream_count && c->ev->streams[l->stream].synced_ns;
 		/* Is open[k] its stream's representative? */
 		bool rep = true;
 		for (size_t j = 0; j < n && rep; j++) {
@@ -811,147 +840,170 @@ static struct ci_error *nomem(void)
 	return ci_error_create(CI_ERR_NOMEM, "out of memory while diagnosing the record");
 }
 
-struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_source_info *info,
-			     struct ci_diagnosis **ret)
+static void diagnosis_destroyp(struct ci_diagnosis **d) { ci_diagnosis_destroy(*d); }
+#define _cleanup_diagnosis_ __attribute__((cleanup(diagnosis_destroyp)))
+
+/* The launches of each kind of suspect, by index into the model's launches. */
+struct suspects {
+	size_t *in_flight, *window, *open;
+	size_t n_in_flight, n_window, n_open;
+};
+
+static void suspects_deinit(struct suspects *s)
 {
-	const struct ci_model *m = model;
-	struct ci_diagnosis *d = calloc(1, sizeof(*d));
-	size_t nl = m->launch_count;
-	struct diag_ctx c = { .model = m, .diag = d };
-	struct attr_vec av = { 0 };
-	struct text why = { 0 };
-	size_t *in_flight = NULL, *window = NULL, *open = NULL;
-	size_t n_in_flight = 0, n_window = 0, n_open = 0;
-	struct ci_launch_brief *own = NULL;
+	free(s->in_flight);
+	free(s->window);
+	free(s->open);
+}
 
-	if (!d)
-		return nomem();
-	d->faulting_launch = -1;
-	d->failed_launch = -1;
-	d->launch_state = calloc(nl ? nl : 1, sizeof(*d->launch_state));
-	/* What is read of every launch: a lazy model has it at hand, else one pass copies it. */
-	struct ci_launch_briefs lb = ci_model_launch_briefs(m);
-	if (!lb.base) {
-		own = malloc((nl ? nl : 1) * sizeof(*own));
-		for (size_t i = 0; own && i < nl; i++)
-			ci_model_launch_brief(m, i, &own[i]);
-		lb = (struct ci_launch_briefs){ (const uint8_t *)own, sizeof(*own) };
-	}
-	c.lb = lb;
-	c.order = malloc((nl ? nl : 1) * sizeof(*c.order));
-	c.window = calloc(nl ? nl : 1, 1);
-	c.sync = calloc(m->stream_count ? m->stream_count : 1, sizeof(*c.sync));
-	in_flight = malloc((nl ? nl : 1) * sizeof(size_t));
-	window = malloc((nl ? nl : 1) * sizeof(size_t));
-	open = malloc((nl ? nl : 1) * sizeof(size_t));
-	if (!d->launch_state || !lb.base || !c.order || !c.window || !c.sync || !in_flight ||
-	    !window || !open)
-		goto oom;
-
-	find_errors(m, d);
-	find_signal(m, info, d);
-	ci_stream_sync_bounds(m, d->first_sticky_error >= 0 ? m->errors[d->first_sticky_error].time_ns
-							     : UINT64_MAX, c.sync);
-
-	/* Per-stream progress, one entry per published stream. */
-	size_t ns = 0;
+/* Per-stream progress, one entry per published stream, and the suspects it leaves. */
+static int classify_streams(struct diag_ctx *c, struct suspects *sus)
+{
+	const struct ci_model *m = c->model;
+	struct ci_diagnosis *d = c->diag;
+	size_t nl = m->launch_count, ns = 0;
 	for (size_t s = 0; s < m->stream_count; s++)
 		ns += m->streams[s].seq != 0;
 	d->streams = calloc(ns ? ns : 1, sizeof(*d->streams));
-	if (!d->streams)
-		goto oom;
-	if (order_launches(m, lb, c.order))
-		goto oom;
+	if (!d->streams || order_launches(m, c->lb, c->order))
+		return -1;
 	size_t k = 0;
 	for (size_t s = 0; s < m->stream_count; s++) {
-		while (k < nl && ci_brief_at(lb, c.order[k])->stream < s)
+		while (k < nl && ci_brief_at(c->lb, c->order[k])->stream < s)
 			k++; /* launches on unpublished or unknown streams stay unknown */
 		size_t begin = k;
-		while (k < nl && ci_brief_at(lb, c.order[k])->stream == s)
+		while (k < nl && ci_brief_at(c->lb, c->order[k])->stream == s)
 			k++;
 		if (m->streams[s].seq == 0)
 			continue;
 		struct ci_stream_progress *p = &d->streams[d->stream_count++];
 		p->stream = (uint32_t)s;
-		classify_stream(&c, p, begin, k);
+		classify_stream(c, p, begin, k);
 	}
 	for (size_t i = 0; i < nl; i++) {
 		if (d->launch_state[i] == CI_LS_IN_FLIGHT)
-			in_flight[n_in_flight++] = i;
-		else if (c.window[i] == IN_CRUMB_WINDOW)
-			window[n_window++] = i;
-		else if (c.window[i] == IN_OPEN_WINDOW)
-			open[n_open++] = i;
+			sus->in_flight[sus->n_in_flight++] = i;
+		else if (c->window[i] == IN_CRUMB_WINDOW)
+			sus->window[sus->n_window++] = i;
+		else if (c->window[i] == IN_OPEN_WINDOW)
+			sus->open[sus->n_open++] = i;
 	}
+	return 0;
+}
 
-	if (d->first_sticky_error >= 0)
-		d->verdict = CI_VERDICT_DEVICE_FAULT;
-	else if (d->last_error >= 0)
-		d->verdict = CI_VERDICT_API_ERROR;
-	else if (n_in_flight || n_window)
-		d->verdict = CI_VERDICT_PENDING;
-	else
-		d->verdict = CI_VERDICT_NONE;
-	if ((d->verdict == CI_VERDICT_NONE || d->verdict == CI_VERDICT_PENDING) &&
-	    record_mostly_missing(m))
-		d->verdict = CI_VERDICT_INCOMPLETE;
-	/* The launch whose call returned the last error: one that failed just before it. */
+static enum ci_verdict verdict_of(const struct ci_model *m, const struct ci_diagnosis *d,
+				  const struct suspects *sus)
+{
+	enum ci_verdict v = d->first_sticky_error >= 0 ? CI_VERDICT_DEVICE_FAULT
+			    : d->last_error >= 0      ? CI_VERDICT_API_ERROR
+			    : sus->n_in_flight || sus->n_window ? CI_VERDICT_PENDING
+							      : CI_VERDICT_NONE;
+	if ((v == CI_VERDICT_NONE || v == CI_VERDICT_PENDING) && record_mostly_missing(m))
+		v = CI_VERDICT_INCOMPLETE;
+	return v;
+}
+
+/* The reasoning of a verdict other than a fault or pending work. */
+static void explain_other(const struct ci_model *m, const struct ci_diagnosis *d, struct text *why)
+{
 	if (d->verdict == CI_VERDICT_API_ERROR) {
-		uint64_t t = m->errors[d->last_error].time_ns;
+		const struct ci_api_error *e = &m->errors[d->last_error];
+		char api[CI_API_NAME_MAX + 1];
+		text_add(why, "No device fault was recorded (no sticky error). The last error is "
+			      "%s from %s", ci_cuda_result_name(e->result),
+			 CI_SCRUB_FIELD(e->api, api));
+		if (d->failed_launch >= 0) {
+			text_add(why, "; the launch call for ");
+			describe_launch(why, m, (size_t)d->failed_launch);
+			text_add(why, " itself returned %s, so nothing was enqueued.",
+				 ci_cuda_result_name(ci_model_load_launch(m, (size_t)d->failed_launch)->result));
+		} else {
+			text_add(why, ".");
+		}
+	} else if (d->verdict == CI_VERDICT_INCOMPLETE) {
+		char have[32], all[32];
+		text_add(why, "Most of the record is not in the input (%s of its %s): the launches "
+			      "and errors that would show a failure are missing, so nothing can be said "
+			      "about what the GPU was doing. Read a complete core or record file.",
+			 ci_fmt_size(m->location.size, have, sizeof(have)),
+			 ci_fmt_size(m->header.record_size, all, sizeof(all)));
+	} else {
+		text_add(why, "No CUDA error was recorded and no launch is in flight.");
+	}
+}
+
+struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evidence *ev,
+			     const struct ci_diagnose_options *opts, struct ci_diagnosis **ret)
+{
+	const struct ci_model *m = model;
+	size_t nl = m->launch_count, slots = nl ? nl : 1;
+	_cleanup_diagnosis_ struct ci_diagnosis *d = calloc(1, sizeof(*d));
+	_cleanup_free_ struct ci_launch_brief *own = NULL;
+	_cleanup_free_ size_t *order = malloc(slots * sizeof(*order));
+	_cleanup_free_ uint8_t *window = calloc(slots, 1);
+	struct suspects sus __attribute__((cleanup(suspects_deinit))) = {
+		.in_flight = malloc(slots * sizeof(size_t)),
+		.window = malloc(slots * sizeof(size_t)),
+		.open = malloc(slots * sizeof(size_t)),
+	};
+	struct attr_vec av __attribute__((cleanup(attr_vec_deinit))) = { 0 };
+	struct text why __attribute__((cleanup(text_deinit))) = { 0 };
+
+	if (!d || !order || !window || !sus.in_flight || !sus.window || !sus.open)
+		return nomem();
+	d->faulting_launch = -1;
+	d->failed_launch = -1;
+	if (!(d->launch_state = calloc(slots, sizeof(*d->launch_state))))
+		return nomem();
+	/* What is read of every launch: a lazy model has it at hand, else one pass copies it. */
+	struct ci_launch_briefs lb = ci_model_launch_briefs(m);
+	if (!lb.base) {
+		if (!(own = malloc(slots * sizeof(*own))))
+			return nomem();
+		for (size_t i = 0; i < nl; i++)
+			ci_model_launch_brief(m, i, &own[i]);
+		lb = (struct ci_launch_briefs){ (const uint8_t *)own, sizeof(*own) };
+	}
+	struct diag_ctx c = { .model = m, .ev = ev, .diag = d, .lb = lb, .order = order,
+			      .window = window };
+
+	find_errors(m, ev, d);
+	find_signal(m, opts, d);
+	if (classify_streams(&c, &sus))
+		return nomem();
+	d->verdict = verdict_of(m, d, &sus);
+	/* The launch whose call returned the last error: one that failed just before it. */
+	if (d->verdict == CI_VERDICT_API_ERROR)
 		for (size_t i = nl; i-- > 0;) {
 			const struct ci_launch_brief *l = ci_brief_at(lb, i);
-			if ((l->flags & CI_LAUNCH_FAILED) && l->time_ns <= t &&
-			    l->time_ns + CI_FAILED_LAUNCH_NS >= t) {
+			if ((l->flags & CI_LAUNCH_FAILED) && ci_evidence_failed_launch_at(ev, l->time_ns)) {
 				d->failed_launch = (ptrdiff_t)i;
 				break;
 			}
 		}
-	}
 
 	/* Attribute the arguments of every suspect launch (bounded), newest suspects last. */
+	bool suspecting = d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING;
 	size_t budget = ATTRIBUTED_LAUNCHES_MAX;
-	const size_t *lists[3] = { in_flight, window, open };
-	size_t counts[3] = { n_in_flight, n_window, n_open };
-	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING)
-		for (int li = 0; li < 3; li++) {
-			if (li == 2 && (n_in_flight || n_window))
-				break;
-			for (size_t j = 0; j < counts[li] && budget; j++, budget--)
-				if (collect_args(m, lists[li][j], &av))
-					goto oom;
-		}
-	if (attribute_all(m, &av))
-		goto oom;
-
-	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING)
-		choose_faulting(&c, in_flight, n_in_flight, window, n_window, open, n_open, &av,
-				&why);
-	else if (d->verdict == CI_VERDICT_API_ERROR) {
-		const struct ci_api_error *e = &m->errors[d->last_error];
-		char api[CI_API_NAME_MAX + 1];
-		text_add(&why, "No device fault was recorded (no sticky error). The last error is "
-			       "%s from %s", ci_cuda_result_name(e->result),
-			 CI_SCRUB_FIELD(e->api, api));
-		if (d->failed_launch >= 0) {
-			text_add(&why, "; the launch call for ");
-			describe_launch(&why, m, (size_t)d->failed_launch);
-			text_add(&why, " itself returned %s, so nothing was enqueued.",
-				 ci_cuda_result_name(ci_model_launch(m, (size_t)d->failed_launch)->result));
-		} else {
-			text_add(&why, ".");
-		}
-	} else if (d->verdict == CI_VERDICT_INCOMPLETE) {
-		char have[32], all[32];
-		text_add(&why, "Most of the record is not in the input (%s of its %s): the launches "
-			       "and errors that would show a failure are missing, so nothing can be said "
-			       "about what the GPU was doing. Read a complete core or record file.",
-			 ci_fmt_size(m->location.size, have, sizeof(have)),
-			 ci_fmt_size(m->header.record_size, all, sizeof(all)));
-	} else {
-		text_add(&why, "No CUDA error was recorded and no launch is in flight.");
+	const size_t *lists[3] = { sus.in_flight, sus.window, sus.open };
+	size_t counts[3] = { sus.n_in_flight, sus.n_window, sus.n_open };
+	for (int li = 0; suspecting && li < 3; li++) {
+		if (li == 2 && (sus.n_in_flight || sus.n_window))
+			break;
+		for (size_t j = 0; j < counts[li] && budget; j++, budget--)
+			if (collect_args(m, lists[li][j], &av))
+				return nomem();
 	}
+	if (attribute_all(m, &av))
+		return nomem();
+
+	if (suspecting)
+		choose_faulting(&c, sus.in_flight, sus.n_in_flight, sus.window, sus.n_window, sus.open,
+				sus.n_open, &av, &why);
+	else
+		explain_other(m, d, &why);
 	if (why.failed)
-		goto oom;
+		return nomem();
 	/* Keep the faulting launch's attributions first. */
 	if (d->faulting_launch >= 0) {
 		size_t w = 0;
@@ -962,33 +1014,11 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_sourc
 				av.v[w++] = t;
 			}
 	}
-	d->attributions = av.v;
 	d->attribution_count = av.n;
-	d->reasoning = why.s ? why.s : strdup("");
-	free(own);
-	free(c.order);
-	free(c.window);
-	free(c.sync);
-	free(in_flight);
-	free(window);
-	free(open);
-	if (!d->reasoning) {
-		ci_diagnosis_destroy(d);
+	d->attributions = ci_steal(av.v);
+	d->reasoning = why.s ? ci_steal(why.s) : strdup("");
+	if (!d->reasoning)
 		return nomem();
-	}
-	*ret = d;
+	*ret = ci_steal(d);
 	return NULL;
-
-oom:
-	free(own);
-	free(c.order);
-	free(c.window);
-	free(c.sync);
-	free(in_flight);
-	free(window);
-	free(open);
-	free(av.v);
-	free(why.s);
-	ci_diagnosis_destroy(d);
-	return nomem();
 }

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the reader library: what diagnose reads of every launch and every live allocation,
- * for every kind of model, and the per-stream facts that both decode and diagnose need.  A lazy
- * model (ci_decode_options.lazy) keeps the launch and allocation fields diagnose reads, checked,
- * for all its entries while the entries themselves stay in the input; a sparse model
+ * for every kind of model.  A lazy model (ci_decode_options.lazy) keeps the launch and
+ * allocation fields diagnose reads, checked, for all its entries while the entries themselves
+ * stay in the input; a sparse model
  * (ci_decode_options.sparse) has not read its allocation table at all and looks allocations up
  * where they lie.  These accessors hide the difference.  Decode (corefile/decode.c) implements
- * all of them, the stream facts too (the input side's tests and fuzzers link decode without
- * diagnose); nothing here is part of the public API.
+ * all of them; nothing here is part of the public API.
  */
 #ifndef CI_MODEL_INTERNAL_H
 #define CI_MODEL_INTERNAL_H
@@ -69,31 +68,13 @@ size_t ci_model_each_alloc(const struct ci_model *model, ci_alloc_visit *visit, 
  * model copies and checks it on first use); NULL when it cannot be read any more. */
 const struct ci_alloc *ci_model_alloc_at(const struct ci_model *model, uint64_t handle);
 
-/* ---------------------------------------------------------------------------------------- */
-/* Stream facts, shared by decode's sparse scan and diagnose                                */
-
-/* The breadcrumb of stream ST as a full 64-bit per-stream launch number, or false when the
- * stream has none (breadcrumbs off, no slot).  32-bit breadcrumbs take their high half from the
- * stream's launch counter; a value past the counter is clamped to it. */
-bool ci_stream_crumb(const struct ci_model *model, const struct ci_stream *st, uint64_t *ret);
-
-/* When no launch can still be running on a stream: for every stream slot, the latest start
- * time of a successful synchronization that covers it (cuStreamSynchronize of the stream,
- * cuCtxSynchronize of its context, cuEventSynchronize of an event last recorded on it, taking
- * the record's time), made before BEFORE_NS, from the event ring.  Launches made before
- * BOUND[slot] had finished; 0 means no such synchronization.  BOUND has model->stream_count
- * entries. */
-void ci_stream_sync_bounds(const struct ci_model *model, uint64_t before_ns, uint64_t *bound);
-
-/* The first sticky error of MODEL's error ring (by flag, header seq, sticky flag, result), or
- * -1. */
-ptrdiff_t ci_first_sticky_error(const struct ci_model *model);
-
-/* Launches per stream that the diagnosis weighs when nothing bounds a stream's unfinished work
- * (no breadcrumbs and no synchronization): the newest this many. */
-#define CI_OPEN_WINDOW_MAX 128
-/* A launch call that failed is recorded at the start of the call, its error at the end: the
- * failed launch behind an API error is one made at most this long before the error. */
-#define CI_FAILED_LAUNCH_NS 1000000ull
+/* Launch I and live allocation I of MODEL, in the model's order, for the stages after decode:
+ * ci_model_launch and ci_model_alloc (a lazy model's entry is copied from the input and its
+ * references checked on first use).  The renderers use ci_model_launch_loaded and
+ * ci_model_alloc_loaded, which never copy: NULL for an entry a lazy model has not loaded. */
+#define ci_model_load_launch ci_model_launch
+#define ci_model_load_alloc ci_model_alloc
+const struct ci_launch *ci_model_launch_loaded(const struct ci_model *model, size_t i);
+const struct ci_alloc *ci_model_alloc_loaded(const struct ci_model *model, size_t i);
 
 #endif /* CI_MODEL_INTERNAL_H */

@@ -15,9 +15,88 @@
 #include "cudainspect/cudainspect.h"
 
 /* Frames for ADDRESS from the symbolizer's cache (computed on first use).  The frames belong to
- * the symbolizer; NULL with *n = 0 when SYM is NULL or on out-of-memory. */
+ * the symbolizer; NULL with *n = 0 when SYM is NULL or on out-of-memory.  The symbolize stage of
+ * the report session only: renderers read what it resolved (struct ci_report). */
 const struct ci_frame *ci_symbolize_cached(struct ci_symbolizer *sym, uint64_t address,
 					   bool is_return, size_t *n);
+
+/* ---------------------------------------------------------------------------------------- */
+/* The report (corefile/report.c) as the renderers read it                                    */
+
+/* A recorded return address and the frames it resolved to (several when inlined), owned by the
+ * report's symbolizer; COUNT 0: not resolved (no symbolizer, or out of memory). */
+struct ci_resolved_pc {
+	const struct ci_frame *frames;
+	size_t count;
+};
+
+struct ci_report {
+	struct ci_request request;
+	struct ci_source *src;            /* owned by the report unless from_model */
+	bool owns_src;
+	const struct ci_source_info *source;  /* NULL for a model without a source */
+	struct ci_model *model;
+	struct ci_evidence *evidence;
+	struct ci_diagnosis *diagnosis;
+	struct ci_symbolizer *symbolizer;     /* NULL: addresses only */
+	struct ci_thread_stack *threads; size_t thread_count;
+	/* Recorded stack id N (1-based) resolved: its frame I is pcs[N - 1][I]; pcs[N - 1] NULL
+	 * for a stack the view does not show. */
+	struct ci_resolved_pc **pcs;
+	const struct ci_warnings *warnings[3]; size_t warning_lists;
+};
+
+/* The resolution of frame I of recorded stack ID, or NULL when it was not resolved. */
+static inline const struct ci_resolved_pc *ci_report_pc(const struct ci_report *r, uint32_t id,
+							 size_t i)
+{
+	if (!r->pcs || id == 0 || id > r->model->stack_count || !r->pcs[id - 1])
+		return NULL;
+	return r->pcs[id - 1][i].count ? &r->pcs[id - 1][i] : NULL;
+}
+
+/* Launch I and live allocation I of the report's model as the session loaded them (a lazy
+ * model's entries are loaded for the launches the diagnosis names), else a placeholder
+ * (all zeros, no function, no stream): renderers never decode. */
+const struct ci_launch *ci_report_launch(const struct ci_report *r, size_t i);
+const struct ci_alloc *ci_report_alloc(const struct ci_report *r, size_t i);
+
+/* ---------------------------------------------------------------------------------------- */
+/* The view table (corefile/views.c)                                                          */
+
+/* What a view needs from the stages before rendering (the report session reads these). */
+enum {
+	CI_NEEDS_FULL_MODEL = 1u << 0,    /* every launch and allocation (no sparse decode) */
+	CI_NEEDS_ONE_THREAD = 1u << 1,    /* the host stack of the thread the summary shows */
+	CI_NEEDS_THREADS = 1u << 2,       /* the host stacks of every thread */
+	/* Recorded stacks it shows: */
+	CI_NEEDS_DIAGNOSIS_STACKS = 1u << 3, /* of the launches the diagnosis names and of the
+					      * allocations it attributes pointers to */
+	CI_NEEDS_LAUNCH_STACKS = 1u << 4,
+	CI_NEEDS_ALLOC_STACKS = 1u << 5,
+	CI_NEEDS_FREE_STACKS = 1u << 6,
+	CI_NEEDS_ERROR_STACKS = 1u << 7,
+	CI_NEEDS_CONTEXT_STACKS = 1u << 8,
+	CI_NEEDS_EVERYTHING = ((1u << 9) - 1) & ~CI_NEEDS_ONE_THREAD,
+};
+
+/* The text renderer's state (corefile/render_text.c). */
+struct ci_text_out;
+typedef void ci_text_view_fn(struct ci_text_out *o);
+
+struct ci_view_row {
+	struct ci_view_info info;
+	unsigned needs;           /* CI_NEEDS_* */
+	ci_text_view_fn *text;
+};
+
+const struct ci_view_row *ci_view_row(enum ci_view view);
+/* What JSON needs: everything. */
+#define CI_JSON_NEEDS CI_NEEDS_EVERYTHING
+
+/* The text views (render_text.c). */
+ci_text_view_fn ci_text_summary, ci_text_fault, ci_text_contexts, ci_text_streams,
+	ci_text_kernels, ci_text_allocs, ci_text_errors, ci_text_threads, ci_text_all;
 
 /* Make room for NEED elements of ELEM bytes in the growable array *ARR of capacity *CAP
  * (doubling).  Returns -1 on out-of-memory, leaving the array as it was. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model-internal.h"
 #include "render-internal.h"
 
 /* Length of the valid UTF-8 sequence at S (1-4), or 0 if S does not start one.  Overlong forms,
@@ -224,8 +225,12 @@ uint64_t ci_model_end_ns(const struct ci_model *model)
 	if (model->header.end_monotonic_ns)
 		return model->header.end_monotonic_ns;
 	uint64_t t = model->header.snapshot_monotonic_ns;
-	if (model->launch_count && ci_model_launch(model, model->launch_count - 1)->time_ns > t)
-		t = ci_model_launch(model, model->launch_count - 1)->time_ns;
+	struct ci_launch_brief last;
+	if (model->launch_count) {
+		ci_model_launch_brief(model, model->launch_count - 1, &last);
+		if (last.time_ns > t)
+			t = last.time_ns;
+	}
 	if (model->error_count && model->errors[model->error_count - 1].time_ns > t)
 		t = model->errors[model->error_count - 1].time_ns;
 	if (model->event_count && model->events[model->event_count - 1].time_ns > t)

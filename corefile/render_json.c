@@ -27,7 +27,7 @@ struct json {
 	int depth;
 	bool first[JSON_DEPTH_MAX]; /* nothing written yet at this level */
 	bool array[JSON_DEPTH_MAX];
-	struct ci_symbolizer *sym;
+	const struct ci_report *r;
 	const struct ci_model *m;
 	const struct ci_diagnosis *d;
 	const struct ci_render_options *o;
@@ -289,13 +289,10 @@ static void j_stack(struct json *j, const char *key, uint32_t id)
 	const uint64_t *pcs = ci_model_stack(j->m, id, &n);
 	j_arr(j, key);
 	for (size_t i = 0; pcs && i < n; i++) {
-		size_t nf = 0;
-		const struct ci_frame *fr = ci_symbolize_cached(j->sym, pcs[i], true, &nf);
+		const struct ci_resolved_pc *rp = ci_report_pc(j->r, id, i);
 		struct ci_frame bare = { .address = pcs[i] };
-		if (!fr || !nf) {
-			fr = &bare;
-			nf = 1;
-		}
+		const struct ci_frame *fr = rp ? rp->frames : &bare;
+		size_t nf = rp ? rp->count : 1;
 		for (size_t k = 0; k < nf; k++)
 			j_frame(j, &fr[k]);
 	}
@@ -305,7 +302,7 @@ static void j_stack(struct json *j, const char *key, uint32_t id)
 static void j_launch_fields(struct json *j, size_t i)
 {
 	const struct ci_model *m = j->m;
-	const struct ci_launch *l = ci_model_launch(m, i);
+	const struct ci_launch *l = ci_report_launch(j->r, i);
 	char name[512];
 	j_u64(j, "seq", l->seq);
 	j_str(j, "kernel", ci_launch_kernel_name(m, l, name, sizeof(name)));
@@ -469,12 +466,11 @@ static void j_section_stats(struct json *j, const struct ci_model *m)
 struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 				const struct ci_render_options *opts)
 {
-	static const struct ci_render_options defaults = { .view = CI_VIEW_SUMMARY };
 	const struct ci_model *m = report->model;
 	const struct ci_diagnosis *d = report->diagnosis;
 	const struct ci_source_info *si = report->source;
-	struct json jj = { .f = f, .sym = report->symbolizer, .m = m, .d = d,
-			   .o = opts ? opts : &defaults };
+	struct json jj = { .f = f, .r = report, .m = m, .d = d,
+			   .o = opts ? opts : &report->request.render };
 	struct json *j = &jj;
 	const struct ci_header *h = &m->header;
 	char sig[32];
@@ -626,7 +622,7 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 		else
 			j_null(j, "synced_ns");
 		if (p->oldest_unfinished >= 0)
-			j_u64(j, "oldest_unfinished", ci_model_launch(m, p->oldest_unfinished)->seq);
+			j_u64(j, "oldest_unfinished", ci_report_launch(j->r, p->oldest_unfinished)->seq);
 		else
 			j_null(j, "oldest_unfinished");
 		j_close(j);
@@ -640,7 +636,7 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 
 	j_arr(j, "allocations");
 	for (size_t i = 0; i < m->alloc_count; i++)
-		j_alloc(j, ci_model_alloc(m, i), false);
+		j_alloc(j, ci_report_alloc(j->r, i), false);
 	j_close(j);
 
 	j_arr(j, "frees");
@@ -706,7 +702,7 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 	for (size_t i = 0; i < d->attribution_count; i++) {
 		const struct ci_attribution *a = &d->attributions[i];
 		j_obj(j, NULL);
-		j_u64(j, "launch", ci_model_launch(m, a->launch)->seq);
+		j_u64(j, "launch", ci_report_launch(j->r, a->launch)->seq);
 		j_u64(j, "arg", a->arg);
 		j_u64(j, "param_offset", a->param_offset);
 		j_addr(j, "address", a->address);

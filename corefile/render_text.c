@@ -20,7 +20,7 @@
 #define SUMMARY_WARNINGS 3
 #define KERNELS_DEFAULT 20
 
-struct out {
+struct ci_text_out {
 	FILE *f;
 	int width;
 	bool color;
@@ -56,7 +56,7 @@ static size_t cp_len(const char *s)
 /* Print S wrapped at the width, never cut: continuation lines are indented four columns past
  * the line's own indent, and break at spaces (a word longer than a line is broken).  Returns the
  * number of lines printed. */
-static int put_wrapped(struct out *o, const char *s)
+static int put_wrapped(struct ci_text_out *o, const char *s)
 {
 	size_t w = (size_t)o->width;
 	const char *on = o->bold && o->color ? "\033[1m" : "", *off = *on ? "\033[0m" : "";
@@ -98,7 +98,7 @@ static int put_wrapped(struct out *o, const char *s)
 	return lines;
 }
 
-__attribute__((format(printf, 2, 3))) static void line(struct out *o, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void line(struct ci_text_out *o, const char *fmt, ...)
 {
 	char buf[2048];
 	va_list ap;
@@ -108,7 +108,7 @@ __attribute__((format(printf, 2, 3))) static void line(struct out *o, const char
 	put_wrapped(o, buf);
 }
 
-static void heading(struct out *o, const char *s)
+static void heading(struct ci_text_out *o, const char *s)
 {
 	o->bold = true;
 	put_wrapped(o, s);
@@ -117,7 +117,7 @@ static void heading(struct out *o, const char *s)
 
 /* Word-wrap TEXT at the width with INDENT spaces before every line but the first, which gets
  * FIRST (e.g. a label).  Returns the number of lines printed. */
-static int para(struct out *o, const char *first, int indent, const char *text)
+static int para(struct ci_text_out *o, const char *first, int indent, const char *text)
 {
 	int lines = 0;
 	size_t w = (size_t)o->width;
@@ -162,7 +162,7 @@ static const char *base_name(const char *path)
 }
 
 /* The kernel of launch L without its parameter list, for tables. */
-static char *short_kernel(struct out *o, const struct ci_launch *l, char *buf, size_t n)
+static char *short_kernel(struct ci_text_out *o, const struct ci_launch *l, char *buf, size_t n)
 {
 	char full[512];
 	return ci_kernel_short_name(ci_launch_kernel_name(o->m, l, full, sizeof(full)), buf, n);
@@ -211,7 +211,7 @@ static bool is_thread_start(const struct ci_frame *f)
 
 /* Print up to MAX frames of recorded stack ID (return addresses), each on its own line after
  * PREFIX (the first) or an indent of the same width.  Returns lines printed. */
-static int print_stack(struct out *o, const char *prefix, uint32_t id, size_t max)
+static int print_stack(struct ci_text_out *o, const char *prefix, uint32_t id, size_t max)
 {
 	size_t n = 0;
 	const uint64_t *pcs = ci_model_stack(o->m, id, &n);
@@ -223,13 +223,10 @@ static int print_stack(struct out *o, const char *prefix, uint32_t id, size_t ma
 	}
 	size_t shown = 0;
 	for (size_t i = 0; i < n && shown < max; i++) {
-		size_t nf = 0;
-		const struct ci_frame *fr = ci_symbolize_cached(o->r->symbolizer, pcs[i], true, &nf);
+		const struct ci_resolved_pc *rp = ci_report_pc(o->r, id, i);
 		struct ci_frame bare = { .address = pcs[i] };
-		if (!fr || nf == 0) {
-			fr = &bare;
-			nf = 1;
-		}
+		const struct ci_frame *fr = rp ? rp->frames : &bare;
+		size_t nf = rp ? rp->count : 1;
 		if (shown && is_thread_start(&fr[0]))
 			break;
 		for (size_t k = 0; k < nf && shown < max; k++, shown++) {
@@ -243,16 +240,16 @@ static int print_stack(struct out *o, const char *prefix, uint32_t id, size_t ma
 }
 
 /* One-line launch site ("decode_step (main.c:214) miniengine+0x2a31") or "". */
-static char *stack_site(struct out *o, uint32_t id, char *buf, size_t n)
+static char *stack_site(struct ci_text_out *o, uint32_t id, char *buf, size_t n)
 {
-	size_t np = 0, nf = 0;
+	size_t np = 0;
 	const uint64_t *pcs = ci_model_stack(o->m, id, &np);
 	buf[0] = '\0';
 	if (!pcs || np == 0)
 		return buf;
-	const struct ci_frame *fr = ci_symbolize_cached(o->r->symbolizer, pcs[0], true, &nf);
+	const struct ci_resolved_pc *rp = ci_report_pc(o->r, id, 0);
 	struct ci_frame bare = { .address = pcs[0] };
-	const struct ci_frame *f = fr && nf ? &fr[0] : &bare;
+	const struct ci_frame *f = rp ? &rp->frames[0] : &bare;
 	if (f->function && f->file) {
 		/* Function and line say it all; the module would only crowd a one-line site. */
 		char fn[256], file[256];
@@ -264,7 +261,7 @@ static char *stack_site(struct out *o, uint32_t id, char *buf, size_t n)
 	return buf;
 }
 
-static const char *end_word(struct out *o)
+static const char *end_word(struct ci_text_out *o)
 {
 	if (o->d && o->d->signal)
 		return "the crash";
@@ -276,7 +273,7 @@ static const char *end_word(struct out *o)
 }
 
 /* "1.2 ms before the crash" */
-static char *ago(struct out *o, uint64_t t, char *buf, size_t n)
+static char *ago(struct ci_text_out *o, uint64_t t, char *buf, size_t n)
 {
 	uint64_t end = ci_model_end_ns(o->m);
 	char d[32];
@@ -290,7 +287,7 @@ static char *ago(struct out *o, uint64_t t, char *buf, size_t n)
 }
 
 /* Time since the record started, for tables: "12.345678 s" */
-static char *rel_time(struct out *o, uint64_t t, char *buf, size_t n)
+static char *rel_time(struct ci_text_out *o, uint64_t t, char *buf, size_t n)
 {
 	uint64_t s0 = o->m->header.start_monotonic_ns;
 	if (!t || t < s0)
@@ -300,7 +297,7 @@ static char *rel_time(struct out *o, uint64_t t, char *buf, size_t n)
 	return buf;
 }
 
-static char *thread_desc(struct out *o, uint32_t tid, char *buf, size_t n)
+static char *thread_desc(struct ci_text_out *o, uint32_t tid, char *buf, size_t n)
 {
 	char name[32];
 	ci_thread_name(o->m, tid, name, sizeof(name));
@@ -314,7 +311,7 @@ static char *thread_desc(struct out *o, uint32_t tid, char *buf, size_t n)
 	return buf;
 }
 
-static const char *cmdline(struct out *o)
+static const char *cmdline(struct ci_text_out *o)
 {
 	const char *c = ci_model_string(o->m, o->m->header.cmdline_str);
 	if (!*c && o->r->source && o->r->source->psargs)
@@ -322,7 +319,7 @@ static const char *cmdline(struct out *o)
 	return c;
 }
 
-static const char *executable(struct out *o)
+static const char *executable(struct ci_text_out *o)
 {
 	const char *e = ci_model_string(o->m, o->m->header.exe_str);
 	if (!*e && o->r->source && o->r->source->executable)
@@ -332,7 +329,7 @@ static const char *executable(struct out *o)
 
 /* The program's name for a title: the executable's base name, else the command line's first
  * word's, else a phrase that says it is not known (a record cut short lost its strings). */
-static char *program_name(struct out *o, char *buf, size_t n)
+static char *program_name(struct ci_text_out *o, char *buf, size_t n)
 {
 	const char *e = executable(o), *c = cmdline(o);
 	if (*e) {
@@ -350,7 +347,7 @@ static char *program_name(struct out *o, char *buf, size_t n)
 /* ---------------------------------------------------------------------------------------- */
 /* Attribution wording (compute-sanitizer style)                                             */
 
-static void attribution_text(struct out *o, const struct ci_attribution *a, char *buf, size_t n)
+static void attribution_text(struct ci_text_out *o, const struct ci_attribution *a, char *buf, size_t n)
 {
 	char size[48], off[48], when[96], who[64], freed[224] = "";
 	const struct ci_alloc *al = a->alloc;
@@ -386,7 +383,7 @@ static void attribution_text(struct out *o, const struct ci_attribution *a, char
 		 ci_fmt_count(al->size, size, sizeof(size)), ci_alloc_kind_name(al->kind), lost);
 }
 
-static void print_attribution(struct out *o, const struct ci_attribution *a, bool full)
+static void print_attribution(struct ci_text_out *o, const struct ci_attribution *a, bool full)
 {
 	char text[640], label[64], site[768], who[64];
 	attribution_text(o, a, text, sizeof(text));
@@ -418,7 +415,7 @@ static void print_attribution(struct out *o, const struct ci_attribution *a, boo
 /* ---------------------------------------------------------------------------------------- */
 /* Summary                                                                                    */
 
-static void summary_process(struct out *o)
+static void summary_process(struct ci_text_out *o)
 {
 	char buf[512], sig[32], who[64];
 	const struct ci_header *h = &o->m->header;
@@ -465,7 +462,7 @@ static void summary_process(struct out *o)
 
 /* The first sticky (else the last) error; BRIEF leaves the number out of the first line where
  * it would not fit (the errors view and the JSON have it). */
-static void summary_error(struct out *o, bool brief)
+static void summary_error(struct ci_text_out *o, bool brief)
 {
 	const struct ci_diagnosis *d = o->d;
 	ptrdiff_t ei = d->first_sticky_error >= 0 ? d->first_sticky_error : d->last_error;
@@ -492,9 +489,9 @@ static void summary_error(struct out *o, bool brief)
 	     ago(o, e->time_ns, when, sizeof(when)));
 }
 
-static void launch_lines(struct out *o, size_t li, size_t frames)
+static void launch_lines(struct ci_text_out *o, size_t li, size_t frames)
 {
-	const struct ci_launch *l = ci_model_launch(o->m, li);
+	const struct ci_launch *l = ci_report_launch(o->r, li);
 	char stream[96], who[64], when[96], smem[32];
 	char nth[48] = "a launch";
 	if (l->stream_seq)
@@ -508,7 +505,7 @@ static void launch_lines(struct out *o, size_t li, size_t frames)
 	print_stack(o, "  launched at ", l->stack, frames);
 }
 
-static void summary_fault(struct out *o)
+static void summary_fault(struct ci_text_out *o)
 {
 	const struct ci_diagnosis *d = o->d;
 	char name[256], buf[256];
@@ -525,18 +522,18 @@ static void summary_fault(struct out *o)
 		}
 		snprintf(buf, sizeof(buf), "%s kernel: %s   [confidence: %s]",
 			 d->verdict == CI_VERDICT_PENDING ? "Unfinished" : "Faulting",
-			 ci_launch_kernel_name(o->m, ci_model_launch(o->m, d->faulting_launch), name,
+			 ci_launch_kernel_name(o->m, ci_report_launch(o->r, d->faulting_launch), name,
 					       sizeof(name)),
 			 ci_confidence_name(d->confidence));
 		break;
 	case CI_VERDICT_API_ERROR:
 		if (d->failed_launch >= 0) {
 			snprintf(buf, sizeof(buf), "Failed launch: %s (no device fault)",
-				 ci_launch_kernel_name(o->m, ci_model_launch(o->m, d->failed_launch), name,
+				 ci_launch_kernel_name(o->m, ci_report_launch(o->r, d->failed_launch), name,
 						       sizeof(name)));
 			heading(o, buf);
 			launch_lines(o, (size_t)d->failed_launch, SUMMARY_FRAMES);
-			const struct ci_launch *l = ci_model_launch(o->m, d->failed_launch);
+			const struct ci_launch *l = ci_report_launch(o->r, d->failed_launch);
 			line(o, "  the launch call returned %s: %s", ci_cuda_result_name(l->result),
 			     ci_cuda_result_text(l->result));
 			uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
@@ -567,7 +564,7 @@ static void summary_fault(struct out *o)
 
 /* One line for an attribution the summary does not show in full: "arg 3 (+24): 0x7f…0100,
  * 65,792 bytes after allocation #50". */
-static void attribution_brief(struct out *o, const struct ci_attribution *a)
+static void attribution_brief(struct ci_text_out *o, const struct ci_attribution *a)
 {
 	char off[48], rel[96];
 	const struct ci_alloc *al = a->alloc;
@@ -585,7 +582,7 @@ static void attribution_brief(struct out *o, const struct ci_attribution *a)
 	     a->address, rel);
 }
 
-static void summary_attributions(struct out *o)
+static void summary_attributions(struct ci_text_out *o)
 {
 	const struct ci_diagnosis *d = o->d;
 	if (d->faulting_launch < 0)
@@ -619,12 +616,12 @@ static void summary_attributions(struct out *o)
 		     bad > shown ? "" : " inside live allocations");
 }
 
-static void summary_pending(struct out *o)
+static void summary_pending(struct ci_text_out *o)
 {
 	const struct ci_diagnosis *d = o->d;
 	size_t n = 0, shown = 0;
 	uint32_t fault_stream =
-		d->faulting_launch >= 0 ? ci_model_launch(o->m, (size_t)d->faulting_launch)->stream : CI_NONE;
+		d->faulting_launch >= 0 ? ci_report_launch(o->r, (size_t)d->faulting_launch)->stream : CI_NONE;
 	/* The faulting launch's own stream is described above. */
 	for (size_t i = 0; i < d->stream_count; i++)
 		n += d->streams[i].oldest_unfinished >= 0 && d->streams[i].stream != fault_stream;
@@ -641,7 +638,7 @@ static void summary_pending(struct out *o)
 		if (p->oldest_unfinished < 0 || p->stream == fault_stream)
 			continue;
 		char stream[96], name[256], unknown[48] = "";
-		const struct ci_launch *l = ci_model_launch(o->m, p->oldest_unfinished);
+		const struct ci_launch *l = ci_report_launch(o->r, p->oldest_unfinished);
 		if (p->unknown && p->in_flight)
 			snprintf(unknown, sizeof(unknown), ", %zu unknown", p->unknown);
 		line(o, "  %s: %s %s (launch %" PRIu64 " of %" PRIu64 "%s)",
@@ -662,7 +659,7 @@ static bool is_abort_frame(const struct ci_frame *f)
 	return frame_in(f, names, sizeof(names) / sizeof(names[0]));
 }
 
-static const struct ci_thread_stack *find_thread(struct out *o, uint32_t tid)
+static const struct ci_thread_stack *find_thread(struct ci_text_out *o, uint32_t tid)
 {
 	for (size_t i = 0; i < o->r->thread_count; i++)
 		if (o->r->threads[i].tid == tid)
@@ -670,14 +667,14 @@ static const struct ci_thread_stack *find_thread(struct out *o, uint32_t tid)
 	return NULL;
 }
 
-static void summary_error_thread(struct out *o)
+static void summary_error_thread(struct ci_text_out *o)
 {
 	const struct ci_diagnosis *d = o->d;
 	uint32_t tid = d->error_tid ? d->error_tid : d->signal_tid;
 	bool launcher = false;
 	if (!tid && d->faulting_launch >= 0) {
 		/* A hang: the thread that launched the stuck kernel is the one to look at. */
-		tid = ci_model_launch(o->m, d->faulting_launch)->tid;
+		tid = ci_report_launch(o->r, d->faulting_launch)->tid;
 		launcher = true;
 	}
 	const struct ci_thread_stack *t = tid ? find_thread(o, tid) : NULL;
@@ -723,7 +720,7 @@ static void summary_error_thread(struct out *o)
 }
 
 /* A suggested command and what it gives, on one line when it fits, else on two. */
-static void hint(struct out *o, const char *cmd, const char *what)
+static void hint(struct ci_text_out *o, const char *cmd, const char *what)
 {
 	if (text_width(cmd) + text_width(what) + 7 <= (size_t)o->width) {
 		line(o, "  %s   # %s", cmd, what);
@@ -735,7 +732,7 @@ static void hint(struct out *o, const char *cmd, const char *what)
 
 /* The command that shows VIEW (with ARGS): `cudainspect INPUT VIEW ARGS`, or inside GDB the
  * `cuda VIEW ARGS` command of cudainspect.gdb. */
-static char *view_cmd(struct out *o, const char *view, const char *args, char *buf, size_t n)
+static char *view_cmd(struct ci_text_out *o, const char *view, const char *args, char *buf, size_t n)
 {
 	if (o->o->hints == CI_HINTS_GDB)
 		snprintf(buf, n, "cuda %s%s%s", view, *args ? " " : "", args);
@@ -744,7 +741,7 @@ static char *view_cmd(struct out *o, const char *view, const char *args, char *b
 	return buf;
 }
 
-static void summary_next(struct out *o)
+static void summary_next(struct ci_text_out *o)
 {
 	const struct ci_diagnosis *d = o->d;
 	char name[256], cmd[512], args[64];
@@ -754,7 +751,7 @@ static void summary_next(struct out *o)
 		hint(o, view_cmd(o, "fault", "", cmd, sizeof(cmd)),
 		     "why this launch; every argument with its stacks");
 		if (d->faulting_launch >= 0) {
-			const struct ci_launch *l = ci_model_launch(o->m, d->faulting_launch);
+			const struct ci_launch *l = ci_report_launch(o->r, d->faulting_launch);
 			if (ci_stream_valid(o->m, l->stream)) {
 				snprintf(args, sizeof(args), "--stream 0x%" PRIx64,
 					 o->m->streams[l->stream].handle);
@@ -789,9 +786,11 @@ static void summary_next(struct out *o)
 	}
 }
 
-static void print_warnings(struct out *o, size_t max)
+static void print_warnings(struct ci_text_out *o, size_t max)
 {
 	size_t total = 0, shown = 0;
+	if (o->o->quiet)
+		return;
 	for (size_t l = 0; l < o->r->warning_lists; l++)
 		if (o->r->warnings[l])
 			total += o->r->warnings[l]->count;
@@ -810,7 +809,7 @@ static void print_warnings(struct out *o, size_t max)
 		line(o, "  and %zu more (view: all)", total - shown);
 }
 
-static void view_summary(struct out *o)
+void ci_text_summary(struct ci_text_out *o)
 {
 	char title[512], name[256];
 	const char *what = o->d->verdict == CI_VERDICT_DEVICE_FAULT ? "CUDA device fault in"
@@ -834,7 +833,7 @@ static void view_summary(struct out *o)
 /* ---------------------------------------------------------------------------------------- */
 /* Views                                                                                      */
 
-static void view_contexts(struct out *o)
+void ci_text_contexts(struct ci_text_out *o)
 {
 	const struct ci_model *m = o->m;
 	heading(o, "Devices");
@@ -888,9 +887,9 @@ static void view_contexts(struct out *o)
 		line(o, "  none recorded");
 }
 
-static const char *launch_state_text(struct out *o, size_t i)
+static const char *launch_state_text(struct ci_text_out *o, size_t i)
 {
-	const struct ci_launch *l = ci_model_launch(o->m, i);
+	const struct ci_launch *l = ci_report_launch(o->r, i);
 	if (l->flags & CI_LAUNCH_FAILED)
 		return "FAILED";
 	if (l->flags & CI_LAUNCH_CAPTURED)
@@ -904,7 +903,7 @@ static const char *launch_state_text(struct out *o, size_t i)
 	return "unknown";
 }
 
-static void view_streams(struct out *o)
+void ci_text_streams(struct ci_text_out *o)
 {
 	const struct ci_model *m = o->m;
 	const struct ci_diagnosis *d = o->d;
@@ -939,7 +938,7 @@ static void view_streams(struct out *o)
 			     p->crumb, p->launched, p->finished, p->in_flight, p->not_started, p->unknown);
 		if (p->oldest_unfinished >= 0) {
 			char name[256], site[768];
-			const struct ci_launch *l = ci_model_launch(m, p->oldest_unfinished);
+			const struct ci_launch *l = ci_report_launch(o->r, p->oldest_unfinished);
 			stack_site(o, l->stack, site, sizeof(site));
 			line(o, "      oldest unfinished: %s (launch %" PRIu64 ", %s)%s%s",
 			     short_kernel(o, l, name, sizeof(name)), l->stream_seq,
@@ -953,7 +952,7 @@ static void view_streams(struct out *o)
 		line(o, "  none recorded");
 }
 
-static bool launch_selected(struct out *o, const struct ci_launch *l)
+static bool launch_selected(struct ci_text_out *o, const struct ci_launch *l)
 {
 	const struct ci_render_options *opt = o->o;
 	if (opt->has_thread_filter && l->tid != opt->thread_filter)
@@ -975,13 +974,13 @@ static bool launch_selected(struct out *o, const struct ci_launch *l)
 	return true;
 }
 
-static void view_kernels(struct out *o)
+void ci_text_kernels(struct ci_text_out *o)
 {
 	const struct ci_model *m = o->m;
 	size_t want = o->o->last ? o->o->last : KERNELS_DEFAULT;
 	size_t matched = 0;
 	for (size_t i = 0; i < m->launch_count; i++)
-		matched += launch_selected(o, ci_model_launch(m, i));
+		matched += launch_selected(o, ci_report_launch(o->r, i));
 	size_t skip = matched > want ? matched - want : 0;
 	const struct ci_section_stats *ss = &m->sections[CI_SEC_LAUNCHES];
 	char total[32], over[32];
@@ -995,7 +994,7 @@ static void view_kernels(struct out *o)
 	     "state", "kernel");
 	size_t seen = 0;
 	for (size_t i = 0; i < m->launch_count; i++) {
-		const struct ci_launch *l = ci_model_launch(m, i);
+		const struct ci_launch *l = ci_report_launch(o->r, i);
 		if (!launch_selected(o, l) || seen++ < skip)
 			continue;
 		char t[32], stream[32], name[256], site[768];
@@ -1020,12 +1019,12 @@ static int cmp_free_time(const void *a, const void *b)
 	return x->free_ns < y->free_ns ? -1 : x->free_ns > y->free_ns;
 }
 
-static void view_allocs(struct out *o)
+void ci_text_allocs(struct ci_text_out *o)
 {
 	const struct ci_model *m = o->m;
 	uint64_t by_kind_n[16] = { 0 }, by_kind_bytes[16] = { 0 }, total = 0;
 	for (size_t i = 0; i < m->alloc_count; i++) {
-		const struct ci_alloc *a = ci_model_alloc(m, i);
+		const struct ci_alloc *a = ci_report_alloc(o->r, i);
 		uint32_t k = a->kind < 16 ? a->kind : 0;
 		by_kind_n[k]++;
 		by_kind_bytes[k] += a->size;
@@ -1045,7 +1044,7 @@ static void view_allocs(struct out *o)
 	line(o, "  %-7s %-16s %-14s %-12s %-7s %s", "id", "address", "size (bytes)", "kind", "thread",
 	     "allocated at");
 	for (size_t i = 0; i < m->alloc_count && i < want; i++) {
-		const struct ci_alloc *a = ci_model_alloc(m, i);
+		const struct ci_alloc *a = ci_report_alloc(o->r, i);
 		if (o->o->has_thread_filter && a->tid != o->o->thread_filter)
 			continue;
 		char sz[32], site[768], id[24];
@@ -1085,7 +1084,7 @@ static void view_allocs(struct out *o)
 	free(v);
 }
 
-static void view_errors(struct out *o)
+void ci_text_errors(struct ci_text_out *o)
 {
 	const struct ci_model *m = o->m;
 	const struct ci_diagnosis *d = o->d;
@@ -1115,7 +1114,7 @@ static void view_errors(struct out *o)
 	}
 }
 
-static void view_threads(struct out *o)
+void ci_text_threads(struct ci_text_out *o)
 {
 	if (!o->r->thread_count) {
 		const struct ci_source_info *si = o->r->source;
@@ -1148,7 +1147,7 @@ static void view_threads(struct out *o)
 	}
 }
 
-static void params_dump(struct out *o, const struct ci_launch *l)
+static void params_dump(struct ci_text_out *o, const struct ci_launch *l)
 {
 	size_t len = l->param_len < CI_LAUNCH_PARAM_BYTES ? l->param_len : CI_LAUNCH_PARAM_BYTES;
 	const struct ci_function *fn = l->function < o->m->function_count &&
@@ -1191,7 +1190,7 @@ static void params_dump(struct out *o, const struct ci_launch *l)
 	}
 }
 
-static void view_fault(struct out *o)
+void ci_text_fault(struct ci_text_out *o)
 {
 	const struct ci_model *m = o->m;
 	const struct ci_diagnosis *d = o->d;
@@ -1201,7 +1200,7 @@ static void view_fault(struct out *o)
 	para(o, "  ", 2, d->reasoning);
 	ptrdiff_t li = d->faulting_launch >= 0 ? d->faulting_launch : d->failed_launch;
 	if (li >= 0) {
-		const struct ci_launch *l = ci_model_launch(m, li);
+		const struct ci_launch *l = ci_report_launch(o->r, li);
 		fputc('\n', o->f);
 		snprintf(buf, sizeof(buf), "%s %s (confidence: %s)",
 			 d->faulting_launch >= 0 ? "Launch" : "Failed launch",
@@ -1230,7 +1229,7 @@ static void view_fault(struct out *o)
 			size_t ai = d->attributions[i].launch;
 			if (i > 0 && d->attributions[i - 1].launch == ai)
 				continue;
-			const struct ci_launch *l = ci_model_launch(m, ai);
+			const struct ci_launch *l = ci_report_launch(o->r, ai);
 			line(o, " %s, launch %" PRIu64 " (%s):",
 			     ci_launch_kernel_name(m, l, name, sizeof(name)), l->stream_seq,
 			     launch_state_text(o, ai));
@@ -1259,7 +1258,7 @@ static void view_fault(struct out *o)
 	summary_error(o, false);
 }
 
-static void view_record(struct out *o)
+static void view_record(struct ci_text_out *o)
 {
 	const struct ci_model *m = o->m;
 	const struct ci_header *h = &m->header;
@@ -1289,74 +1288,27 @@ static void view_record(struct out *o)
 	}
 }
 
-/* A filter that names a stream, thread or kernel the record does not know is an error, said
- * before anything is printed: an empty table would look like "nothing happened there". */
-static struct ci_error *check_filters(const struct out *o)
+void ci_text_all(struct ci_text_out *o)
 {
-	const struct ci_render_options *opt = o->o;
-	const struct ci_model *m = o->m;
-	if (opt->has_stream_filter) {
-		char known[256] = "";
-		size_t used = 0, n = 0;
-		bool found = false;
-		for (size_t i = 0; i < m->stream_count; i++) {
-			const struct ci_stream *st = &m->streams[i];
-			if (!st->seq)
-				continue;
-			found |= st->handle == opt->stream_filter || st->stream_id == opt->stream_filter;
-			if (n++ < 4 && used < sizeof(known))
-				used += (size_t)snprintf(known + used, sizeof(known) - used, "%s0x%" PRIx64,
-							 used ? ", " : "", st->handle);
-		}
-		if (!found)
-			return ci_error_create(CI_ERR_USAGE,
-					       "--stream 0x%" PRIx64 ": the record has no stream with that "
-					       "handle or id (%s%s%s; view: streams)", opt->stream_filter,
-					       n ? "it has " : "it has no streams", known, n > 4 ? ", ..." : "");
+	static ci_text_view_fn *const parts[] = {
+		ci_text_summary, ci_text_fault, ci_text_contexts, ci_text_streams, ci_text_kernels,
+		ci_text_allocs, ci_text_errors, ci_text_threads,
+	};
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		parts[i](o);
+		fputs("\n\n", o->f);
 	}
-	if (opt->has_thread_filter) {
-		uint32_t tid = opt->thread_filter;
-		bool found = false;
-		for (size_t i = 0; !found && i < m->thread_count; i++)
-			found = m->threads[i].seq && m->threads[i].tid == tid;
-		for (size_t i = 0; !found && o->r->source && i < o->r->source->thread_count; i++)
-			found = o->r->source->threads[i].tid == tid;
-		for (size_t i = 0; !found && i < o->r->thread_count; i++)
-			found = o->r->threads[i].tid == tid;
-		for (size_t i = 0; !found && i < m->error_count; i++)
-			found = m->errors[i].tid == tid;
-		if (!found)
-			return ci_error_create(CI_ERR_USAGE,
-					       "--thread %" PRIu32 ": no thread %" PRIu32 " made a CUDA call "
-					       "the record holds, and the input has no such thread (view: "
-					       "threads lists them)", tid, tid);
-	}
-	if (opt->kernel_filter && *opt->kernel_filter) {
-		bool found = false;
-		char name[256];
-		for (size_t i = 0; !found && i < m->function_count; i++) {
-			const char *raw = ci_model_function_name(m, (uint32_t)i);
-			char *dem = raw ? ci_demangle(raw) : NULL;
-			found = raw && (strstr(raw, opt->kernel_filter) ||
-					(dem && strstr(ci_scrub(dem, name, sizeof(name)), opt->kernel_filter)));
-			free(dem);
-		}
-		if (!found)
-			return ci_error_create(CI_ERR_USAGE,
-					       "--kernel '%s': no kernel the record knows has that in its "
-					       "name (view: kernels lists the launches)", opt->kernel_filter);
-	}
-	return NULL;
+	view_record(o);
+	print_warnings(o, SIZE_MAX);
 }
 
 struct ci_error *ci_render_text(FILE *f, const struct ci_report *report,
 				const struct ci_render_options *opts)
 {
-	static const struct ci_render_options defaults = { .view = CI_VIEW_SUMMARY };
-	struct out o = {
+	struct ci_text_out o = {
 		.f = f,
 		.r = report,
-		.o = opts ? opts : &defaults,
+		.o = opts ? opts : &report->request.render,
 		.m = report->model,
 		.d = report->diagnosis,
 	};
@@ -1373,42 +1325,11 @@ struct ci_error *ci_render_text(FILE *f, const struct ci_report *report,
 	else
 		snprintf(input, sizeof(input), "CORE");
 	o.input = input;
-	struct ci_error *err = check_filters(&o);
-	if (err)
-		return err;
 
-	switch (o.o->view) {
-	case CI_VIEW_SUMMARY: view_summary(&o); break;
-	case CI_VIEW_CONTEXTS: view_contexts(&o); break;
-	case CI_VIEW_STREAMS: view_streams(&o); break;
-	case CI_VIEW_KERNELS: view_kernels(&o); break;
-	case CI_VIEW_ALLOCS: view_allocs(&o); break;
-	case CI_VIEW_ERRORS: view_errors(&o); break;
-	case CI_VIEW_THREADS: view_threads(&o); break;
-	case CI_VIEW_FAULT: view_fault(&o); break;
-	case CI_VIEW_ALL:
-		view_summary(&o);
-		fputs("\n\n", f);
-		view_fault(&o);
-		fputs("\n\n", f);
-		view_contexts(&o);
-		fputs("\n\n", f);
-		view_streams(&o);
-		fputs("\n\n", f);
-		view_kernels(&o);
-		fputs("\n\n", f);
-		view_allocs(&o);
-		fputs("\n\n", f);
-		view_errors(&o);
-		fputs("\n\n", f);
-		view_threads(&o);
-		fputs("\n\n", f);
-		view_record(&o);
-		print_warnings(&o, SIZE_MAX);
-		break;
-	default:
+	const struct ci_view_row *row = ci_view_row(o.o->view);
+	if (!row)
 		return ci_error_create(CI_ERR_USAGE, "unknown view %d", (int)o.o->view);
-	}
+	row->text(&o);
 	if (fflush(f) != 0 || ferror(f))
 		return ci_error_create(CI_ERR_IO, "cannot write the report: %m");
 	return NULL;

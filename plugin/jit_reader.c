@@ -42,71 +42,47 @@ static bool output_color(void)
 	return isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && term && strcmp(term, "dumb") != 0;
 }
 
-/* Decode, diagnose and print the summary of the record in MEMORY, or say why it cannot. */
+/* Print the summary of the record in MEMORY (a report session on GDB's copy), or say why it
+ * cannot be made. */
 static void record_summarize(const void *memory, size_t size)
 {
-	struct ci_error *err;
-	struct ci_source *src = NULL;
-	struct ci_model *model = NULL;
-	struct ci_diagnosis *diag = NULL;
-	struct ci_symbolizer *sym = NULL;
-	struct ci_location loc;
-	uint64_t base = 0;
-
 	/* The reader gets a copy of the bytes, not their address; the header says where they were. */
+	struct ci_input in = { .buffer = memory, .buffer_size = size };
 	if (size >= sizeof(struct ci_header))
-		base = ((const struct ci_header *)memory)->record_base;
+		in.buffer_base = ((const struct ci_header *)memory)->record_base;
+	struct ci_request req = {
+		.render = { .view = CI_VIEW_SUMMARY, .width = output_width(), .color = output_color() },
+		/* Symbols for recorded stacks are best effort: without them the summary shows
+		 * addresses. */
+		.symbols_optional = true,
+	};
+	struct ci_report *report = NULL;
 	fflush(stdout);
-	if ((err = ci_source_from_buffer(memory, size, base, &src)) ||
-	    (err = ci_locate(src, &loc)) || (err = ci_decode(src, &loc, &model)) ||
-	    (err = ci_diagnose(model, ci_source_info(src), &diag))) {
+	struct ci_error *err = ci_report_create(&in, &req, &report);
+	if (err) {
 		printf("cudainspect: GDB handed over a flight record (%zu bytes) that cannot be "
 		       "decoded: %s\n", size, err->message);
 		ci_error_destroy(err);
-		goto out_fail;
+		fflush(stdout);
+		return;
 	}
-	/* Symbols for recorded stacks are best effort: without them the summary shows addresses. */
-	struct ci_symbolizer_options sopts = { 0 };
-	if ((err = ci_symbolizer_create(src, model, &sopts, &sym))) {
-		ci_error_destroy(err);
-		sym = NULL;
-	}
-	const struct ci_warnings *lists[3] = { ci_source_warnings(src), &model->warnings,
-					       sym ? ci_symbolizer_warnings(sym) : NULL };
-	struct ci_report report = {
-		.source = ci_source_info(src),
-		.model = model,
-		.diagnosis = diag,
-		.symbolizer = sym,
-		.warnings = lists,
-		.warning_lists = sym ? 3 : 2,
-	};
 	/* A process started under GDB registers its record before it has done anything: a line
 	 * says so instead of a summary of nothing. */
-	if (model->header.state == CI_STATE_LIVE && model->launch_count == 0 &&
+	const struct ci_model *model = ci_report_model(report);
+	if (model->header.state == CI_STATE_LIVE && model->sections[CI_SEC_LAUNCHES].head == 0 &&
 	    model->error_count == 0) {
 		printf("cudainspect: flight record registered by pid %u (no launches or errors yet); "
 		       "`cuda summary` reports on it at any stop\n", model->header.pid);
-		goto out;
+	} else {
+		if ((err = ci_report_print(stdout, report))) {
+			printf("cudainspect: cannot print the summary: %s\n", err->message);
+			ci_error_destroy(err);
+		}
+		printf("cudainspect: host thread stacks: `bt`, `thread apply all bt`; full report: "
+		       "`cuda summary` (commands from cudainspect.gdb)\n");
 	}
-	struct ci_render_options ropts = {
-		.view = CI_VIEW_SUMMARY,
-		.width = output_width(),
-		.color = output_color(),
-	};
-	if ((err = ci_render_text(stdout, &report, &ropts))) {
-		printf("cudainspect: cannot print the summary: %s\n", err->message);
-		ci_error_destroy(err);
-	}
-	printf("cudainspect: host thread stacks: `bt`, `thread apply all bt`; full report: "
-	       "`cuda summary` (commands from cudainspect.gdb)\n");
-out:
-	ci_symbolizer_destroy(sym);
-out_fail:
 	fflush(stdout);
-	ci_diagnosis_destroy(diag);
-	ci_model_destroy(model);
-	ci_source_close(src);
+	ci_report_destroy(report);
 }
 
 static enum gdb_status reader_read(struct gdb_reader_funcs *self, struct gdb_symbol_callbacks *cb,

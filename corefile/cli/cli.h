@@ -14,14 +14,13 @@
 
 #include "cudainspect/cudainspect.h"
 
-/* One run of the pipeline on INPUT (or a live PID), printed to stdout. */
+/* One report on INPUT (or a live PID), printed to stdout: the report session of the library. */
 struct cli_inspect_args {
 	const char *input;
 	bool have_pid;
 	pid_t pid;
 	bool json;
 	bool quiet;
-	bool threads;  /* unwind host threads (the summary, threads, all views and JSON show them) */
 	int signal;    /* --signal: the signal the process is stopped at (0: what the input says) */
 	uint32_t signal_tid; /* --signal-thread, 0 if not given */
 	const struct ci_render_options *render;

@@ -35,8 +35,7 @@ static const char usage_text[] =
 	"\n"
 	"INPUT  a core dump (plain or zstd-compressed .zst), or a record file (.cisnap\n"
 	"       snapshot, .cirec persistent record)\n"
-	"VIEW   summary (default) | fault | contexts | streams | kernels | allocs |\n"
-	"       errors | threads | all\n"
+	"@VIEWS@"
 	"\n"
 	"Options:\n"
 	"  -p, --pid PID           read a live process (read-only; threads are stopped\n"
@@ -69,6 +68,7 @@ static const char usage_text[] =
 	"  -w, --width N           text width (default: the terminal's, else 100)\n"
 	"      --color[=WHEN]      auto (default), always or never\n"
 	"  -q, --quiet             no warnings\n"
+	"      --list-views        the views, one block each (for the GDB command file)\n"
 	"  -h, --help              this text\n"
 	"  -V, --version           the version\n"
 	"\n"
@@ -77,16 +77,71 @@ static const char usage_text[] =
 	"Run `cudainspect record --help` for the record subcommand.\n"
 	"Full reference: docs/CLI.md.\n";
 
-static const struct {
-	const char *name;
-	enum ci_view view;
-} views[] = {
-	{ "summary", CI_VIEW_SUMMARY }, { "contexts", CI_VIEW_CONTEXTS },
-	{ "streams", CI_VIEW_STREAMS }, { "kernels", CI_VIEW_KERNELS },
-	{ "allocs", CI_VIEW_ALLOCS },   { "errors", CI_VIEW_ERRORS },
-	{ "threads", CI_VIEW_THREADS }, { "fault", CI_VIEW_FAULT },
-	{ "all", CI_VIEW_ALL },
-};
+/* "VIEW   summary (default) | fault | ...": the view table's names, wrapped at 80 columns. */
+static void print_views_line(FILE *f)
+{
+	int col = fprintf(f, "VIEW  ");
+	for (size_t i = 0; i < ci_view_count(); i++) {
+		const char *name = ci_view_at(i)->name;
+		char word[64];
+		snprintf(word, sizeof word, " %s%s%s", name, i == 0 ? " (default)" : "",
+			 i + 1 < ci_view_count() ? " |" : "");
+		if (col + (int)strlen(word) > 79)
+			col = fprintf(f, "\n      ");
+		col += fprintf(f, "%s", word);
+	}
+	fputc('\n', f);
+}
+
+static void print_usage(FILE *f)
+{
+	const char *at = strstr(usage_text, "@VIEWS@");
+	fwrite(usage_text, 1, (size_t)(at - usage_text), f);
+	print_views_line(f);
+	fputs(at + strlen("@VIEWS@"), f);
+}
+
+/* `--list-views`: each view as "view NAME", "summary LINE"..., "help LINE"..., "filters
+ * OPTION...", then an empty line, for plugin/expand.awk (the GDB command file). */
+static void list_views(FILE *f)
+{
+	for (size_t i = 0; i < ci_view_count(); i++) {
+		const struct ci_view_info *v = ci_view_at(i);
+		fprintf(f, "view %s\n", v->name);
+		for (const char *p = v->summary, *e; *p; p = *e ? e + 1 : e) {
+			e = strchrnul(p, '\n');
+			fprintf(f, "summary %.*s\n", (int)(e - p), p);
+		}
+		for (const char *p = v->gdb_help, *e; *p; p = *e ? e + 1 : e) {
+			e = strchrnul(p, '\n');
+			fprintf(f, "help %.*s\n", (int)(e - p), p);
+		}
+		fputs("filters", f);
+		for (unsigned bit = 0; ci_view_filter_option(bit); bit++)
+			if (v->filters & (1u << bit))
+				fprintf(f, " %s", ci_view_filter_option(bit));
+		fputs("\n\n", f);
+	}
+}
+
+/* "the kernels and streams views": the views that accept filter BIT. */
+static void views_accepting(unsigned bit, char *buf, size_t n)
+{
+	size_t count = 0, total = 0, used = 0;
+	for (size_t i = 0; i < ci_view_count(); i++)
+		total += ci_view_at(i)->view != CI_VIEW_ALL && (ci_view_at(i)->filters & (1u << bit));
+	used += (size_t)snprintf(buf, n, "the");
+	for (size_t i = 0; i < ci_view_count() && used < n; i++) {
+		const struct ci_view_info *v = ci_view_at(i);
+		if (v->view == CI_VIEW_ALL || !(v->filters & (1u << bit)))
+			continue;
+		count++;
+		used += (size_t)snprintf(buf + used, n - used, "%s%s",
+					 count == 1 ? " " : count == total ? " and " : ", ", v->name);
+	}
+	if (used < n)
+		snprintf(buf + used, n - used, " view%s", total == 1 ? "" : "s");
+}
 
 __attribute__((format(printf, 1, 0))) static void vsay(const char *fmt, va_list ap,
 						      const char *tail)
@@ -143,7 +198,6 @@ struct options {
 	bool have_pid;
 	pid_t pid;
 	bool json;
-	bool quiet;
 	bool debuginfod;
 	const char *color;
 	struct ci_render_options render;
@@ -165,12 +219,6 @@ static int parse_signal(const char *s)
 	return 0;
 }
 
-static bool view_needs_threads(const struct options *o)
-{
-	return o->json || o->render.view == CI_VIEW_SUMMARY || o->render.view == CI_VIEW_THREADS ||
-	       o->render.view == CI_VIEW_ALL;
-}
-
 static int terminal_width(void)
 {
 	struct winsize ws;
@@ -182,7 +230,7 @@ static int terminal_width(void)
 static int parse(int argc, char **argv, struct options *o)
 {
 	enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
-	       OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS };
+	       OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
@@ -203,6 +251,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "signal-thread", required_argument, NULL, OPT_SIGNAL_THREAD },
 		{ "hints", required_argument, NULL, OPT_HINTS },
 		{ "registers", required_argument, NULL, OPT_REGISTERS },
+		{ "list-views", no_argument, NULL, OPT_LIST_VIEWS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -256,7 +305,7 @@ static int parse(int argc, char **argv, struct options *o)
 				return cli_usage_error("--color takes auto, always or never, not '%s'",
 						       o->color);
 			break;
-		case 'q': o->quiet = true; break;
+		case 'q': o->render.quiet = true; break;
 		case OPT_SIGNAL:
 			if (!(o->signal = parse_signal(optarg)))
 				return cli_usage_error("--signal needs a signal name (SIGSEGV, SEGV) or "
@@ -276,7 +325,8 @@ static int parse(int argc, char **argv, struct options *o)
 				return cli_usage_error("--hints takes cli or gdb, not '%s'", optarg);
 			break;
 		case OPT_REGISTERS: o->registers = optarg; break;
-		case 'h': fputs(usage_text, stdout); return -1;
+		case OPT_LIST_VIEWS: list_views(stdout); return -1;
+		case 'h': print_usage(stdout); return -1;
 		case 'V': printf("cudainspect %s\n", CUDAINSPECT_VERSION); return -1;
 		case ':': return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
@@ -306,38 +356,29 @@ static int parse(int argc, char **argv, struct options *o)
 		o->input = argv[optind];
 		view = npos == 2 ? argv[optind + 1] : NULL;
 	}
-	o->render.view = CI_VIEW_SUMMARY;
-	if (view) {
-		size_t i;
-		for (i = 0; i < sizeof(views) / sizeof(views[0]); i++)
-			if (strcmp(view, views[i].name) == 0)
-				break;
-		if (i == sizeof(views) / sizeof(views[0]))
-			return cli_usage_error("unknown view '%s' (summary, fault, contexts, streams, "
-					       "kernels, allocs, errors, threads, all)", view);
-		o->render.view = views[i].view;
+	const struct ci_view_info *vi = ci_view_info(CI_VIEW_SUMMARY);
+	if (view && !(vi = ci_view_find(view))) {
+		char names[256];
+		size_t used = 0;
+		for (size_t i = 0; i < ci_view_count() && used < sizeof names; i++)
+			used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+						 i ? ", " : "", ci_view_at(i)->name);
+		return cli_usage_error("unknown view '%s' (%s)", view, names);
 	}
+	o->render.view = vi->view;
 	/* Filters apply to some views (and to those parts of `all`); anywhere else they would be
 	 * ignored without a word.  JSON is always complete (docs/CLI.md). */
-	enum ci_view vw = o->render.view;
-	const char *vname = view ? view : "the summary";
-	bool all = vw == CI_VIEW_ALL;
-	if (!o->json) {
-		if (o->render.has_stream_filter && vw != CI_VIEW_KERNELS && vw != CI_VIEW_STREAMS && !all)
-			return cli_usage_error("--stream applies to the kernels and streams views, not "
-					       "to %s", vname);
-		if (o->render.has_thread_filter && vw != CI_VIEW_KERNELS && vw != CI_VIEW_ALLOCS &&
-		    vw != CI_VIEW_ERRORS && vw != CI_VIEW_THREADS && !all)
-			return cli_usage_error("--thread applies to the kernels, allocs, errors and "
-					       "threads views, not to %s", vname);
-		if (o->render.kernel_filter && vw != CI_VIEW_KERNELS && !all)
-			return cli_usage_error("--kernel applies to the kernels view, not to %s", vname);
-		if (o->render.last && vw != CI_VIEW_KERNELS && vw != CI_VIEW_ALLOCS && !all)
-			return cli_usage_error("--last applies to the kernels and allocs views, not to %s",
-					       vname);
-		if (o->render.freed && vw != CI_VIEW_ALLOCS && !all)
-			return cli_usage_error("--freed applies to the allocs view, not to %s", vname);
-	}
+	unsigned given = (o->render.has_stream_filter ? CI_FILTER_STREAM : 0) |
+			 (o->render.has_thread_filter ? CI_FILTER_THREAD : 0) |
+			 (o->render.kernel_filter ? CI_FILTER_KERNEL : 0) |
+			 (o->render.last ? CI_FILTER_LAST : 0) | (o->render.freed ? CI_FILTER_FREED : 0);
+	for (unsigned bit = 0; !o->json && ci_view_filter_option(bit); bit++)
+		if ((given & (1u << bit)) && !(vi->filters & (1u << bit))) {
+			char which[160];
+			views_accepting(bit, which, sizeof which);
+			return cli_usage_error("%s applies to %s, not to %s", ci_view_filter_option(bit),
+					       which, view ? view : "the summary");
+		}
 	if (!o->render.width)
 		o->render.width = terminal_width();
 	const char *color = o->color ? o->color : "auto";
@@ -354,90 +395,23 @@ static int parse(int argc, char **argv, struct options *o)
 
 int cli_inspect(const struct cli_inspect_args *a)
 {
-	struct ci_error *err;
-	struct ci_source *src = NULL;
-	struct ci_model *model = NULL;
-	struct ci_diagnosis *diag = NULL;
-	struct ci_symbolizer *sym = NULL;
-	struct ci_thread_stack *threads = NULL;
-	size_t nthreads = 0;
-	struct ci_source_options sopts = { .progress = isatty(STDERR_FILENO) };
-	struct ci_location loc;
-	int rc = CI_EXIT_OK;
-
-	if (a->have_pid)
-		err = ci_source_open_pid(a->pid, &sopts, &src);
-	else
-		err = ci_source_open(a->input, &sopts, &src);
-	if (err)
-		return fail(err);
-	/* Views that show a few launches and allocations of a large record read only those: the
-	 * newest launches and the allocations a pointer is looked up in (docs/PERFORMANCE.md). */
-	enum ci_view view = a->render->view;
-	bool few = !a->json && view != CI_VIEW_KERNELS && view != CI_VIEW_ALLOCS && view != CI_VIEW_ALL;
-	struct ci_decode_options dopts = { .lazy = few, .sparse = few };
-	if ((err = ci_locate(src, &loc)) || (err = ci_decode_with(src, &loc, &dopts, &model)) ||
-	    (err = ci_diagnose(model, ci_source_info(src), &diag)) ||
-	    (err = ci_symbolizer_create(src, model, a->sym, &sym))) {
-		rc = fail(err);
-		goto out;
-	}
-	if (a->signal) {
-		/* What a debugger that holds the process knows and the input cannot show: the
-		 * signal it stopped the process at (not delivered yet) and the thread. */
-		const struct ci_source_info *si = ci_source_info(src);
-		bool known = !a->signal_tid || !si->thread_count;
-		for (size_t i = 0; !known && i < si->thread_count; i++)
-			known = si->threads[i].tid == a->signal_tid;
-		if (!known) {
-			rc = cli_usage_error("--signal-thread %u: the input has no thread %u",
-					     a->signal_tid, a->signal_tid);
-			goto out;
-		}
-		diag->signal = a->signal;
-		diag->signal_tid = a->signal_tid;
-	}
-	if (a->threads && !a->json && a->render->view == CI_VIEW_SUMMARY) {
-		/* The summary shows one backtrace: unwind only that thread. */
-		uint32_t tid = diag->error_tid ? diag->error_tid : diag->signal_tid;
-		if (!tid && diag->faulting_launch >= 0)
-			tid = ci_model_launch(model, diag->faulting_launch)->tid;
-		if (!tid && ci_source_info(src)->thread_count)
-			tid = ci_source_info(src)->threads[0].tid;
-		if ((err = ci_unwind_thread(sym, tid, MAX_THREAD_FRAMES, &threads))) {
-			rc = fail(err);
-			goto out;
-		}
-		nthreads = threads ? 1 : 0;
-	} else if (a->threads &&
-		   (err = ci_unwind_threads(sym, MAX_THREAD_FRAMES, &threads, &nthreads))) {
-		rc = fail(err);
-		goto out;
-	}
-	const struct ci_warnings *lists[3] = { ci_source_warnings(src), &model->warnings,
-					       ci_symbolizer_warnings(sym) };
-	struct ci_report report = {
-		.source = ci_source_info(src),
-		.model = model,
-		.diagnosis = diag,
-		.symbolizer = sym,
-		.threads = threads,
-		.thread_count = nthreads,
-		.warnings = lists,
-		/* JSON keeps its warnings: a pipeline wants them even when a person does not. */
-		.warning_lists = a->quiet && !a->json ? 0 : 3,
+	struct ci_request req = {
+		.render = *a->render,
+		.json = a->json,
+		.signal = a->signal,
+		.signal_tid = a->signal_tid,
+		.source = { .progress = isatty(STDERR_FILENO) },
+		.symbols = *a->sym,
 	};
-	err = a->json ? ci_render_json(stdout, &report, a->render)
-		      : ci_render_text(stdout, &report, a->render);
-	if (err)
-		rc = fail(err);
-out:
-	ci_thread_stacks_free(threads, nthreads);
-	ci_symbolizer_destroy(sym);
-	ci_diagnosis_destroy(diag);
-	ci_model_destroy(model);
-	ci_source_close(src);
-	return rc;
+	/* JSON keeps its warnings: a pipeline wants them even when a person does not. */
+	req.render.quiet = a->quiet && !a->json;
+	struct ci_input in = { .path = a->have_pid ? NULL : a->input, .pid = a->have_pid ? a->pid : 0 };
+	struct ci_report *report = NULL;
+	struct ci_error *err = ci_report_create(&in, &req, &report);
+	if (!err)
+		err = ci_report_print(stdout, report);
+	ci_report_destroy(report);
+	return err ? fail(err) : CI_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -466,8 +440,7 @@ int main(int argc, char **argv)
 		.have_pid = o.have_pid,
 		.pid = o.pid,
 		.json = o.json,
-		.quiet = o.quiet,
-		.threads = view_needs_threads(&o),
+		.quiet = o.render.quiet,
 		.signal = o.signal,
 		.signal_tid = o.signal_tid,
 		.render = &o.render,

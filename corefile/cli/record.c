@@ -389,7 +389,7 @@ int cli_record(int argc, char **argv)
 		render.view = CI_VIEW_SUMMARY;
 		render.width = 100;
 		struct cli_inspect_args a = { .input = input, .json = json, .quiet = quiet,
-					      .threads = true, .render = &render, .sym = &sym };
+					      .render = &render, .sym = &sym };
 		unsetenv("DEBUGINFOD_URLS");
 		unsetenv("LD_PRELOAD");
 		int r = cli_inspect(&a);

@@ -334,7 +334,44 @@ const char *ci_cuda_result_text(int32_t result);
 bool ci_cuda_result_is_sticky(int32_t result);
 
 /* ---------------------------------------------------------------------------------------- */
-/* Stage 4: diagnose                                                                          */
+/* Stage 4: evidence                                                                          */
+
+/* What one stream's record says about its progress, besides its launches. */
+struct ci_stream_facts {
+	bool has_crumb;          /* breadcrumbs are on and the stream has a breadcrumb slot */
+	uint64_t crumb;          /* the GPU's breadcrumb as a full 64-bit per-stream launch number:
+				  * 32-bit breadcrumbs take their high half from the stream's launch
+				  * counter; a value past the counter is clamped to it */
+	uint64_t synced_ns;      /* the latest start time of a successful synchronization that
+				  * covers the stream (cuStreamSynchronize of it, cuCtxSynchronize of
+				  * its context, cuEventSynchronize of an event last recorded on it)
+				  * made before the first sticky error: launches made before it had
+				  * finished; 0 if no synchronization says so */
+};
+
+/* The facts a diagnosis reasons from, each gathered once from the decoded record, with where it
+ * came from in the comments.  Later kinds of evidence (argument history, kernel-log lines, GPU
+ * core dumps) join it here. */
+struct ci_evidence {
+	ptrdiff_t first_sticky_error;  /* index into model->errors (by the FIRST_STICKY flag, the
+					* header's seq, the STICKY flag, then the result), or -1 */
+	ptrdiff_t last_error;          /* the last error that is not CUDA_ERROR_NOT_READY, or -1 */
+	/* Without a sticky error, the launch whose call returned the last error is one that failed
+	 * and was made in [failed_launch_from, failed_launch_to] (the call is recorded when it
+	 * starts, its error when it returns). */
+	bool failed_launch_window;
+	uint64_t failed_launch_from, failed_launch_to;
+	struct ci_stream_facts *streams; size_t stream_count; /* by model stream slot */
+};
+
+/* Gather the evidence of MODEL.  Reads the tables, the breadcrumbs and the small rings (errors,
+ * events), not the launches or allocations, so it can run on a model whose launch ring is still
+ * to be read. */
+struct ci_error *ci_evidence_gather(const struct ci_model *model, struct ci_evidence **ret);
+void ci_evidence_destroy(struct ci_evidence *ev);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stage 5: diagnose                                                                          */
 
 #define CI_LAUNCH_STATES(X)                                                                  \
 	X(CI_LS_UNKNOWN, 0, "unknown")         /* no breadcrumb information */              \
@@ -413,10 +450,22 @@ struct ci_diagnosis {
 	ptrdiff_t last_error;        /* last error that is not CUDA_ERROR_NOT_READY, -1 if none */
 };
 
-/* Diagnose MODEL.  INFO (the source's signal and crashed thread) may be NULL, e.g. for a record
- * handed over by GDB; the record header's fatal_* fields are used then.  Rules: docs/USAGE.md. */
-struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_source_info *info,
-			     struct ci_diagnosis **ret);
+/* What the diagnosis takes besides the record and its evidence. */
+struct ci_diagnose_options {
+	/* The source's signal and crashed thread; NULL (e.g. a record handed over by GDB): the
+	 * record header's fatal_* fields are used. */
+	const struct ci_source_info *source;
+	/* What a debugger that holds the process knows and the input cannot show: the signal it
+	 * stopped the process at (not delivered yet) and the thread that received it (0: not
+	 * known).  0: the source's and the record's own. */
+	int signal;
+	uint32_t signal_tid;
+};
+
+/* Diagnose MODEL from its EVIDENCE (ci_evidence_gather of the same model).  OPTS may be NULL.
+ * Rules: docs/USAGE.md. */
+struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evidence *evidence,
+			     const struct ci_diagnose_options *opts, struct ci_diagnosis **ret);
 void ci_diagnosis_destroy(struct ci_diagnosis *diag);
 const char *ci_launch_state_name(enum ci_launch_state s);   /* "finished", "in_flight", … */
 const char *ci_confidence_name(enum ci_confidence c);       /* "low", "medium", "high", "exact" */
@@ -424,7 +473,7 @@ const char *ci_relation_name(enum ci_relation r);           /* "inside", "past_e
 const char *ci_verdict_name(enum ci_verdict v);             /* "device_fault", "api_error", … */
 
 /* ---------------------------------------------------------------------------------------- */
-/* Stage 5: symbolize and unwind                                                              */
+/* Stage 6: symbolize and unwind                                                              */
 
 struct ci_frame {
 	uint64_t address;
@@ -502,8 +551,9 @@ void ci_thread_stacks_free(struct ci_thread_stack *stacks, size_t count);
 struct ci_warnings *ci_symbolizer_warnings(struct ci_symbolizer *sym);
 
 /* ---------------------------------------------------------------------------------------- */
-/* Stage 6: render                                                                            */
+/* Stage 7: render                                                                            */
 
+/* The views, in the order of the view table (corefile/views.c), which names each one once. */
 enum ci_view {
 	CI_VIEW_SUMMARY = 0,
 	CI_VIEW_CONTEXTS,
@@ -515,6 +565,33 @@ enum ci_view {
 	CI_VIEW_FAULT,
 	CI_VIEW_ALL,
 };
+
+/* The filters a view may accept (ci_view_info.filters): X(NAME, BIT, OPTION), NAME = 1 << BIT. */
+#define CI_VIEW_FILTERS(X)                                                                   \
+	X(CI_FILTER_STREAM, 0, "--stream")                                                  \
+	X(CI_FILTER_THREAD, 1, "--thread")                                                  \
+	X(CI_FILTER_KERNEL, 2, "--kernel")                                                  \
+	X(CI_FILTER_LAST, 3, "--last")                                                      \
+	X(CI_FILTER_FREED, 4, "--freed")
+enum ci_view_filter { CI_VIEW_FILTERS(CI_RECORD_FLAG_ENTRY) };
+
+/* One row of the view table: what the CLI's parser, --help, its filter checks, the GDB command
+ * file (`cudainspect --list-views`) and docs/CLI.md say about a view. */
+struct ci_view_info {
+	const char *name;        /* "kernels" */
+	enum ci_view view;
+	unsigned filters;        /* enum ci_view_filter bits it accepts */
+	const char *summary;     /* one line: what it shows */
+	const char *gdb_help;    /* the rest of `help cuda NAME` (usage, examples), lines */
+};
+
+/* The rows, in table order: row I of ci_view_count(); the row of VIEW or named NAME, or NULL. */
+size_t ci_view_count(void);
+const struct ci_view_info *ci_view_at(size_t i);
+const struct ci_view_info *ci_view_info(enum ci_view view);
+const struct ci_view_info *ci_view_find(const char *name);
+/* The option that sets filter bit BIT ("--stream" for bit 0), or NULL past the last. */
+const char *ci_view_filter_option(unsigned bit);
 
 /* How the text report phrases the commands it suggests ("What to do next"). */
 enum ci_hints {
@@ -532,24 +609,74 @@ struct ci_render_options {
 	int width;               /* terminal width, 0 = 100 */
 	bool color;
 	enum ci_hints hints;
+	bool quiet;              /* text: no warnings (JSON keeps them: pipelines want them) */
 };
 
-/* Everything the renderers need, gathered by the front end (CLI or plugin). */
-struct ci_report {
-	const struct ci_source_info *source;   /* may be NULL (plugin from a buffer) */
-	const struct ci_model *model;
-	const struct ci_diagnosis *diagnosis;
-	struct ci_symbolizer *symbolizer;      /* may be NULL: addresses only */
-	const struct ci_thread_stack *threads; size_t thread_count;
-	const struct ci_warnings *const *warnings; size_t warning_lists;
-};
+/* A finished report (the report session below): every stage's result, for the renderers. */
+struct ci_report;
 
+/* Render REPORT as text, as OPTS say.  OPTS' view must be one the report was made for (its
+ * request's view, or any view for a report made for CI_VIEW_ALL or JSON): the report holds the
+ * model, the symbols and the host stacks that view shows, and rendering reads nothing else.
+ * OPTS may be NULL: the request's own options. */
 struct ci_error *ci_render_text(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
-/* One JSON document (schema: docs/JSON.md, "version" key first). */
+/* One JSON document (schema: docs/JSON.md, "version" key first), the whole report whatever the
+ * view: the report must have been made for JSON (ci_request.json). */
 #define CI_JSON_SCHEMA_VERSION 2
 struct ci_error *ci_render_json(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
+
+/* ---------------------------------------------------------------------------------------- */
+/* The report session: one call runs the stages                                              */
+
+/* What a report is about: a file (PATH), a live process (PID, PATH NULL), or a record in
+ * memory (BUFFER: BUFFER_SIZE bytes that lived at BUFFER_BASE in the process, e.g. what GDB's
+ * JIT interface hands over). */
+struct ci_input {
+	const char *path;
+	pid_t pid;
+	const void *buffer;
+	size_t buffer_size;
+	uint64_t buffer_base;
+};
+
+/* What the report is for. */
+struct ci_request {
+	struct ci_render_options render; /* the view, its filters and how it is printed */
+	bool json;               /* one JSON document (always the whole report) */
+	int signal;              /* ci_diagnose_options.signal: a debugger's stop signal, 0: none */
+	uint32_t signal_tid;     /* ... and its thread (must be one of the input's), 0: unknown */
+	struct ci_source_options source;
+	struct ci_symbolizer_options symbols;
+	/* A symbolizer that cannot be made leaves the report with addresses instead of failing
+	 * it (the GDB plugin: the summary matters more than its symbols). */
+	bool symbols_optional;
+	/* No symbolizer at all: addresses only, no host backtraces (tests, fuzzers of hostile
+	 * records, which name files to open). */
+	bool no_symbols;
+};
+
+/* Run the stages source -> locate -> decode -> evidence -> diagnose -> symbolize on IN for REQ:
+ * the decode reads what the view needs (a sparse model for the views that show the newest
+ * work), the symbolizer resolves the recorded stacks the view shows and unwinds the host threads
+ * it shows.  The request's strings and registers are borrowed until ci_report_destroy.
+ * Errors: each stage's, and CI_ERR_USAGE for a filter or signal thread the input does not have. */
+struct ci_error *ci_report_create(const struct ci_input *in, const struct ci_request *req,
+				  struct ci_report **ret);
+/* The stages after decode, for a model decoded by the caller (tests, fuzzers) from SRC (NULL:
+ * none).  Takes MODEL over (destroyed with the report, also on error); SRC stays the caller's
+ * and must outlive the report. */
+struct ci_error *ci_report_from_model(struct ci_source *src, struct ci_model *model,
+				      const struct ci_request *req, struct ci_report **ret);
+void ci_report_destroy(struct ci_report *report);
+/* Print the report as its request says: text or JSON on OUT. */
+struct ci_error *ci_report_print(FILE *out, const struct ci_report *report);
+
+/* What the report holds, owned by it. */
+const struct ci_model *ci_report_model(const struct ci_report *report);
+const struct ci_diagnosis *ci_report_diagnosis(const struct ci_report *report);
+const struct ci_evidence *ci_report_evidence(const struct ci_report *report);
 
 #ifdef __cplusplus
 }

@@ -110,7 +110,7 @@ filter_error() { # name regex args...
 	like "$err" "^cudainspect: $re" "$name: says why"
 	is "$out" "" "$name: prints no report"
 }
-filter_error "--stream on the summary" "--stream applies to the kernels and streams views" "$core" --stream 0x1
+filter_error "--stream on the summary" "--stream applies to the streams and kernels views" "$core" --stream 0x1
 filter_error "--last on the errors view" "--last applies to the kernels and allocs views" "$core" errors --last 3
 filter_error "--freed on the kernels view" "--freed applies to the allocs view" "$core" kernels --freed
 filter_error "--kernel on the streams view" "--kernel applies to the kernels view" "$core" streams --kernel k

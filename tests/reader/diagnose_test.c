@@ -18,8 +18,13 @@
 static struct ci_diagnosis *run(struct ci_model *m, const struct ci_source_info *info)
 {
 	struct ci_diagnosis *d = NULL;
+	struct ci_evidence *ev = NULL;
 	mb_finish(m);
-	struct ci_error *err = ci_diagnose(m, info, &d);
+	struct ci_diagnose_options o = { .source = info };
+	struct ci_error *err = ci_evidence_gather(m, &ev);
+	if (!err)
+		err = ci_diagnose(m, ev, &o, &d);
+	ci_evidence_destroy(ev);
 	if (err) {
 		printf("# ci_diagnose failed: %s\n", err->message);
 		ci_error_destroy(err);

@@ -5,27 +5,21 @@
  * allocation table looked up in place), diagnosed, and rendered as the summary, every view and
  * JSON, narrow and wide, so that whatever a hostile record makes of the diagnosis (windows,
  * synchronization bounds, attributions, capped confidences) and of the wrapping shows up as a
- * sanitizer report here.  Built with the input side's harnesses (bench/reader/build.mk).
+ * sanitizer report here; and the sparse diagnosis must be the complete one (compare.h), or the
+ * harness aborts.  Built with the input side's harnesses (bench/reader/build.mk).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-#include "cudainspect/cudainspect.h"
+#include "compare.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void report(struct ci_source *src, const struct ci_model *m, FILE *sink)
+/* Every view and JSON of a report made for JSON (which prepares everything). */
+static void render_all(const struct ci_report *r, FILE *sink)
 {
-	struct ci_diagnosis *d;
-	struct ci_error *err = ci_diagnose(m, ci_source_info(src), &d);
-	if (err) {
-		ci_error_destroy(err);
-		return;
-	}
-	const struct ci_warnings *lists[2] = { ci_source_warnings(src), &m->warnings };
-	struct ci_report r = { .source = ci_source_info(src), .model = m, .diagnosis = d,
-			       .warnings = lists, .warning_lists = 2 };
 	static const struct ci_render_options opts[] = {
 		{ .view = CI_VIEW_SUMMARY, .width = 40, .hints = CI_HINTS_GDB },
 		{ .view = CI_VIEW_SUMMARY, .width = 80 },
@@ -33,12 +27,12 @@ static void report(struct ci_source *src, const struct ci_model *m, FILE *sink)
 		{ .view = CI_VIEW_KERNELS, .width = 60, .has_stream_filter = true, .stream_filter = 0,
 		  .last = 5 },
 	};
+	struct ci_error *err;
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if ((err = ci_render_text(sink, &r, &opts[i])))
+		if ((err = ci_render_text(sink, r, &opts[i])))
 			ci_error_destroy(err);
-	if ((err = ci_render_json(sink, &r, NULL)))
+	if ((err = ci_render_json(sink, r, NULL)))
 		ci_error_destroy(err);
-	ci_diagnosis_destroy(d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -46,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static FILE *sink;
 	if (!sink && !(sink = fopen("/dev/null", "w")))
 		return 0;
+	struct ci_report *reports[2] = { NULL, NULL };
 	for (int sparse = 0; sparse < 2; sparse++) {
 		struct ci_source *src;
 		struct ci_location loc;
@@ -56,13 +51,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 		}
 		struct ci_decode_options o = { .lazy = sparse, .sparse = sparse };
-		if ((err = ci_locate(src, &loc)) || (err = ci_decode_with(src, &loc, &o, &m))) {
+		struct ci_request req = { .json = true, .no_symbols = true };
+		if ((err = ci_locate(src, &loc)) || (err = ci_decode_with(src, &loc, &o, &m)) ||
+		    (err = ci_report_from_model(src, m, &req, &reports[sparse])))
 			ci_error_destroy(err);
-		} else {
-			report(src, m, sink);
-			ci_model_destroy(m);
-		}
+		else
+			render_all(reports[sparse], sink);
 		ci_source_close(src);
 	}
+	/* The sparse decode must diagnose what the complete one does, whatever the record. */
+	char why[512];
+	if (reports[0] && reports[1] &&
+	    !cmp_diagnoses(ci_report_model(reports[0]), ci_report_diagnosis(reports[0]),
+			   ci_report_model(reports[1]), ci_report_diagnosis(reports[1]), why,
+			   sizeof why)) {
+		fprintf(stderr, "fuzz_report: the sparse diagnosis differs from the complete one: %s\n",
+			why);
+		abort();
+	}
+	ci_report_destroy(reports[0]);
+	ci_report_destroy(reports[1]);
 	return 0;
 }

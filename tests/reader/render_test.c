@@ -143,7 +143,7 @@ struct rendered {
 	size_t len;
 };
 
-static struct rendered render(struct ci_report *r, enum ci_view view, bool json,
+static struct rendered render(const struct ci_report *r, enum ci_view view, bool json,
 			      const struct ci_render_options *extra)
 {
 	struct rendered out = { 0 };
@@ -228,43 +228,39 @@ static bool has_control(const char *s)
 	return false;
 }
 
+/* A report made by the session from a model built by hand, for JSON (so that it holds what
+ * every view shows); SYMBOLS: resolve the recorded stacks from the record's module table. */
 struct fixture {
-	struct ci_model *m;
-	struct ci_diagnosis *d;
-	struct ci_symbolizer *sym;
-	struct ci_report r;
-	const struct ci_warnings *lists[2];
+	struct ci_report *report;
+	const struct ci_model *m;
+	const struct ci_diagnosis *d;
+	struct ci_report *r;
 };
 
 static void fixture_init(struct fixture *fx, struct ci_model *m, bool symbols)
 {
 	memset(fx, 0, sizeof(*fx));
-	fx->m = m;
-	if (ci_diagnose(m, NULL, &fx->d))
+	struct ci_request req = { .json = true, .no_symbols = !symbols };
+	struct ci_error *err = ci_report_from_model(NULL, m, &req, &fx->report);
+	if (err) {
+		printf("# report: %s\n", err->message);
 		abort();
-	if (symbols) {
-		struct ci_symbolizer_options so = { 0 };
-		if (ci_symbolizer_create(NULL, m, &so, &fx->sym))
-			abort();
 	}
-	fx->lists[0] = &m->warnings;
-	fx->lists[1] = fx->sym ? ci_symbolizer_warnings(fx->sym) : NULL;
-	fx->r = (struct ci_report){ .model = m, .diagnosis = fx->d, .symbolizer = fx->sym,
-				    .warnings = fx->lists, .warning_lists = fx->sym ? 2 : 1 };
+	fx->r = fx->report;
+	fx->m = ci_report_model(fx->report);
+	fx->d = ci_report_diagnosis(fx->report);
 }
 
 static void fixture_deinit(struct fixture *fx)
 {
-	ci_symbolizer_destroy(fx->sym);
-	ci_diagnosis_destroy(fx->d);
-	ci_model_destroy(fx->m);
+	ci_report_destroy(fx->report);
 }
 
 static void test_summary(void)
 {
 	struct fixture fx;
 	fixture_init(&fx, oob_model(false), true);
-	struct rendered s = render(&fx.r, CI_VIEW_SUMMARY, false, NULL);
+	struct rendered s = render(fx.r, CI_VIEW_SUMMARY, false, NULL);
 	save("summary.txt", &s);
 	size_t longest, lines = count_lines(s.text, &longest);
 	ok(lines <= 40, "summary fits one screen (%zu lines <= 40)", lines);
@@ -294,7 +290,7 @@ static void test_summary(void)
 	ok(!has_control(s.text), "no control characters in the summary");
 	free(s.text);
 
-	struct rendered j = render(&fx.r, CI_VIEW_SUMMARY, true, NULL);
+	struct rendered j = render(fx.r, CI_VIEW_SUMMARY, true, NULL);
 	save("oob.json", &j);
 	free(j.text);
 
@@ -303,7 +299,7 @@ static void test_summary(void)
 					      CI_VIEW_ALLOCS, CI_VIEW_ERRORS, CI_VIEW_THREADS,
 					      CI_VIEW_FAULT, CI_VIEW_ALL };
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
-		struct rendered v = render(&fx.r, views[i], false, NULL);
+		struct rendered v = render(fx.r, views[i], false, NULL);
 		ok(v.len > 0 && !has_control(v.text), "view %d renders cleanly", (int)views[i]);
 		if (views[i] == CI_VIEW_ALL)
 			save("all.txt", &v);
@@ -312,19 +308,19 @@ static void test_summary(void)
 
 	/* kernels: --last and the filters. */
 	struct ci_render_options ko = { .last = 2 };
-	struct rendered k = render(&fx.r, CI_VIEW_KERNELS, false, &ko);
+	struct rendered k = render(fx.r, CI_VIEW_KERNELS, false, &ko);
 	size_t rows = 0;
 	for (const char *p = k.text; (p = strstr(p, "attention_decode")); p++)
 		rows++;
 	is_int(rows, 2, "kernels --last 2 shows two launches (the newest two are attention_decode)");
 	free(k.text);
 	ko = (struct ci_render_options){ .kernel_filter = "rmsnorm" };
-	k = render(&fx.r, CI_VIEW_KERNELS, false, &ko);
+	k = render(fx.r, CI_VIEW_KERNELS, false, &ko);
 	ok(strstr(k.text, " rmsnorm\n") && !strstr(k.text, "_Z7") && !strstr(k.text, "attention_decode"),
 	   "kernels --kernel rmsnorm keeps only the rmsnorm launches, demangled, parameters cut");
 	free(k.text);
 	ko = (struct ci_render_options){ .has_stream_filter = true, .stream_filter = 0xa000 };
-	k = render(&fx.r, CI_VIEW_KERNELS, false, &ko);
+	k = render(fx.r, CI_VIEW_KERNELS, false, &ko);
 	ok(strstr(k.text, "last 3 of 3") && !strstr(k.text, "rmsnorm"),
 	   "kernels --stream 0xa000 keeps that stream's three launches");
 	free(k.text);
@@ -335,11 +331,13 @@ static void test_build_id_mismatch(void)
 {
 	struct fixture fx;
 	fixture_init(&fx, oob_model(true), true);
-	struct rendered s = render(&fx.r, CI_VIEW_SUMMARY, false, NULL);
+	struct rendered s = render(fx.r, CI_VIEW_SUMMARY, false, NULL);
 	ok(strstr(s.text, "launch_site") == NULL, "a module with the wrong build-id gives no symbols");
 	ok(strstr(s.text, "render_test+0x") != NULL, "... but frames keep module+offset");
-	const struct ci_warnings *w = ci_symbolizer_warnings(fx.sym);
-	ok(w->count >= 1 && strstr(w->items[0], "build-id"), "... and a warning says why");
+	struct rendered j = render(fx.r, CI_VIEW_SUMMARY, true, NULL);
+	ok(strstr(j.text, "\"warnings\":[") && strstr(strstr(j.text, "\"warnings\":["), "build-id"),
+	   "... and a warning says why");
+	free(j.text);
 	free(s.text);
 	fixture_deinit(&fx);
 }
@@ -348,11 +346,11 @@ static void test_no_symbolizer(void)
 {
 	struct fixture fx;
 	fixture_init(&fx, oob_model(false), false);
-	struct rendered s = render(&fx.r, CI_VIEW_ALL, false, NULL);
+	struct rendered s = render(fx.r, CI_VIEW_ALL, false, NULL);
 	ok(s.len > 0 && strstr(s.text, "Faulting kernel: attention_decode"),
 	   "without a symbolizer the report still renders (addresses only)");
 	free(s.text);
-	struct rendered j = render(&fx.r, CI_VIEW_SUMMARY, true, NULL);
+	struct rendered j = render(fx.r, CI_VIEW_SUMMARY, true, NULL);
 	save("nosym.json", &j);
 	free(j.text);
 	fixture_deinit(&fx);
@@ -378,11 +376,11 @@ static void test_hostile(void)
 	mb_finish(m);
 	struct fixture fx;
 	fixture_init(&fx, m, false);
-	struct rendered t = render(&fx.r, CI_VIEW_ALL, false, NULL);
+	struct rendered t = render(fx.r, CI_VIEW_ALL, false, NULL);
 	ok(t.len > 0 && !has_control(t.text), "hostile strings: no control characters in the text");
 	ok(strstr(t.text, "caf\xc3\xa9") != NULL, "hostile strings: valid UTF-8 is kept");
 	free(t.text);
-	struct rendered j = render(&fx.r, CI_VIEW_SUMMARY, true, NULL);
+	struct rendered j = render(fx.r, CI_VIEW_SUMMARY, true, NULL);
 	save("hostile.json", &j);
 	ok(!has_control(j.text), "hostile strings: no raw control characters in the JSON");
 	free(j.text);
@@ -399,7 +397,7 @@ static void test_widths(void)
 	static const int widths[] = { 80, 100 };
 	for (size_t i = 0; i < 2; i++) {
 		struct ci_render_options ro = { .width = widths[i] };
-		struct rendered s = render(&fx.r, CI_VIEW_SUMMARY, false, &ro);
+		struct rendered s = render(fx.r, CI_VIEW_SUMMARY, false, &ro);
 		size_t longest, lines = count_lines(s.text, &longest);
 		ok(longest <= (size_t)widths[i], "width %d: no summary line is wider (widest %zu)",
 		   widths[i], longest);
@@ -418,8 +416,8 @@ static void test_widths(void)
 					      CI_VIEW_KERNELS, CI_VIEW_ALLOCS, CI_VIEW_ERRORS };
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
 		struct ci_render_options narrow = { .width = 40 }, wide = { .width = 1000 };
-		struct rendered a = render(&fx.r, views[i], false, &narrow);
-		struct rendered b = render(&fx.r, views[i], false, &wide);
+		struct rendered a = render(fx.r, views[i], false, &narrow);
+		struct rendered b = render(fx.r, views[i], false, &wide);
 		size_t longest;
 		count_lines(a.text, &longest);
 		char *x = squeeze(a.text), *y = squeeze(b.text);
@@ -440,12 +438,12 @@ static void test_gdb_hints(void)
 	struct fixture fx;
 	fixture_init(&fx, oob_model(false), false);
 	struct ci_render_options ro = { .hints = CI_HINTS_GDB };
-	struct rendered s = render(&fx.r, CI_VIEW_SUMMARY, false, &ro);
+	struct rendered s = render(fx.r, CI_VIEW_SUMMARY, false, &ro);
 	ok(strstr(s.text, "\n  cuda fault ") && strstr(s.text, "\n  cuda kernels --stream 0xa000 "),
 	   "--hints=gdb: cuda fault, cuda kernels --stream S");
 	ok(!strstr(s.text, "cudainspect CORE"), "--hints=gdb: no cudainspect command lines");
 	free(s.text);
-	s = render(&fx.r, CI_VIEW_SUMMARY, false, NULL);
+	s = render(fx.r, CI_VIEW_SUMMARY, false, NULL);
 	ok(strstr(s.text, "\n  cudainspect CORE fault ") != NULL, "default hints: cudainspect INPUT fault");
 	free(s.text);
 	fixture_deinit(&fx);
@@ -467,14 +465,14 @@ static void test_table_full(void)
 	is_int(fx.d->confidence, CI_CONF_MEDIUM, "table full: the only launch in flight is capped at medium");
 	ok(strstr(fx.d->reasoning, "2,000 allocations were not recorded") != NULL,
 	   "table full: the reasoning says what was lost");
-	struct rendered s = render(&fx.r, CI_VIEW_SUMMARY, false, NULL);
+	struct rendered s = render(fx.r, CI_VIEW_SUMMARY, false, NULL);
 	char *flat = flatten(s.text);
 	ok(strstr(flat, "[confidence: medium]") != NULL, "table full: the summary shows medium");
 	ok(strstr(flat, "the allocation table was full (2,000 allocations not recorded)") != NULL,
 	   "table full: the attribution says the address may be in an unrecorded allocation");
 	free(flat);
 	free(s.text);
-	struct rendered j = render(&fx.r, CI_VIEW_SUMMARY, true, NULL);
+	struct rendered j = render(fx.r, CI_VIEW_SUMMARY, true, NULL);
 	save("full.json", &j);
 	free(j.text);
 	fixture_deinit(&fx);
@@ -495,7 +493,7 @@ static void test_incomplete(void)
 	struct fixture fx;
 	fixture_init(&fx, m, false);
 	is_int(fx.d->verdict, CI_VERDICT_INCOMPLETE, "a record mostly missing: verdict incomplete");
-	struct rendered s = render(&fx.r, CI_VIEW_SUMMARY, false, NULL);
+	struct rendered s = render(fx.r, CI_VIEW_SUMMARY, false, NULL);
 	ok(strstr(s.text, "cudainspect: incomplete flight record of an unknown program (pid 4242)") != NULL,
 	   "the title says the record is incomplete and names no empty program");
 	ok(!strstr(s.text, "no CUDA failure"), "... and does not claim there was no failure");
@@ -520,20 +518,18 @@ static void test_filters(void)
 		{ { .kernel_filter = "no_such_kernel" }, CI_VIEW_KERNELS, "kernel no_such_kernel" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&text, &len);
-		cases[i].o.view = cases[i].view;
-		struct ci_error *err = ci_render_text(f, &fx.r, &cases[i].o);
-		fclose(f);
-		ok(err && err->code == CI_ERR_USAGE && len == 0,
-		   "unknown %s: a usage error, nothing printed%s%s", cases[i].what, err ? ": " : "",
-		   err ? err->message : "");
+		struct ci_request req = { .render = cases[i].o };
+		struct ci_report *r = NULL;
+		req.render.view = cases[i].view;
+		struct ci_error *err = ci_report_from_model(NULL, oob_model(false), &req, &r);
+		ok(err && err->code == CI_ERR_USAGE && !r,
+		   "unknown %s: the report session refuses it with a usage error%s%s", cases[i].what,
+		   err ? ": " : "", err ? err->message : "");
 		ci_error_destroy(err);
-		free(text);
+		ci_report_destroy(r);
 	}
 	struct ci_render_options so = { .has_stream_filter = true, .stream_filter = 0xa000 };
-	struct rendered st = render(&fx.r, CI_VIEW_STREAMS, false, &so);
+	struct rendered st = render(fx.r, CI_VIEW_STREAMS, false, &so);
 	ok(strstr(st.text, "stream 0xa000") && !strstr(st.text, "stream 0xb000"),
 	   "streams --stream 0xa000 shows that stream only");
 	free(st.text);

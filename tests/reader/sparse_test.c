@@ -5,8 +5,10 @@
  * a complete decode of the same input diagnoses.  For every core or record named on the command
  * line this decodes both ways and compares the diagnosis field by field (verdict, faulting and
  * failed launch by ring seq, confidence, reasoning, per-stream progress, every attribution with
- * its allocation) and the rendered summary and fault view, character by character.  It also
- * checks that the sparse decode read less than the whole ring when the ring is large.  TAP on
+ * its allocation, tests/reader/compare.h) and every view that the CLI renders from a sparse
+ * model (all but kernels, allocs and all), character by character, each made by the report
+ * session from either model.  It also checks that the sparse decode read less than the whole
+ * ring when the ring is large.  TAP on
  * stdout; run by tests/reader/golden.t and tests/reader/full.t on real cores.
  */
 #include <stdio.h>
@@ -14,60 +16,35 @@
 #include <string.h>
 
 #include "../lib/tap.h"
-#include "cudainspect/cudainspect.h"
+#include "compare.h"
 
-struct run {
-	struct ci_source *src;
-	struct ci_model *m;
-	struct ci_diagnosis *d;
-};
-
-static bool run_open(const char *path, bool sparse, struct run *r)
+/* The report of PATH for VIEW, from a sparse or a complete decode, as the report session makes
+ * it from a model (the CLI makes a sparse one for these views). */
+static struct ci_report *report_of(const char *path, bool sparse, enum ci_view view)
 {
+	struct ci_source *src = NULL;
+	struct ci_model *m = NULL;
+	struct ci_report *r = NULL;
 	struct ci_location loc;
 	struct ci_decode_options o = { .lazy = sparse, .sparse = sparse };
+	struct ci_request req = { .render = { .view = view, .width = 100, .quiet = true } };
 	struct ci_error *err;
-	memset(r, 0, sizeof(*r));
-	if ((err = ci_source_open(path, NULL, &r->src)) || (err = ci_locate(r->src, &loc)) ||
-	    (err = ci_decode_with(r->src, &loc, &o, &r->m)) ||
-	    (err = ci_diagnose(r->m, ci_source_info(r->src), &r->d))) {
-		printf("# %s: %s\n", path, err->message);
+	if ((err = ci_source_open(path, NULL, &src)) || (err = ci_locate(src, &loc)) ||
+	    (err = ci_decode_with(src, &loc, &o, &m)) ||
+	    (err = ci_report_from_model(src, m, &req, &r))) {
+		printf("# %s (%s): %s\n", path, sparse ? "sparse" : "complete", err->message);
 		ci_error_destroy(err);
-		return false;
 	}
-	return true;
+	ci_source_close(src);
+	return r;
 }
 
-static void run_close(struct run *r)
-{
-	ci_diagnosis_destroy(r->d);
-	ci_model_destroy(r->m);
-	ci_source_close(r->src);
-}
-
-/* ok() with the two values shown when they differ. */
-#define same(got, want, ...)                                                               \
-	do {                                                                               \
-		long long g_ = (long long)(got), w_ = (long long)(want);                   \
-		if (!ok(g_ == w_, __VA_ARGS__))                                            \
-			printf("# sparse %lld, complete %lld\n", g_, w_);                  \
-	} while (0)
-
-static unsigned long long seq_of(const struct ci_model *m, ptrdiff_t i)
-{
-	return i < 0 ? 0 : (unsigned long long)ci_model_launch(m, (size_t)i)->seq;
-}
-
-static char *render(const struct run *r, enum ci_view view)
+static char *render(const struct ci_report *r)
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	const struct ci_warnings *none[1] = { NULL };
-	struct ci_report rep = { .source = ci_source_info(r->src), .model = r->m, .diagnosis = r->d,
-				 .warnings = none, .warning_lists = 0 };
-	struct ci_render_options o = { .view = view, .width = 100 };
-	struct ci_error *err = ci_render_text(f, &rep, &o);
+	struct ci_error *err = ci_report_print(f, r);
 	if (err) {
 		printf("# render: %s\n", err->message);
 		ci_error_destroy(err);
@@ -78,64 +55,41 @@ static char *render(const struct run *r, enum ci_view view)
 
 static void compare(const char *path)
 {
-	struct run c, s;
-	if (!run_open(path, false, &c)) {
-		ok(0, "%s: complete decode", path);
-		return;
-	}
-	if (!run_open(path, true, &s)) {
-		ok(0, "%s: sparse decode", path);
-		run_close(&c);
-		return;
-	}
-	const struct ci_diagnosis *a = c.d, *b = s.d;
-	same(b->verdict, a->verdict, "%s: same verdict (%s)", path, ci_verdict_name(a->verdict));
-	same(seq_of(s.m, b->faulting_launch), seq_of(c.m, a->faulting_launch),
-	       "%s: same faulting launch", path);
-	same(b->confidence, a->confidence, "%s: same confidence", path);
-	ok(strcmp(a->reasoning, b->reasoning) == 0, "%s: same reasoning", path);
-	same(seq_of(s.m, b->failed_launch), seq_of(c.m, a->failed_launch), "%s: same failed launch",
-	       path);
-	same(b->error_tid, a->error_tid, "%s: same error thread", path);
-	bool streams = a->stream_count == b->stream_count;
-	for (size_t i = 0; streams && i < a->stream_count; i++) {
-		const struct ci_stream_progress *x = &a->streams[i], *y = &b->streams[i];
-		streams = x->stream == y->stream && x->crumb == y->crumb && x->launched == y->launched &&
-			  x->finished == y->finished && x->in_flight == y->in_flight &&
-			  x->not_started == y->not_started && x->unknown == y->unknown &&
-			  x->synced_ns == y->synced_ns &&
-			  seq_of(c.m, x->oldest_unfinished) == seq_of(s.m, y->oldest_unfinished);
-		if (!streams)
-			printf("# stream slot %u differs\n", x->stream);
-	}
-	ok(streams, "%s: same progress on all %zu streams", path, a->stream_count);
-	bool attrs = a->attribution_count == b->attribution_count;
-	for (size_t i = 0; attrs && i < a->attribution_count; i++) {
-		const struct ci_attribution *x = &a->attributions[i], *y = &b->attributions[i];
-		attrs = seq_of(c.m, (ptrdiff_t)x->launch) == seq_of(s.m, (ptrdiff_t)y->launch) &&
-			x->arg == y->arg && x->address == y->address && x->relation == y->relation &&
-			x->offset == y->offset && !x->alloc == !y->alloc &&
-			(!x->alloc || (x->alloc->id == y->alloc->id && x->alloc->size == y->alloc->size &&
-				       x->alloc->stack == y->alloc->stack));
-		if (!attrs)
-			printf("# attribution %zu differs\n", i);
-	}
-	ok(attrs, "%s: the same %zu attributions", path, a->attribution_count);
-	static const enum ci_view views[] = { CI_VIEW_SUMMARY, CI_VIEW_FAULT, CI_VIEW_STREAMS };
-	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
-		char *x = render(&c, views[v]), *y = render(&s, views[v]);
-		ok(x && y && strcmp(x, y) == 0, "%s: view %d renders the same", path, (int)views[v]);
+	for (size_t v = 0; v < ci_view_count(); v++) {
+		const struct ci_view_info *vi = ci_view_at(v);
+		/* The views that show everything need every launch: no sparse decode there. */
+		if (vi->view == CI_VIEW_KERNELS || vi->view == CI_VIEW_ALLOCS || vi->view == CI_VIEW_ALL)
+			continue;
+		struct ci_report *c = report_of(path, false, vi->view);
+		struct ci_report *s = report_of(path, true, vi->view);
+		if (!ok(c && s, "%s: %s: both decodes made a report", path, vi->name)) {
+			ci_report_destroy(c);
+			ci_report_destroy(s);
+			continue;
+		}
+		char why[512];
+		if (v == 0 && !ok(cmp_diagnoses(ci_report_model(c), ci_report_diagnosis(c),
+						ci_report_model(s), ci_report_diagnosis(s), why,
+						sizeof why),
+				  "%s: the sparse decode diagnoses what the complete one does", path))
+			printf("# complete, sparse: %s\n", why);
+		char *x = render(c), *y = render(s);
+		if (!ok(x && y && strcmp(x, y) == 0, "%s: the %s view renders the same", path, vi->name))
+			printf("# complete:\n%s\n# sparse:\n%s\n", x ? x : "", y ? y : "");
 		free(x);
 		free(y);
+		if (v == 0) {
+			/* A large ring is read from its head back, not whole. */
+			const struct ci_model *cm = ci_report_model(c), *sm = ci_report_model(s);
+			const struct ci_section_stats *ls = &sm->sections[CI_SEC_LAUNCHES];
+			if (cm->launch_count > 4096)
+				ok(ls->unread > ls->capacity / 2 && sm->launch_count < cm->launch_count / 2,
+				   "%s: the sparse decode read %llu of %zu launches", path,
+				   (unsigned long long)(cm->launch_count - ls->unread), cm->launch_count);
+		}
+		ci_report_destroy(c);
+		ci_report_destroy(s);
 	}
-	/* A large ring is read from its head back, not whole. */
-	const struct ci_section_stats *ls = &s.m->sections[CI_SEC_LAUNCHES];
-	if (c.m->launch_count > 4096)
-		ok(ls->unread > ls->capacity / 2 && s.m->launch_count < c.m->launch_count / 2,
-		   "%s: the sparse decode read %llu of %zu launches", path,
-		   (unsigned long long)(c.m->launch_count - ls->unread), c.m->launch_count);
-	run_close(&s);
-	run_close(&c);
 }
 
 int main(int argc, char **argv)
