@@ -43,6 +43,7 @@ include plugin/build.mk
 include testcases/sim/build.mk
 include testcases/engine/build.mk
 include bench/build.mk
+include tests/build.mk
 
 all: $(ALL)
 

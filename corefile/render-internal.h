@@ -106,9 +106,6 @@ int ci_vec_reserve(void **arr, size_t *cap, size_t need, size_t elem);
  * (libstdc++'s __cxa_demangle, loaded on first use). */
 char *ci_demangle(const char *name);
 
-/* Copy S into BUF (size N > 0) for a terminal or a JSON string: valid UTF-8 is kept, control
- * characters and invalid bytes become '?'.  Returns BUF. */
-char *ci_scrub(const char *s, char *buf, size_t n);
 /* Length of the valid UTF-8 sequence at S (1-4), 0 if S does not start one (S is NUL-terminated). */
 size_t ci_utf8_len(const unsigned char *s);
 

@@ -436,7 +436,10 @@ static void summary_process(struct ci_text_out *o)
 		     o->d->signal_tid ? thread_desc(o, o->d->signal_tid, who, sizeof(who))
 				      : "an unknown thread",
 		     live ? " (the process is alive, stopped at it)" : "");
-	else if (o->r->source && o->r->source->kind == CI_SOURCE_PID)
+	else if (live && o->r->request.held)
+		line(o, "Signal    none: %s holds the process stopped",
+		     o->o->hints == CI_HINTS_GDB ? "GDB" : "a debugger");
+	else if (live)
 		line(o, "Signal    none: the process is alive (read without stopping it)");
 	else if (h->state == CI_STATE_EXITED)
 		line(o, "Signal    none: the process exited normally");

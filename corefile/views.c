@@ -90,6 +90,12 @@ const struct ci_view_info *ci_view_find(const char *name)
 	return NULL;
 }
 
+bool ci_view_shows_threads(enum ci_view view)
+{
+	const struct ci_view_row *r = ci_view_row(view);
+	return r && (r->needs & (CI_NEEDS_ONE_THREAD | CI_NEEDS_THREADS));
+}
+
 const char *ci_view_filter_option(unsigned bit)
 {
 #define CI_FILTER_OPTION(name, b, option) [b] = option,

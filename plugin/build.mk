@@ -1,14 +1,15 @@
-# plugin/: the GDB integration without Python (docs/GDB.md) and its tests.
-#   $(BUILD)/cudainspect.so   JIT-reader plugin (`jit-reader-load cudainspect.so`)
-#   $(BUILD)/cudainspect.gdb  native `cuda ...` commands, from plugin/cudainspect.gdb.in
-# The symbol image (recorder/symimage.c) is built into the recorder by recorder/build.mk; its
-# unit test is built here.
+# plugin/: the GDB integration without Python (docs/GDB.md).
+#   $(BUILD)/cudainspect.so        JIT-reader plugin (`jit-reader-load cudainspect.so`)
+#   $(BUILD)/cudainspect.gdb       native `cuda ...` commands, from plugin/cudainspect.gdb.in and
+#                                  the CLI's view table (`cudainspect --list-views`)
+#   $(BUILD)/cudainspect-gdb-run   the commands' launcher (plugin/gdb_run.c)
+# The symbol image (recorder/symimage.c) is built into the recorder by recorder/build.mk.  The
+# tests' own programs are built by tests/plugin/build.mk.
 
 PLUGIN_SRCS := plugin/jit_reader.c plugin/target.c
 PLUGIN_OBJS := $(PLUGIN_SRCS:%.c=$(BUILD)/obj/%.o)
-PLUGIN_TEST_DIR := $(BUILD)/tests/plugin
 
-$(BUILD)/obj/plugin/%.o: plugin/%.c plugin/target.h include/cudainspect/cudainspect.h include/cudainspect/record.h
+$(BUILD)/obj/plugin/%.o: plugin/%.c plugin/target.h plugin/gdb-input.h include/cudainspect/cudainspect.h include/cudainspect/record.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
@@ -20,25 +21,23 @@ $(BUILD)/cudainspect.so: $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a plugin/exports
 
 ALL += $(BUILD)/cudainspect.so
 
-$(PLUGIN_TEST_DIR)/symimage-test: tests/plugin/symimage-test.c recorder/symimage.c recorder/symimage.h include/cudainspect/record.h tests/lib/tap.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/plugin/symimage-test.c recorder/symimage.c -lelf
-
-TEST_DEPS += $(PLUGIN_TEST_DIR)/symimage-test
-
 -include $(PLUGIN_OBJS:.o=.d)
 
-# The command file and its helper, for use from the build tree: they point at $(BUILD)'s CLI.
-# `make install` writes copies that point at the installed paths.
+# The launcher and the command file, for use from the build tree: they point at $(BUILD)'s CLI.
+# `make install` builds copies that point at the installed paths.
 PLUGIN_GDB_RUN := $(abspath $(BUILD))/cudainspect-gdb-run
+GDB_RUN_OBJS := $(BUILD)/obj/plugin/gdb_run.o $(BUILD)/obj/plugin/gdb_input.o $(BUILD)/obj/plugin/target.o
 
-$(BUILD)/cudainspect-gdb-run: plugin/cudainspect-gdb-run.in
-	@mkdir -p $(dir $@)
-	sed 's|@CLI@|$(abspath $(BUILD))/cudainspect|g' $< > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/plugin/gdb_run.o: CPPFLAGS += -DCUDAINSPECT_CLI_PATH='"$(abspath $(BUILD))/cudainspect"'
+$(BUILD)/cudainspect-gdb-run: $(GDB_RUN_OBJS) $(BUILD)/libcudainspect.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(GDB_RUN_OBJS) $(BUILD)/libcudainspect.a $(READER_LIBS)
 
-$(BUILD)/cudainspect.gdb: plugin/cudainspect.gdb.in plugin/expand.awk
+$(BUILD)/cudainspect-views.txt: $(BUILD)/cudainspect
+	$(BUILD)/cudainspect --list-views > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/cudainspect.gdb: plugin/cudainspect.gdb.in plugin/expand.awk $(BUILD)/cudainspect-views.txt
 	@mkdir -p $(dir $@)
-	awk -v RUN='$(PLUGIN_GDB_RUN)' -f plugin/expand.awk $< > $@.tmp && mv $@.tmp $@
+	awk -v RUN='$(PLUGIN_GDB_RUN)' -f plugin/expand.awk $(BUILD)/cudainspect-views.txt $< > $@.tmp && mv $@.tmp $@
 
 ALL += $(BUILD)/cudainspect-gdb-run $(BUILD)/cudainspect.gdb
 
@@ -70,39 +69,20 @@ install-cli: $(BUILD)/cudainspect
 install-recorder: $(BUILD)/libcudainspect-rec.so
 	install -D -m 755 $< $(DESTDIR)$(LIBDIR)/libcudainspect-rec.so
 
-install-gdb: $(BUILD)/cudainspect.so plugin/cudainspect.gdb.in plugin/expand.awk plugin/cudainspect-gdb-run.in
+# The installed launcher knows the installed CLI's path (one build per BINDIR).
+$(BUILD)/install$(BINDIR)/cudainspect-gdb-run: plugin/gdb_run.c $(BUILD)/obj/plugin/gdb_input.o $(BUILD)/obj/plugin/target.o $(BUILD)/libcudainspect.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DCUDAINSPECT_CLI_PATH='"$(BINDIR)/cudainspect"' $(CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(BUILD)/obj/plugin/gdb_input.o $(BUILD)/obj/plugin/target.o $(BUILD)/libcudainspect.a $(READER_LIBS)
+
+install-gdb: $(BUILD)/cudainspect.so plugin/cudainspect.gdb.in plugin/expand.awk $(BUILD)/cudainspect-views.txt $(BUILD)/install$(BINDIR)/cudainspect-gdb-run
 	install -D -m 644 $(BUILD)/cudainspect.so $(DESTDIR)$(JIT_READER_DIR)/cudainspect.so
 	mkdir -p $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/cudainspect \
 		$(dir $(DESTDIR)$(GDB_AUTOLOAD_DIR)$(LIBDIR)/x)
-	sed 's|@CLI@|$(BINDIR)/cudainspect|g' plugin/cudainspect-gdb-run.in \
-		> $(DESTDIR)$(LIBEXECDIR)/cudainspect-gdb-run
-	chmod 755 $(DESTDIR)$(LIBEXECDIR)/cudainspect-gdb-run
-	awk -v RUN='$(LIBEXECDIR)/cudainspect-gdb-run' -f plugin/expand.awk plugin/cudainspect.gdb.in \
-		> $(DESTDIR)$(DATADIR)/cudainspect/cudainspect.gdb
+	install -m 755 $(BUILD)/install$(BINDIR)/cudainspect-gdb-run $(DESTDIR)$(LIBEXECDIR)/cudainspect-gdb-run
+	awk -v RUN='$(LIBEXECDIR)/cudainspect-gdb-run' -f plugin/expand.awk $(BUILD)/cudainspect-views.txt \
+		plugin/cudainspect.gdb.in > $(DESTDIR)$(DATADIR)/cudainspect/cudainspect.gdb
 	install -m 644 $(DESTDIR)$(DATADIR)/cudainspect/cudainspect.gdb \
 		$(DESTDIR)$(GDB_AUTOLOAD_DIR)$(LIBDIR)/libcudainspect-rec.so-gdb.gdb
 
 INSTALL_TARGETS += install-cli install-recorder install-gdb
-
-# GDB test programs (tests/plugin/*.t).  Built without sanitizers: they run under the recorder
-# (LD_PRELOAD) and GDB.
-$(PLUGIN_TEST_DIR)/gdbprobe: tests/plugin/gdbprobe.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -O0 -g -std=gnu11 $(WARNINGS) -o $@ $< \
-		-L$(CUDA_HOME)/lib64/stubs -lcuda
-
-# A freestanding executable at a fixed address: the "JIT-compiled" object gdbprobe registers.
-$(PLUGIN_TEST_DIR)/jitfn.elf: tests/plugin/jitfn.c
-	@mkdir -p $(dir $@)
-	$(CC) -O0 -g -fno-pic -no-pie -nostdlib -static -fasynchronous-unwind-tables \
-		-Wl,-Ttext-segment=0x30000000 -Wl,-e,jitted_call -Wl,--build-id=none -o $@ $<
-
-TEST_DEPS += $(PLUGIN_TEST_DIR)/gdbprobe $(PLUGIN_TEST_DIR)/jitfn.elf
-
-# GDB's side of the JIT reader interface, for tests of the reader without GDB (and under ASan).
-$(PLUGIN_TEST_DIR)/reader-harness: tests/plugin/reader-harness.c $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a \
-		$(READER_LIBS) -ldl
-
-TEST_DEPS += $(PLUGIN_TEST_DIR)/reader-harness

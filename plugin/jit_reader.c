@@ -110,7 +110,7 @@ static enum gdb_status reader_unwind(struct gdb_reader_funcs *self, struct gdb_u
 	if (!st->records && !st->told_none) {
 		st->told_none = true;
 		char msg[8192];
-		ci_no_record_explain(getpid(), msg, sizeof msg);
+		cigdb_no_record_explain(getpid(), msg, sizeof msg);
 		printf("%s\n", msg);
 		fflush(stdout);
 	}

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cudainspect/cudainspect.h"
@@ -60,7 +61,11 @@ static bool fd_core(const char *link, const char *name, void *arg)
 	if (n <= 0 || s->path[0] != '/')
 		return false;
 	s->path[n] = 0;
-	int fd = open(link, O_RDONLY | O_CLOEXEC);
+	/* Only regular files are opened: GDB's terminal and pipes are among its descriptors. */
+	struct stat st;
+	if (stat(link, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	int fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return false;
 	bool core = fd_is_core(fd);
@@ -91,19 +96,58 @@ static bool traced(const char *dir, const char *name, void *arg)
 	return true;
 }
 
-enum ci_target_kind ci_target_find(pid_t gdb_pid, char *path, size_t len, pid_t *pid)
+struct held_search {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* LINK (/proc/PID/fd/N) is the file of the search, and an ELF core. */
+static bool fd_same_core(const char *link, const char *name, void *arg)
+{
+	struct held_search *s = arg;
+	struct stat st;
+	if (stat(link, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != s->dev || st.st_ino != s->ino)
+		return false;
+	int fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	bool core = fd_is_core(fd);
+	close(fd);
+	return core;
+}
+
+bool cigdb_holds_core(pid_t gdb_pid, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	char fds[64];
+	snprintf(fds, sizeof fds, "/proc/%d/fd", (int)gdb_pid);
+	struct held_search s = { st.st_dev, st.st_ino };
+	return each_numbered(fds, fd_same_core, &s);
+}
+
+bool cigdb_traces(pid_t gdb_pid, pid_t lwp)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d", (int)lwp);
+	struct tracee_search s = { gdb_pid, 0 };
+	return traced(dir, "0", &s);
+}
+
+enum cigdb_target_kind cigdb_target_find(pid_t gdb_pid, char *path, size_t len, pid_t *pid)
 {
 	char fds[64];
 	snprintf(fds, sizeof fds, "/proc/%d/fd", (int)gdb_pid);
 	struct core_search core = { path, len };
 	struct tracee_search tracee = { gdb_pid, 0 };
 	if (each_numbered(fds, fd_core, &core))
-		return CI_TARGET_CORE;
+		return CIGDB_TARGET_CORE;
 	if (each_numbered("/proc", traced, &tracee)) {
 		*pid = tracee.found;
-		return CI_TARGET_PROCESS;
+		return CIGDB_TARGET_PROCESS;
 	}
-	return CI_TARGET_NONE;
+	return CIGDB_TARGET_NONE;
 }
 
 /* The NT_GNU_BUILD_ID of the ELF file PATH; false if it has none or cannot be read. */
@@ -194,7 +238,7 @@ static void explain_unread(const struct ci_model *model, const char *what, char 
 			 "the symbols GDB looks for)%s", what, tail);
 }
 
-void ci_no_record_explain(pid_t gdb_pid, char *msg, size_t len)
+void cigdb_no_record_explain(pid_t gdb_pid, char *msg, size_t len)
 {
 	char path[4096] = "", what[4200];
 	pid_t pid = 0;
@@ -202,27 +246,27 @@ void ci_no_record_explain(pid_t gdb_pid, char *msg, size_t len)
 	struct ci_source *src = NULL;
 	struct ci_model *model = NULL;
 	struct ci_location loc;
-	enum ci_target_kind kind = ci_target_find(gdb_pid, path, sizeof path, &pid);
-	if (kind == CI_TARGET_CORE) {
+	enum cigdb_target_kind kind = cigdb_target_find(gdb_pid, path, sizeof path, &pid);
+	if (kind == CIGDB_TARGET_CORE) {
 		snprintf(what, sizeof what, "the core file %s", path);
 		err = ci_source_open(path, NULL, &src);
-	} else if (kind == CI_TARGET_PROCESS) {
+	} else if (kind == CIGDB_TARGET_PROCESS) {
 		snprintf(what, sizeof what, "process %d", (int)pid);
 		err = ci_source_open_pid(pid, NULL, &src);
 	}
-	if (kind != CI_TARGET_NONE && !err && !(err = ci_locate(src, &loc))) {
+	if (kind != CIGDB_TARGET_NONE && !err && !(err = ci_locate(src, &loc))) {
 		/* Only the host module table matters here: a decoding problem just leaves it out. */
 		struct ci_error *derr = ci_decode(src, &loc, &model);
 		ci_error_destroy(derr);
 		explain_unread(model, what, msg, len);
-	} else if (kind != CI_TARGET_NONE && err && err->code != CI_ERR_NO_RECORD) {
+	} else if (kind != CIGDB_TARGET_NONE && err && err->code != CI_ERR_NO_RECORD) {
 		/* A record that is there but damaged, or a core that cannot be read, is not "no
 		 * record": say what the reader found, as the CLI would. */
 		snprintf(msg, len, "cudainspect: %s (GDB works as usual)", err->message);
 	} else {
 		snprintf(msg, len, "cudainspect: no flight record in %s (%s); GDB works as usual",
-			 kind == CI_TARGET_NONE ? "this process" : what,
-			 kind == CI_TARGET_CORE
+			 kind == CIGDB_TARGET_NONE ? "this process" : what,
+			 kind == CIGDB_TARGET_CORE
 				 ? "the process did not run with libcudainspect-rec.so, or had not made "
 				   "its first CUDA call"
 				 : "it does not run with libcudainspect-rec.so, or has not made its first "

@@ -23,6 +23,7 @@ struct cli_inspect_args {
 	bool quiet;
 	int signal;    /* --signal: the signal the process is stopped at (0: what the input says) */
 	uint32_t signal_tid; /* --signal-thread, 0 if not given */
+	bool held;     /* --held: a debugger holds the live process stopped */
 	const struct ci_render_options *render;
 	const struct ci_symbolizer_options *sym;
 };

@@ -51,6 +51,7 @@ static const char usage_text[] =
 	"      --signal SIG        the process is stopped at signal SIG (a name such as\n"
 	"                          SIGSEGV, or a number), e.g. one a debugger holds\n"
 	"      --signal-thread TID ... received by thread TID\n"
+	"      --held              with --pid: a debugger holds the process stopped\n"
 #ifdef __x86_64__
 	"      --registers FILE    with --pid: unwind the threads from these registers\n"
 	"                          (GDB's `info registers` per thread) instead of\n"
@@ -102,7 +103,8 @@ static void print_usage(FILE *f)
 }
 
 /* `--list-views`: each view as "view NAME", "summary LINE"..., "help LINE"..., "filters
- * OPTION...", then an empty line, for plugin/expand.awk (the GDB command file). */
+ * OPTION...", "threads yes|no" (it shows host threads), then an empty line, for
+ * plugin/expand.awk (the GDB command file). */
 static void list_views(FILE *f)
 {
 	for (size_t i = 0; i < ci_view_count(); i++) {
@@ -120,7 +122,7 @@ static void list_views(FILE *f)
 		for (unsigned bit = 0; ci_view_filter_option(bit); bit++)
 			if (v->filters & (1u << bit))
 				fprintf(f, " %s", ci_view_filter_option(bit));
-		fputs("\n\n", f);
+		fprintf(f, "\nthreads %s\n\n", ci_view_shows_threads(v->view) ? "yes" : "no");
 	}
 }
 
@@ -195,6 +197,7 @@ struct options {
 	int signal;
 	uint32_t signal_tid;
 	const char *registers;
+	bool held;
 	bool have_pid;
 	pid_t pid;
 	bool json;
@@ -230,7 +233,7 @@ static int terminal_width(void)
 static int parse(int argc, char **argv, struct options *o)
 {
 	enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
-	       OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS };
+	       OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS, OPT_HELD };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
@@ -252,6 +255,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "hints", required_argument, NULL, OPT_HINTS },
 		{ "registers", required_argument, NULL, OPT_REGISTERS },
 		{ "list-views", no_argument, NULL, OPT_LIST_VIEWS },
+		{ "held", no_argument, NULL, OPT_HELD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -326,6 +330,7 @@ static int parse(int argc, char **argv, struct options *o)
 			break;
 		case OPT_REGISTERS: o->registers = optarg; break;
 		case OPT_LIST_VIEWS: list_views(stdout); return -1;
+		case OPT_HELD: o->held = true; break;
 		case 'h': print_usage(stdout); return -1;
 		case 'V': printf("cudainspect %s\n", CUDAINSPECT_VERSION); return -1;
 		case ':': return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -338,6 +343,8 @@ static int parse(int argc, char **argv, struct options *o)
 	if (o->signal_tid && !o->signal)
 		return cli_usage_error("--signal-thread needs --signal (which signal the thread "
 				       "received)");
+	if (o->held && !o->have_pid)
+		return cli_usage_error("--held needs --pid (a debugger holds a live process)");
 	if (o->registers && !o->have_pid)
 		return cli_usage_error("--registers needs --pid (the registers are those of a live "
 				       "process's threads)");
@@ -400,6 +407,7 @@ int cli_inspect(const struct cli_inspect_args *a)
 		.json = a->json,
 		.signal = a->signal,
 		.signal_tid = a->signal_tid,
+		.held = a->held,
 		.source = { .progress = isatty(STDERR_FILENO) },
 		.symbols = *a->sym,
 	};
@@ -442,6 +450,7 @@ int main(int argc, char **argv)
 		.json = o.json,
 		.quiet = o.render.quiet,
 		.signal = o.signal,
+		.held = o.held,
 		.signal_tid = o.signal_tid,
 		.render = &o.render,
 		.sym = &o.sym,

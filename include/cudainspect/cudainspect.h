@@ -87,6 +87,11 @@ void ci_warnings_add(struct ci_warnings *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ci_warnings_deinit(struct ci_warnings *w);
 
+/* Copy S into BUF (size N > 0) for a terminal or a JSON string, cut to fit: valid UTF-8 is
+ * kept, control characters and invalid bytes become '?'.  Returns BUF.  For every string that
+ * comes from an input (records, cores, /proc, GDB) before it is printed. */
+char *ci_scrub(const char *s, char *buf, size_t n);
+
 /* ---------------------------------------------------------------------------------------- */
 /* Stage 1: source                                                                            */
 
@@ -590,6 +595,8 @@ size_t ci_view_count(void);
 const struct ci_view_info *ci_view_at(size_t i);
 const struct ci_view_info *ci_view_info(enum ci_view view);
 const struct ci_view_info *ci_view_find(const char *name);
+/* Whether VIEW shows host threads (and the signal they received). */
+bool ci_view_shows_threads(enum ci_view view);
 /* The option that sets filter bit BIT ("--stream" for bit 0), or NULL past the last. */
 const char *ci_view_filter_option(unsigned bit);
 
@@ -647,6 +654,7 @@ struct ci_request {
 	bool json;               /* one JSON document (always the whole report) */
 	int signal;              /* ci_diagnose_options.signal: a debugger's stop signal, 0: none */
 	uint32_t signal_tid;     /* ... and its thread (must be one of the input's), 0: unknown */
+	bool held;               /* a debugger holds the live process stopped (without a signal) */
 	struct ci_source_options source;
 	struct ci_symbolizer_options symbols;
 	/* A symbolizer that cannot be made leaves the report with addresses instead of failing
