@@ -135,15 +135,18 @@ static struct ci_error *over_limit(const struct zstd_budget *bg, uint64_t declar
 			       bg->src->name, size_text(bg->limit, lim, sizeof lim), next);
 }
 
+/* SIZE: what the frame header declares, or 0 when the copy grew past the limit. */
 static struct ci_error *over_fsize(const struct zstd_budget *bg, uint64_t size)
 {
-	char lim[32], got[32];
+	char lim[32], sz[32], got[48] = "";
+	if (size)
+		snprintf(got, sizeof got, " (%s)", size_text(size, sz, sizeof sz));
 	return ci_error_create(CI_ERR_IO,
-			       "the decompressed copy of %s needs %s, more than the file size limit of "
-			       "%s (ulimit -f); raise it (ulimit -f unlimited), or decompress the core "
-			       "yourself with 'zstd -d' where the limit allows and pass the result",
-			       bg->src->name, size_text(size, got, sizeof got),
-			       size_text(bg->fsize, lim, sizeof lim));
+			       "the decompressed copy of %s%s would be larger than the file size limit "
+			       "of %s (ulimit -f); nothing past it was written. Raise it (ulimit -f "
+			       "unlimited), or decompress the core yourself with 'zstd -d' where the "
+			       "limit allows and pass the result",
+			       bg->src->name, got, size_text(bg->fsize, lim, sizeof lim));
 }
 
 /* Whether the temporary file system still has room beyond the reserve. */
@@ -176,8 +179,9 @@ static struct ci_error *check_space(struct zstd_budget *bg, int fd, uint64_t tot
 
 static struct ci_error *write_error(const struct zstd_budget *bg, int e, uint64_t total, uint64_t want)
 {
+	(void)want;
 	if (e == EFBIG)
-		return over_fsize(bg, want);
+		return over_fsize(bg, 0);
 	char have[32];
 	return ci_error_create(CI_ERR_IO,
 			       "cannot write the decompressed copy of %s to %s after %s (%s); set "
@@ -276,7 +280,7 @@ struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *imag
 				break;
 			}
 			if (total + ob.pos > bg.fsize) {
-				err = over_fsize(&bg, total + ob.pos);
+				err = over_fsize(&bg, 0);
 				break;
 			}
 			if (write_sparse(fd, out, ob.pos, total, &bg.written) < 0) {
@@ -307,7 +311,7 @@ struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *imag
 		err = ci_error_create(CI_ERR_FORMAT, "%s decompresses to nothing (0 bytes)", src->name);
 	/* The size is set last: the holes at the end are part of the core. */
 	if (!err && ftruncate(fd, (off_t)total) < 0)
-		err = errno == EFBIG ? over_fsize(&bg, total)
+		err = errno == EFBIG ? over_fsize(&bg, 0)
 				     : ci_error_create(CI_ERR_IO, "cannot size the decompressed copy of %s: %s",
 						       src->name, strerror(errno));
 	xfsz_release(&hold);
