@@ -508,11 +508,20 @@ struct ci_error *ci_locate(struct ci_source *src, struct ci_location *ret)
 				      "the buffer does not hold a cudainspect flight record (no page starts "
 				      "with the magic \"%s\" and a plausible header)", CI_RECORD_MAGIC);
 	} else {
+		char was[32], is[32], shrank[160] = "";
+		ci_source_check_shrink(src);
+		if (src->shrink_seen)
+			snprintf(shrank, sizeof shrank,
+				 "The file shrank from %s to %s while it was read (a core still being "
+				 "written, or cut meanwhile): read it again once it is complete",
+				 ci_format_size(src->image_size, was, sizeof was),
+				 ci_format_size(src->shrunk_to, is, sizeof is));
 		err = ci_error_create(CI_ERR_NO_RECORD,
 				      "%s holds no cudainspect flight record: %s; %s; and no page starts with "
 				      "a valid record header. %s",
 				      src->name, lc->nt_file_note, lc->symbol_note,
-				      src->info.truncated
+				      *shrank ? shrank
+				      : src->info.truncated
 					      ? "The core is truncated, which may be why: get a complete core "
 						"(check the disk space and the core size limit, ulimit -c)"
 					      : lc->recorder_seen

@@ -452,7 +452,9 @@ struct ci_error *ci_source_read(struct ci_source *src, uint64_t addr, void *buf,
 			return ci_error_create(CI_ERR_UNAVAILABLE,
 					       "%s: address 0x%llx is in memory the input does not contain (%s)",
 					       src->name, (unsigned long long)addr,
-					       seg->offset + seg->captured >= src->image_size &&
+					       src->shrink_seen && seg->offset + seg->captured >= src->shrunk_to
+						       ? "past the end of the file, which was truncated while it was read"
+					       : seg->offset + seg->captured >= src->image_size &&
 							       seg->captured < seg->end - seg->start
 						       ? "past the end of a truncated file"
 						       : "not dumped");
