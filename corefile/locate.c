@@ -12,18 +12,18 @@
  */
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
-#include <sys/stat.h>
 
 #include "reader-internal.h"
 
 #define SCAN_PAGE 4096u
 #define DELETED_SUFFIX " (deleted)"
 #define RECORDER_LIB "libcudainspect-rec"
+/* Files opened to look the record's symbol up, at most. */
+#define LOCATE_SYMBOL_TRIES 16u
 
 struct candidate {
 	uint64_t addr;
@@ -211,15 +211,12 @@ static void locate_by_name(struct locate *lc)
 static bool elf_symbol_and_base(const char *path, const char *symbol, uint64_t file_offset,
 				uint64_t *value, uint64_t *seg_vaddr, const char **why)
 {
-	/* The path comes from the core: never block on a FIFO or read a device. */
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/* The path comes from the core: never block on a FIFO or open a device. */
+	_cleanup_close_ int fd = ci_open_regular(path, NULL);
 	if (fd < 0) {
-		*why = errno == ENOENT ? "the file is no longer on disk" : "the file cannot be opened";
-		return false;
-	}
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		*why = "it is not a regular file";
+		*why = errno == ENOENT ? "the file is no longer on disk"
+		       : errno == EINVAL ? "it is not a regular file"
+					 : "the file cannot be opened";
 		return false;
 	}
 	elf_version(EV_CURRENT);
@@ -275,6 +272,7 @@ static void locate_by_symbol(struct locate *lc)
 {
 	const struct ci_source_info *info = &lc->src->info;
 	bool tried = false;
+	unsigned tries = 0;
 	for (size_t pass = 0; pass < 2 && !lc->count; pass++) {
 		for (size_t i = 0; i < info->mapping_count && !lc->count; i++) {
 			const struct ci_mapping *m = &info->mappings[i];
@@ -285,6 +283,9 @@ static void locate_by_symbol(struct locate *lc)
 						: info->executable && strcmp(m->path, info->executable) == 0;
 			if (!wanted || m->file_offset != 0)
 				continue;
+			/* A file list can name the recorder a million times: a few tries tell. */
+			if (tries++ == LOCATE_SYMBOL_TRIES)
+				break;
 			tried = tried || pass == 0;
 			lc->recorder_seen = lc->recorder_seen || pass == 0;
 			char path[4096];

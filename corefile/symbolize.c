@@ -105,6 +105,8 @@ static __thread struct ci_symbolizer *sym_current;
  * get less, so that a process whose threads sleep in the kernel costs seconds, not minutes). */
 #define STOP_TIMEOUT_MS 1000u
 #define STOP_TIMEOUT_LATER_MS 100u
+/* After this many threads that would not stop, the others are not asked at all. */
+#define STOP_TIMEOUTS_MAX 5u
 
 /* ---------------------------------------------------------------------------------------- */
 /* Demangling                                                                                 */
@@ -606,11 +608,17 @@ static void report_record_modules(struct ci_symbolizer *s, const char *exe_overr
 {
 	const struct ci_model *m = s->model;
 	const char *record_exe = ci_model_string(m, m->header.exe_str);
-	size_t missing = 0;
+	size_t missing = 0, mismatched = 0, tried = 0;
 	char first_missing[256] = "";
 
 	dwfl_report_begin(s->dwfl);
 	for (size_t i = 0; i < m->host_module_count; i++) {
+		if (tried++ == CI_MAX_MODULES) {
+			ci_warnings_add(&s->warnings, "the record lists more than %u modules; the others "
+					"are left out, and frames in them show module and offset only",
+					CI_MAX_MODULES);
+			break;
+		}
 		const struct ci_host_module *hm = &m->host_modules[i];
 		if (hm->seq == 0 || hm->unload_ns != 0)
 			continue;
@@ -638,7 +646,7 @@ static void report_record_modules(struct ci_symbolizer *s, const char *exe_overr
 		} else if (id_len) {
 			close(fd);
 			fd = open_elf_file(s, file, hm->build_id, id_len, true, NULL);
-			if (fd < 0) {
+			if (fd < 0 && mismatched++ == 0) {
 				char want[80], got[80] = "none", shown[256];
 				int gfd = ci_open_regular(file, NULL);
 				Elf *elf = gfd >= 0 ? elf_begin(gfd, ELF_C_READ_MMAP, NULL) : NULL;
@@ -668,6 +676,10 @@ static void report_record_modules(struct ci_symbolizer *s, const char *exe_overr
 			free(candidates[c]);
 	}
 	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (mismatched > 1)
+		ci_warnings_add(&s->warnings, "%zu more modules of the record have another build-id "
+				"than the file at their path, and are shown without symbols too",
+				mismatched - 1);
 	if (missing)
 		ci_warnings_add(&s->warnings,
 				"%zu module%s of the record (e.g. %s) %s not on this machine; %s "
@@ -818,8 +830,10 @@ static bool live_set_initial_registers(Dwfl_Thread *thread, void *arg)
 	uint32_t tid = (uint32_t)dwfl_thread_tid(thread);
 	uint64_t regs[CI_PRSTATUS_NREGS];
 	size_t n = 0;
-	int e = ci_source_pid_stop(s->src, tid, s->stop_timeouts ? STOP_TIMEOUT_LATER_MS : STOP_TIMEOUT_MS,
-				   regs, &n);
+	int e = s->stop_timeouts >= STOP_TIMEOUTS_MAX
+			? ECANCELED
+			: ci_source_pid_stop(s->src, tid,
+					     s->stop_timeouts ? STOP_TIMEOUT_LATER_MS : STOP_TIMEOUT_MS, regs, &n);
 	if (!e && !set_prstatus_registers(thread, s->machine, regs, n)) {
 		ci_source_pid_resume(s->src, tid);
 		e = ENOEXEC;
@@ -869,6 +883,9 @@ static const char *stop_problem(const struct ci_symbolizer *s, uint32_t tid)
 		       "sleeps in the kernel, state D), so it was left running";
 	case ESRCH:
 		return "unwinding stopped after 0 frames: the thread exited meanwhile";
+	case ECANCELED:
+		return "unwinding stopped after 0 frames: not asked to stop, since several threads "
+		       "before it did not stop either (they sleep in the kernel)";
 	case ENOEXEC:
 		return "unwinding stopped after 0 frames: its registers are not those of a 64-bit "
 		       "x86-64 or aarch64 thread";

@@ -117,6 +117,21 @@ else
 	for i in 1 2 3; do skip "eu-readelf gives no build-id"; done
 fi
 
+# A file whose DWARF says part of it is in a dwz file (.gnu_debugaltlink) that is a FIFO:
+# libdw would open that itself when it needs it, so the file is not used at all.
+if command -v objcopy >/dev/null; then
+	mkdir -p "$T/alt"
+	fifo "$T/alt/common.fifo"
+	{ printf '%s\0' "$T/alt/common.fifo"; printf '\x11\x22\x33\x44\x55\x66\x77\x88\x99\xaa\xbb\xcc\xdd\xee\xff\x10\x20\x30\x40\x50'; } >"$T/alt/link"
+	objcopy --add-section .gnu_debugaltlink="$T/alt/link" "$T/crasher.moved" "$T/alt/crasher"
+	out=$(timeout 30 "$CI" --width 300 --exe "$T/alt/crasher" "$core" all 2>&1); rc=$?
+	is "$rc" 0 "--exe whose dwz link names a FIFO: exit 0"
+	never_opened "$T/alt/common.fifo" "the dwz link"
+	like "$out" "common\.fifo is a pipe \(FIFO\), not a regular file" "... and the warning names it"
+else
+	for i in 1 2 3; do skip "objcopy not installed"; done
+fi
+
 # --- A live process whose mapped library is deleted and replaced by a FIFO at its path.  As
 # root the reader opens the mapped file itself (/proc/PID/map_files); as another user it
 # finds the path through /proc/PID/root, and must refuse the FIFO there.
