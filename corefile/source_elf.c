@@ -398,6 +398,17 @@ static void core_pick_signal(struct core_parse *cp)
 	}
 }
 
+/* One warning for all the program headers ignored for one reason. */
+static void warn_ignored_headers(struct ci_source *src, uint64_t count, uint64_t first,
+				 const char *why)
+{
+	if (count)
+		ci_warnings_add(&src->warnings,
+				"%s: %llu program header%s ignored (the first is number %llu): %s",
+				src->name, (unsigned long long)count, count == 1 ? "" : "s",
+				(unsigned long long)first, why);
+}
+
 struct ci_error *ci_source_load_core(struct ci_source *src)
 {
 	struct ci_bytes b = ci_bytes_make(src->image, src->image_size);
@@ -569,18 +580,8 @@ struct ci_error *ci_source_load_core(struct ci_source *src)
 			note_count++;
 		}
 	}
-	if (bad_range)
-		ci_warnings_add(&src->warnings,
-				"%s: %llu program header%s (the first is number %llu) ha%s an impossible file "
-				"range; ignored", src->name, (unsigned long long)bad_range,
-				bad_range == 1 ? "" : "s", (unsigned long long)first_bad,
-				bad_range == 1 ? "s" : "ve");
-	if (wrapping)
-		ci_warnings_add(&src->warnings,
-				"%s: %llu program header%s (the first is number %llu) wrap%s around the "
-				"address space; ignored", src->name, (unsigned long long)wrapping,
-				wrapping == 1 ? "" : "s", (unsigned long long)first_wrap,
-				wrapping == 1 ? "s" : "");
+	warn_ignored_headers(src, bad_range, first_bad, "their file range is impossible");
+	warn_ignored_headers(src, wrapping, first_wrap, "they wrap around the address space");
 	if (missing) {
 		char have[32], lost[32];
 		src->info.truncated = true;
