@@ -758,6 +758,10 @@ static pid_t core_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 	struct ci_symbolizer *s = arg;
 	const struct ci_source_info *info = ci_source_info(s->src);
 	size_t next = (size_t)(uintptr_t)*thread_argp; /* index + 1 of the last one; 0 first */
+	/* libdwfl ends the list at tid 0 and fails at a negative one: a damaged note has them. */
+	while (next < info->thread_count &&
+	       (info->threads[next].tid == 0 || info->threads[next].tid > INT32_MAX))
+		next++;
 	if (next >= info->thread_count)
 		return 0;
 	*thread_argp = (void *)(uintptr_t)(next + 1);

@@ -12,10 +12,12 @@ CI=$B/cudainspect
 command -v zstd >/dev/null || skip_all "zstd is not installed"
 
 have_strace=; command -v strace >/dev/null && have_strace=1
+# LeakSanitizer cannot run under ptrace (strace, gdb): those runs of an ASan build skip it.
+traced_env="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 # written ARGS...: run the CLI under strace; sets $out, $rc and $wrote (bytes of pwrite64)
 written() {
 	if [ -n "$have_strace" ]; then
-		out=$(strace -f -qq -e trace=pwrite64 -o "$T/strace" "$CI" "$@" 2>&1); rc=$?
+		out=$(env "$traced_env" strace -f -qq -e trace=pwrite64 -o "$T/strace" "$CI" "$@" 2>&1); rc=$?
 		wrote=$(awk -F'= ' '/^[0-9]+ +pwrite64\(/ && $NF > 0 { s += $NF } END { print s + 0 }' "$T/strace")
 	else
 		out=$("$CI" "$@" 2>&1); rc=$?
@@ -117,7 +119,7 @@ fi
 if [ -n "${core:-}" ]; then
 	for at in ci_locate ci_decode_with; do
 		cp "$core" "$T/cut.core"
-		out=$(timeout 120 gdb -nx -batch -ex 'handle SIGBUS nostop noprint pass' -ex "break $at" \
+		out=$(env "$traced_env" timeout 120 gdb -nx -batch -ex 'handle SIGBUS nostop noprint pass' -ex "break $at" \
 			-ex run -ex "shell truncate -s 16384 $T/cut.core" -ex continue \
 			--args "$CI" "$T/cut.core" all 2>&1)
 		code=$(printf '%s\n' "$out" | sed -n 's/.*exited with code \([0-9]*\).*/\1/p; s/.*exited normally.*/0/p' | tail -1)

@@ -27,11 +27,13 @@ never_opened() { # PATH NAME
 	ok "$2: $(basename "$1") was never opened (its writer still waits)" test ! -e "$1.opened"
 }
 have_strace=; command -v strace >/dev/null && have_strace=1
+# LeakSanitizer cannot run under ptrace (strace, gdb): those runs of an ASan build skip it.
+traced_env="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 # traced NAME ARGS...: run the CLI under strace; sets $out, $rc and $opens (every open of a path)
 traced() {
 	local name=$1; shift
 	if [ -n "$have_strace" ]; then
-		out=$(timeout 30 strace -f -qq -e trace=open,openat -o "$T/strace" "$CI" "$@" 2>&1); rc=$?
+		out=$(env "$traced_env" timeout 30 strace -f -qq -e trace=open,openat -o "$T/strace" "$CI" "$@" 2>&1); rc=$?
 		opens=$(grep -E 'open(at)?\(' "$T/strace")
 	else
 		out=$(timeout 30 "$CI" "$@" 2>&1); rc=$?
