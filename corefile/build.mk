@@ -68,6 +68,10 @@ $(RI_DIR)/mkcore: $(RI_SRC)/mkcore.c $(RI_FIXTURE_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(RI_PLAIN_CFLAGS) $(RI_PLAIN_LDFLAGS) -o $@ $< $(RI_SRC)/synth.c
 
+$(RI_DIR)/killmid: $(RI_SRC)/killmid.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(RI_PLAIN_CFLAGS) $(RI_PLAIN_LDFLAGS) -o $@ $<
+
 $(RI_DIR)/cidecode: $(RI_SRC)/cidecode.c $(RI_FIXTURE_DEPS) $(CI_INPUT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(RI_SRC)/synth.c $(CI_INPUT_OBJS) $(READER_LIBS)
@@ -78,7 +82,7 @@ $(RI_DIR)/test-%: $(RI_SRC)/test-%.c tests/lib/tap.h corefile/reader-internal.h 
 
 RI_TESTS := $(patsubst $(RI_SRC)/%.c,$(RI_DIR)/%,$(wildcard $(RI_SRC)/test-*.c))
 TEST_DEPS += $(RI_DIR)/mkrecord $(RI_DIR)/crasher $(RI_DIR)/libcudainspect-rec-synth.so \
-             $(RI_DIR)/cidecode $(RI_TESTS)
+             $(RI_DIR)/cidecode $(RI_DIR)/killmid $(RI_TESTS)
 ifneq ($(wildcard $(RI_SRC)/mkcore.c),)
 TEST_DEPS += $(RI_DIR)/mkcore
 endif

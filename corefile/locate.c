@@ -12,18 +12,18 @@
  */
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
-#include <sys/stat.h>
 
 #include "reader-internal.h"
 
 #define SCAN_PAGE 4096u
 #define DELETED_SUFFIX " (deleted)"
 #define RECORDER_LIB "libcudainspect-rec"
+/* Files opened to look the record's symbol up, at most. */
+#define LOCATE_SYMBOL_TRIES 16u
 
 struct candidate {
 	uint64_t addr;
@@ -211,15 +211,12 @@ static void locate_by_name(struct locate *lc)
 static bool elf_symbol_and_base(const char *path, const char *symbol, uint64_t file_offset,
 				uint64_t *value, uint64_t *seg_vaddr, const char **why)
 {
-	/* The path comes from the core: never block on a FIFO or read a device. */
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/* The path comes from the core: never block on a FIFO or open a device. */
+	_cleanup_close_ int fd = ci_open_regular(path, NULL);
 	if (fd < 0) {
-		*why = errno == ENOENT ? "the file is no longer on disk" : "the file cannot be opened";
-		return false;
-	}
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		*why = "it is not a regular file";
+		*why = errno == ENOENT ? "the file is no longer on disk"
+		       : errno == EINVAL ? "it is not a regular file"
+					 : "the file cannot be opened";
 		return false;
 	}
 	elf_version(EV_CURRENT);
@@ -275,6 +272,7 @@ static void locate_by_symbol(struct locate *lc)
 {
 	const struct ci_source_info *info = &lc->src->info;
 	bool tried = false;
+	unsigned tries = 0;
 	for (size_t pass = 0; pass < 2 && !lc->count; pass++) {
 		for (size_t i = 0; i < info->mapping_count && !lc->count; i++) {
 			const struct ci_mapping *m = &info->mappings[i];
@@ -285,6 +283,9 @@ static void locate_by_symbol(struct locate *lc)
 						: info->executable && strcmp(m->path, info->executable) == 0;
 			if (!wanted || m->file_offset != 0)
 				continue;
+			/* A file list can name the recorder a million times: a few tries tell. */
+			if (tries++ == LOCATE_SYMBOL_TRIES)
+				break;
 			tried = tried || pass == 0;
 			lc->recorder_seen = lc->recorder_seen || pass == 0;
 			char path[4096];
@@ -508,11 +509,20 @@ struct ci_error *ci_locate(struct ci_source *src, struct ci_location *ret)
 				      "the buffer does not hold a cudainspect flight record (no page starts "
 				      "with the magic \"%s\" and a plausible header)", CI_RECORD_MAGIC);
 	} else {
+		char was[32], is[32], shrank[160] = "";
+		ci_source_check_shrink(src);
+		if (src->shrink_seen)
+			snprintf(shrank, sizeof shrank,
+				 "The file shrank from %s to %s while it was read (a core still being "
+				 "written, or cut meanwhile): read it again once it is complete",
+				 ci_format_size(src->image_size, was, sizeof was),
+				 ci_format_size(src->shrunk_to, is, sizeof is));
 		err = ci_error_create(CI_ERR_NO_RECORD,
 				      "%s holds no cudainspect flight record: %s; %s; and no page starts with "
 				      "a valid record header. %s",
 				      src->name, lc->nt_file_note, lc->symbol_note,
-				      src->info.truncated
+				      *shrank ? shrank
+				      : src->info.truncated
 					      ? "The core is truncated, which may be why: get a complete core "
 						"(check the disk space and the core size limit, ulimit -c)"
 					      : lc->recorder_seen

@@ -7,9 +7,13 @@
  * file are "not captured" and never read as zeros.  The ELF parser is in source_elf.c, zstd in
  * source_zstd.c, live processes in source_pid.c.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libelf.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -32,11 +36,215 @@ struct ci_error *ci_source_new(enum ci_source_kind kind, const char *name,
 	src->fd = -1;
 	src->refs = 1;
 	src->mem_fd = -1;
+	src->guard = -1;
 	if (opts)
 		src->opts = *opts;
+	src->max_decompressed = src->opts.max_core_size ? src->opts.max_core_size
+							 : CI_DEFAULT_MAX_CORE_SIZE;
 	*ret = src;
 	return NULL;
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* Opening only regular files                                                                 */
+
+const char *ci_file_kind(unsigned mode)
+{
+	if (S_ISREG(mode))
+		return NULL;
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a pipe (FIFO)";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	return "not a regular file";
+}
+
+int ci_open_regular(const char *path, unsigned *mode_ret)
+{
+	if (mode_ret)
+		*mode_ret = 0;
+	/* O_PATH resolves the name without opening the file: a FIFO does not wait for a writer
+	 * and a device's driver is not called. */
+	int pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	struct stat st, st2;
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int e = S_ISREG(st.st_mode) ? errno : EINVAL;
+		if (mode_ret && e == EINVAL)
+			*mode_ret = st.st_mode;
+		close(pfd);
+		errno = e;
+		return -1;
+	}
+	/* Reopening the O_PATH descriptor opens the very inode checked above. */
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
+	int fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		/* No /proc: the path again, which O_NONBLOCK keeps from waiting on a FIFO swapped in
+		 * meanwhile; the check below refuses anything that is not the same file. */
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int e = errno;
+	close(pfd);
+	if (fd < 0) {
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &st2) < 0 || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev ||
+	    st2.st_ino != st.st_ino) {
+		if (mode_ret)
+			*mode_ret = S_ISREG(st2.st_mode) ? st.st_mode : st2.st_mode;
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Mappings that shrink                                                                       */
+
+/* A core still being written by a pipeline, or a file cut (truncate, a full disk in another
+ * program) while it is read, loses the pages past its new end from our mapping, and touching
+ * them raises SIGBUS.  Every mapped image is registered here; the handler puts a page of
+ * zeros in place of the one that faulted and notes it, so that the read that faulted
+ * completes, and the next read of the source (ci_source_check_shrink) shrinks the segments to
+ * what the file still holds and warns: reads of the lost part then fail as not captured.  Any
+ * other SIGBUS goes where it would have gone without us.  The handler is installed while at
+ * least one image is mapped. */
+#define GUARD_SLOTS 256
+
+struct guard_slot {
+	_Atomic uintptr_t start, end;  /* 0: free */
+	_Atomic bool faulted;
+};
+
+static struct guard_slot guard_slots[GUARD_SLOTS];
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned guard_users;
+static struct sigaction guard_previous;
+static uintptr_t guard_page;
+
+static void guard_handler(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	for (size_t i = 0; si->si_code > 0 && i < GUARD_SLOTS; i++) {
+		uintptr_t start = atomic_load(&guard_slots[i].start);
+		if (!start || a < start || a >= atomic_load(&guard_slots[i].end))
+			continue;
+		void *page = (void *)(a & ~(guard_page - 1));
+		if (mmap(page, guard_page, PROT_READ, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) ==
+		    MAP_FAILED)
+			break;
+		atomic_store(&guard_slots[i].faulted, true);
+		return;
+	}
+	/* Not ours: the previous handler, or the default action. */
+	if ((guard_previous.sa_flags & SA_SIGINFO) && guard_previous.sa_sigaction) {
+		guard_previous.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (!(guard_previous.sa_flags & SA_SIGINFO) && guard_previous.sa_handler != SIG_DFL &&
+	    guard_previous.sa_handler != SIG_IGN) {
+		guard_previous.sa_handler(sig);
+		return;
+	}
+	if (si->si_code <= 0 && guard_previous.sa_handler == SIG_IGN)
+		return; /* a SIGBUS sent with kill(), which was ignored before */
+	/* The default action: a fault repeats when the instruction does, a sent signal is sent
+	 * again. */
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigaction(SIGBUS, &dfl, NULL);
+	if (si->si_code <= 0)
+		raise(SIGBUS);
+}
+
+static void guard_add(struct ci_source *src, const void *p, size_t len)
+{
+	pthread_mutex_lock(&guard_lock);
+	for (int i = 0; i < GUARD_SLOTS; i++) {
+		if (atomic_load(&guard_slots[i].start))
+			continue;
+		if (guard_users++ == 0) {
+			guard_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+			struct sigaction sa = { .sa_sigaction = guard_handler,
+						.sa_flags = SA_SIGINFO | SA_ONSTACK };
+			sigemptyset(&sa.sa_mask);
+			sigaction(SIGBUS, &sa, &guard_previous);
+		}
+		atomic_store(&guard_slots[i].faulted, false);
+		atomic_store(&guard_slots[i].end, (uintptr_t)p + len);
+		atomic_store(&guard_slots[i].start, (uintptr_t)p);
+		src->guard = i;
+		break;
+	}
+	/* All slots taken (256 sources open at once): this one is read unguarded. */
+	pthread_mutex_unlock(&guard_lock);
+}
+
+static void guard_remove(struct ci_source *src)
+{
+	if (src->guard < 0)
+		return;
+	pthread_mutex_lock(&guard_lock);
+	atomic_store(&guard_slots[src->guard].start, 0);
+	atomic_store(&guard_slots[src->guard].end, 0);
+	src->guard = -1;
+	if (--guard_users == 0) {
+		/* Put back what was there, unless someone installed another handler since. */
+		struct sigaction now;
+		if (sigaction(SIGBUS, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+		    now.sa_sigaction == guard_handler)
+			sigaction(SIGBUS, &guard_previous, NULL);
+	}
+	pthread_mutex_unlock(&guard_lock);
+}
+
+/* Map SIZE bytes of FD read-only for SRC, guarded; NULL with errno on failure. */
+static void *source_map(struct ci_source *src, int fd, size_t size, int flags)
+{
+	void *map = mmap(NULL, size, PROT_READ, flags, fd, 0);
+	if (map == MAP_FAILED)
+		return NULL;
+	guard_add(src, map, size);
+	return map;
+}
+
+void ci_source_check_shrink(const struct ci_source *csrc)
+{
+	if (csrc->guard < 0 || csrc->shrink_seen || !atomic_load(&guard_slots[csrc->guard].faulted))
+		return;
+	/* The one place a reader changes the source: what it holds really changed. */
+	struct ci_source *src = (struct ci_source *)csrc;
+	src->shrink_seen = true;
+	struct stat st;
+	uint64_t now = fstat(src->fd, &st) == 0 && st.st_size >= 0 ? (uint64_t)st.st_size : 0;
+	if (now > src->image_size)
+		now = src->image_size;
+	src->shrunk_to = now;
+	for (size_t i = 0; i < src->seg_count; i++) {
+		struct ci_segment *seg = &src->segs[i];
+		uint64_t have = seg->offset >= now ? 0 : now - seg->offset;
+		if (seg->captured > have)
+			seg->captured = have;
+	}
+	src->info.truncated = true;
+	char was[32], is[32];
+	ci_warnings_add(&src->warnings,
+			"%s shrank from %s to %s while it was read (a core still being written, or a "
+			"file cut meanwhile); what lay past the new end is missing, and what was read "
+			"from it before this was noticed came out as zeros: read a complete copy of the "
+			"core for a report you can trust",
+			src->name, ci_format_size(src->image_size, was, sizeof was),
+			ci_format_size(now, is, sizeof is));
+}
+
+/* ---------------------------------------------------------------------------------------- */
 
 struct ci_source *ci_source_hold(struct ci_source *src)
 {
@@ -50,6 +258,8 @@ void ci_source_close(struct ci_source *src)
 		return;
 	if (--src->refs > 0)
 		return; /* a lazy model still reads from it */
+	if (src->info.kind == CI_SOURCE_PID)
+		ci_source_pid_release_all(src);
 	struct ci_source_info *info = &src->info;
 	free(info->path);
 	free(info->executable);
@@ -62,9 +272,11 @@ void ci_source_close(struct ci_source *src)
 	free(src->segs);
 	if (src->elf)
 		elf_end(src->elf);
+	guard_remove(src);
 	if (src->image_mapped)
 		munmap((void *)src->image, src->image_size);
 	free(src->owned_image);
+	free(src->thread_regs);
 	if (src->fd >= 0)
 		close(src->fd);
 	if (src->mem_fd >= 0)
@@ -74,7 +286,21 @@ void ci_source_close(struct ci_source *src)
 }
 
 const struct ci_source_info *ci_source_info(const struct ci_source *src) { return &src->info; }
-struct ci_warnings *ci_source_warnings(struct ci_source *src) { return &src->warnings; }
+struct ci_warnings *ci_source_warnings(struct ci_source *src)
+{
+	ci_source_check_shrink(src);
+	return &src->warnings;
+}
+uint16_t ci_source_machine(const struct ci_source *src) { return src->machine; }
+
+const uint64_t *ci_source_thread_regs(const struct ci_source *src, size_t i, size_t *nregs)
+{
+	*nregs = 0;
+	if (!src->thread_regs || i >= src->info.thread_count)
+		return NULL;
+	*nregs = src->machine == EM_AARCH64 ? 34 : 27;
+	return src->thread_regs[i];
+}
 struct Elf *ci_source_elf(const struct ci_source *src) { return src->elf; }
 bool ci_source_is_live(const struct ci_source *src) { return src->live; }
 
@@ -161,6 +387,7 @@ const uint8_t *ci_source_peek(const struct ci_source *src, uint64_t addr, size_t
 {
 	if (!src->image)
 		return NULL;
+	ci_source_check_shrink(src);
 	const struct ci_segment *seg = ci_source_segment(src, addr);
 	if (!seg)
 		return NULL;
@@ -207,6 +434,7 @@ struct ci_error *ci_source_read(struct ci_source *src, uint64_t addr, void *buf,
 {
 	if (src->info.kind == CI_SOURCE_PID)
 		return ci_source_read_pid(src, addr, buf, len);
+	ci_source_check_shrink(src);
 	uint8_t *out = buf;
 	uint64_t end;
 	if (!ci_add(addr, len, &end))
@@ -224,14 +452,29 @@ struct ci_error *ci_source_read(struct ci_source *src, uint64_t addr, void *buf,
 			return ci_error_create(CI_ERR_UNAVAILABLE,
 					       "%s: address 0x%llx is in memory the input does not contain (%s)",
 					       src->name, (unsigned long long)addr,
-					       seg->offset + seg->captured >= src->image_size &&
+					       src->shrink_seen && seg->offset + seg->captured >= src->shrunk_to
+						       ? "past the end of the file, which was truncated while it was read"
+					       : seg->offset + seg->captured >= src->image_size &&
 							       seg->captured < seg->end - seg->start
 						       ? "past the end of a truncated file"
 						       : "not dumped");
 		uint64_t n = seg->captured - off;
 		if (n > len)
 			n = len;
+		/* A page that vanishes during this copy reads as zeros (the guard above); the
+		 * check after it says so. */
 		memcpy(out, src->image + seg->offset + off, n);
+		if (src->guard >= 0 && atomic_load(&guard_slots[src->guard].faulted) &&
+		    !src->shrink_seen) {
+			ci_source_check_shrink(src);
+			if (seg->offset + off + n > src->shrunk_to)
+				return ci_error_create(CI_ERR_IO,
+						       "%s shrank while it was read: address 0x%llx "
+						       "lay at file offset 0x%llx, past its new end (0x%llx)",
+						       src->name, (unsigned long long)addr,
+						       (unsigned long long)(seg->offset + off),
+						       (unsigned long long)src->shrunk_to);
+		}
 		out += n;
 		addr += n;
 		len -= n;
@@ -329,15 +572,14 @@ static struct ci_error *source_setup(struct ci_source *src)
 		struct ci_error *err = ci_source_decompress(src, p, n, &fd, &size);
 		if (err)
 			return err;
-		void *map = NULL;
-		if (size) {
-			map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-			if (map == MAP_FAILED) {
-				int e = errno;
-				close(fd);
-				return ci_error_create(CI_ERR_IO, "%s: cannot map the decompressed core (%s)",
-						       src->name, strerror(e));
-			}
+		/* The compressed image is not read again: only the copy needs the guard. */
+		guard_remove(src);
+		void *map = size ? source_map(src, fd, size, MAP_PRIVATE) : NULL;
+		if (size && !map) {
+			int e = errno;
+			close(fd);
+			return ci_error_create(CI_ERR_IO, "%s: cannot map the decompressed core (%s)",
+					       src->name, strerror(e));
 		}
 		if (src->image_mapped)
 			munmap((void *)src->image, src->image_size);
@@ -414,40 +656,29 @@ struct ci_error *ci_source_open(const char *path, const struct ci_source_options
 		ci_source_close(src);
 		return ci_error_create(CI_ERR_NOMEM, "out of memory opening %s", path);
 	}
-	/* Look before opening: opening a FIFO waits for a writer, opening a device can act.  The
-	 * type is checked again on the descriptor (the path may change in between), which
-	 * O_NONBLOCK keeps from blocking in that case too. */
-	struct stat st;
+	/* Opening a FIFO waits for a writer, opening a device can act: only a regular file is
+	 * ever opened (ci_open_regular), whatever the path turns into meanwhile. */
+	unsigned mode = 0;
 	const char *why;
-	if (stat(path, &st) < 0) {
-		int e = errno;
-		ci_source_close(src);
-		return open_error(path, e);
-	}
-	if ((why = not_regular_reason(st.st_mode)) != NULL) {
-		ci_source_close(src);
-		return ci_error_create(CI_ERR_IO, "%s %s", path, why);
-	}
-	src->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	src->fd = ci_open_regular(path, &mode);
 	if (src->fd < 0) {
 		int e = errno;
 		ci_source_close(src);
+		if (e == EINVAL && (why = not_regular_reason(mode)) != NULL)
+			return ci_error_create(CI_ERR_IO, "%s %s", path, why);
 		return open_error(path, e);
 	}
+	struct stat st;
 	if (fstat(src->fd, &st) < 0) {
 		int e = errno;
 		ci_source_close(src);
 		return ci_error_create(CI_ERR_IO, "cannot stat %s: %s", path, strerror(e));
 	}
-	if ((why = not_regular_reason(st.st_mode)) != NULL) {
-		ci_source_close(src);
-		return ci_error_create(CI_ERR_IO, "%s %s", path, why);
-	}
 	if (st.st_size > 0) {
 		/* MAP_SHARED so that a persistent record file of a running process is seen as it
 		 * is now; we never write. */
-		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, src->fd, 0);
-		if (map == MAP_FAILED) {
+		void *map = source_map(src, src->fd, (size_t)st.st_size, MAP_SHARED);
+		if (!map) {
 			int e = errno;
 			ci_source_close(src);
 			return ci_error_create(CI_ERR_IO, "cannot map %s: %s", path, strerror(e));
@@ -475,7 +706,8 @@ struct ci_error *ci_source_open_memory(const char *name, const uint8_t *image, s
 		return err;
 	src->image = image;
 	src->image_size = size;
-	src->max_decompressed = max_decompressed;
+	if (max_decompressed)
+		src->max_decompressed = max_decompressed;
 	err = source_setup(src);
 	if (err) {
 		ci_source_close(src);

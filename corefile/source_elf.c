@@ -87,6 +87,24 @@ static struct ci_error *core_add_thread(struct core_parse *cp, const struct ci_c
 	return NULL;
 }
 
+/* Keep every register of the thread just added (libdwfl unwinds from them). */
+static struct ci_error *core_keep_regs(struct core_parse *cp, const uint64_t *regs)
+{
+	struct ci_source *src = cp->src;
+	size_t n = src->info.thread_count;
+	if (n == 0 || n > CI_MAX_THREADS)
+		return NULL;
+	if ((n & (n - 1)) == 0) {
+		/* Grown by doubling, as the thread array is; n is capped above. */
+		void *grown = realloc(src->thread_regs, 2 * n * sizeof *src->thread_regs);
+		if (!grown)
+			return ci_error_create(CI_ERR_NOMEM, "out of memory reading threads of %s", src->name);
+		src->thread_regs = grown;
+	}
+	memcpy(src->thread_regs[n - 1], regs, sizeof *src->thread_regs);
+	return NULL;
+}
+
 static struct ci_error *note_prstatus(struct core_parse *cp, struct ci_bytes desc, uint32_t note_no)
 {
 	struct ci_core_thread t = { 0 };
@@ -104,7 +122,7 @@ static struct ci_error *note_prstatus(struct core_parse *cp, struct ci_bytes des
 	t.tid = pid;
 	t.cursig = (int16_t)cursig;
 	size_t nregs = cp->machine == EM_AARCH64 ? AARCH64_NREGS : X86_64_NREGS;
-	uint64_t regs[AARCH64_NREGS] = { 0 };
+	uint64_t regs[CI_PRSTATUS_NREGS] = { 0 };
 	ci_bytes_seek(&b, PRSTATUS_REG);
 	for (size_t i = 0; i < nregs; i++)
 		ci_bytes_u64(&b, &regs[i]);
@@ -121,7 +139,11 @@ static struct ci_error *note_prstatus(struct core_parse *cp, struct ci_bytes des
 		t.fp = regs[4];
 	}
 	memcpy(t.regs, regs, sizeof t.regs);
-	return core_add_thread(cp, &t);
+	size_t before = cp->src->info.thread_count;
+	struct ci_error *err = core_add_thread(cp, &t);
+	if (!err && cp->src->info.thread_count > before)
+		err = core_keep_regs(cp, b.bad ? (const uint64_t[CI_PRSTATUS_NREGS]){ 0 } : regs);
+	return err;
 }
 
 static void note_siginfo(struct core_parse *cp, struct ci_bytes desc, uint32_t note_no)
@@ -192,6 +214,8 @@ static void note_auxv(struct core_parse *cp, struct ci_bytes desc)
 			cp->src->auxv_entry = val;
 		else if (type == AT_EXECFN)
 			cp->auxv_execfn = val;
+		else if (type == AT_SYSINFO_EHDR)
+			cp->src->vdso_start = val;
 	}
 }
 
@@ -374,6 +398,17 @@ static void core_pick_signal(struct core_parse *cp)
 	}
 }
 
+/* One warning for all the program headers ignored for one reason. */
+static void warn_ignored_headers(struct ci_source *src, uint64_t count, uint64_t first,
+				 const char *why)
+{
+	if (count)
+		ci_warnings_add(&src->warnings,
+				"%s: %llu program header%s ignored (the first is number %llu): %s",
+				src->name, (unsigned long long)count, count == 1 ? "" : "s",
+				(unsigned long long)first, why);
+}
+
 struct ci_error *ci_source_load_core(struct ci_source *src)
 {
 	struct ci_bytes b = ci_bytes_make(src->image, src->image_size);
@@ -467,11 +502,14 @@ struct ci_error *ci_source_load_core(struct ci_source *src)
 				src->image_size);
 	}
 
+	src->machine = machine;
 	struct core_parse cp = { .src = src, .machine = machine };
 	struct ci_error *err = NULL;
 	uint64_t missing = 0, missing_segs = 0, described_end = 0;
+	/* Headers that are ignored are counted, and named once: a hostile file has millions. */
+	uint64_t bad_range = 0, wrapping = 0, notes_cut = 0, first_bad = 0, first_wrap = 0;
 	struct { uint64_t off, len, align; } *note_segs = NULL;
-	size_t note_count = 0;
+	size_t note_count = 0, note_cap = 0;
 	struct ci_bytes ph = ci_bytes_make(src->image, src->image_size);
 	ci_bytes_seek(&ph, phoff);
 	for (uint64_t i = 0; i < usable && !err; i++) {
@@ -487,9 +525,8 @@ struct ci_error *ci_source_load_core(struct ci_source *src)
 		ci_bytes_u64(&ph, &p_align);
 		uint64_t file_end, vend;
 		if (!ci_add(p_offset, p_filesz, &file_end)) {
-			ci_warnings_add(&src->warnings,
-					"%s: program header %llu has an impossible file range; ignored",
-					src->name, (unsigned long long)i);
+			if (bad_range++ == 0)
+				first_bad = i;
 			continue;
 		}
 		if (file_end > described_end)
@@ -503,10 +540,8 @@ struct ci_error *ci_source_load_core(struct ci_source *src)
 			if (p_memsz == 0)
 				continue;
 			if (!ci_add(p_vaddr, p_memsz, &vend)) {
-				ci_warnings_add(&src->warnings,
-						"%s: program header %llu (0x%llx + 0x%llx) wraps around the address "
-						"space; ignored", src->name, (unsigned long long)i,
-						(unsigned long long)p_vaddr, (unsigned long long)p_memsz);
+				if (wrapping++ == 0)
+					first_wrap = i;
 				continue;
 			}
 			if (captured > p_memsz)
@@ -523,23 +558,30 @@ struct ci_error *ci_source_load_core(struct ci_source *src)
 		} else if (p_type == PT_NOTE) {
 			if (captured < p_filesz) {
 				src->info.truncated = true;
-				ci_warnings_add(&src->warnings,
-						"%s: the notes (program header %llu) end past the end of the file; "
-						"threads, signal and mappings may be incomplete",
-						src->name, (unsigned long long)i);
+				if (notes_cut++ == 0)
+					ci_warnings_add(&src->warnings,
+							"%s: the notes (program header %llu) end past the end of "
+							"the file; threads, signal and mappings may be incomplete",
+							src->name, (unsigned long long)i);
 			}
-			void *grown = realloc(note_segs, (note_count + 1) * sizeof *note_segs);
-			if (!grown) {
-				err = ci_error_create(CI_ERR_NOMEM, "out of memory reading %s", src->name);
-				break;
+			if (note_count == note_cap) {
+				size_t cap = note_cap ? 2 * note_cap : 4;
+				void *grown = realloc(note_segs, cap * sizeof *note_segs);
+				if (!grown) {
+					err = ci_error_create(CI_ERR_NOMEM, "out of memory reading %s", src->name);
+					break;
+				}
+				note_segs = grown;
+				note_cap = cap;
 			}
-			note_segs = grown;
 			note_segs[note_count].off = captured ? p_offset : 0;
 			note_segs[note_count].len = captured;
 			note_segs[note_count].align = p_align == 8 ? 8 : 4;
 			note_count++;
 		}
 	}
+	warn_ignored_headers(src, bad_range, first_bad, "their file range is impossible");
+	warn_ignored_headers(src, wrapping, first_wrap, "they wrap around the address space");
 	if (missing) {
 		char have[32], lost[32];
 		src->info.truncated = true;
@@ -581,12 +623,10 @@ struct ci_error *ci_source_load_core(struct ci_source *src)
 	if (err)
 		return err;
 
-	/* A libelf handle for libdwfl; the parse above never depends on it. */
+	/* A libelf handle for libdwfl, which takes the machine from it; the parse above never
+	 * depends on it.  Over our own mapping, so that the SIGBUS guard covers it too. */
 	elf_version(EV_CURRENT);
-	if (src->fd >= 0)
-		src->elf = elf_begin(src->fd, ELF_C_READ_MMAP, NULL);
-	else
-		src->elf = elf_memory((char *)src->image, src->image_size);
+	src->elf = elf_memory((char *)src->image, src->image_size);
 	if (!src->elf)
 		ci_warnings_add(&src->warnings, "%s: libelf cannot open the core (%s); host backtraces "
 				"will be unavailable", src->name, elf_errmsg(-1));

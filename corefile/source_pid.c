@@ -2,16 +2,23 @@
 /*
  * Live processes as a source (`cudainspect --pid PID`): memory through process_vm_readv (or
  * /proc/PID/mem where that is refused), mappings from /proc/PID/maps, threads and their names
- * from /proc/PID/task.  Strictly read-only: the process is never stopped or ptrace-attached
- * here, so everything read may change between two reads; the decoder knows
- * (ci_source_is_live) and re-checks each entry's seq.
+ * from /proc/PID/task.  Reading never stops the process, so everything read may change between
+ * two reads; the decoder knows (ci_source_is_live) and re-checks each entry's seq.  Only the
+ * unwinder stops a thread, one at a time and for as long as its stack is walked
+ * (ci_source_pid_stop): with PTRACE_SEIZE and PTRACE_INTERRUPT, which send no SIGSTOP, so that
+ * when the reader dies, however it dies, the kernel detaches and the thread runs on; a
+ * PTRACE_ATTACH leaves its SIGSTOP behind as a group stop (every thread in state T, no tracer).
  */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <sys/ptrace.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "reader-internal.h"
 
@@ -93,6 +100,10 @@ static struct ci_error *pid_load_maps(struct ci_source *src)
 			continue;
 		char *p = pathpos ? line + pathpos : line + strlen(line);
 		p[strcspn(p, "\n")] = 0;
+		if (strcmp(p, "[vdso]") == 0 && !src->vdso_start) {
+			src->vdso_start = start;
+			src->vdso_end = end;
+		}
 		if (perms[0] == 'r' && strcmp(p, "[vvar]") != 0 && strcmp(p, "[vsyscall]") != 0) {
 			struct ci_segment seg = {
 				.start = start, .end = end, .captured = end - start, .index = index,
@@ -210,6 +221,36 @@ static struct ci_error *pid_load_identity(struct ci_source *src)
 	return NULL;
 }
 
+/* Whether process PID can be read at all: a zombie (exited, not reaped) or a dead process has
+ * no memory left, and a kernel thread never had any; each gets its own message rather than
+ * the "no record" an empty memory map would lead to. */
+static struct ci_error *pid_check_state(struct ci_source *src)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)src->pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pid_error(src, errno, "read the state");
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return pid_error(src, n < 0 ? errno : ESRCH, "read the state");
+	buf[n] = 0;
+	/* "PID (COMM) S ...": the command may hold spaces and parentheses, the state follows the
+	 * last ')'. */
+	const char *close_paren = strrchr(buf, ')');
+	char state = close_paren && close_paren[1] == ' ' ? close_paren[2] : '?';
+	if (state == 'Z')
+		return ci_error_create(CI_ERR_IO,
+				       "process %d is a zombie: it has exited and its parent has not reaped "
+				       "it yet, so its memory is gone. Read its core dump instead (or the "
+				       "recorder's .cisnap snapshot)", (int)src->pid);
+	if (state == 'X' || state == 'x')
+		return ci_error_create(CI_ERR_IO, "process %d has exited; its memory is gone. Read its "
+				       "core dump instead (or the recorder's .cisnap snapshot)", (int)src->pid);
+	return NULL;
+}
+
 struct ci_error *ci_source_open_pid(pid_t pid, const struct ci_source_options *opts,
 				    struct ci_source **ret)
 {
@@ -224,11 +265,26 @@ struct ci_error *ci_source_open_pid(pid_t pid, const struct ci_source_options *o
 	src->pid = pid;
 	src->info.pid = (uint32_t)pid;
 	src->live = true;
-	err = pid_load_maps(src);
+#if defined(__x86_64__)
+	src->machine = EM_X86_64;
+#elif defined(__aarch64__)
+	src->machine = EM_AARCH64;
+#endif
+	err = pid_check_state(src);
+	if (!err)
+		err = pid_load_maps(src);
 	if (!err)
 		err = pid_load_threads(src);
 	if (!err)
 		err = pid_load_identity(src);
+	/* The process may have exited since it was looked at: an empty map says so. */
+	if (!err && src->seg_count == 0) {
+		err = pid_check_state(src);
+		if (!err)
+			err = ci_error_create(CI_ERR_IO,
+					      "process %d has no user memory (it has exited meanwhile, or it is "
+					      "a kernel thread)", (int)pid);
+	}
 	/* Find out now, with a clear message, whether we may read its memory at all. */
 	for (size_t i = 0; !err && i < src->seg_count; i++) {
 		uint8_t byte;
@@ -272,4 +328,122 @@ size_t ci_source_pid_page_heads(struct ci_source *src, uint64_t addr, uint64_t p
 			return done;
 	}
 	return done;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stopping one thread to read its registers                                                 */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Wait up to TIMEOUT_MS for seized thread TID to stop.  0 when it did (with *SIG the signal
+ * it stopped for, to be delivered at the detach, or 0), else an errno value. */
+static int pid_wait_stop(pid_t tid, unsigned timeout_ms, int *sig)
+{
+	uint64_t deadline = now_ms() + timeout_ms;
+	long nap_ns = 20000;
+	*sig = 0;
+	for (;;) {
+		int status;
+		pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
+		if (r == tid) {
+			if (WIFEXITED(status) || WIFSIGNALED(status))
+				return ESRCH;
+			if (WIFSTOPPED(status)) {
+				/* PTRACE_EVENT_STOP: our interrupt, or a group stop; otherwise it
+				 * stopped to receive a signal, which the detach delivers. */
+				if (status >> 16 != PTRACE_EVENT_STOP)
+					*sig = WSTOPSIG(status);
+				return 0;
+			}
+		} else if (r < 0 && errno != EINTR) {
+			return errno;
+		}
+		if (now_ms() >= deadline)
+			return ETIMEDOUT;
+		struct timespec nap = { 0, nap_ns };
+		nanosleep(&nap, NULL);
+		if (nap_ns < 1000000)
+			nap_ns *= 2;
+	}
+}
+
+/* Threads seized that had not stopped when we gave up on them: detached as soon as they stop. */
+static void pid_retry_pending(struct ci_source *src, unsigned timeout_ms)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < src->pending_count; i++) {
+		int sig;
+		int e = pid_wait_stop((pid_t)src->pending[i], timeout_ms, &sig);
+		if (e == ETIMEDOUT) {
+			src->pending[kept++] = src->pending[i];
+			continue;
+		}
+		if (e == 0)
+			ptrace(PTRACE_DETACH, (pid_t)src->pending[i], NULL, (void *)(uintptr_t)sig);
+	}
+	src->pending_count = kept;
+}
+
+int ci_source_pid_stop(struct ci_source *src, uint32_t tid, unsigned timeout_ms, uint64_t *regs,
+		       size_t *nregs)
+{
+	*nregs = 0;
+	if (src->info.kind != CI_SOURCE_PID || !tid || src->stopped_tid)
+		return EINVAL;
+	if (src->pending_count)
+		pid_retry_pending(src, 0);
+	/* No options: PTRACE_O_EXITKILL would kill the process with the reader. */
+	if (ptrace(PTRACE_SEIZE, (pid_t)tid, NULL, NULL) != 0)
+		return errno;
+	int e = 0, sig = 0;
+	if (ptrace(PTRACE_INTERRUPT, (pid_t)tid, NULL, NULL) != 0)
+		e = errno;
+	else
+		e = pid_wait_stop((pid_t)tid, timeout_ms, &sig);
+	if (e == ETIMEDOUT) {
+		/* It may stop later (leaving uninterruptible sleep): detach it then, or the kernel
+		 * does when we exit. */
+		if (src->pending_count < sizeof src->pending / sizeof src->pending[0])
+			src->pending[src->pending_count++] = tid;
+		return e;
+	}
+	if (e) {
+		ptrace(PTRACE_DETACH, (pid_t)tid, NULL, NULL);
+		return e;
+	}
+	src->stopped_tid = tid;
+	src->stopped_sig = sig;
+	uint64_t raw[CI_PRSTATUS_NREGS] = { 0 };
+	struct iovec iov = { raw, sizeof raw };
+	if (ptrace(PTRACE_GETREGSET, (pid_t)tid, (void *)(uintptr_t)NT_PRSTATUS, &iov) != 0) {
+		e = errno;
+		ci_source_pid_resume(src, tid);
+		return e;
+	}
+	memcpy(regs, raw, sizeof raw);
+	*nregs = iov.iov_len / sizeof raw[0];
+	return 0;
+}
+
+void ci_source_pid_resume(struct ci_source *src, uint32_t tid)
+{
+	if (!tid || src->stopped_tid != tid)
+		return;
+	ptrace(PTRACE_DETACH, (pid_t)tid, NULL, (void *)(uintptr_t)src->stopped_sig);
+	src->stopped_tid = 0;
+	src->stopped_sig = 0;
+}
+
+void ci_source_pid_release_all(struct ci_source *src)
+{
+	if (src->stopped_tid)
+		ci_source_pid_resume(src, src->stopped_tid);
+	/* A last, short wait for threads that would not stop. */
+	if (src->pending_count)
+		pid_retry_pending(src, 200);
 }

@@ -1,30 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 5, symbolize and unwind, through elfutils libdwfl.  A core reports its modules from the
- * core itself (link_map, NT_FILE, build-ids) and its threads from NT_PRSTATUS; a live pid from
- * /proc (threads are stopped one at a time with ptrace while they are unwound, as eu-stack
- * does, or, for a process a debugger holds, unwound from the registers it hands over); a
- * record file, or a record handed over without a source, from the record's host module table
- * (path, load bias, build-id), checked against the files on disk.  Recorded stacks
- * (launch, alloc, free, error) are symbolized on demand and cached per address, because stacks
- * repeat and the allocation view of a large record asks for the same frames many times.
- * Everything here is best effort: what cannot be found becomes a warning and a frame with only
- * an address and module, never an error.
+ * Stage 5, symbolize and unwind, through elfutils libdwfl.  A core or a live pid reports the
+ * modules its own memory shows (source_modules.c: the ELF headers at its file mappings, their
+ * build-ids, the vDSO), each with a file this code opened itself; a record file, or a record
+ * handed over without a source, reports the record's host module table (path, load bias,
+ * build-id), checked against the files on disk.  libdwfl is never left to open a file by
+ * name: every file goes through ci_open_regular (a FIFO, socket or device named by a core is
+ * never opened), with its build-id checked, and libdwfl's callbacks for finding files and
+ * debug info are ours.  Threads come from NT_PRSTATUS (cores), from the registers a debugger
+ * hands over, or from the live threads, each stopped with PTRACE_SEIZE + PTRACE_INTERRUPT
+ * only while it is unwound (source_pid.c).  Recorded stacks (launch, alloc, free, error) are
+ * symbolized on demand and cached per address, because stacks repeat and the allocation view
+ * of a large record asks for the same frames many times.  Everything here is best effort:
+ * what cannot be found becomes a warning and a frame with only an address and module, never
+ * an error.
  */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <dwarf.h>
+#include <elf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "reader-internal.h"
 #include "render-internal.h"
 
 enum sym_mode {
@@ -39,6 +47,16 @@ struct sym_cache_entry {
 	size_t n;
 };
 
+/* libdebuginfod, loaded on first use and only with --debuginfod. */
+struct sym_debuginfod {
+	bool tried;
+	debuginfod_client *client;
+	debuginfod_client *(*begin)(void);
+	int (*find_executable)(debuginfod_client *, const unsigned char *, int, char **);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*end)(debuginfod_client *);
+};
+
 struct ci_symbolizer {
 	Dwfl_Callbacks callbacks; /* must outlive the Dwfl */
 	char *debuginfo_path;     /* callbacks.debuginfo_path points here */
@@ -46,25 +64,49 @@ struct ci_symbolizer {
 	Dwfl *dwfl;
 	enum sym_mode mode;
 	pid_t pid;
+	uint16_t machine;         /* of the source; 0 for records (any) */
 	bool can_unwind;
 	bool debuginfod;          /* libdwfl may ask debuginfod servers (--debuginfod) */
+	struct sym_debuginfod dbgd;
 	const char *exe_override; /* --exe */
-	const char *exe_name;     /* the executable as the core names it (for --exe) */
 	struct ci_source *src;
 	const struct ci_model *model;
 	struct ci_warnings warnings;
 	struct sym_cache_entry *cache;
 	size_t cache_cap, cache_used;
+	/* Paths that were not regular files and were not opened (for one warning). */
+	size_t refused;
+	char refused_first[256];
+	const char *refused_kind;
+	/* The vDSO: libdwfl reads it from our copy of its image. */
+	Dwfl_Module *vdso_mod;
+	uint8_t *vdso_image;
+	size_t vdso_size;
+	/* dwfl_attach_state takes the machine from an ELF header: this one. */
+	uint8_t machine_ehdr[sizeof(Elf64_Ehdr)];
+	Elf *machine_elf;
 	/* Unwinding from given registers (attach_given), instead of ptrace */
 	bool given;
 	struct ci_thread_registers *regs, regs_none;
 	size_t nregs, regs_cap;
 	DIR *taskdir;             /* /proc/PID/task, while libdwfl lists the threads */
+	/* The last thread of a live process that could not be stopped, and why (an errno). */
+	uint32_t stop_tid;
+	int stop_error;
+	unsigned stop_timeouts;
+	bool stop_warned;
 };
 
 /* libdwfl's find_elf callback has no user pointer; the symbolizer in use is kept here for the
  * duration of each libdwfl call (one Dwfl per thread, as libdwfl requires). */
 static __thread struct ci_symbolizer *sym_current;
+
+/* How long a live thread may take to stop before it is left alone (the first one; later ones
+ * get less, so that a process whose threads sleep in the kernel costs seconds, not minutes). */
+#define STOP_TIMEOUT_MS 1000u
+#define STOP_TIMEOUT_LATER_MS 100u
+/* After this many threads that would not stop, the others are not asked at all. */
+#define STOP_TIMEOUTS_MAX 5u
 
 /* ---------------------------------------------------------------------------------------- */
 /* Demangling                                                                                 */
@@ -103,65 +145,127 @@ char *ci_demangle(const char *name)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Module lookup callbacks                                                                    */
+/* Opening files: regular files only, with the right build-id                                 */
 
-static int open_under_sysroot(const char *sysroot, const char *path, char **file_name)
+static void note_refused(struct ci_symbolizer *s, const char *path, unsigned mode)
 {
-	if (!sysroot || !path || path[0] != '/')
-		return -1;
-	char *full = NULL;
-	if (asprintf(&full, "%s%s", sysroot, path) < 0)
-		return -1;
-	int fd = open(full, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(full);
-		return -1;
+	if (s->refused++ == 0) {
+		ci_scrub(path, s->refused_first, sizeof(s->refused_first));
+		s->refused_kind = ci_file_kind(mode);
 	}
-	*file_name = full;
-	return fd;
 }
 
-/* The open file at PATH when its GNU build-id is WANT, else -1.  With FILE_NAME, *FILE_NAME gets
- * a copy of PATH. */
-static int open_with_build_id(const char *path, const unsigned char *want, int want_len,
-			      char **file_name)
+static void hex(const uint8_t *b, size_t n, char *out, size_t outn)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	bool match = false;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf) {
-		const void *bits = NULL;
-		ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
-		match = n > 0 && n == want_len && memcmp(bits, want, (size_t)n) == 0;
-		elf_end(elf);
+	size_t o = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < n && o + 3 <= outn; i++)
+		o += (size_t)snprintf(out + o, outn - o, "%02x", b[i]);
+}
+
+/* The name and build-id in ELF's .gnu_debugaltlink (its DWARF is partly in a dwz file). */
+static bool elf_alt_link(Elf *elf, char *name, size_t name_len, uint8_t *id, size_t *id_len)
+{
+	size_t shstrndx, nscn = 0;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0 || elf_getshdrnum(elf, &nscn) != 0)
+		return false;
+	/* Only the first sections are looked at: an object has a few dozen. */
+	size_t i = 0;
+	for (Elf_Scn *scn = NULL; i < 4096 && (scn = elf_nextscn(elf, scn)) != NULL; i++) {
+		GElf_Shdr sh;
+		const char *sname;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sname = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(sname, ".gnu_debugaltlink") != 0)
+			continue;
+		Elf_Data *d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return false;
+		const char *p = d->d_buf;
+		size_t n = strnlen(p, d->d_size);
+		if (n == 0 || n >= d->d_size || n >= name_len || d->d_size - n - 1 > 64 ||
+		    d->d_size - n - 1 == 0)
+			return false;
+		memcpy(name, p, n + 1);
+		*id_len = d->d_size - n - 1;
+		memcpy(id, p + n + 1, *id_len);
+		return true;
 	}
-	if (match && file_name && !(*file_name = strdup(path)))
-		match = false;
-	if (!match) {
+	return false;
+}
+
+static int find_alt(struct ci_symbolizer *s, const char *file, const char *name, const uint8_t *id,
+		    size_t id_len, char **file_name);
+
+/* libdw looks for a missing dwz file itself (dwarf_getalt: under /usr/lib/debug/.build-id and
+ * at the link's own path) with a plain open(), which a FIFO blocks and a device acts on.  So a
+ * file with a dwz link is used only when its dwz file is found here, or when nothing that is
+ * not a regular file stands where libdw would look. */
+static bool alt_link_safe(struct ci_symbolizer *s, Elf *elf, const char *path)
+{
+	char name[4096];
+	uint8_t id[64];
+	size_t id_len = 0;
+	if (!elf_alt_link(elf, name, sizeof(name), id, &id_len))
+		return true;
+	size_t refused = s->refused;
+	int fd = find_alt(s, path, name, id, id_len, NULL);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return s->refused == refused;
+}
+
+/* Open PATH if it is a regular ELF file for the source's machine, whose GNU build-id is WANT
+ * (when WANT_LEN > 0), and (with CHECK_ALT) whose dwz link cannot make libdw open anything;
+ * else -1.  With FILE_NAME, *FILE_NAME gets a copy of PATH. */
+static int open_elf_file(struct ci_symbolizer *s, const char *path, const uint8_t *want,
+			 size_t want_len, bool check_alt, char **file_name)
+{
+	unsigned mode = 0;
+	int fd = ci_open_regular(path, &mode);
+	if (fd < 0) {
+		if (errno == EINVAL)
+			note_refused(s, path, mode);
+		return -1;
+	}
+	bool ok = false;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) &&
+	    (!s->machine || eh.e_machine == s->machine)) {
+		ok = true;
+		if (want_len) {
+			const void *bits = NULL;
+			ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
+			ok = n > 0 && (size_t)n == want_len && memcmp(bits, want, want_len) == 0;
+		}
+		if (ok && check_alt)
+			ok = alt_link_safe(s, elf, path);
+	}
+	if (elf)
+		elf_end(elf);
+	if (ok && file_name && !(*file_name = strdup(path)))
+		ok = false;
+	if (!ok) {
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
-/* What libdwfl's build-id lookups do on disk, without their last resort: the debuginfod client,
- * whose loading (libdebuginfod, libcurl, GnuTLS) cost about 5 ms of every report that met a
- * module no longer matching its file, even with no server configured.  Looks for
- * DIR/.build-id/xx/rest[.debug] in every absolute directory of the debuginfo path. */
-static int open_by_build_id(struct ci_symbolizer *s, Dwfl_Module *mod, bool debug,
-			    char **file_name)
+/* DIR/.build-id/xx/rest[SUFFIX] in every absolute directory of the debuginfo path, checked
+ * against the build-id.  What libdwfl's build-id lookups do on disk, without their last
+ * resort, the debuginfod client, whose loading (libdebuginfod, libcurl, GnuTLS) cost about
+ * 5 ms of every report that met a module no longer matching its file. */
+static int open_by_build_id(struct ci_symbolizer *s, const uint8_t *bits, size_t len,
+			    const char *suffix, bool check_alt, char **file_name)
 {
-	const unsigned char *bits = NULL;
-	GElf_Addr vaddr;
-	int len = dwfl_module_build_id(mod, &bits, &vaddr);
-	if (len <= 1 || !s->debuginfo_path)
+	if (len <= 1 || len > 64 || !s->debuginfo_path)
 		return -1;
 	char hexid[2 * 64 + 1];
-	size_t o = 0;
-	for (int i = 0; i < len && o + 3 <= sizeof(hexid); i++)
-		o += (size_t)snprintf(hexid + o, sizeof(hexid) - o, "%02x", bits[i]);
+	hex(bits, len, hexid, sizeof(hexid));
 	char *dirs = strdup(s->debuginfo_path), *save = NULL;
 	int fd = -1;
 	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && fd < 0;
@@ -169,58 +273,151 @@ static int open_by_build_id(struct ci_symbolizer *s, Dwfl_Module *mod, bool debu
 		if (*d == '+' || *d == '-')
 			d++;
 		char *path = NULL;
-		if (*d != '/' || asprintf(&path, "%s/.build-id/%.2s/%s%s", d, hexid, hexid + 2,
-					  debug ? ".debug" : "") < 0)
+		if (*d != '/' ||
+		    asprintf(&path, "%s/.build-id/%.2s/%s%s", d, hexid, hexid + 2, suffix) < 0)
 			continue;
-		fd = open_with_build_id(path, bits, len, file_name);
+		fd = open_elf_file(s, path, bits, len, check_alt, file_name);
 		free(path);
 	}
 	free(dirs);
 	return fd;
 }
 
-/* The find_elf callback for cores and record module tables: called lazily for modules whose
- * file did not open, or opened with the wrong build-id (libdwfl checks it).  The build-id
- * directories, then the sysroot; debuginfod only when the user allowed it. */
+/* The dwz file NAME with build-id ID that FILE's DWARF refers to: in the build-id tree, then
+ * at NAME itself (relative to FILE's directory, or under the sysroot). */
+static int find_alt(struct ci_symbolizer *s, const char *file, const char *name, const uint8_t *id,
+		    size_t id_len, char **file_name)
+{
+	int fd = open_by_build_id(s, id, id_len, ".debug", false, file_name);
+	char *path = NULL;
+	if (fd < 0 && name[0] == '/') {
+		fd = open_elf_file(s, name, id, id_len, false, file_name);
+		if (fd < 0 && s->sysroot && asprintf(&path, "%s%s", s->sysroot, name) >= 0)
+			fd = open_elf_file(s, path, id, id_len, false, file_name);
+	} else if (fd < 0 && file) {
+		const char *slash = strrchr(file, '/');
+		if (asprintf(&path, "%.*s/%s", slash ? (int)(slash - file) : 1, slash ? file : ".",
+			     name) >= 0)
+			fd = open_elf_file(s, path, id, id_len, false, file_name);
+	}
+	free(path);
+	return fd;
+}
+
+/* The build-id libdwfl knows for MOD (from memory, or its main file). */
+static size_t module_build_id(Dwfl_Module *mod, const uint8_t **bits)
+{
+	GElf_Addr vaddr;
+	const unsigned char *b = NULL;
+	int len = dwfl_module_build_id(mod, &b, &vaddr);
+	*bits = b;
+	return len > 0 ? (size_t)len : 0;
+}
+
+/* Executables and debug info from debuginfod servers (--debuginfod only): the client is
+ * loaded here rather than through libdw, whose build-id lookups open files with plain open().
+ * The file it gives is in its cache; it is checked to be regular all the same. */
+static int debuginfod_fetch(struct ci_symbolizer *s, const uint8_t *id, size_t len, bool debug,
+			    char **file_name)
+{
+	struct sym_debuginfod *d = &s->dbgd;
+	if (!s->debuginfod || len == 0)
+		return -1;
+	if (!d->tried) {
+		d->tried = true;
+		void *lib = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
+		if (lib) {
+			*(void **)&d->begin = dlsym(lib, "debuginfod_begin");
+			*(void **)&d->find_executable = dlsym(lib, "debuginfod_find_executable");
+			*(void **)&d->find_debuginfo = dlsym(lib, "debuginfod_find_debuginfo");
+			*(void **)&d->end = dlsym(lib, "debuginfod_end");
+			if (d->begin && d->find_executable && d->find_debuginfo && d->end)
+				d->client = d->begin();
+		}
+		if (!d->client)
+			ci_warnings_add(&s->warnings, "--debuginfod: libdebuginfod.so.1 cannot be loaded "
+					"(install libdebuginfod1); nothing was downloaded");
+	}
+	if (!d->client)
+		return -1;
+	char *path = NULL;
+	int fd = (debug ? d->find_debuginfo : d->find_executable)(d->client, id, (int)len, &path);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0 && file_name)
+		*file_name = ci_steal(path);
+	free(path);
+	return fd < 0 ? -1 : fd;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* libdwfl's callbacks for finding files                                                      */
+
+/* find_elf: called lazily for a module reported without a file (its file was missing, was not
+ * a regular file, or had another build-id).  The vDSO comes from memory; anything else from
+ * the build-id tree, then debuginfod when the user allowed it. */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
+	(void)userdata;
+	(void)modname;
+	(void)base;
 	struct ci_symbolizer *s = sym_current;
 	*elfp = NULL;
-	if (!s || s->debuginfod || (s->exe_override && s->exe_name && modname &&
-				    strcmp(modname, s->exe_name) == 0)) {
-		/* dwfl_build_id_find_elf also puts the --exe file in for the core's executable. */
-		int fd = dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
-		if (fd >= 0 || *elfp || !s)
-			return fd;
-	} else {
-		int fd = open_by_build_id(s, mod, false, file_name);
-		if (fd >= 0)
-			return fd;
+	if (!s)
+		return -1;
+	if (mod == s->vdso_mod && s->vdso_image) {
+		*elfp = elf_memory((char *)s->vdso_image, s->vdso_size);
+		return -1;
 	}
-	return s->mode == SYM_CORE ? open_under_sysroot(s->sysroot, modname, file_name) : -1;
+	const uint8_t *bits;
+	size_t len = module_build_id(mod, &bits);
+	int fd = open_by_build_id(s, bits, len, "", true, file_name);
+	if (fd < 0)
+		fd = debuginfod_fetch(s, bits, len, false, file_name);
+	return fd;
 }
 
-/* Separate debug info on disk: the build-id tree, then the .gnu_debuglink name next to the file,
- * in its .debug directory and under every absolute directory of the path (what
- * dwfl_standard_find_debuginfo does), checked against the module's build-id when it has one; the
- * network (debuginfod) only when the user allowed it. */
+/* find_debuginfo: separate debug info on disk: the build-id tree, then the .gnu_debuglink name
+ * next to the file, in its .debug directory and under every absolute directory of the path
+ * (what dwfl_standard_find_debuginfo does), checked against the module's build-id when it has
+ * one; debuginfod only when the user allowed it.  libdwfl also asks here for a dwz file, with
+ * the name from FILE's .gnu_debugaltlink. */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
 			  const char *file, const char *debuglink, GElf_Word crc,
 			  char **debuginfo_file_name)
 {
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)crc;
 	struct ci_symbolizer *s = sym_current;
-	if (!s || s->debuginfod)
-		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, debuglink, crc,
-						    debuginfo_file_name);
-	int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file, debuglink, crc,
-					      debuginfo_file_name);
+	if (!s)
+		return -1;
+	if (file && debuglink && *debuglink) {
+		char name[4096];
+		uint8_t id[64];
+		size_t id_len = 0;
+		int ffd = ci_open_regular(file, NULL);
+		Elf *elf = ffd >= 0 ? elf_begin(ffd, ELF_C_READ_MMAP, NULL) : NULL;
+		bool alt = elf && elf_alt_link(elf, name, sizeof(name), id, &id_len) &&
+			   strcmp(name, debuglink) == 0;
+		if (elf)
+			elf_end(elf);
+		if (ffd >= 0)
+			close(ffd);
+		if (alt)
+			return find_alt(s, file, name, id, id_len, debuginfo_file_name);
+	}
+	const uint8_t *bits;
+	size_t len = module_build_id(mod, &bits);
+	int fd = open_by_build_id(s, bits, len, ".debug", true, debuginfo_file_name);
 	if (fd >= 0 || !file || !debuglink || !*debuglink || strchr(debuglink, '/') ||
 	    !s->debuginfo_path)
-		return fd;
-	const unsigned char *bits = NULL;
-	GElf_Addr vaddr;
-	int len = dwfl_module_build_id(mod, &bits, &vaddr);
+		return fd >= 0 ? fd : debuginfod_fetch(s, bits, len, true, debuginfo_file_name);
 	const char *slash = strrchr(file, '/');
 	char *dir = slash ? strndup(file, (size_t)(slash - file)) : strdup(".");
 	char *dirs = strdup(s->debuginfo_path), *save = NULL;
@@ -233,25 +430,19 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 				  : asprintf(&path, "%s/%s/%s", dir, d, debuglink);
 		if (r < 0)
 			continue;
-		if (len > 0) {
-			fd = open_with_build_id(path, bits, len, debuginfo_file_name);
-		} else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 &&
-			   !(*debuginfo_file_name = strdup(path))) {
-			close(fd);
-			fd = -1;
-		}
+		fd = open_elf_file(s, path, bits, len, true, debuginfo_file_name);
 		free(path);
 	}
 	/* The empty entry of the path: the debuglink file right next to the module. */
-	if (fd < 0 && dir) {
+	if (fd < 0 && dir && len > 0) {
 		char *path = NULL;
 		if (asprintf(&path, "%s/%s", dir, debuglink) >= 0 && strcmp(path, file) != 0)
-			fd = len > 0 ? open_with_build_id(path, bits, len, debuginfo_file_name) : -1;
+			fd = open_elf_file(s, path, bits, len, true, debuginfo_file_name);
 		free(path);
 	}
 	free(dirs);
 	free(dir);
-	return fd;
+	return fd >= 0 ? fd : debuginfod_fetch(s, bits, len, true, debuginfo_file_name);
 }
 
 static char *make_debuginfo_path(const struct ci_symbolizer_options *opts)
@@ -269,13 +460,451 @@ static char *make_debuginfo_path(const struct ci_symbolizer_options *opts)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* Reporting the modules of a core or a live process                                          */
+
+/* The file of module M (named PATH): for a core --exe for the executable, the path itself,
+ * then under the sysroot; for a live process the very file it mapped
+ * (/proc/PID/map_files, root only), then the path in its mount namespace. */
+static int open_module_file(struct ci_symbolizer *s, const struct ci_module *m, const char *path,
+			    char **file_name)
+{
+	const uint8_t *id = m->build_id;
+	size_t len = m->build_id_len;
+	char *p = NULL;
+	int fd = -1;
+	if (s->mode == SYM_PID) {
+		if (asprintf(&p, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)s->pid, m->map_start,
+			     m->map_end) >= 0)
+			fd = open_elf_file(s, p, id, len, true, NULL);
+		free(p);
+		p = NULL;
+		if (fd < 0 && path[0] == '/' && asprintf(&p, "/proc/%d/root%s", (int)s->pid, path) >= 0)
+			fd = open_elf_file(s, p, id, len, true, NULL);
+		free(p);
+		if (fd >= 0 && !(*file_name = strdup(path))) {
+			close(fd);
+			fd = -1;
+		}
+		return fd;
+	}
+	if (m->executable && s->exe_override)
+		fd = open_elf_file(s, s->exe_override, id, len, true, file_name);
+	if (fd < 0 && path[0] == '/')
+		fd = open_elf_file(s, path, id, len, true, file_name);
+	if (fd < 0 && s->sysroot && path[0] == '/' && asprintf(&p, "%s%s", s->sysroot, path) >= 0)
+		fd = open_elf_file(s, p, id, len, true, file_name);
+	free(p);
+	return fd;
+}
+
+/* The load bias of the executable whose header was not dumped, from its file FD: the
+ * mapping at file offset 0 starts at its first page. */
+static bool file_bias(int fd, const struct ci_module *m, uint64_t *bias)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t phnum = 0;
+	bool ok = false;
+	GElf_Ehdr eh;
+	if (elf && gelf_getehdr(elf, &eh) && elf_getphdrnum(elf, &phnum) == 0) {
+		for (size_t i = 0; i < phnum && i < CI_MAX_MODULE_PHDRS && !ok; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_offset < 4096) {
+				*bias = m->map_start - (ph.p_vaddr & ~(uint64_t)4095);
+				ok = eh.e_type == ET_DYN || *bias == 0;
+			}
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	return ok;
+}
+
+/* The vDSO's image, copied from the source for libdwfl (find_elf). */
+static void copy_vdso(struct ci_symbolizer *s, const struct ci_module *m)
+{
+	uint64_t size = m->map_end > m->map_start ? m->map_end - m->map_start : 0;
+	if (s->mode == SYM_CORE)
+		size = ci_source_available(s->src, m->map_start, CI_MAX_VDSO_SIZE);
+	if (size < sizeof(Elf64_Ehdr) || size > CI_MAX_VDSO_SIZE)
+		return;
+	uint8_t *image = malloc(size);
+	struct ci_error *err = image ? ci_source_read(s->src, m->map_start, image, size) : NULL;
+	if (!image || err) {
+		ci_error_destroy(err);
+		free(image);
+		return;
+	}
+	s->vdso_image = image;
+	s->vdso_size = size;
+}
+
+static void report_module(struct ci_symbolizer *s, const struct ci_module *m)
+{
+	char *name;
+	if (m->vdso) {
+		name = strdup("[vdso]");
+	} else {
+		/* The path as the process saw it, without the " (deleted)" of a replaced file. */
+		size_t n = strlen(m->path), d = strlen(" (deleted)");
+		if (n > d && strcmp(m->path + n - d, " (deleted)") == 0)
+			n -= d;
+		name = strndup(m->path, n);
+	}
+	if (!name)
+		return;
+	char *file = NULL;
+	int fd = m->vdso ? -1 : open_module_file(s, m, name, &file);
+	uint64_t bias = m->bias;
+	Dwfl_Module *mod = NULL;
+	if (fd >= 0 && (m->header_in_memory || file_bias(fd, m, &bias))) {
+		/* ET_DYN with add_p_vaddr: placed at BIAS + p_vaddr, as the memory says. */
+		mod = dwfl_report_elf(s->dwfl, name, file, fd, bias, true);
+		if (mod)
+			fd = -1; /* libdwfl owns it */
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!mod && m->header_in_memory) {
+		/* No file here: libdwfl asks find_elf when it needs one, and checks the build-id. */
+		mod = dwfl_report_module(s->dwfl, name, m->start, m->end);
+		if (mod && m->build_id_len)
+			dwfl_module_report_build_id(mod, m->build_id, m->build_id_len, 0);
+		if (mod && m->vdso) {
+			s->vdso_mod = mod;
+			copy_vdso(s, m);
+		}
+	}
+	free(file);
+	free(name);
+}
+
+/* Report the modules the source's memory shows; returns how many. */
+static size_t report_source_modules(struct ci_symbolizer *s)
+{
+	struct ci_module *mods = NULL;
+	size_t n = 0;
+	struct ci_error *err = ci_source_modules(s->src, &mods, &n);
+	if (err) {
+		ci_warnings_add(&s->warnings, "%s", err->message);
+		ci_error_destroy(err);
+		return 0;
+	}
+	dwfl_report_begin(s->dwfl);
+	for (size_t i = 0; i < n; i++)
+		report_module(s, &mods[i]);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	free(mods);
+	return n;
+}
+
+static bool pseudo_module(const char *path)
+{
+	return !*path || path[0] == '[' || strstr(path, "linux-vdso") || strstr(path, "linux-gate");
+}
+
+/* Report the record's host modules.  A module whose file is missing or has another build-id is
+ * left out (its frames keep the module name and offset from the record) and a warning says so. */
+static void report_record_modules(struct ci_symbolizer *s, const char *exe_override)
+{
+	const struct ci_model *m = s->model;
+	const char *record_exe = ci_model_string(m, m->header.exe_str);
+	size_t missing = 0, mismatched = 0, tried = 0;
+	char first_missing[256] = "";
+
+	dwfl_report_begin(s->dwfl);
+	for (size_t i = 0; i < m->host_module_count; i++) {
+		if (tried++ == CI_MAX_MODULES) {
+			ci_warnings_add(&s->warnings, "the record lists more than %u modules; the others "
+					"are left out, and frames in them show module and offset only",
+					CI_MAX_MODULES);
+			break;
+		}
+		const struct ci_host_module *hm = &m->host_modules[i];
+		if (hm->seq == 0 || hm->unload_ns != 0)
+			continue;
+		const char *path = ci_model_string(m, hm->path_str);
+		if (pseudo_module(path))
+			continue;
+		bool is_exe = *record_exe && strcmp(path, record_exe) == 0;
+		char *candidates[3] = { NULL, NULL, NULL };
+		if (is_exe && exe_override)
+			candidates[0] = strdup(exe_override);
+		if (s->sysroot && path[0] == '/' && asprintf(&candidates[1], "%s%s", s->sysroot, path) < 0)
+			candidates[1] = NULL;
+		candidates[2] = strdup(path);
+		/* The first candidate that is there (a regular file) is the one: a wrong build-id
+		 * there is worth a warning, not a look further. */
+		const char *file = NULL;
+		int fd = -1;
+		for (size_t c = 0; c < 3 && fd < 0; c++)
+			if (candidates[c] && (fd = open_elf_file(s, candidates[c], NULL, 0, true, NULL)) >= 0)
+				file = candidates[c];
+		size_t id_len = hm->build_id_len <= sizeof(hm->build_id) ? hm->build_id_len : 0;
+		if (fd < 0) {
+			if (!missing++)
+				ci_scrub(path, first_missing, sizeof(first_missing));
+		} else if (id_len) {
+			close(fd);
+			fd = open_elf_file(s, file, hm->build_id, id_len, true, NULL);
+			if (fd < 0 && mismatched++ == 0) {
+				char want[80], got[80] = "none", shown[256];
+				int gfd = ci_open_regular(file, NULL);
+				Elf *elf = gfd >= 0 ? elf_begin(gfd, ELF_C_READ_MMAP, NULL) : NULL;
+				const void *bits = NULL;
+				ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, &bits) : -1;
+				if (n > 0)
+					hex(bits, (size_t)n, got, sizeof(got));
+				if (elf)
+					elf_end(elf);
+				if (gfd >= 0)
+					close(gfd);
+				hex(hm->build_id, id_len, want, sizeof(want));
+				ci_warnings_add(&s->warnings,
+						"%s has build-id %s but the record says %s: it is not the file "
+						"the process ran, so its frames are shown without symbols (pass "
+						"--sysroot or --exe to point at the right files)",
+						ci_scrub(file, shown, sizeof(shown)), got, want);
+			}
+		}
+		if (fd >= 0 && !dwfl_report_elf(s->dwfl, path, file, fd, hm->base, true)) {
+			char shown[256];
+			close(fd);
+			ci_warnings_add(&s->warnings, "cannot read symbols of %s: %s",
+					ci_scrub(file, shown, sizeof(shown)), dwfl_errmsg(-1));
+		}
+		for (size_t c = 0; c < 3; c++)
+			free(candidates[c]);
+	}
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (mismatched > 1)
+		ci_warnings_add(&s->warnings, "%zu more modules of the record have another build-id "
+				"than the file at their path, and are shown without symbols too",
+				mismatched - 1);
+	if (missing)
+		ci_warnings_add(&s->warnings,
+				"%zu module%s of the record (e.g. %s) %s not on this machine; %s "
+				"frames show module and offset only (use --sysroot DIR to read them from a "
+				"copy of the crashed machine's files)",
+				missing, missing == 1 ? "" : "s", first_missing,
+				missing == 1 ? "is" : "are", missing == 1 ? "its" : "their");
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Threads                                                                                    */
+
+/* The machine's ELF header, for dwfl_attach_state (which takes the unwinder from it). */
+static Elf *machine_elf(struct ci_symbolizer *s)
+{
+	if (s->machine_elf || !s->machine)
+		return s->machine_elf;
+	Elf64_Ehdr eh = { .e_type = ET_CORE, .e_machine = s->machine, .e_version = EV_CURRENT,
+			  .e_ehsize = sizeof(Elf64_Ehdr) };
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	memcpy(s->machine_ehdr, &eh, sizeof(eh));
+	elf_version(EV_CURRENT);
+	s->machine_elf = elf_memory((char *)s->machine_ehdr, sizeof(s->machine_ehdr));
+	return s->machine_elf;
+}
+
+/* Registers as NT_PRSTATUS and PTRACE_GETREGSET give them (x86-64 user_regs_struct, aarch64
+ * user_pt_regs) into the unwinder's DWARF numbering. */
+static bool set_prstatus_registers(Dwfl_Thread *thread, uint16_t machine, const uint64_t *r,
+				   size_t n)
+{
+	Dwarf_Word dw[32];
+	if (machine == EM_X86_64 && n >= 27) {
+		/* DWARF 0-15: rax rdx rcx rbx rsi rdi rbp rsp r8-r15; rip is the pc. */
+		static const uint8_t from[16] = { 10, 12, 11, 5, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0 };
+		for (size_t i = 0; i < 16; i++)
+			dw[i] = r[from[i]];
+		if (!dwfl_thread_state_registers(thread, 0, 16, dw))
+			return false;
+		dwfl_thread_state_register_pc(thread, r[16]);
+		return true;
+	}
+	if (machine == EM_AARCH64 && n >= 33) {
+		/* DWARF 0-30: x0-x30, 31: sp; then pc. */
+		for (size_t i = 0; i < 32; i++)
+			dw[i] = r[i];
+		if (!dwfl_thread_state_registers(thread, 0, 32, dw))
+			return false;
+		dwfl_thread_state_register_pc(thread, r[32]);
+		return true;
+	}
+	return false;
+}
+
+static bool source_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	(void)dwfl;
+	struct ci_symbolizer *s = arg;
+	struct ci_error *err = ci_source_read(s->src, addr, result, sizeof(*result));
+	if (err) {
+		ci_error_destroy(err);
+		return false;
+	}
+	return true;
+}
+
+/* Threads of a core: NT_PRSTATUS order (the first is the one that crashed), the registers the
+ * source parsed, memory through the source: libdwfl's own core callbacks would parse the
+ * notes again and walk every program header for each word they read. */
+static pid_t core_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	struct ci_symbolizer *s = arg;
+	const struct ci_source_info *info = ci_source_info(s->src);
+	size_t next = (size_t)(uintptr_t)*thread_argp; /* index + 1 of the last one; 0 first */
+	/* libdwfl ends the list at tid 0 and fails at a negative one: a damaged note has them. */
+	while (next < info->thread_count &&
+	       (info->threads[next].tid == 0 || info->threads[next].tid > INT32_MAX))
+		next++;
+	if (next >= info->thread_count)
+		return 0;
+	*thread_argp = (void *)(uintptr_t)(next + 1);
+	return (pid_t)info->threads[next].tid;
+}
+
+static bool core_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct ci_symbolizer *s = sym_current;
+	size_t n = 0;
+	const uint64_t *regs = s ? ci_source_thread_regs(s->src, (size_t)(uintptr_t)arg - 1, &n) : NULL;
+	return regs && set_prstatus_registers(thread, s->machine, regs, n);
+}
+
+static const Dwfl_Thread_Callbacks core_callbacks = {
+	.next_thread = core_next_thread,
+	.memory_read = source_memory_read,
+	.set_initial_registers = core_set_initial_registers,
+};
+
+/* The next thread of /proc/PID/task (from the first with FIRST), 0 at the end, -1 on error. */
+static pid_t task_next(struct ci_symbolizer *s, bool first)
+{
+	if (first) {
+		if (s->taskdir) {
+			rewinddir(s->taskdir);
+		} else {
+			char path[64];
+			snprintf(path, sizeof path, "/proc/%d/task", (int)s->pid);
+			if (!(s->taskdir = opendir(path)))
+				return -1;
+		}
+	}
+	struct dirent *de;
+	while (s->taskdir && (de = readdir(s->taskdir)) != NULL) {
+		char *end;
+		unsigned long tid = strtoul(de->d_name, &end, 10);
+		if (!*end && tid && tid <= INT32_MAX)
+			return (pid_t)tid;
+	}
+	return 0;
+}
+
+static void task_detach(Dwfl *dwfl, void *arg)
+{
+	(void)dwfl;
+	struct ci_symbolizer *s = arg;
+	if (s->taskdir)
+		closedir(s->taskdir);
+	s->taskdir = NULL;
+	/* Nothing stays held past the symbolizer. */
+	if (s->mode == SYM_PID)
+		ci_source_pid_release_all(s->src);
+}
+
+/* Threads of a live process: each is stopped (source_pid.c) only from the moment libdwfl
+ * asks for its registers until its frames are walked. */
+static pid_t live_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	struct ci_symbolizer *s = arg;
+	pid_t tid = task_next(s, *thread_argp == NULL);
+	*thread_argp = s; /* never NULL: libdwfl takes NULL for "start again" */
+	return tid;
+}
+
+static bool live_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct ci_symbolizer *s = arg;
+	uint32_t tid = (uint32_t)dwfl_thread_tid(thread);
+	uint64_t regs[CI_PRSTATUS_NREGS];
+	size_t n = 0;
+	int e = s->stop_timeouts >= STOP_TIMEOUTS_MAX
+			? ECANCELED
+			: ci_source_pid_stop(s->src, tid,
+					     s->stop_timeouts ? STOP_TIMEOUT_LATER_MS : STOP_TIMEOUT_MS, regs, &n);
+	if (!e && !set_prstatus_registers(thread, s->machine, regs, n)) {
+		ci_source_pid_resume(s->src, tid);
+		e = ENOEXEC;
+	}
+	if (e) {
+		s->stop_tid = tid;
+		s->stop_error = e;
+		s->stop_timeouts += e == ETIMEDOUT;
+		if (e == EPERM && !s->stop_warned) {
+			s->stop_warned = true;
+			ci_warnings_add(&s->warnings,
+					"cannot stop the threads of process %d with ptrace to unwind them "
+					"(Operation not permitted): run as the process's user or root, check "
+					"/proc/sys/kernel/yama/ptrace_scope, and for a process a debugger "
+					"holds, pass its registers (--registers)", (int)s->pid);
+		}
+		return false;
+	}
+	return true;
+}
+
+static void live_thread_detach(Dwfl_Thread *thread, void *arg)
+{
+	struct ci_symbolizer *s = arg;
+	ci_source_pid_resume(s->src, (uint32_t)dwfl_thread_tid(thread));
+}
+
+static const Dwfl_Thread_Callbacks live_callbacks = {
+	.next_thread = live_next_thread,
+	.memory_read = source_memory_read,
+	.set_initial_registers = live_set_initial_registers,
+	.detach = task_detach,
+	.thread_detach = live_thread_detach,
+};
+
+/* Why live thread TID has no frames, as a note, or NULL. */
+static const char *stop_problem(const struct ci_symbolizer *s, uint32_t tid)
+{
+	if (s->mode != SYM_PID || s->given || s->stop_tid != tid || !s->stop_error)
+		return NULL;
+	switch (s->stop_error) {
+	case EPERM:
+		return "unwinding stopped after 0 frames: ptrace cannot stop the thread: Operation not "
+		       "permitted (is a debugger attached, or does kernel.yama.ptrace_scope forbid it?)";
+	case ETIMEDOUT:
+		return "unwinding stopped after 0 frames: the thread did not stop when asked to (it "
+		       "sleeps in the kernel, state D), so it was left running";
+	case ESRCH:
+		return "unwinding stopped after 0 frames: the thread exited meanwhile";
+	case ECANCELED:
+		return "unwinding stopped after 0 frames: not asked to stop, since several threads "
+		       "before it did not stop either (they sleep in the kernel)";
+	case ENOEXEC:
+		return "unwinding stopped after 0 frames: its registers are not those of a 64-bit "
+		       "x86-64 or aarch64 thread";
+	default:
+		return "unwinding stopped after 0 frames: ptrace cannot stop the thread";
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Unwinding a live process from given registers                                              */
 
-/* A process that a debugger traces cannot be ptrace-attached again, so
- * dwfl_linux_proc_attach fails; the debugger hands over each thread's registers instead
- * (ci_symbolizer_options.registers) and libdwfl unwinds from them through these callbacks.
- * The threads are those of /proc/PID/task, in its order (as dwfl_linux_proc_attach lists
- * them); memory is read through the pid source (process_vm_readv), never with ptrace. */
+/* A process that a debugger traces cannot be ptrace-stopped again; the debugger hands over
+ * each thread's registers instead (ci_symbolizer_options.registers) and libdwfl unwinds from
+ * them through these callbacks.  The threads are those of /proc/PID/task, in its order; memory
+ * is read through the pid source (process_vm_readv), never with ptrace. */
 
 #define GIVEN_NEEDED (1u << CI_REG_X86_64_RIP | 1u << CI_REG_X86_64_RSP)
 
@@ -304,40 +933,13 @@ static pid_t given_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
 	(void)dwfl;
 	struct ci_symbolizer *s = arg;
-	if (!*thread_argp) {
-		if (s->taskdir) {
-			rewinddir(s->taskdir);
-		} else {
-			char path[64];
-			snprintf(path, sizeof path, "/proc/%d/task", (int)s->pid);
-			if (!(s->taskdir = opendir(path)))
-				return -1;
-		}
-	}
-	struct dirent *de;
-	while ((de = readdir(s->taskdir)) != NULL) {
-		char *end;
-		unsigned long tid = strtoul(de->d_name, &end, 10);
-		if (*end || !tid || tid > INT32_MAX)
-			continue;
+	pid_t tid = task_next(s, *thread_argp == NULL);
+	if (tid > 0) {
 		const struct ci_thread_registers *r = given_find(s, (uint32_t)tid);
 		/* Never NULL: libdwfl takes a NULL argument for "start again". */
 		*thread_argp = r ? (void *)r : (void *)&s->regs_none;
-		return (pid_t)tid;
 	}
-	return 0;
-}
-
-static bool given_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
-{
-	(void)dwfl;
-	struct ci_symbolizer *s = arg;
-	struct ci_error *err = ci_source_read(s->src, addr, result, sizeof(*result));
-	if (err) {
-		ci_error_destroy(err);
-		return false;
-	}
-	return true;
+	return tid;
 }
 
 static bool given_set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -354,20 +956,11 @@ static bool given_set_initial_registers(Dwfl_Thread *thread, void *arg)
 	return true;
 }
 
-static void given_detach(Dwfl *dwfl, void *arg)
-{
-	(void)dwfl;
-	struct ci_symbolizer *s = arg;
-	if (s->taskdir)
-		closedir(s->taskdir);
-	s->taskdir = NULL;
-}
-
 static const Dwfl_Thread_Callbacks given_callbacks = {
 	.next_thread = given_next_thread,
-	.memory_read = given_memory_read,
+	.memory_read = source_memory_read,
 	.set_initial_registers = given_set_initial_registers,
-	.detach = given_detach,
+	.detach = task_detach,
 };
 
 /* Whether the executable of process PID is an x86-64 ELF (the only registers understood). */
@@ -375,7 +968,7 @@ static bool pid_is_x86_64(pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ci_open_regular(path, NULL);
 	if (fd < 0)
 		return true; /* unknown: let the unwinder try */
 	bool ok = true;
@@ -432,7 +1025,7 @@ static void attach_given(struct ci_symbolizer *s, const struct ci_symbolizer_opt
 		ci_warnings_add(&s->warnings, "%zu thread%s of the registers given (e.g. %u) lack%s rip "
 				"or rsp; %s not unwound", lacking, lacking == 1 ? "" : "s",
 				first_lacking, lacking == 1 ? "s" : "", lacking == 1 ? "it is" : "they are");
-	if (!dwfl_attach_state(s->dwfl, NULL, s->pid, &given_callbacks, s))
+	if (!dwfl_attach_state(s->dwfl, machine_elf(s), s->pid, &given_callbacks, s))
 		ci_warnings_add(&s->warnings, "cannot unwind process %d from the registers given: %s",
 				(int)s->pid, dwfl_errmsg(-1));
 	else
@@ -440,116 +1033,30 @@ static void attach_given(struct ci_symbolizer *s, const struct ci_symbolizer_opt
 #endif
 }
 
+
 /* ---------------------------------------------------------------------------------------- */
 /* Creating                                                                                   */
 
-static bool build_id_matches(const char *path, const uint8_t *want, size_t want_len,
-			     char *got_hex, size_t got_hex_len)
+/* Attach the threads of a core or live process (its modules are reported). */
+static void attach_threads(struct ci_symbolizer *s, const struct ci_symbolizer_options *opts)
 {
-	bool ok = true;
-	got_hex[0] = '\0';
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf) {
-		const void *bits = NULL;
-		ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
-		if (n > 0) {
-			size_t o = 0;
-			for (ssize_t i = 0; i < n && o + 3 < got_hex_len; i++)
-				o += (size_t)snprintf(got_hex + o, got_hex_len - o, "%02x",
-						      ((const uint8_t *)bits)[i]);
-			ok = (size_t)n == want_len && memcmp(bits, want, want_len) == 0;
-		} else {
-			ok = false;
-			snprintf(got_hex, got_hex_len, "none");
-		}
-		elf_end(elf);
-	} else {
-		ok = false;
+	const struct ci_source_info *info = ci_source_info(s->src);
+	if (s->mode == SYM_PID && opts && opts->registers && opts->register_count) {
+		attach_given(s, opts);
+		return;
 	}
-	close(fd);
-	return ok;
-}
-
-static void hex(const uint8_t *b, size_t n, char *out, size_t outn)
-{
-	size_t o = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < n && o + 3 < outn; i++)
-		o += (size_t)snprintf(out + o, outn - o, "%02x", b[i]);
-}
-
-static bool pseudo_module(const char *path)
-{
-	return !*path || path[0] == '[' || strstr(path, "linux-vdso") || strstr(path, "linux-gate");
-}
-
-/* Report the record's host modules.  A module whose file is missing or has another build-id is
- * left out (its frames keep the module name and offset from the record) and a warning says so. */
-static void report_record_modules(struct ci_symbolizer *s, const char *exe_override)
-{
-	const struct ci_model *m = s->model;
-	const char *record_exe = ci_model_string(m, m->header.exe_str);
-	size_t missing = 0, mismatched = 0;
-	char first_missing[256] = "";
-
-	dwfl_report_begin(s->dwfl);
-	for (size_t i = 0; i < m->host_module_count; i++) {
-		const struct ci_host_module *hm = &m->host_modules[i];
-		if (hm->seq == 0 || hm->unload_ns != 0)
-			continue;
-		const char *path = ci_model_string(m, hm->path_str);
-		if (pseudo_module(path))
-			continue;
-		char *file = NULL;
-		bool is_exe = *record_exe && strcmp(path, record_exe) == 0;
-		if (is_exe && exe_override)
-			file = strdup(exe_override);
-		else if (s->sysroot && path[0] == '/' && asprintf(&file, "%s%s", s->sysroot, path) < 0)
-			file = NULL;
-		if (!file || access(file, R_OK) != 0) {
-			free(file);
-			file = strdup(path);
-		}
-		if (!file)
-			continue;
-		if (access(file, R_OK) != 0) {
-			if (!missing++)
-				ci_scrub(path, first_missing, sizeof(first_missing));
-			free(file);
-			continue;
-		}
-		char got[80];
-		if (hm->build_id_len > 0 && hm->build_id_len <= sizeof(hm->build_id) &&
-		    !build_id_matches(file, hm->build_id, hm->build_id_len, got, sizeof(got))) {
-			char want[80], shown[256];
-			hex(hm->build_id, hm->build_id_len, want, sizeof(want));
-			ci_warnings_add(&s->warnings,
-					"%s has build-id %s but the record says %s: it is not the file the "
-					"process ran, so its frames are shown without symbols (pass "
-					"--sysroot or --exe to point at the right files)",
-					ci_scrub(file, shown, sizeof(shown)), *got ? got : "none", want);
-			mismatched++;
-			free(file);
-			continue;
-		}
-		if (!dwfl_report_elf(s->dwfl, path, file, -1, hm->base, true)) {
-			char shown[256];
-			ci_warnings_add(&s->warnings, "cannot read symbols of %s: %s",
-					ci_scrub(file, shown, sizeof(shown)), dwfl_errmsg(-1));
-		}
-		free(file);
+	if (!machine_elf(s)) {
+		ci_warnings_add(&s->warnings, "cannot unwind the threads: libelf cannot describe ELF "
+				"machine %u (%s)", s->machine, elf_errmsg(-1));
+		return;
 	}
-	dwfl_report_end(s->dwfl, NULL, NULL);
-	if (missing)
-		ci_warnings_add(&s->warnings,
-				"%zu module%s of the record (e.g. %s) %s not on this machine; %s "
-				"frames show module and offset only (use --sysroot DIR to read them from a "
-				"copy of the crashed machine's files)",
-				missing, missing == 1 ? "" : "s", first_missing,
-				missing == 1 ? "is" : "are", missing == 1 ? "its" : "their");
+	const Dwfl_Thread_Callbacks *cb = s->mode == SYM_PID ? &live_callbacks : &core_callbacks;
+	if (!dwfl_attach_state(s->dwfl, s->machine_elf, s->mode == SYM_PID ? s->pid : (pid_t)info->pid,
+			       cb, s))
+		ci_warnings_add(&s->warnings, "cannot unwind the threads of %s: %s",
+				s->mode == SYM_PID ? "the process" : "the core", dwfl_errmsg(-1));
+	else
+		s->can_unwind = true;
 }
 
 struct ci_error *ci_symbolizer_create(struct ci_source *src, const struct ci_model *model,
@@ -576,19 +1083,21 @@ struct ci_error *ci_symbolizer_create(struct ci_source *src, const struct ci_mod
 	const struct ci_source_info *info = src ? ci_source_info(src) : NULL;
 	const char *exe = opts ? opts->executable : NULL;
 	s->mode = SYM_RECORD;
-	if (info && (info->kind == CI_SOURCE_CORE || info->kind == CI_SOURCE_GCORE) &&
-	    ci_source_elf(src))
+	if (info && (info->kind == CI_SOURCE_CORE || info->kind == CI_SOURCE_GCORE))
 		s->mode = SYM_CORE;
 	else if (info && info->kind == CI_SOURCE_PID)
 		s->mode = SYM_PID;
+	if (s->mode != SYM_RECORD) {
+		s->machine = ci_source_machine(src);
+		s->pid = (pid_t)info->pid;
+	}
 
 	s->debuginfod = opts && opts->debuginfod;
 	s->exe_override = exe;
-	s->exe_name = info ? info->executable : NULL;
+	s->callbacks.find_elf = find_elf;
 	s->callbacks.find_debuginfo = find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
-	s->callbacks.find_elf = s->mode == SYM_PID ? dwfl_linux_proc_find_elf : find_elf;
 
 	sym_current = s;
 	s->dwfl = dwfl_begin(&s->callbacks);
@@ -597,65 +1106,30 @@ struct ci_error *ci_symbolizer_create(struct ci_source *src, const struct ci_mod
 				dwfl_errmsg(-1));
 		goto out;
 	}
-	switch (s->mode) {
-	case SYM_CORE: {
-		Elf *core = ci_source_elf(src);
-		dwfl_report_begin(s->dwfl);
-		int n = dwfl_core_file_report(s->dwfl, core, exe);
-		if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 || n < 0) {
-			ci_warnings_add(&s->warnings,
-					"cannot list the modules of the core (%s); using the record's "
-					"module table", dwfl_errmsg(-1));
-			dwfl_end(s->dwfl);
-			s->dwfl = dwfl_begin(&s->callbacks);
-			s->mode = SYM_RECORD;
-			if (s->dwfl)
-				report_record_modules(s, exe);
-			break;
-		}
-		if (dwfl_core_file_attach(s->dwfl, core) < 0)
-			ci_warnings_add(&s->warnings, "cannot read the threads of the core: %s",
-					dwfl_errmsg(-1));
-		else
-			s->can_unwind = true;
-		break;
-	}
-	case SYM_PID:
-		s->pid = (pid_t)info->pid;
-		dwfl_report_begin(s->dwfl);
-		if (dwfl_linux_proc_report(s->dwfl, s->pid) != 0 ||
-		    dwfl_report_end(s->dwfl, NULL, NULL) != 0) {
-			ci_warnings_add(&s->warnings,
-					"cannot list the modules of process %d from /proc; using the "
-					"record's module table", (int)s->pid);
-			dwfl_end(s->dwfl);
-			s->callbacks.find_elf = find_elf;
-			s->dwfl = dwfl_begin(&s->callbacks);
-			s->mode = SYM_RECORD;
-			if (s->dwfl)
-				report_record_modules(s, exe);
-			break;
-		}
-		if (opts && opts->registers && opts->register_count) {
-			attach_given(s, opts);
-		} else {
-			int r = dwfl_linux_proc_attach(s->dwfl, s->pid, false);
-			if (r != 0)
-				ci_warnings_add(&s->warnings,
-						"cannot attach to process %d to unwind its threads (%s); "
-						"run as the process owner or root, and check "
-						"/proc/sys/kernel/yama/ptrace_scope",
-						(int)s->pid, r > 0 ? strerror(r) : dwfl_errmsg(-1));
-			else
-				s->can_unwind = true;
-		}
-		break;
-	case SYM_RECORD:
+	if (s->mode == SYM_RECORD) {
 		if (model)
 			report_record_modules(s, exe);
-		break;
+		goto out;
 	}
+	if (report_source_modules(s) == 0 && model) {
+		ci_warnings_add(&s->warnings,
+				"%s shows no ELF file with its header in memory (%s); using the record's "
+				"module table",
+				s->mode == SYM_PID ? "the process" : "the core",
+				s->mode == SYM_PID ? "an empty memory map" : "no NT_FILE note, or the "
+				"headers were not dumped");
+		report_record_modules(s, exe);
+	}
+	attach_threads(s, opts);
 out:
+	if (s->refused)
+		ci_warnings_add(&s->warnings,
+				"%s is %s, not a regular file, so cudainspect did not open it%s%s%s; only "
+				"regular files are read (a FIFO would block, a device could act)",
+				s->refused_first, s->refused_kind ? s->refused_kind : "not a regular file",
+				s->refused > 1 ? " (nor " : "",
+				s->refused > 1 ? "the other paths like it" : "",
+				s->refused > 1 ? ")" : "");
 	sym_current = NULL;
 	*ret = s;
 	return NULL;
@@ -692,6 +1166,16 @@ void ci_symbolizer_destroy(struct ci_symbolizer *sym)
 		return;
 	if (sym->dwfl)
 		dwfl_end(sym->dwfl);
+	if (sym->mode == SYM_PID && sym->src)
+		ci_source_pid_release_all(sym->src);
+	if (sym->taskdir)
+		closedir(sym->taskdir);
+	/* libdwfl's Elf handles over these are gone with the Dwfl. */
+	free(sym->vdso_image);
+	if (sym->machine_elf)
+		elf_end(sym->machine_elf);
+	if (sym->dbgd.client)
+		sym->dbgd.end(sym->dbgd.client);
 	for (size_t i = 0; i < sym->cache_cap; i++)
 		if (sym->cache[i].key)
 			ci_frames_free(sym->cache[i].frames, sym->cache[i].n);
@@ -1058,7 +1542,9 @@ static int fill_stack(struct ci_symbolizer *sym, struct ci_thread_stack *t, stru
 		      int r)
 {
 	thread_label(sym, t);
-	const char *problem = r == -1 ? given_problem(sym, t->tid) : NULL;
+	const char *problem = NULL;
+	if (r == -1 && !(problem = given_problem(sym, t->tid)))
+		problem = stop_problem(sym, t->tid);
 	if (problem) {
 		if (!(t->note = strdup(problem)))
 			pv->failed = true;

@@ -26,6 +26,7 @@ struct cli_inspect_args {
 	bool held;     /* --held: a debugger holds the live process stopped */
 	const struct ci_render_options *render;
 	const struct ci_symbolizer_options *sym;
+	uint64_t max_core_size; /* --max-core-size: 0 the default, UINT64_MAX none */
 };
 
 /* Returns the process exit code (enum ci_exit). */

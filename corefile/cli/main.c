@@ -6,6 +6,7 @@
  * library errors into one `cudainspect: <message>` line and the documented exit code.  The
  * `record` subcommand lives in record.c.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
@@ -21,7 +22,6 @@
 #include "cudainspect/cudainspect.h"
 #include "cli.h"
 
-#define MAX_THREAD_FRAMES 128
 
 static const char usage_text[] =
 	"Usage: cudainspect [OPTIONS] INPUT [VIEW]\n"
@@ -66,6 +66,8 @@ static const char usage_text[] =
 	"      --debuginfo-path P  more directories for separate debug info (:-separated)\n"
 	"      --debuginfod        allow downloads from the debuginfod servers in\n"
 	"                          DEBUGINFOD_URLS (off by default: it is ignored)\n"
+	"      --max-core-size SIZE  the most a .zst core may decompress to (K, M, G, T\n"
+	"                          suffixes; default 64G; 0 or unlimited: no bound)\n"
 	"  -w, --width N           text width (default: the terminal's, else 100)\n"
 	"      --color[=WHEN]      auto (default), always or never\n"
 	"  -q, --quiet             no warnings\n"
@@ -202,10 +204,42 @@ struct options {
 	pid_t pid;
 	bool json;
 	bool debuginfod;
+	uint64_t max_core_size;
 	const char *color;
 	struct ci_render_options render;
 	struct ci_symbolizer_options sym;
 };
+
+/* A size for --max-core-size: a number with an optional K, M, G or T (powers of 1024, an
+ * optional "iB" or "B" after it); 0 or "unlimited" for no bound (UINT64_MAX). */
+static bool parse_size(const char *s, uint64_t *ret)
+{
+	if (strcmp(s, "unlimited") == 0 || strcmp(s, "0") == 0) {
+		*ret = UINT64_MAX;
+		return true;
+	}
+	char *end;
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	unsigned shift = 0;
+	switch (toupper((unsigned char)*end)) {
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (shift && (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0))
+		end += strlen(end);
+	if (*end || v == 0 || v > UINT64_MAX >> shift)
+		return false;
+	*ret = (uint64_t)v << shift;
+	return true;
+}
 
 /* A signal by name ("SIGSEGV", "segv") or number. */
 static int parse_signal(const char *s)
@@ -233,7 +267,8 @@ static int terminal_width(void)
 static int parse(int argc, char **argv, struct options *o)
 {
 	enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
-	       OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS, OPT_HELD };
+	       OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS, OPT_HELD,
+	       OPT_MAX_CORE_SIZE };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
@@ -256,6 +291,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "registers", required_argument, NULL, OPT_REGISTERS },
 		{ "list-views", no_argument, NULL, OPT_LIST_VIEWS },
 		{ "held", no_argument, NULL, OPT_HELD },
+		{ "max-core-size", required_argument, NULL, OPT_MAX_CORE_SIZE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -331,6 +367,11 @@ static int parse(int argc, char **argv, struct options *o)
 		case OPT_REGISTERS: o->registers = optarg; break;
 		case OPT_LIST_VIEWS: list_views(stdout); return -1;
 		case OPT_HELD: o->held = true; break;
+		case OPT_MAX_CORE_SIZE:
+			if (!parse_size(optarg, &o->max_core_size))
+				return cli_usage_error("--max-core-size needs a size such as 200G, 512M or "
+						       "unlimited, not '%s'", optarg);
+			break;
 		case 'h': print_usage(stdout); return -1;
 		case 'V': printf("cudainspect %s\n", CUDAINSPECT_VERSION); return -1;
 		case ':': return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -408,7 +449,7 @@ int cli_inspect(const struct cli_inspect_args *a)
 		.signal = a->signal,
 		.signal_tid = a->signal_tid,
 		.held = a->held,
-		.source = { .progress = isatty(STDERR_FILENO) },
+		.source = { .progress = isatty(STDERR_FILENO), .max_core_size = a->max_core_size },
 		.symbols = *a->sym,
 	};
 	/* JSON keeps its warnings: a pipeline wants them even when a person does not. */
@@ -433,6 +474,9 @@ int main(int argc, char **argv)
 		return CI_EXIT_OK;
 	if (r > 0)
 		return r;
+	/* A write past the file size limit (ulimit -f) fails with EFBIG, which the reader
+	 * reports, instead of killing it. */
+	signal(SIGXFSZ, SIG_IGN);
 	/* libdw asks debuginfod whenever DEBUGINFOD_URLS is set: downloads only when asked. */
 	if (!o.debuginfod)
 		unsetenv("DEBUGINFOD_URLS");
@@ -454,6 +498,7 @@ int main(int argc, char **argv)
 		.signal_tid = o.signal_tid,
 		.render = &o.render,
 		.sym = &o.sym,
+		.max_core_size = o.max_core_size,
 	};
 	r = cli_inspect(&a);
 	free(regs);

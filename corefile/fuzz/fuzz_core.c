@@ -3,8 +3,10 @@
  * libFuzzer harness for the core parser: the input is taken as a file's content (ELF core,
  * zstd stream, record file, anything) and goes through source, locate and decode exactly as
  * ci_source_open would send it.  Decompression is capped so that a tiny zstd bomb cannot make a
- * run slow.  Every record is decoded twice, completely and lazily (ci_decode_options.lazy), and
- * the two models must agree entry for entry.
+ * run slow.  The ELF modules the memory shows (ci_source_modules: headers, program headers and
+ * build-id notes read from the core) are listed and checked for the promises made about them.
+ * Every record is decoded twice, completely and lazily (ci_decode_options.lazy), and the two
+ * models must agree entry for entry.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -51,6 +53,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sink += strlen(info->executable);
 	if (info->psargs)
 		sink += strlen(info->psargs);
+	struct ci_module *mods;
+	size_t nmods;
+	if (!ci_source_modules(src, &mods, &nmods)) {
+		/* Sorted, not overlapping, within the cap, build-ids within their buffer. */
+		if (nmods > CI_MAX_MODULES)
+			abort();
+		for (size_t i = 0; i < nmods; i++) {
+			if (mods[i].start > mods[i].end || mods[i].build_id_len > sizeof mods[i].build_id ||
+			    (i && mods[i].start < mods[i - 1].end))
+				abort();
+			if (mods[i].path)
+				sink += strlen(mods[i].path);
+		}
+		free(mods);
+	}
 	struct ci_location loc;
 	err = ci_locate(src, &loc);
 	if (!err) {

@@ -145,6 +145,10 @@ struct ci_source;
 
 struct ci_source_options {
 	bool progress;           /* print progress on stderr (the CLI sets it when stderr is a tty) */
+	/* Added later, at the end (zero keeps the default): the most a zstd-compressed input may
+	 * decompress to, in bytes.  0 means the default, 64 GiB; UINT64_MAX means no bound.  A
+	 * larger input fails with CI_ERR_IO (exit 3) before it fills the temporary directory. */
+	uint64_t max_core_size;
 };
 
 /* Open PATH: an ELF core (kernel or gcore), a zstd-compressed core, or a record file.  The kind

@@ -15,7 +15,9 @@
  *   fork       a memfd record, then fork(); the child adds its own record and crashes
  *   none       no record at all
  * --filter=HEX sets /proc/self/coredump_filter first; --touch=MIB writes that much private memory;
- * --reserve=GIB maps that much and never touches it.
+ * --reserve=GIB maps that much and never touches it; --map=PATH maps that file read-only (its
+ * first page is dumped when it is an ELF file); --busy=N adds N threads outside the record,
+ * each 40 calls deep, that wake every millisecond (for tests that unwind many threads).
  * Crash: segv (write to 0x1234), abort, hang (wait for SIGTERM), writer (hang while a thread
  * keeps republishing launch entries, for seqlock tests).
  * Before crashing it prints "pid=P", "tid=T name=N" per thread and "record=ADDR" on stdout.
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,6 +69,27 @@ static void *worker(void *arg)
 		die_now();
 	for (;;)
 		pause();
+	return NULL;
+}
+
+/* A thread DEPTH calls deep that wakes every millisecond (forever: nothing clears it). */
+static volatile int busy_forever = 1;
+static __attribute__((noinline)) void busy_deep(int depth)
+{
+	if (depth > 0) {
+		busy_deep(depth - 1);
+		__asm__ volatile("" ::: "memory"); /* not a tail call: every frame stays */
+		return;
+	}
+	while (busy_forever)
+		usleep(1000);
+}
+
+static void *busy(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "busy");
+	busy_deep(40);
 	return NULL;
 }
 
@@ -164,6 +188,22 @@ int main(int argc, char **argv)
 			char *p = n ? mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : NULL;
 			for (size_t o = 0; p && p != MAP_FAILED && o < n; o += 4096)
 				p[o] = 1;
+		}
+		else if (strncmp(argv[i], "--map=", 6) == 0) {
+			int fd = open(argv[i] + 6, O_RDONLY | O_CLOEXEC);
+			struct stat st;
+			if (fd < 0 || fstat(fd, &st) < 0 ||
+			    mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED) {
+				perror(argv[i] + 6);
+				return 1;
+			}
+			close(fd);
+		}
+		else if (strncmp(argv[i], "--busy=", 7) == 0) {
+			for (int k = atoi(argv[i] + 7); k > 0; k--) {
+				pthread_t t;
+				pthread_create(&t, NULL, busy, NULL);
+			}
 		}
 		else if (strncmp(argv[i], "--filter=", 9) == 0) {
 			/* What the kernel dumps (core(5)); 0x2 keeps cores tiny: shared memory only. */

@@ -2,8 +2,9 @@
 # Build the seed corpus for a reader fuzz harness from real and synthetic inputs:
 #   fuzz-seeds.sh FIXTURE_DIR CORPUS_DIR HARNESS   (HARNESS: fuzz_record or fuzz_core)
 # fuzz_record gets synthetic records (intact, wrapped, torn, damaged, newer minor, cut);
-# fuzz_core gets synthetic cores (kernel-like, gdb-like, aarch64, split, no NT_FILE), a real
-# kernel core of the crasher fixture (dump filter 0x2 keeps it small), a zstd copy and a record.
+# fuzz_core gets synthetic cores (kernel-like, gdb-like, aarch64, split, no NT_FILE, file
+# mappings with ELF headers), real kernel cores of the crasher fixture (dump filter 0x2 keeps
+# it small; 0x12 adds the ELF headers of its files), a zstd copy and a record.
 set -eu
 D=$(cd "$1" && pwd) C=$2 H=$3
 mkdir -p "$C"
@@ -23,7 +24,8 @@ fuzz_record)
 fuzz_core)
 	i=0
 	for opts in "" "--gdb" "--split --reverse" "--no-file-note" "--machine=aarch64 --note-align=8" \
-	            "--damage=refs --torn=1" "--overlap" "--threads=1"; do
+	            "--damage=refs --torn=1" "--overlap" "--threads=1" "--map=/usr/lib/libx.so --maps=3" \
+	            "--machine=aarch64 --maps=2"; do
 		"$D/mkcore" $small $opts "$C/core-$i"; i=$((i + 1))
 	done
 	if [ "$(cat /proc/sys/kernel/core_pattern)" = core ]; then
@@ -32,7 +34,12 @@ fuzz_core)
 		if [ -n "$core" ]; then
 			cp "$core" "$C/kernel-core"
 			command -v zstd >/dev/null && zstd -q -f -o "$C/kernel-core.zst" "$core"
+			rm -f "$core"
 		fi
+		# The same with the ELF headers of its files and the vDSO (bit 4), for the modules.
+		( ( cd "$W" && ulimit -c unlimited && exec "$D/crasher" --threads=1 --filter=0x12 $small ) >/dev/null 2>&1 || true ) 2>/dev/null
+		core=$(ls "$W"/core* 2>/dev/null | head -1)
+		[ -n "$core" ] && cp "$core" "$C/kernel-core-headers"
 	fi
 	"$D/mkrecord" $small "$C/record"
 	;;

@@ -5,7 +5,10 @@
  * 65535 program headers (PN_XNUM), PT_LOADs in reverse order, a record split over two adjacent
  * PT_LOADs, overlapping segments, gdb-style section headers and note, no NT_FILE, a record whose
  * segment was not dumped, 8-byte note alignment, a note that runs past its segment, a page of
- * environment strings that starts with the magic's letters, an unnamed copy of the record.
+ * environment strings that starts with the magic's letters, an unnamed copy of the record,
+ * hundreds of thousands of PT_LOADs (--filler), and file mappings whose first page holds an
+ * ELF header (with a GNU build-id note) named after any path, such as a FIFO or a device
+ * (--map=PATH, --maps=N).
  *
  *   mkcore [OPTIONS] OUT      (record options from synth.h are accepted too)
  */
@@ -19,7 +22,7 @@
 #define PAGE 4096u
 #define EXE_START 0x400000ull
 #define EXE_PATH "/opt/synth/engine"
-#define MAX_SEGS 70100
+#define MAP_START 0x50000000ull
 
 struct seg {
 	uint64_t vaddr, memsz, filesz, offset;
@@ -27,22 +30,36 @@ struct seg {
 	uint32_t flags;
 };
 
-static struct seg segs[MAX_SEGS];
-static size_t nsegs;
-static uint8_t notes[65536];
-static size_t notes_len;
+static struct seg *segs;
+static size_t nsegs, segs_cap;
+static uint8_t *notes;
+static size_t notes_len, notes_cap;
 static unsigned note_align = 4;
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	size_t n = *cap ? *cap : 64;
+	while (n < need)
+		n *= 2;
+	p = realloc(p, n * elem);
+	if (!p)
+		abort();
+	*cap = n;
+	return p;
+}
 
 static void add_seg(uint64_t vaddr, uint64_t memsz, uint64_t filesz, const uint8_t *data, uint32_t flags)
 {
-	if (nsegs == MAX_SEGS)
-		abort();
+	segs = grow(segs, &segs_cap, nsegs + 1, sizeof *segs);
 	segs[nsegs++] = (struct seg){ .vaddr = vaddr, .memsz = memsz, .filesz = filesz, .data = data,
 				      .flags = flags };
 }
 
 static void add_note(const char *name, uint32_t type, const void *desc, uint32_t descsz, uint32_t claim)
 {
+	notes = grow(notes, &notes_cap, notes_len + 12 + strlen(name) + descsz + 16, 1);
 	uint32_t namesz = (uint32_t)strlen(name) + 1;
 	uint32_t hdr[3] = { namesz, claim ? claim : descsz, type };
 	memcpy(notes + notes_len, hdr, 12);
@@ -56,6 +73,35 @@ static void add_note(const char *name, uint32_t type, const void *desc, uint32_t
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 
+/* The first page of a shared library as the kernel dumps it: an ELF header, a PT_LOAD for the
+ * page and a PT_NOTE with a GNU build-id derived from K. */
+static uint8_t *elf_page(uint16_t machine, unsigned k)
+{
+	uint8_t *p = calloc(1, PAGE);
+	if (!p)
+		abort();
+	Elf64_Ehdr eh = { .e_type = ET_DYN, .e_machine = machine, .e_version = EV_CURRENT,
+			  .e_phoff = sizeof eh, .e_ehsize = sizeof eh,
+			  .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 2 };
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	memcpy(p, &eh, sizeof eh);
+	Elf64_Phdr ph[2] = {
+		{ .p_type = PT_LOAD, .p_flags = PF_R, .p_memsz = PAGE, .p_filesz = PAGE, .p_align = PAGE },
+		{ .p_type = PT_NOTE, .p_flags = PF_R, .p_offset = 0x200, .p_vaddr = 0x200,
+		  .p_filesz = 36, .p_memsz = 36, .p_align = 4 },
+	};
+	memcpy(p + sizeof eh, ph, sizeof ph);
+	uint32_t nh[3] = { 4, 20, 3 /* NT_GNU_BUILD_ID */ };
+	memcpy(p + 0x200, nh, sizeof nh);
+	memcpy(p + 0x20c, "GNU", 4);
+	for (int i = 0; i < 20; i++)
+		p[0x210 + i] = (uint8_t)(0xb0 + i + k);
+	return p;
+}
+
 int main(int argc, char **argv)
 {
 	struct synth_spec spec;
@@ -66,7 +112,8 @@ int main(int argc, char **argv)
 	uint64_t copy_at = 0;
 	int no_record = 0, split = 0, reverse = 0, gdb = 0, uncaptured = 0, no_file = 0, overlap = 0;
 	int bad_note = 0, threads = 2, env_page = 0;
-	unsigned filler = 0;
+	unsigned filler = 0, nmaps = 0, maps_count = 0;
+	const char *maps[16];
 	uint16_t machine = EM_X86_64;
 	const char *out = NULL;
 	for (int i = 1; i < argc; i++) {
@@ -83,6 +130,10 @@ int main(int argc, char **argv)
 			reverse = 1;
 		else if (strncmp(a, "--filler=", 9) == 0)
 			filler = (unsigned)atoi(a + 9);
+		else if (strncmp(a, "--map=", 6) == 0 && nmaps < 16)
+			maps[nmaps++] = a + 6;
+		else if (strncmp(a, "--maps=", 7) == 0)
+			maps_count = (unsigned)atoi(a + 7);
 		else if (strcmp(a, "--gdb") == 0)
 			gdb = 1;
 		else if (strcmp(a, "--uncaptured") == 0)
@@ -105,7 +156,7 @@ int main(int argc, char **argv)
 			machine = EM_AARCH64;
 		else if (a[0] == '-') {
 			fprintf(stderr, "usage: mkcore [--record=ADDR] [--no-record] [--split] [--reverse] "
-					"[--filler=N] [--gdb] [--uncaptured] [--no-file-note] [--overlap] "
+					"[--filler=N] [--map=PATH]... [--maps=N] [--gdb] [--uncaptured] [--no-file-note] [--overlap] "
 					"[--bad-note] [--env-page] [--copy=ADDR] [--threads=N] [--note-align=8] [--machine=aarch64] "
 					"[record options] OUT\n%s", synth_options_help());
 			return 2;
@@ -142,6 +193,10 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < filler; i++)
 		add_seg(0x200000000ull + (uint64_t)i * 2 * PAGE, PAGE, 0, NULL, 0);
+	/* File mappings with an ELF header: --map=PATH ones, then --maps=N named /nonexistent/N. */
+	unsigned total_maps = nmaps + maps_count;
+	for (unsigned i = 0; i < total_maps; i++)
+		add_seg(MAP_START + (uint64_t)i * 2 * PAGE, PAGE, PAGE, elf_page(machine, i), PF_R);
 	if (copy_at && record) {
 		/* An undamaged copy of the record at COPY_AT that no note names (a snapshot read
 		 * into memory): only the page scan finds it. */
@@ -195,15 +250,25 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!no_file) {
-		uint8_t file[512] = { 0 };
-		size_t n = 0, count = record ? 2 : 1;
+		size_t count = 1 + (record ? 1 : 0) + total_maps, cap = 16 + 24 * count + 64;
+		for (unsigned i = 0; i < nmaps; i++)
+			cap += strlen(maps[i]) + 1;
+		cap += (size_t)maps_count * 32;
+		uint8_t *file = calloc(1, cap);
+		if (!file)
+			abort();
+		size_t n = 16;
 		put64(file, count);
 		put64(file + 8, PAGE);
-		n = 16;
 		put64(file + n, EXE_START); put64(file + n + 8, EXE_START + 2 * PAGE); put64(file + n + 16, 0);
 		n += 24;
 		if (record) {
 			put64(file + n, record_at); put64(file + n + 8, record_at + rsize); put64(file + n + 16, 0);
+			n += 24;
+		}
+		for (unsigned i = 0; i < total_maps; i++) {
+			uint64_t at = MAP_START + (uint64_t)i * 2 * PAGE;
+			put64(file + n, at); put64(file + n + 8, at + PAGE); put64(file + n + 16, 0);
 			n += 24;
 		}
 		memcpy(file + n, EXE_PATH, sizeof EXE_PATH);
@@ -213,7 +278,14 @@ int main(int argc, char **argv)
 			memcpy(file + n, memfd, strlen(memfd) + 1);
 			n += strlen(memfd) + 1;
 		}
+		for (unsigned i = 0; i < total_maps; i++) {
+			if (i < nmaps)
+				n += (size_t)sprintf((char *)file + n, "%s", maps[i]) + 1;
+			else
+				n += (size_t)sprintf((char *)file + n, "/nonexistent/lib%u.so", i - nmaps) + 1;
+		}
 		add_note("CORE", 0x46494c45, file, (uint32_t)n, 0);
+		free(file);
 	}
 	if (gdb)
 		add_note("GDB", 0xff000000, "<target/>", 10, 0);

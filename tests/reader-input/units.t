@@ -4,7 +4,7 @@
 # cuda.h read independently here with sed.
 . "$(dirname "$0")/../lib/tap.sh"
 D=$B/tests/reader-input
-[ -x "$D/test-names" ] && [ -x "$D/test-bytes" ] || skip_all "unit tests not built (make check builds them)"
+[ -x "$D/test-names" ] && [ -x "$D/test-bytes" ] && [ -x "$D/test-shrink" ] || skip_all "unit tests not built (make check builds them)"
 
 run_unit() { # name binary: run a C TAP program, report it as one test with its output on failure
 	local out rc
@@ -17,6 +17,7 @@ run_unit() { # name binary: run a C TAP program, report it as one test with its 
 }
 run_unit "names and errors" "$D/test-names"
 run_unit "byte cursor, buffer sources, damaged records" "$D/test-bytes"
+run_unit "a file that shrinks while it is read" "$D/test-shrink"
 
 # Every "CUDA_…  = N" of the CUresult enum in cuda.h must come back by value.
 CUDA_H=${CUDA_HOME:-/usr/local/cuda}/include/cuda.h
