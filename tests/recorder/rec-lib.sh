@@ -39,6 +39,18 @@ rec() { LD_PRELOAD=$REC "$@"; }
 # snap DIR REASON: the snapshot file of that reason in DIR.
 snap() { ls "$1"/cudainspect-*-"$2".cisnap 2>/dev/null | head -1; }
 
+# Record file names (docs/FORMAT.md, "Files"): cudainspect-HOST-PID-START[-TAG]-REASON.cisnap
+# and cudainspect-HOST-PID-START[-TAG].cirec, HOST reduced to [A-Za-z0-9._], START the
+# record's start in UTC to the microsecond, TAG 16 hex digits when the plain name was taken.
+NAME_HOST=$(hostname | tr -c 'A-Za-z0-9._
+' '_')
+NAME_START='[0-9]{8}T[0-9]{6}\.[0-9]{6}Z'
+NAME_TAG='-[0-9a-f]{16}'
+# snap_of DIR PID REASON: the snapshot of process PID.
+snap_of() { ls "$1"/cudainspect-*-"$2"-*-"$3".cisnap 2>/dev/null | head -1; }
+# name_pid NAME: the pid in a record file's name.
+name_pid() { basename "$1" | sed -E "s/^cudainspect-.*-([0-9]+)-$NAME_START(-[0-9a-f]{16})?(-[a-z]+\.cisnap|\.cirec)\$/\1/"; }
+
 # field KEY LINE: the value of KEY=value in a recdump line.
 field() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }
 
