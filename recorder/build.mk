@@ -131,3 +131,15 @@ $(REC_TEST)/crashprobe: tests/recorder/crashprobe.c tests/recorder/probe.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 TEST_DEPS += $(REC_TEST)/crashprobe
+
+# A CUDA program inside a seccomp filter (seccomp.t), and a forger of record headers
+# (recordcli.t).
+$(REC_TEST)/seccompprobe: tests/recorder/seccompprobe.c tests/recorder/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+$(REC_TEST)/recpatch: tests/recorder/recpatch.c include/cudainspect/record.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+TEST_DEPS += $(REC_TEST)/seccompprobe $(REC_TEST)/recpatch

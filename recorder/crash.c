@@ -398,7 +398,10 @@ void ci_fatal_record(int sig, const siginfo_t *info)
 		__atomic_store_n(&h->fatal_signal, sig, __ATOMIC_RELAXED);
 		__atomic_store_n(&h->fatal_tid, (uint32_t)me, __ATOMIC_RELAXED);
 		__atomic_store_n(&h->fatal_si_code, info ? info->si_code : 0, __ATOMIC_RELAXED);
-		if (info && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE))
+		/* si_addr only for a fault the kernel sent (for kill and raise that field holds
+		 * the sender's pid and uid). */
+		if (info && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) &&
+		    (info->si_code > 0 || info->si_code == SI_KERNEL))
 			__atomic_store_n(&h->fatal_addr, (uint64_t)(uintptr_t)info->si_addr,
 					 __ATOMIC_RELAXED);
 		__atomic_store_n(&h->end_monotonic_ns, ci_now(), __ATOMIC_RELAXED);

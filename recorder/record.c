@@ -403,6 +403,7 @@ bool ci_record_create(void)
 			fd = -1;
 		}
 	}
+	bool anonymous = fd < 0;
 	void *base;
 	if (fd >= 0)
 		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -521,7 +522,9 @@ bool ci_record_create(void)
 	if (ci_cfg.verbose)
 		ci_say("recording into %s (%llu MiB: %llu launches, %llu live allocations, %llu "
 		       "streams, %llu errors, %llu events)",
-		       ci_rec.persistent ? ci_rec.path : "/memfd:" CI_MEMFD_NAME,
+		       ci_rec.persistent ? ci_rec.path
+		       : anonymous	 ? "shared anonymous memory"
+					 : "/memfd:" CI_MEMFD_NAME,
 		       (unsigned long long)(size >> 20),
 		       (unsigned long long)ci_rec.sec[CI_SEC_LAUNCHES].capacity,
 		       (unsigned long long)ci_rec.sec[CI_SEC_ALLOCS].capacity,
@@ -545,33 +548,6 @@ void ci_record_forget(void)
 /* ---------------------------------------------------------------------------------------- */
 /* The process                                                                                */
 
-/* The kernel's boot id (a random UUID per boot) as 16 bytes; zeros when it cannot be read. */
-static void ci_boot_id(uint8_t out[16])
-{
-	char buf[64];
-	memset(out, 0, 16);
-	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	uint8_t id[16];
-	int digits = 0;
-	for (ssize_t i = 0; i < n && digits < 32; i++) {
-		char c = buf[i];
-		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-		if (v < 0) {
-			if (c == '-')
-				continue;
-			break;
-		}
-		id[digits / 2] = (uint8_t)(digits % 2 ? id[digits / 2] << 4 | v : v);
-		digits++;
-	}
-	if (digits == 32)
-		memcpy(out, id, 16);
-}
-
 void ci_record_describe_process(void)
 {
 	struct ci_header *h = ci_rec.hdr;
@@ -580,7 +556,7 @@ void ci_record_describe_process(void)
 	gethostname(h->host, sizeof h->host - 1);
 	h->start_realtime_ns = ci_start_realtime_ns;
 	h->start_monotonic_ns = ci_start_monotonic_ns;
-	ci_boot_id(h->boot_id);
+	ci_sf_boot_id(h->boot_id);
 
 	char buf[4096];
 	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);

@@ -258,6 +258,31 @@ void ci_sf_record_stem(char *out, size_t len, const char *host, uint32_t pid,
 	ci_sf_put(&o, "Z");
 }
 
+void ci_sf_boot_id(uint8_t out[16])
+{
+	char buf[64];
+	uint8_t id[16];
+	int digits = 0, saved = errno;
+	memset(out, 0, 16);
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+	for (ssize_t i = 0; i < n && digits < 32; i++) {
+		char c = buf[i];
+		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (v < 0 && c == '-')
+			continue;
+		if (v < 0)
+			break;
+		id[digits / 2] = (uint8_t)(digits % 2 ? id[digits / 2] << 4 | v : v);
+		digits++;
+	}
+	if (digits == 32)
+		memcpy(out, id, 16);
+}
+
 /* The final name for ATTEMPT: STEM + TAIL first, then STEM-TAG + TAIL with a fresh random
  * tag.  False if it does not fit or would not be a single path component. */
 static bool ci_sf_final_name(char *out, const char *stem, const char *tail, int attempt,

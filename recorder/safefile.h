@@ -93,6 +93,11 @@ bool ci_sf_restricted(void);
 void ci_sf_record_stem(char *out, size_t len, const char *host, uint32_t pid,
 		       uint64_t start_realtime_ns);
 
+/* The kernel's boot id (/proc/sys/kernel/random/boot_id, a random UUID per boot) as 16 bytes;
+ * zeros when it cannot be read.  Records carry it (ci_header.boot_id) so that a reader can tell
+ * a process of this boot from one of an earlier boot with the same pid and a close start. */
+void ci_sf_boot_id(uint8_t out[16]);
+
 /* N random bytes: getrandom() when allowed, else SipHash-2-4 keyed by the kernel's AT_RANDOM
  * over a counter and the clock (unpredictable to other users, who cannot read our auxv). */
 void ci_sf_random(void *out, size_t n, bool restricted);
