@@ -76,6 +76,15 @@ static void ci_sf_put_hex(struct ci_sf_out *o, const uint8_t *b, size_t n)
 	ci_sf_put(o, s);
 }
 
+/* "/proc/self/fd/FD" */
+static void ci_sf_proc_fd(char *out, size_t len, int fd)
+{
+	struct ci_sf_out o = { out, len, 0, true };
+	out[0] = 0;
+	ci_sf_put(&o, "/proc/self/fd/");
+	ci_sf_put_uint(&o, (uint64_t)fd, 1);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Random bytes                                                                               */
 
@@ -354,14 +363,21 @@ bool ci_sf_create(struct ci_sf *f, int dirfd, const char *stem, const char *tail
 		f->name[0] = 0;
 		return false;
 	}
-	/* Unnamed until complete, when /proc lets linkat give it a name without privileges. */
-	if (faccessat(AT_FDCWD, "/proc/self/fd", X_OK, 0) == 0) {
-		f->fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-		if (f->fd >= 0) {
+	/* Unnamed until complete, if /proc/self/fd leads to it: that is how linkat names it
+	 * without privileges. */
+	f->fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (f->fd >= 0) {
+		char proc[40];
+		struct stat a, b;
+		ci_sf_proc_fd(proc, sizeof proc, f->fd);
+		if (fstat(f->fd, &a) == 0 && stat(proc, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino) {
 			f->how = CI_SF_TMPFILE;
 			ci_sf_private(f->fd);
 			return true;
 		}
+		close(f->fd);
+		f->fd = -1;
 	}
 	/* File systems without O_TMPFILE: a random hidden name. */
 	for (int i = 0; i < CI_SF_ATTEMPTS; i++) {
@@ -391,10 +407,8 @@ static int ci_sf_link_tmpfile(struct ci_sf *f, const char *name)
 		return 0;
 	if (errno == EEXIST)
 		return -1;
-	char proc[40] = "";
-	struct ci_sf_out o = { proc, sizeof proc, 0, true };
-	ci_sf_put(&o, "/proc/self/fd/");
-	ci_sf_put_uint(&o, (uint64_t)f->fd, 1);
+	char proc[40];
+	ci_sf_proc_fd(proc, sizeof proc, f->fd);
 	return linkat(AT_FDCWD, proc, f->dirfd, name, AT_SYMLINK_FOLLOW);
 }
 
@@ -478,10 +492,8 @@ static int ci_sf_open_checked(int dirfd, const char *name, int flags, struct sta
 		errno = EPERM;
 		return -1;
 	}
-	char proc[40] = "";
-	struct ci_sf_out o = { proc, sizeof proc, 0, true };
-	ci_sf_put(&o, "/proc/self/fd/");
-	ci_sf_put_uint(&o, (uint64_t)p, 1);
+	char proc[40];
+	ci_sf_proc_fd(proc, sizeof proc, p);
 	flags |= O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
 	int fd = open(proc, flags & ~O_NOFOLLOW);
 	if (fd < 0 && errno == ENOENT)
