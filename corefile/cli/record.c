@@ -528,7 +528,9 @@ int cli_record(int argc, char **argv)
 	if (snap)
 		cli_error("record: record snapshot: %s", snap);
 
-	const char *input = core ? core : snap;
+	/* A persistent record is a file mapping, which cores do not include by default: then the
+	 * snapshot is the one to read. */
+	const char *input = core && !(persistent && snap) ? core : snap;
 	if (input) {
 		fflush(stderr);
 		static struct ci_render_options render;
