@@ -143,3 +143,14 @@ $(REC_TEST)/recpatch: tests/recorder/recpatch.c include/cudainspect/record.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
 TEST_DEPS += $(REC_TEST)/seccompprobe $(REC_TEST)/recpatch
+
+# crashprobe linked with the recorder (not preloaded), as a set-user-ID program would use it
+# (files.t): absolute run paths, since a secure-execution process ignores LD_LIBRARY_PATH.
+$(REC_TEST)/crashprobe-linked: tests/recorder/crashprobe.c tests/recorder/probe.h $(REC_LIB) \
+		$(BUILD)/sim/libcuda.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(BUILD) -lcudainspect-rec \
+		-Wl,--no-as-needed -L$(BUILD)/sim -l:libcuda.so.1 \
+		-Wl,-rpath,$(abspath $(BUILD)):$(abspath $(BUILD))/sim
+
+TEST_DEPS += $(REC_TEST)/crashprobe-linked

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 
 #include "recorder.h"
 
@@ -129,6 +130,14 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	cfg->signals = true;
 	cfg->jit = true;
 	err[0] = 0;
+	/* A set-user-ID (or capability-gaining) program's environment belongs to whoever started
+	 * it: no variable of it may choose where the privileged process writes.  Record nothing
+	 * and say nothing there. */
+	if (getauxval(AT_SECURE)) {
+		cfg->disabled = true;
+		cfg->quiet = true;
+		return true;
+	}
 
 	/* Quiet first, so that it silences the messages about everything else. */
 	if (!ci_bool_var("CUDAINSPECT_QUIET", &cfg->quiet, err, errlen) ||

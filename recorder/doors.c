@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The three doors through which an application reaches the CUDA driver, and the recorder's
- * start-up (research: interpose.md §1.7).
+ * start-up (docs/RECORDER.md: "How it sees every driver call", "What interposers get
+ * wrong").
  *
  *  (a) Exported symbols: one wrapper per line of api.h, exported under the exact versioned name
  *      with that name's ABI, so programs linked with -lcuda call the wrapper.
@@ -439,8 +440,8 @@ CI_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVers
  * everything that takes the loader's lock (dlopen, dlsym, libgcc's first backtrace) happens
  * before the start lock is taken: a thread holding the start lock never waits for the loader,
  * and a constructor that holds the loader's lock and waits for the start lock is not waited on
- * (interpose.md P8).  Two threads may then both resolve the driver; the first to take the start
- * lock publishes its answer. */
+ * (docs/RECORDER.md, "What interposers get wrong").  Two threads may then both resolve the
+ * driver; the first to take the start lock publishes its answer. */
 static pthread_mutex_t ci_start_lock = PTHREAD_MUTEX_INITIALIZER;
 static int ci_config_state; /* atomic: 0 not read, 1 being read, 2 read */
 static bool ci_config_ok;

@@ -121,7 +121,8 @@ CI_UNSANITIZED void ci_signals_prepare(void)
 		ci_real_sysv_signal = (ci_signal_fn)ci_libc_next("__sysv_signal");
 }
 
-CI_UNSANITIZED static int ci_sigaction_raw(int sig, const struct sigaction *act, struct sigaction *old)
+CI_UNSANITIZED static int ci_sigaction_raw(int sig, const struct sigaction *act,
+					   struct sigaction *old)
 {
 	if (!ci_real_sigaction)
 		ci_signals_prepare();
@@ -337,7 +338,8 @@ CI_EXPORT CI_UNSANITIZED int sigaction(int sig, const struct sigaction *act, str
 
 /* signal() with glibc's semantics for FLAGS (BSD: SA_RESTART, the signal blocked in its
  * handler; System V: SA_RESETHAND | SA_NODEFER). */
-CI_UNSANITIZED static __sighandler_t ci_signal_as(int sig, __sighandler_t handler, int flags, bool block_self)
+CI_UNSANITIZED static __sighandler_t ci_signal_as(int sig, __sighandler_t handler, int flags,
+						  bool block_self)
 {
 	if (handler == SIG_ERR) {
 		errno = EINVAL;

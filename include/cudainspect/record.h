@@ -58,7 +58,7 @@ extern "C" {
  * taken.  Readers should pick files by their header (pid, start_realtime_ns, boot_id,
  * write_generation), never by name. */
 #define CI_PERSISTENT_SUFFIX ".cirec"  /* <stem>[-<tag>].cirec */
-#define CI_SNAPSHOT_SUFFIX ".cisnap"   /* <stem>[-<tag>]-<reason>.cisnap, <reason>: signal, error, exit */
+#define CI_SNAPSHOT_SUFFIX ".cisnap"   /* <stem>[-<tag>]-<reason>.cisnap: signal, error, exit */
 
 #define CI_SEQ_BUSY UINT64_MAX
 #define CI_SECTION_ALIGN 64u

@@ -157,4 +157,31 @@ run_in "$T/linkrun" env CUDAINSPECT_DIR="$T/dirlink" LD_PRELOAD="$REC" "$CP" exi
 like "$(cat "$T/linkrun/err")" "^cudainspect: cannot create the persistent record in $T/dirlink: not a directory \\(a symbolic link is not followed" \
 	"CUDAINSPECT_DIR a symbolic link: said, recording off"
 is "$rc $(ls -A "$T/target")" "0 " "... nothing written through it, the program runs"
+
+
+# --- a set-user-ID program: its environment is the caller's, so it chooses nothing ----------------
+# crashprobe linked with the recorder, set-user-ID root, run by nobody with variables that would
+# make root write its record and messages into root's own files.
+LP=$B/tests/recorder/crashprobe-linked
+if [ -x "$LP" ] && [ "${CI_SANITIZE:-}" != address ] && as_nobody test -x "$LP"; then
+	mkdir -p "$T/suid/rootonly" && chmod 755 "$T/suid" && chmod 700 "$T/suid/rootonly"
+	printf 'root log\n' >"$T/suid/rootonly/log" && chmod 600 "$T/suid/rootonly/log"
+	lsum=$(cksum <"$T/suid/rootonly/log")
+	cp "$LP" "$T/suid/probe" && chmod 4755 "$T/suid/probe"
+	vars="CUDAINSPECT_SNAPSHOT=exit CUDAINSPECT_SNAPSHOT_DIR=$T/suid/rootonly CUDAINSPECT_LOG=$T/suid/rootonly/log CUDAINSPECT_VERBOSE=1"
+	(cd "$T/suid" && env $vars ./probe exit >"$T/suid/root.out" 2>&1)
+	ok "control: root running it with those variables records there" test -n "$(snap "$T/suid/rootonly" exit)"
+	rm -f "$T"/suid/rootonly/*.cisnap && printf 'root log\n' >"$T/suid/rootonly/log"
+	(cd "$T/suid" && as_nobody env $vars ./probe exit >"$T/suid/out" 2>&1)
+	rc=$?
+	if findmnt -n -o OPTIONS --target "$T" 2>/dev/null | grep -qw nosuid; then
+		skip "$T is mounted nosuid"; skip "-"; skip "-"
+	else
+		is "$rc" 0 "set-user-ID, run by nobody: the program runs"
+		is "$(ls "$T/suid/rootonly" | grep -c cisnap)" 0 "set-user-ID: no snapshot where the caller's variable said"
+		is "$(cksum <"$T/suid/rootonly/log")" "$lsum" "set-user-ID: root's file named by CUDAINSPECT_LOG is unchanged"
+	fi
+else
+	skip "no linked probe, or nobody cannot run it"; skip "-"; skip "-"; skip "-"
+fi
 done_testing

@@ -42,7 +42,8 @@ int main(int argc, char **argv)
 		uint8_t b[8];
 		for (size_t j = 0; j < 8; j++)
 			b[j] = (uint8_t)(v >> (8 * j)); /* little-endian, as the format is */
-		if (fseek(f, (long)fields[k].offset, SEEK_SET) || fwrite(b, 1, fields[k].size, f) != fields[k].size)
+		if (fseek(f, (long)fields[k].offset, SEEK_SET) ||
+		    fwrite(b, 1, fields[k].size, f) != fields[k].size)
 			return 1;
 	}
 	return fclose(f) ? 1 : 0;
