@@ -600,6 +600,6 @@ __attribute__((constructor)) static void ci_preload_init(void)
 	int saved = errno;
 	ci_find_real_dlsym();
 	ci_config_load();
-	ci_signals_prepare();
+	ci_signals_at_load();
 	errno = saved;
 }

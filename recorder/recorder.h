@@ -448,8 +448,8 @@ void ci_fatal_record(int sig, const siginfo_t *info);
 /* Put the recorder's handler in front of the fatal signals (signals.c); the program's own
  * handlers, earlier or later, run first (see signals.c). */
 void ci_signals_install(void);
-void ci_signals_prepare(void);
-void ci_signals_after_fork_child(void);
+/* The real sigaction and signal (dlvsym), and the fork handler: from the constructor. */
+void ci_signals_at_load(void);
 /* Write a snapshot of the record for REASON; returns true on success. */
 bool ci_snapshot_write(enum ci_snapshot_reason reason);
 /* The first sticky error: CLAIM it (true for one caller only, who must then call

@@ -338,6 +338,41 @@ static void ci_sf_private(int fd)
 		errno = saved;
 }
 
+/* A new file under a free name: IN_PLACE, the final name STEM + TAIL, then tagged ones; else a
+ * hidden random temporary name.  A taken name is never reused (planted ones stay planted), so
+ * each try takes a fresh one, CI_SF_ATTEMPTS at most. */
+static bool ci_sf_create_named(struct ci_sf *f, const char *stem, const char *tail, bool in_place)
+{
+	char *name = in_place ? f->name : f->tmp;
+	for (int i = 0; i < CI_SF_ATTEMPTS; i++) {
+		if (in_place) {
+			if (!ci_sf_final_name(f->name, stem, tail, i, true)) {
+				errno = ENAMETOOLONG;
+				break;
+			}
+		} else {
+			uint8_t r[8];
+			ci_sf_random(r, sizeof r, false);
+			struct ci_sf_out o = { f->tmp, sizeof f->tmp, 0, true };
+			ci_sf_put(&o, ".cudainspect-");
+			ci_sf_put_hex(&o, r, sizeof r);
+			ci_sf_put(&o, ".tmp");
+		}
+		f->fd = openat(f->dirfd, name, O_RDWR | CI_SF_NEW, 0600);
+		if (f->fd >= 0) {
+			f->how = in_place ? CI_SF_INPLACE : CI_SF_TMPNAME;
+			ci_sf_private(f->fd);
+			return true;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	int err = errno;
+	name[0] = 0;
+	errno = err;
+	return false;
+}
+
 bool ci_sf_create(struct ci_sf *f, int dirfd, const char *stem, const char *tail)
 {
 	ci_sf_init(f, dirfd);
@@ -346,22 +381,7 @@ bool ci_sf_create(struct ci_sf *f, int dirfd, const char *stem, const char *tail
 		/* No linkat or renameat2 (a filter may kill on them): exclusive creation at the
 		 * final name; the file is complete when its writer says so (for a record, when the
 		 * magic at offset 0 is written, last). */
-		for (int i = 0; i < CI_SF_ATTEMPTS; i++) {
-			if (!ci_sf_final_name(f->name, stem, tail, i, true)) {
-				errno = ENAMETOOLONG;
-				return false;
-			}
-			f->fd = openat(dirfd, f->name, O_RDWR | CI_SF_NEW, 0600);
-			if (f->fd >= 0) {
-				f->how = CI_SF_INPLACE;
-				ci_sf_private(f->fd);
-				return true;
-			}
-			if (errno != EEXIST)
-				break;
-		}
-		f->name[0] = 0;
-		return false;
+		return ci_sf_create_named(f, stem, tail, true);
 	}
 	/* Unnamed until complete, if /proc/self/fd leads to it: that is how linkat names it
 	 * without privileges. */
@@ -380,24 +400,7 @@ bool ci_sf_create(struct ci_sf *f, int dirfd, const char *stem, const char *tail
 		f->fd = -1;
 	}
 	/* File systems without O_TMPFILE: a random hidden name. */
-	for (int i = 0; i < CI_SF_ATTEMPTS; i++) {
-		uint8_t r[8];
-		ci_sf_random(r, sizeof r, false);
-		struct ci_sf_out o = { f->tmp, sizeof f->tmp, 0, true };
-		ci_sf_put(&o, ".cudainspect-");
-		ci_sf_put_hex(&o, r, sizeof r);
-		ci_sf_put(&o, ".tmp");
-		f->fd = openat(dirfd, f->tmp, O_RDWR | CI_SF_NEW, 0600);
-		if (f->fd >= 0) {
-			f->how = CI_SF_TMPNAME;
-			ci_sf_private(f->fd);
-			return true;
-		}
-		if (errno != EEXIST)
-			break;
-	}
-	f->tmp[0] = 0;
-	return false;
+	return ci_sf_create_named(f, stem, tail, false);
 }
 
 /* Link the unnamed file F at NAME: directly with the capability to, else through /proc. */

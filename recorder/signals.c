@@ -29,6 +29,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -111,7 +112,7 @@ CI_UNSANITIZED static void *ci_libc_next(const char *name)
 
 /* At load (the constructor), before any program handler could call sigaction: dlvsym is not
  * async-signal-safe. */
-CI_UNSANITIZED void ci_signals_prepare(void)
+CI_UNSANITIZED static void ci_signals_prepare(void)
 {
 	if (!ci_real_sigaction)
 		ci_real_sigaction = (ci_sigaction_fn)ci_libc_next("sigaction");
@@ -247,8 +248,10 @@ CI_UNSANITIZED void ci_signals_install(void)
 	ci_chain_drop(&saved);
 }
 
-/* fork: a thread of the parent may have held the lock, or been mid-update, at that moment. */
-CI_UNSANITIZED void ci_signals_after_fork_child(void)
+/* fork: a thread of the parent may have held the lock, or been mid-update, at that moment.
+ * Registered when the library is loaded, since the program's sigaction calls take the lock
+ * whether the recorder ever starts or not. */
+CI_UNSANITIZED static void ci_signals_after_fork_child(void)
 {
 	ci_chain_lock = 0;
 	for (size_t i = 0; i < CI_NFATAL; i++)
@@ -385,4 +388,11 @@ CI_EXPORT CI_UNSANITIZED __sighandler_t __sysv_signal(int sig, __sighandler_t ha
 CI_EXPORT CI_UNSANITIZED __sighandler_t sysv_signal(int sig, __sighandler_t handler)
 {
 	return __sysv_signal(sig, handler);
+}
+
+/* At load (the constructor): the real functions, and the fork handler. */
+void ci_signals_at_load(void)
+{
+	ci_signals_prepare();
+	pthread_atfork(NULL, NULL, ci_signals_after_fork_child);
 }

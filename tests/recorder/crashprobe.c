@@ -124,9 +124,16 @@ static void fault(int sig)
 			(void)p[zero];
 		fclose(tmp);
 	} else if (sig == SIGFPE) {
+#if defined(__x86_64__)
+		/* The instruction itself: in C, UBSan would catch the division first. */
+		int q, d = zero;
+		__asm__ volatile("cltd; idivl %2" : "=a"(q) : "a"(7), "r"(d) : "edx");
+		(void)q;
+#else
 		volatile int seven = 7; /* not a constant: 1 / x compiles to no division at all */
 		volatile int n = seven / zero;
 		(void)n;
+#endif
 	} else if (sig == SIGILL) {
 		__builtin_trap();
 	} else if (sig == SIGABRT) {

@@ -54,8 +54,8 @@ for cmd in "sh -c 'echo hello; exit 3'" "python3 -c 'import sys; print(\"hello\"
 	command -v "$prog" >/dev/null || { skip "no $prog"; skip "no $prog"; continue; }
 	want_out=$(eval "$cmd" 2>&1)
 	want_rc=$?
-	got_err=$(eval "CUDAINSPECT_NO_SUCH_VARIABLE=1 CUDAINSPECT_SIZE=lots LD_PRELOAD=$REC $cmd" 2>&1 >/dev/null)
-	got_out=$(eval "CUDAINSPECT_NO_SUCH_VARIABLE=1 CUDAINSPECT_SIZE=lots LD_PRELOAD=$REC $cmd" 2>/dev/null)
+	got_err=$(eval "CUDAINSPECT_NO_SUCH_VARIABLE=1 CUDAINSPECT_SIZE=lots LD_PRELOAD='$REC' $cmd" 2>&1 >/dev/null)
+	got_out=$(eval "CUDAINSPECT_NO_SUCH_VARIABLE=1 CUDAINSPECT_SIZE=lots LD_PRELOAD='$REC' $cmd" 2>/dev/null)
 	got_rc=$?
 	is "$got_err" "" "$prog without CUDA, an unknown variable and a bad value: nothing on stderr"
 	is "$got_rc $got_out" "$want_rc $want_out" "$prog without CUDA: same output and exit status as without the recorder"

@@ -15,12 +15,14 @@ need_recorder() {
 	local p
 	if [ "${CI_SANITIZE:-}" = address ]; then
 		# The recorder is an ASan build there: its runtime must be preloaded first, and
-		# ASan turns core dumps off unless asked.
+		# ASan turns core dumps off unless asked.  ASan's own handlers for fatal signals
+		# would be the program's handlers, which run before the recorder's and end the
+		# process themselves: these tests are about the recorder's, so ASan leaves them.
 		local asan
 		asan=$(${CC:-gcc} -print-file-name=libasan.so)
 		[ -e "$asan" ] || skip_all "no ASan runtime to preload before the ASan-built recorder"
 		REC="$asan $REC"
-		export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}disable_coredump=0:detect_leaks=0:verify_asan_link_order=0
+		export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}disable_coredump=0:detect_leaks=0:verify_asan_link_order=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0
 	fi
 	for p in libcudainspect-rec.so tests/recorder/recdump "$@"; do
 		[ -e "$B/$p" ] || skip_all "$B/$p is not built (make check builds it)"
