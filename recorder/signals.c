@@ -202,7 +202,8 @@ CI_UNSANITIZED static void ci_kernel_action(const struct sigaction *app, struct 
 }
 
 /* Set signal I's disposition to APP (shadow and kernel); the old one into *OLD. */
-CI_UNSANITIZED static int ci_chain_set(size_t i, const struct sigaction *app, struct sigaction *old)
+CI_UNSANITIZED static int ci_chain_set(size_t i, const struct sigaction *app,
+				       struct sigaction *old)
 {
 	struct ci_chain *c = &ci_chain[i];
 	int sig = ci_fatal_signals[i];
