@@ -5,6 +5,8 @@ READER_SRCS := $(wildcard corefile/*.c)
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_SRCS    := $(wildcard corefile/cli/*.c)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+# `cudainspect record` creates and reads its files through the recorder's safe-file helper.
+CLI_OBJS    += $(BUILD)/obj/recorder/safefile.o
 READER_LIBS := -ldw -lelf -lzstd -lz -lpthread
 
 $(BUILD)/obj/corefile/%.o: corefile/%.c include/cudainspect/cudainspect.h include/cudainspect/record.h

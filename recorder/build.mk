@@ -1,15 +1,24 @@
 # recorder/: the flight recorder, $(BUILD)/libcudainspect-rec.so (LD_PRELOAD it, or link it).
 # Every recorder/*.c is part of it (symimage.c included).  Objects are position-independent
-# and hidden by default: only the cu* wrappers, dlsym, dlclose and cudainspect_record are exported.
+# and hidden by default: only the cu* wrappers, dlsym, dlclose, the signal-disposition functions
+# (sigaction, signal, ...) and cudainspect_record are exported.  recorder/safefile.c is also
+# linked into the `cudainspect` CLI (corefile/build.mk).
+#
+# The recorder includes only record.h of the project's headers: its version string is taken
+# from the reader's header here, and the CUresult table (names, stickiness) is the one generated
+# from cuda.h for the reader ($(BUILD)/gen/cuda-results.h, rule in corefile/build.mk).
 
 REC_SRCS := $(wildcard recorder/*.c)
 REC_OBJS := $(REC_SRCS:%.c=$(BUILD)/obj/%.o)
 REC_LIB  := $(BUILD)/libcudainspect-rec.so
-REC_CFLAGS := -fPIC -fvisibility=hidden -fno-strict-aliasing
+REC_VERSION := $(shell sed -n 's/^\#define CUDAINSPECT_VERSION "\(.*\)"/\1/p' include/cudainspect/cudainspect.h)
+REC_CFLAGS := -fPIC -fvisibility=hidden -fno-strict-aliasing -I$(BUILD)/gen \
+              -DCI_RECORDER_VERSION='"$(REC_VERSION)"'
 REC_LDLIBS := -ldl -lpthread
+REC_DEPS := recorder/recorder.h recorder/api.h recorder/hooks.h recorder/symimage.h \
+            recorder/safefile.h include/cudainspect/record.h $(BUILD)/gen/cuda-results.h
 
-$(BUILD)/obj/recorder/%.o: recorder/%.c recorder/recorder.h recorder/api.h recorder/hooks.h \
-		recorder/symimage.h include/cudainspect/record.h include/cudainspect/cudainspect.h
+$(BUILD)/obj/recorder/%.o: recorder/%.c $(REC_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(REC_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -106,8 +115,7 @@ TEST_DEPS += $(REC_TEST)/dlprobe $(REC_TEST)/libdlmod-a.so $(REC_TEST)/libdlmod-
 
 # A ThreadSanitizer build of the recorder for the launch-storm test (storm.t).
 REC_TSAN_OBJS := $(REC_SRCS:%.c=$(REC_TEST)/tsan/obj/%.o)
-$(REC_TEST)/tsan/obj/recorder/%.o: recorder/%.c recorder/recorder.h recorder/api.h recorder/hooks.h \
-		recorder/symimage.h include/cudainspect/record.h
+$(REC_TEST)/tsan/obj/recorder/%.o: recorder/%.c $(REC_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) $(REC_CFLAGS) -fsanitize=thread -Wno-tsan \
 		-c $< -o $@
@@ -123,3 +131,26 @@ $(REC_TEST)/crashprobe: tests/recorder/crashprobe.c tests/recorder/probe.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 TEST_DEPS += $(REC_TEST)/crashprobe
+
+# A CUDA program inside a seccomp filter (seccomp.t), and a forger of record headers
+# (recordcli.t).
+$(REC_TEST)/seccompprobe: tests/recorder/seccompprobe.c tests/recorder/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+$(REC_TEST)/recpatch: tests/recorder/recpatch.c include/cudainspect/record.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+TEST_DEPS += $(REC_TEST)/seccompprobe $(REC_TEST)/recpatch
+
+# crashprobe linked with the recorder (not preloaded), as a set-user-ID program would use it
+# (files.t): absolute run paths, since a secure-execution process ignores LD_LIBRARY_PATH.
+$(REC_TEST)/crashprobe-linked: tests/recorder/crashprobe.c tests/recorder/probe.h $(REC_LIB) \
+		$(BUILD)/sim/libcuda.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(BUILD) -lcudainspect-rec \
+		-Wl,--no-as-needed -L$(BUILD)/sim -l:libcuda.so.1 \
+		-Wl,-rpath,$(abspath $(BUILD)):$(abspath $(BUILD))/sim
+
+TEST_DEPS += $(REC_TEST)/crashprobe-linked

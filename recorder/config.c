@@ -3,7 +3,9 @@
  * The recorder's configuration: every CUDAINSPECT_* environment variable, parsed once when the
  * library is loaded.  docs/ENVIRONMENT.md documents each one; keep the two in step.  A value
  * that cannot be parsed is a configuration error: the recorder then records nothing and says
- * why once on stderr, rather than guessing what was meant.
+ * why once, rather than guessing what was meant.  Parsing prints nothing: every process of a
+ * `cudainspect record -- sh run.sh` gets the library, and a shell or an interpreter that never
+ * calls CUDA must stay silent, so errors and warnings are said at the first CUDA call.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 
 #include "recorder.h"
 
@@ -23,6 +26,7 @@ static const char *const ci_known_vars[] = {
 	"CUDAINSPECT_CRUMBS",	     "CUDAINSPECT_CRUMB_EVERY", "CUDAINSPECT_CRUMB_US",
 	"CUDAINSPECT_CRUMB_BARRIER", "CUDAINSPECT_CRUMB_WIDTH", "CUDAINSPECT_PARAM_BYTES",
 	"CUDAINSPECT_SIGNALS",	     "CUDAINSPECT_JIT",		"CUDAINSPECT_DRIVER",
+	"CUDAINSPECT_LOG",
 	"CUDAINSPECT_CLI", /* the GDB command file's, inherited by programs GDB starts */
 };
 
@@ -126,6 +130,14 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	cfg->signals = true;
 	cfg->jit = true;
 	err[0] = 0;
+	/* A set-user-ID (or capability-gaining) program's environment belongs to whoever started
+	 * it: no variable of it may choose where the privileged process writes.  Record nothing
+	 * and say nothing there. */
+	if (getauxval(AT_SECURE)) {
+		cfg->disabled = true;
+		cfg->quiet = true;
+		return true;
+	}
 
 	/* Quiet first, so that it silences the messages about everything else. */
 	if (!ci_bool_var("CUDAINSPECT_QUIET", &cfg->quiet, err, errlen) ||
@@ -138,7 +150,8 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	    !ci_path_var("CUDAINSPECT_DIR", cfg->dir, sizeof cfg->dir, err, errlen) ||
 	    !ci_path_var("CUDAINSPECT_SNAPSHOT_DIR", cfg->snapshot_dir, sizeof cfg->snapshot_dir,
 			 err, errlen) ||
-	    !ci_path_var("CUDAINSPECT_DRIVER", cfg->driver, sizeof cfg->driver, err, errlen))
+	    !ci_path_var("CUDAINSPECT_DRIVER", cfg->driver, sizeof cfg->driver, err, errlen) ||
+	    !ci_path_var("CUDAINSPECT_LOG", cfg->log, sizeof cfg->log, err, errlen))
 		return false;
 
 	const char *v;
@@ -206,7 +219,8 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 		}
 	}
 
-	/* A misspelt variable would otherwise be ignored without a word. */
+	/* A misspelt variable would otherwise be ignored without a word: one line each, said at
+	 * the first CUDA call (ci_ensure_started). */
 	for (char **e = environ; e && *e; e++) {
 		if (strncmp(*e, "CUDAINSPECT_", 12))
 			continue;
@@ -215,11 +229,13 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 		for (size_t i = 0; i < sizeof ci_known_vars / sizeof ci_known_vars[0]; i++)
 			if (strlen(ci_known_vars[i]) == n && !strncmp(*e, ci_known_vars[i], n))
 				known = true;
-		if (!known && !cfg->quiet) {
-			/* ci_say reads ci_cfg, which is not filled in yet. */
-			fprintf(stderr, "cudainspect: ignoring unknown variable %.*s (see "
-				"docs/ENVIRONMENT.md)\n", (int)n, *e);
-		}
+		char line[128];
+		size_t used = strlen(cfg->notes);
+		int w = snprintf(line, sizeof line,
+				 "ignoring unknown variable %.*s (see docs/ENVIRONMENT.md)\n",
+				 n > 64 ? 64 : (int)n, *e);
+		if (!known && w > 0 && used + (size_t)w < sizeof cfg->notes)
+			memcpy(cfg->notes + used, line, (size_t)w + 1); /* whole lines only */
 	}
 	return true;
 }

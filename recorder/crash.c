@@ -2,22 +2,19 @@
 /*
  * Getting the record out of a dying process, and keeping it right across fork.
  *
- * Fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS): the handler notes
- * the signal in the header (state SIGNALED, fatal_*), writes a snapshot file if configured, then
- * hands the signal on exactly as if the recorder were not there: to the previous handler, or,
- * when that was the default action, by restoring it and letting the fault happen again (a
- * hardware fault re-executes the faulting instruction, so the kernel's core and siginfo are the
- * original ones) or re-raising it (abort, kill, int3).  Everything it does is async-signal-safe:
- * atomic stores, clock_gettime, nanosleep, open/write/lseek/ftruncate/rename/close, memcpy, and
- * static buffers.
+ * A fatal signal the program does not handle itself (signals.c decides) comes here once: the
+ * header notes it (state SIGNALED, fatal_*) and a snapshot file is written if configured.
+ * Everything that path does is async-signal-safe: atomic stores, clock_gettime, nanosleep,
+ * the system calls of safefile.c, write/lseek/ftruncate/close, memcpy, and static buffers.
  *
  * Snapshots (CUDAINSPECT_SNAPSHOT: on a fatal signal, on the first sticky CUDA error, at exit)
- * copy the region into <dir>/cudainspect-<host>-<pid>-<reason>.cisnap, written to a temporary
- * name and renamed, so a reader never sees half a file.  Other threads may still be recording
- * while the copy is made, so entries are copied one by one as a reader of a live process does:
- * an entry whose seq changed during the copy is written with seq = CI_SEQ_BUSY, which every
- * reader rejects as torn; the header and section directory are copied last, so that each head
- * covers every entry copied.  The file is sparse (blocks of zeros are holes).
+ * copy the region into <dir>/<stem>-<reason>.cisnap (safefile.h: created unnamed or under a
+ * random name, exclusively, mode 0600, named when complete without replacing anything; the
+ * stem names host, pid and start time, docs/FORMAT.md "Files").  Other threads may still be
+ * recording while the copy is made, so entries are copied one by one as a reader of a live
+ * process does: an entry whose seq changed during the copy is written with seq = CI_SEQ_BUSY,
+ * which every reader rejects as torn; the header and section directory are copied last, so
+ * that each head covers every entry copied.  The file is sparse (blocks of zeros are holes).
  *
  * fork: the child must not write into the parent's record (the mapping is shared).  The child
  * adds one CI_EV_FORK event to the parent's record, unmaps it and starts its own record on its
@@ -27,20 +24,19 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "recorder.h"
+#include "safefile.h"
 
-static const int ci_fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
-#define CI_NFATAL (sizeof ci_fatal_signals / sizeof ci_fatal_signals[0])
-static struct sigaction ci_old_action[CI_NFATAL];
-static bool ci_handlers_installed; /* survives fork: the child inherits the handlers */
 static bool ci_atfork_installed;
-static int ci_in_fatal;     /* atomic: 0, CI_FATAL_BUSY while the first handler works, CI_FATAL_DONE */
-enum { CI_FATAL_BUSY = 1, CI_FATAL_DONE = 2 };
+/* atomic: 0, the tid of the thread noting the first fatal signal, or CI_FATAL_DONE */
+static int ci_in_fatal;
+#define CI_FATAL_DONE (-1)
 enum { CI_STICKY_NONE, CI_STICKY_BUSY, CI_STICKY_DONE };
 static int ci_sticky_state; /* atomic: the first sticky error, being handled, handled */
 /* Longest wait for another thread's GDB registration (only a debugger makes it slow: it stops
@@ -48,9 +44,10 @@ static int ci_sticky_state; /* atomic: the first sticky error, being handled, ha
 #define CI_JIT_WAIT_MS 5000
 static int ci_snapshot_busy; /* atomic: tid of the thread writing a snapshot, 0 if none */
 
-/* <dir>/cudainspect-<host>-<pid>- , built when the record is created (no formatting in a
- * signal handler). */
-static char ci_snap_prefix[PATH_MAX];
+/* The snapshot directory and the file names' stem, set when the record is created (no
+ * formatting in a signal handler). */
+static char ci_snap_dir[PATH_MAX];
+static char ci_snap_stem[CI_SF_NAME_MAX];
 static uint8_t ci_snap_buf[1 << 16] __attribute__((aligned(64)));
 
 /* ---------------------------------------------------------------------------------------- */
@@ -63,18 +60,6 @@ static size_t ci_strlcat(char *dst, const char *src, size_t size)
 		dst[n++] = *src++;
 	dst[n] = 0;
 	return n;
-}
-
-static void ci_utoa(char *out, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10));
-	for (int i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
-	out[n] = 0;
 }
 
 static bool ci_write_all(int fd, const void *buf, size_t len)
@@ -90,18 +75,6 @@ static bool ci_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)w;
 	}
 	return true;
-}
-
-static void ci_say_raw(const char *a, const char *b)
-{
-	if (ci_cfg.quiet)
-		return;
-	char msg[PATH_MAX + 128] = "cudainspect: ";
-	ci_strlcat(msg, a, sizeof msg);
-	ci_strlcat(msg, b, sizeof msg);
-	size_t n = ci_strlcat(msg, "\n", sizeof msg);
-	ssize_t w = write(STDERR_FILENO, msg, n);
-	(void)w;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -214,7 +187,7 @@ static void ci_snapshot_range(struct ci_sink *sink, uint64_t from, uint64_t to)
 		/* The section (with entries) containing FROM, if any. */
 		const struct ci_sec *in = NULL;
 		uint64_t next = to;
-		for (int k = 1; k < CI_SECTION_KIND_MAX; k++) {
+		for (int k = 1; k < CI_REC_SECTION_MAX; k++) {
 			const struct ci_sec *s = &ci_rec.sec[k];
 			if (!s->dir || ci_is_byte_area(k) || s->entry_size < 8 || s->entry_size % 8)
 				continue;
@@ -310,31 +283,40 @@ static bool ci_snapshot_enter(bool wait)
 
 static bool ci_snapshot_write_waiting(enum ci_snapshot_reason reason, bool wait)
 {
-	if (!ci_rec.base || !ci_snap_prefix[0] || !ci_snapshot_enter(wait))
+	if (!ci_rec.base || !ci_snap_stem[0] || !ci_snapshot_enter(wait))
 		return false;
 	int saved = errno;
-	char path[PATH_MAX], tmp[PATH_MAX];
-	path[0] = 0;
-	ci_strlcat(path, ci_snap_prefix, sizeof path);
-	ci_strlcat(path, ci_reason_word(reason), sizeof path);
-	ci_strlcat(path, CI_SNAPSHOT_SUFFIX, sizeof path);
-	tmp[0] = 0;
-	ci_strlcat(tmp, path, sizeof tmp);
-	ci_strlcat(tmp, ".tmp", sizeof tmp);
+	char tail[32] = "-";
+	ci_strlcat(tail, ci_reason_word(reason), sizeof tail);
+	ci_strlcat(tail, CI_SNAPSHOT_SUFFIX, sizeof tail);
 
 	bool ok = false;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		ok = ci_snapshot_fd(fd, reason);
-		ok = close(fd) == 0 && ok;
-		ok = ok && rename(tmp, path) == 0;
-		if (!ok)
-			unlink(tmp);
+	struct ci_sf f = { .fd = -1 };
+	/* Opened each time: a descriptor kept open would be the program's to see (and close). */
+	int dirfd = ci_sf_open_dir(ci_snap_dir);
+	if (dirfd >= 0 && ci_sf_create(&f, dirfd, ci_snap_stem, tail)) {
+		if (!ci_snapshot_fd(f.fd, reason)) {
+			ci_sf_discard(&f);
+		} else if (ci_sf_publish(&f, ci_snap_stem, tail)) {
+			ok = close(f.fd) == 0;
+			if (!ok) /* a late write error (network file systems): not a whole file */
+				unlinkat(dirfd, f.name, 0);
+		}
 	}
+	bool not_dir = !ok && (errno == ENOTDIR || errno == ELOOP);
+	if (dirfd >= 0)
+		close(dirfd);
+	/* Static (the writer's slot is held): a signal handler may run on a small stack. */
+	static char where[PATH_MAX + CI_SF_NAME_MAX];
+	where[0] = 0;
+	ci_strlcat(where, ci_snap_dir, sizeof where);
+	ci_strlcat(where, "/", sizeof where);
+	ci_strlcat(where, f.name, sizeof where);
 	if (ok)
-		ci_say_raw("flight record written to ", path);
+		ci_say_parts("flight record written to ", where, NULL);
 	else
-		ci_say_raw("could not write the flight record snapshot ", path);
+		ci_say_parts("could not write a flight record snapshot into ", ci_snap_dir,
+			     not_dir ? " (not a directory: a symbolic link is not followed)" : NULL);
 	errno = saved;
 	__atomic_store_n(&ci_snapshot_busy, 0, __ATOMIC_RELEASE);
 	return ok;
@@ -352,19 +334,22 @@ static void ci_snapshot_prepare(void)
 	const char *dir = ci_cfg.snapshot_dir[0] ? ci_cfg.snapshot_dir
 			  : ci_cfg.dir[0]	   ? ci_cfg.dir
 						   : ".";
-	char num[24];
-	ci_snap_prefix[0] = 0;
-	ci_strlcat(ci_snap_prefix, dir, sizeof ci_snap_prefix);
-	ci_strlcat(ci_snap_prefix, "/cudainspect-", sizeof ci_snap_prefix);
-	ci_strlcat(ci_snap_prefix, ci_rec.hdr->host, sizeof ci_snap_prefix);
-	ci_strlcat(ci_snap_prefix, "-", sizeof ci_snap_prefix);
-	ci_utoa(num, (uint64_t)getpid());
-	ci_strlcat(ci_snap_prefix, num, sizeof ci_snap_prefix);
-	ci_strlcat(ci_snap_prefix, "-", sizeof ci_snap_prefix);
+	snprintf(ci_snap_dir, sizeof ci_snap_dir, "%s", dir);
+	ci_sf_record_stem(ci_snap_stem, sizeof ci_snap_stem, ci_rec.hdr->host, ci_rec.hdr->pid,
+			  ci_rec.hdr->start_realtime_ns);
+	if (!ci_cfg.snapshot_mask)
+		return;
 	/* Better to hear it now than to find no file after the crash. */
-	if (ci_cfg.snapshot_mask && access(dir, W_OK | X_OK) != 0)
+	int dirfd = ci_sf_open_dir(dir);
+	if (dirfd < 0 && (errno == ENOTDIR || errno == ELOOP))
+		ci_say("snapshots cannot be written to %s (not a directory; a symbolic link is not "
+		       "followed: name its target); set CUDAINSPECT_SNAPSHOT_DIR to a writable "
+		       "directory", dir);
+	else if (dirfd < 0 || access(dir, W_OK | X_OK) != 0)
 		ci_say("snapshots cannot be written to %s (%s); set CUDAINSPECT_SNAPSHOT_DIR to a "
 		       "writable directory", dir, strerror(errno));
+	if (dirfd >= 0)
+		close(dirfd);
 }
 
 bool ci_sticky_claim(void)
@@ -401,28 +386,22 @@ void ci_sticky_wait(void)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Fatal signals                                                                              */
+/* Fatal signals (signals.c decides which are)                                                */
 
-static int ci_signal_index(int sig)
+void ci_fatal_record(int sig, const siginfo_t *info)
 {
-	for (size_t i = 0; i < CI_NFATAL; i++)
-		if (ci_fatal_signals[i] == sig)
-			return (int)i;
-	return -1;
-}
-
-static void ci_on_fatal(int sig, siginfo_t *info, void *uc)
-{
-	int saved = errno;
-	int idx = ci_signal_index(sig);
+	int me = (int)syscall(SYS_gettid);
 	int expected = 0;
-	if (ci_rec.base && __atomic_compare_exchange_n(&ci_in_fatal, &expected, CI_FATAL_BUSY, false,
+	if (ci_rec.base && __atomic_compare_exchange_n(&ci_in_fatal, &expected, me, false,
 						       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		struct ci_header *h = ci_rec.hdr;
 		__atomic_store_n(&h->fatal_signal, sig, __ATOMIC_RELAXED);
-		__atomic_store_n(&h->fatal_tid, (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+		__atomic_store_n(&h->fatal_tid, (uint32_t)me, __ATOMIC_RELAXED);
 		__atomic_store_n(&h->fatal_si_code, info ? info->si_code : 0, __ATOMIC_RELAXED);
-		if (info && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE))
+		/* si_addr only for a fault the kernel sent (for kill and raise that field holds
+		 * the sender's pid and uid). */
+		if (info && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) &&
+		    (info->si_code > 0 || info->si_code == SI_KERNEL))
 			__atomic_store_n(&h->fatal_addr, (uint64_t)(uintptr_t)info->si_addr,
 					 __ATOMIC_RELAXED);
 		__atomic_store_n(&h->end_monotonic_ns, ci_now(), __ATOMIC_RELAXED);
@@ -433,42 +412,14 @@ static void ci_on_fatal(int sig, siginfo_t *info, void *uc)
 		if (ci_cfg.snapshot_mask & 1u << CI_SNAP_SIGNAL)
 			ci_snapshot_write_waiting(CI_SNAP_SIGNAL, true);
 		__atomic_store_n(&ci_in_fatal, CI_FATAL_DONE, __ATOMIC_RELEASE);
-	} else if (expected == CI_FATAL_BUSY) {
+	} else if (expected > 0 && expected != me) {
 		/* Another thread is already dying and writing the record out: do not kill the
 		 * process under it (bounded, in case that thread is stuck). */
-		for (int i = 0; i < 10000 && __atomic_load_n(&ci_in_fatal, __ATOMIC_ACQUIRE) ==
-						    CI_FATAL_BUSY;
-		     i++) {
+		for (int i = 0; i < 10000 && __atomic_load_n(&ci_in_fatal, __ATOMIC_ACQUIRE) > 0; i++) {
 			struct timespec ms = { 0, 1000000 };
 			nanosleep(&ms, NULL);
 		}
 	}
-	errno = saved;
-	if (idx < 0)
-		return;
-	/* Hand the signal on as if the recorder were not there. */
-	struct sigaction *old = &ci_old_action[idx];
-	if (old->sa_flags & SA_SIGINFO) {
-		if (old->sa_sigaction)
-			old->sa_sigaction(sig, info, uc);
-		return;
-	}
-	if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
-		old->sa_handler(sig);
-		return;
-	}
-	sigaction(sig, old, NULL);
-	if (old->sa_handler == SIG_IGN)
-		return;
-	/* A hardware fault happens again when the instruction is re-executed, with the
-	 * kernel's own siginfo in the core; anything else (abort, kill, int3) is re-raised and
-	 * delivered when this handler returns. */
-	bool hardware = info && info->si_code > 0 && info->si_code != SI_KERNEL &&
-			(sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
-	if (sig == SIGSEGV && info && info->si_code == SI_KERNEL)
-		hardware = true; /* general protection faults also re-fault */
-	if (!hardware)
-		syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -526,16 +477,6 @@ void ci_crash_install(void)
 		ci_atfork_installed = true;
 		pthread_atfork(NULL, NULL, ci_fork_child);
 	}
-	if (!ci_cfg.signals || ci_handlers_installed)
-		return;
-	ci_handlers_installed = true;
-	for (size_t i = 0; i < CI_NFATAL; i++) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_sigaction = ci_on_fatal;
-		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(ci_fatal_signals[i], &sa, &ci_old_action[i]) != 0)
-			ci_old_action[i].sa_handler = SIG_DFL;
-	}
+	if (ci_cfg.signals)
+		ci_signals_install();
 }

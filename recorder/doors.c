@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The three doors through which an application reaches the CUDA driver, and the recorder's
- * start-up (research: interpose.md §1.7).
+ * start-up (docs/RECORDER.md: "How it sees every driver call", "What interposers get
+ * wrong").
  *
  *  (a) Exported symbols: one wrapper per line of api.h, exported under the exact versioned name
  *      with that name's ABI, so programs linked with -lcuda call the wrapper.
@@ -46,29 +47,7 @@ const uint8_t ci_fn_flags[CI_FN_COUNT] CI_HIDDEN = {
 };
 
 /* ---------------------------------------------------------------------------------------- */
-/* Messages                                                                                   */
-
-void ci_say(const char *fmt, ...)
-{
-	if (ci_cfg.quiet)
-		return;
-	char buf[1024];
-	int n = snprintf(buf, sizeof buf, "cudainspect: ");
-	va_list ap;
-	va_start(ap, fmt);
-	int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
-	va_end(ap);
-	if (m < 0)
-		return;
-	n += m;
-	if ((size_t)n > sizeof buf - 2)
-		n = sizeof buf - 2;
-	buf[n++] = '\n';
-	int saved = errno;
-	ssize_t w = write(STDERR_FILENO, buf, (size_t)n);
-	(void)w;
-	errno = saved;
-}
+/* Missing entry points                                                                       */
 
 static CUresult ci_missing(enum ci_fn fn)
 {
@@ -134,7 +113,7 @@ static CUresult ci_missing(enum ci_fn fn)
 		if (!((c)->flags & CI_F_QUERY) || (r) != CUDA_ERROR_NOT_READY) {               \
 			const uint64_t ci_v_[] = { 0 CI_FOREACH(CI_ARG_VAL, args) };           \
 			const uint8_t ci_s_[] = { 0 CI_FOREACH(CI_ARG_SIGNED, args) };         \
-			ci_error_record(c, r, #args, ci_v_ + 1, ci_s_ + 1,                     \
+			ci_api_error_record(c, r, #args, ci_v_ + 1, ci_s_ + 1,                     \
 					(unsigned)(sizeof ci_v_ / sizeof ci_v_[0] - 1));       \
 		}                                                                              \
 	} while (0)
@@ -407,7 +386,7 @@ static CUresult ci_proc_address_done(struct ci_call *c, CUresult r, const char *
 		const uint64_t v[] = { CI_U64(symbol), CI_U64(pfn), (uint64_t)(int64_t)version,
 				       flags };
 		const uint8_t s[] = { 0, 0, 1, 0 };
-		ci_error_record(c, r, "(symbol, pfn, cudaVersion, flags)", v, s, 4);
+		ci_api_error_record(c, r, "(symbol, pfn, cudaVersion, flags)", v, s, 4);
 	}
 	return r;
 }
@@ -461,8 +440,8 @@ CI_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVers
  * everything that takes the loader's lock (dlopen, dlsym, libgcc's first backtrace) happens
  * before the start lock is taken: a thread holding the start lock never waits for the loader,
  * and a constructor that holds the loader's lock and waits for the start lock is not waited on
- * (interpose.md P8).  Two threads may then both resolve the driver; the first to take the start
- * lock publishes its answer. */
+ * (docs/RECORDER.md, "What interposers get wrong").  Two threads may then both resolve the
+ * driver; the first to take the start lock publishes its answer. */
 static pthread_mutex_t ci_start_lock = PTHREAD_MUTEX_INITIALIZER;
 static int ci_config_state; /* atomic: 0 not read, 1 being read, 2 read */
 static bool ci_config_ok;
@@ -474,6 +453,8 @@ static void ci_config_load(void)
 	int expected = 0;
 	if (__atomic_compare_exchange_n(&ci_config_state, &expected, 1, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
+		/* What stderr is before the program can change it (message.c). */
+		ci_messages_init();
 		ci_config_ok = ci_config_parse(&ci_cfg, ci_config_error, sizeof ci_config_error);
 		__atomic_store_n(&ci_config_state, 2, __ATOMIC_RELEASE);
 		return;
@@ -585,6 +566,10 @@ void ci_ensure_started(void)
 			found = ci_real[CI_FN_cuInit] != NULL;
 		}
 		int state = CI_PASS;
+		/* The first CUDA call: now the configuration's warnings may be said. */
+		for (char *line = ci_cfg.notes, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+			ci_say("%.*s", (int)(nl - line), line);
+		ci_cfg.notes[0] = 0; /* once: not again in a fork child */
 		if (!ci_config_ok)
 			ci_say("%s; recording disabled, CUDA calls pass through unchanged",
 			       ci_config_error);
@@ -615,5 +600,6 @@ __attribute__((constructor)) static void ci_preload_init(void)
 	int saved = errno;
 	ci_find_real_dlsym();
 	ci_config_load();
+	ci_signals_at_load();
 	errno = saved;
 }

@@ -17,27 +17,18 @@
 
 #include "recorder.h"
 
-/* cuda.h's sticky results: the context is unusable afterwards.  tests/recorder checks this
- * list against cuda.h's wording, the same rule the reader uses (corefile/names-curesult.awk). */
+/* cuda.h's sticky results (the context is unusable afterwards), from the table the build
+ * generates from cuda.h's own wording for the reader too (corefile/names-curesult.awk), so the
+ * recorder and the reader cannot disagree.  tests/recorder/unit.t checks it against cuda.h. */
+static const uint8_t ci_sticky_results[] = {
+#define CI_CURESULT(value, name, text, sticky) [value] = (sticky),
+#include "cuda-results.h"
+#undef CI_CURESULT
+};
+
 bool ci_result_is_sticky(CUresult r)
 {
-	switch ((int)r) {
-	case 226: /* CUDA_ERROR_CONTAINED */
-	case CUDA_ERROR_ILLEGAL_ADDRESS:
-	case CUDA_ERROR_LAUNCH_TIMEOUT:
-	case CUDA_ERROR_ASSERT:
-	case CUDA_ERROR_HARDWARE_STACK_ERROR:
-	case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-	case CUDA_ERROR_MISALIGNED_ADDRESS:
-	case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-	case CUDA_ERROR_INVALID_PC:
-	case CUDA_ERROR_LAUNCH_FAILED:
-	case 721: /* CUDA_ERROR_TENSOR_MEMORY_LEAK */
-	case 911: /* CUDA_ERROR_EXTERNAL_DEVICE */
-		return true;
-	default:
-		return false;
-	}
+	return (unsigned)r < sizeof ci_sticky_results && ci_sticky_results[(unsigned)r];
 }
 
 /* "name=value, ..." in at most LEN bytes: small unsigned values in decimal, the rest in hex. */
@@ -73,8 +64,8 @@ static void ci_format_args(char *out, size_t len, const char *names, const uint6
 	}
 }
 
-void ci_error_record(struct ci_call *c, CUresult result, const char *args, const uint64_t *vals,
-		     const uint8_t *is_signed, unsigned nvals)
+void ci_api_error_record(struct ci_call *c, CUresult result, const char *args,
+			 const uint64_t *vals, const uint8_t *is_signed, unsigned nvals)
 {
 	if (!ci_on() || !ci_rec.base)
 		return;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * GDB's JIT interface (host-core.md §3.2): the record registers itself as one jit_code_entry
- * whose symfile is the whole region (the plugin's JIT reader recognises the magic), and each
+ * GDB's JIT interface (docs/RECORDER.md, "GDB's JIT interface"): the record registers itself
+ * as one jit_code_entry whose symfile is the whole region (the plugin's JIT reader recognises the magic), and each
  * part of the symbol image as one more entry (GDB's own ELF reader turns them into symbols for
  * live device allocations).  This works on live processes and on cores alike, since GDB reads
  * the descriptor from the inferior's memory.

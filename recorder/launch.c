@@ -8,9 +8,10 @@
  * function, grid, block, stream, context, thread, time and the first bytes of the kernel's
  * parameters, laid out as the kernel sees them.
  *
- * Breadcrumbs (DESIGN.md, interpose.md §4): right after a launch the recorder enqueues
- * cuStreamWriteValue64(stream, alias + 8 * crumb_slot, stream_seq) into the same stream, so the
- * GPU itself writes "launch N of this stream has finished" into host memory inside the record.
+ * Breadcrumbs (docs/RECORDER.md, "Breadcrumbs", "Breadcrumbs elsewhere"): right after a
+ * launch the recorder enqueues cuStreamWriteValue64(stream, alias + 8 * crumb_slot,
+ * stream_seq) into the same stream, so the GPU itself writes "launch N of this stream has
+ * finished" into host memory inside the record.
  * After a fault, launches with stream_seq <= the breadcrumb finished, the next one was running
  * and the rest never started, with no CUDA call at analysis time.  The breadcrumb area is
  * registered once (cuMemHostRegister, PORTABLE | DEVICEMAP) when the first context launches;

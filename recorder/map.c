@@ -24,7 +24,8 @@ bool ci_map_init(struct ci_map *m, uint64_t min_capacity)
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return false;
-	madvise(p, bytes, MADV_DONTDUMP);
+	if (!ci_restricted)
+		madvise(p, bytes, MADV_DONTDUMP); /* optional: smaller cores */
 	m->slots = p;
 	m->mask = cap - 1;
 	return true;

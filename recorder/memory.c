@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Allocations: the live table (CI_SEC_ALLOCS) and the ring of recent frees (CI_SEC_FREES), for
- * every allocation API of interpose.md §2: plain, pitch, managed, async and pool, VMM create,
- * reserve and map, host allocation and registration.
+ * every allocation API (docs/RECORDER.md, "What it records"): plain, pitch, managed, async and
+ * pool, VMM create, reserve and map, host allocation and registration.
  *
  * The live table is open-addressed by address (record.h: home slot ci_alloc_hash(address) %
  * capacity, at most CI_ALLOC_PROBE_MAX probes; cuMemCreate handles, which have no address, are

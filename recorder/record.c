@@ -15,7 +15,12 @@
 #include <unistd.h>
 
 #include "recorder.h"
+#include "safefile.h"
 #include "symimage.h"
+
+#ifndef CI_RECORDER_VERSION
+#error "CI_RECORDER_VERSION is defined by recorder/build.mk"
+#endif
 
 struct ci_rec ci_rec CI_HIDDEN;
 uint32_t ci_generation CI_HIDDEN = 1;
@@ -227,25 +232,78 @@ uint32_t ci_string(const char *s, size_t maxlen)
 /* ---------------------------------------------------------------------------------------- */
 /* Creation                                                                                   */
 
-static int ci_open_persistent(const char *dir, char *path, size_t len)
+bool ci_restricted CI_HIDDEN;
+
+/* The process's clocks at the record's start: the persistent file's name carries the wall time,
+ * and the header both (ci_record_describe_process). */
+static uint64_t ci_start_realtime_ns, ci_start_monotonic_ns;
+
+static uint64_t ci_clock(clockid_t id)
 {
-	char host[CI_NAME_MAX] = "";
-	gethostname(host, sizeof host - 1);
-	for (int attempt = 0; attempt < 100; attempt++) {
-		int n = attempt ? snprintf(path, len, "%s/cudainspect-%s-%d-%d%s", dir, host,
-					   (int)getpid(), attempt, CI_PERSISTENT_SUFFIX)
-				: snprintf(path, len, "%s/cudainspect-%s-%d%s", dir, host,
-					   (int)getpid(), CI_PERSISTENT_SUFFIX);
-		if (n < 0 || (size_t)n >= len) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		/* An earlier process with the same pid left its record: keep it. */
-		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void ci_start_clocks(void)
+{
+	/* Both clocks as close together as possible, so a reader can convert record times. */
+	uint64_t m1 = ci_clock(CLOCK_MONOTONIC);
+	ci_start_realtime_ns = ci_clock(CLOCK_REALTIME);
+	uint64_t m2 = ci_clock(CLOCK_MONOTONIC);
+	ci_start_monotonic_ns = m1 + (m2 - m1) / 2;
+}
+
+/* Reserve SIZE bytes of blocks for FD; 0 or an errno.  posix_fallocate is the fallocate system
+ * call; under a seccomp filter the recorder does what glibc does where that call is missing,
+ * a one-byte write into every block (writing files is allowed wherever this one was made). */
+static int ci_reserve_blocks(int fd, uint64_t size)
+{
+	if (!ci_restricted)
+		return posix_fallocate(fd, 0, (off_t)size);
+	struct stat st;
+	uint64_t block = fstat(fd, &st) == 0 && st.st_blksize >= 512 ? (uint64_t)st.st_blksize : 4096;
+	for (uint64_t off = 0; off < size; off += block) {
+		uint64_t at = off + block < size ? off : size - 1;
+		if (pwrite(fd, "", 1, (off_t)at) != 1)
+			return errno ? errno : EIO;
 	}
-	return -1;
+	return 0;
+}
+
+/* The persistent file, created unnamed (or, sandboxed, exclusively) and sized, not yet named
+ * (it is published once the record is laid out).  Its descriptor, or (with a message said) -1
+ * when recording is off, -2 when the record goes to memory instead. */
+static int ci_persistent_create(struct ci_sf *f, int *dirfd, const char *stem, uint64_t size)
+{
+	*dirfd = ci_sf_open_dir(ci_cfg.dir);
+	if (*dirfd < 0 || !ci_sf_create(f, *dirfd, stem, CI_PERSISTENT_SUFFIX)) {
+		ci_say("cannot create the persistent record in %s: %s; recording disabled (create "
+		       "the directory, or unset CUDAINSPECT_DIR)", ci_cfg.dir,
+		       errno == ENOTDIR || errno == ELOOP ? "not a directory (a symbolic link is "
+							     "not followed: name its target)"
+							   : strerror(errno));
+		if (*dirfd >= 0)
+			close(*dirfd);
+		*dirfd = -1;
+		return -1;
+	}
+	/* A sparse file gets its blocks when a page is first written, through the mapping: on a
+	 * full file system that write is a SIGBUS in the application.  Reserve every block now,
+	 * or record in memory instead. */
+	int err = ci_reserve_blocks(f->fd, size);
+	if (!err && ftruncate(f->fd, (off_t)size) != 0)
+		err = errno;
+	if (err) {
+		ci_say("cannot reserve %llu MiB for the persistent record in %s: %s; recording in "
+		       "memory instead (in core dumps and snapshots, but lost on SIGKILL)",
+		       (unsigned long long)(size >> 20), ci_cfg.dir, strerror(err));
+		ci_sf_discard(f);
+		close(*dirfd);
+		*dirfd = -1;
+		return -2;
+	}
+	return f->fd;
 }
 
 static bool ci_private_alloc(void **p, size_t bytes)
@@ -253,14 +311,15 @@ static bool ci_private_alloc(void **p, size_t bytes)
 	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return false;
-	madvise(m, bytes, MADV_DONTDUMP);
+	if (!ci_restricted)
+		madvise(m, bytes, MADV_DONTDUMP); /* only for smaller cores: optional */
 	*p = m;
 	return true;
 }
 
 static bool ci_private_create(const struct ci_layout *l)
 {
-	uint64_t cap[CI_SECTION_KIND_MAX] = { 0 };
+	uint64_t cap[CI_REC_SECTION_MAX] = { 0 };
 	for (uint32_t i = 0; i < l->count; i++)
 		cap[l->sec[i].kind] = l->sec[i].capacity;
 	return ci_map_init(&ci_rec.ctx_map, cap[CI_SEC_CONTEXTS]) &&
@@ -315,62 +374,57 @@ bool ci_record_create(void)
 		return false;
 	}
 
-	int fd = -1;
-	const char *where = "memfd";
+	/* Under a seccomp filter, no system call the recorder could do without (safefile.h). */
+	ci_restricted = ci_sf_restricted();
+	ci_start_clocks();
+	char host[CI_NAME_MAX] = "", stem[CI_SF_NAME_MAX];
+	gethostname(host, sizeof host - 1);
+	ci_sf_record_stem(stem, sizeof stem, host, (uint32_t)getpid(), ci_start_realtime_ns);
+
+	int fd = -1, dirfd = -1;
+	struct ci_sf pf = { .fd = -1 };
 	ci_rec.persistent = false;
+	ci_rec.path[0] = 0;
 	if (ci_cfg.dir[0]) {
-		fd = ci_open_persistent(ci_cfg.dir, ci_rec.path, sizeof ci_rec.path);
-		if (fd < 0) {
-			ci_say("cannot create the persistent record in %s: %s; recording disabled "
-			       "(create the directory or unset CUDAINSPECT_DIR)",
-			       ci_cfg.dir, strerror(errno));
+		fd = ci_persistent_create(&pf, &dirfd, stem, size);
+		if (fd == -1)
 			return false;
-		}
-		ci_rec.persistent = true;
-		where = ci_rec.path;
-		/* A sparse file gets its blocks when a page is first written, through the
-		 * mapping: on a full file system that write is a SIGBUS in the application.
-		 * Reserve every block now, or record in memory instead. */
-		int err = posix_fallocate(fd, 0, (off_t)size);
-		if (err) {
-			ci_say("cannot reserve %llu MiB for the persistent record in %s: %s; recording "
-			       "in memory instead (in core dumps and snapshots, but lost on SIGKILL)",
-			       (unsigned long long)(size >> 20), ci_cfg.dir, strerror(err));
+		ci_rec.persistent = fd >= 0;
+		if (fd < 0)
+			fd = -1;
+	}
+	/* The memfd's name is how readers find the record in a core; for any failure (a filter
+	 * that refuses or kills memfd_create is not asked at all), shared anonymous memory is
+	 * dumped the same way and found by the exported pointer or the magic. */
+	if (!ci_rec.persistent && !ci_restricted) {
+		fd = memfd_create(CI_MEMFD_NAME, MFD_CLOEXEC);
+		if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {
 			close(fd);
-			unlink(ci_rec.path);
-			ci_rec.path[0] = 0;
-			ci_rec.persistent = false;
 			fd = -1;
 		}
 	}
-	if (!ci_rec.persistent) {
-		where = "memfd";
-		fd = memfd_create(CI_MEMFD_NAME, MFD_CLOEXEC);
-	}
-	if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {
-		ci_say("cannot size the record (%llu bytes) in %s: %s; recording disabled",
-		       (unsigned long long)size, where, strerror(errno));
-		close(fd);
-		if (ci_rec.persistent)
-			unlink(ci_rec.path);
-		return false;
-	}
+	bool anonymous = fd < 0;
 	void *base;
 	if (fd >= 0)
 		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	else /* no memfd_create: shared anonymous memory is dumped the same way */
+	else
 		base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (base == MAP_FAILED) {
 		ci_say("cannot map a record of %llu bytes: %s; recording disabled",
 		       (unsigned long long)size, strerror(errno));
-		if (fd >= 0)
+		if (ci_rec.persistent) {
+			ci_sf_discard(&pf);
+			close(dirfd);
+		} else if (fd >= 0) {
 			close(fd);
+		}
 		return false;
 	}
 
 	/* The mapping keeps the memfd alive; an extra descriptor would be visible to the
-	 * application (fd limits, programs that close or list their descriptors). */
-	if (fd >= 0)
+	 * application (fd limits, programs that close or list their descriptors).  The
+	 * persistent file's is kept until the file is named, below. */
+	if (fd >= 0 && !ci_rec.persistent)
 		close(fd);
 	ci_rec.base = base;
 	ci_rec.size = size;
@@ -381,6 +435,10 @@ bool ci_record_create(void)
 		ci_say("out of memory for the recorder's lookup tables; recording disabled");
 		ci_private_destroy();
 		munmap(base, size);
+		if (ci_rec.persistent) {
+			ci_sf_discard(&pf);
+			close(dirfd);
+		}
 		return false;
 	}
 
@@ -395,7 +453,7 @@ bool ci_record_create(void)
 	h->section_entry_size = sizeof(struct ci_section);
 	h->flags = (ci_cfg.crumbs ? 0 : CI_HDR_CRUMBS_OFF) |
 		   (ci_forked_child ? CI_HDR_FORKED_CHILD : 0);
-	snprintf(h->recorder_version, sizeof h->recorder_version, "%s", CUDAINSPECT_VERSION);
+	snprintf(h->recorder_version, sizeof h->recorder_version, "%s", CI_RECORDER_VERSION);
 	h->record_base = (uint64_t)(uintptr_t)base;
 	h->stack_mode = (uint32_t)ci_cfg.stack_mode;
 	h->stack_depth = ci_cfg.stack_mode == CI_STACKS_OFF ? 0 : ci_cfg.stack_depth;
@@ -437,12 +495,36 @@ bool ci_record_create(void)
 	/* The magic last: a reader that finds it finds a complete header and directory. */
 	memcpy(h->magic, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+	/* The persistent file gets its name only now, complete, and never in place of a file
+	 * planted at that name (safefile.h). */
+	if (ci_rec.persistent) {
+		bool named = ci_sf_publish(&pf, stem, CI_PERSISTENT_SUFFIX);
+		if (named) {
+			/* ci_path_var keeps CUDAINSPECT_DIR 64 bytes short of PATH_MAX. */
+			if (snprintf(ci_rec.path, sizeof ci_rec.path, "%s/%s", ci_cfg.dir, pf.name) >=
+			    (int)sizeof ci_rec.path)
+				ci_rec.path[0] = 0;
+			close(pf.fd);
+		} else {
+			ci_say("cannot name the persistent record in %s: %s; recording disabled",
+			       ci_cfg.dir, strerror(errno));
+		}
+		close(dirfd);
+		if (!named) {
+			ci_private_destroy();
+			munmap(base, size);
+			memset(&ci_rec, 0, sizeof ci_rec);
+			return false;
+		}
+	}
 	__atomic_store_n(&cudainspect_record, base, __ATOMIC_RELEASE);
 
 	if (ci_cfg.verbose)
 		ci_say("recording into %s (%llu MiB: %llu launches, %llu live allocations, %llu "
 		       "streams, %llu errors, %llu events)",
-		       ci_rec.persistent ? ci_rec.path : "/memfd:" CI_MEMFD_NAME,
+		       ci_rec.persistent ? ci_rec.path
+		       : anonymous	 ? "shared anonymous memory"
+					 : "/memfd:" CI_MEMFD_NAME,
 		       (unsigned long long)(size >> 20),
 		       (unsigned long long)ci_rec.sec[CI_SEC_LAUNCHES].capacity,
 		       (unsigned long long)ci_rec.sec[CI_SEC_ALLOCS].capacity,
@@ -466,25 +548,15 @@ void ci_record_forget(void)
 /* ---------------------------------------------------------------------------------------- */
 /* The process                                                                                */
 
-static uint64_t ci_clock(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void ci_record_describe_process(void)
 {
 	struct ci_header *h = ci_rec.hdr;
 	h->pid = (uint32_t)getpid();
 	h->ppid = (uint32_t)getppid();
 	gethostname(h->host, sizeof h->host - 1);
-	/* Both clocks as close together as possible, so a reader can convert record times. */
-	uint64_t m1 = ci_clock(CLOCK_MONOTONIC);
-	uint64_t r = ci_clock(CLOCK_REALTIME);
-	uint64_t m2 = ci_clock(CLOCK_MONOTONIC);
-	h->start_realtime_ns = r;
-	h->start_monotonic_ns = m1 + (m2 - m1) / 2;
+	h->start_realtime_ns = ci_start_realtime_ns;
+	h->start_monotonic_ns = ci_start_monotonic_ns;
+	ci_sf_boot_id(h->boot_id);
 
 	char buf[4096];
 	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);

@@ -22,17 +22,26 @@
 #include <cuda.h>
 
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
-#include "cudainspect/cudainspect.h"
 #include "cudainspect/record.h"
 #include "api.h"
 
+/* The recorder reads nothing of the reader's API (include/cudainspect/cudainspect.h): its
+ * version string, CI_RECORDER_VERSION, comes from the build (recorder/build.mk takes it from
+ * there), and it keeps its own bound on section kinds. */
+#define CI_REC_SECTION_MAX (CI_SEC_SYMBOL_IMAGE + 1) /* one past the highest kind written */
+
 #define CI_HIDDEN __attribute__((visibility("hidden")))
 #define CI_EXPORT __attribute__((visibility("default")))
+/* For code that may run before a sanitizer runtime is initialised (interposed libc functions a
+ * sanitizer's own start-up calls). */
+#define CI_UNSANITIZED                                                                         \
+	__attribute__((no_sanitize_address, no_sanitize_thread, no_sanitize_undefined))
 #define CI_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #if defined(__x86_64__) || defined(__i386__)
@@ -73,8 +82,13 @@ static inline bool ci_on(void)
 }
 /* Resolve the driver and create the record, once (doors.c).  Safe to call from any door. */
 void ci_ensure_started(void);
-/* Say something once on stderr ("cudainspect: ..."), unless CUDAINSPECT_QUIET is set. */
+/* Messages (message.c): one line "cudainspect: ..." to CUDAINSPECT_LOG or to the original
+ * stderr (never to a descriptor 2 the program reused), unless CUDAINSPECT_QUIET is set.
+ * ci_say_parts concatenates its parts (NULL ends early) and is async-signal-safe. */
 void ci_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ci_say_parts(const char *a, const char *b, const char *c);
+/* Note what descriptor 2 is, once, when the recorder is loaded. */
+void ci_messages_init(void);
 
 /* One intercepted call, from the wrapper to its hook. */
 struct ci_call {
@@ -113,6 +127,8 @@ struct ci_config {
 	bool signals;
 	bool jit;
 	char driver[PATH_MAX];
+	char log[PATH_MAX];        /* CUDAINSPECT_LOG: messages go there */
+	char notes[512];           /* warnings about the configuration, said at the first CUDA call */
 };
 extern struct ci_config ci_cfg;
 
@@ -122,7 +138,8 @@ extern struct ci_config ci_cfg;
 #define CI_STACK_DEPTH_MAX 64
 
 /* Parse the CUDAINSPECT_* environment into CFG.  On a bad value returns false with a message
- * in ERR (the recorder then passes through). */
+ * in ERR (the recorder then passes through).  Prints nothing: warnings go to CFG->notes, said
+ * at the first CUDA call (a shell or interpreter that never uses CUDA stays silent). */
 bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------------------------------- */
@@ -217,7 +234,7 @@ struct ci_rec {
 	bool persistent;
 	char path[PATH_MAX];      /* persistent file path */
 	struct ci_header *hdr;
-	struct ci_sec sec[CI_SECTION_KIND_MAX];
+	struct ci_sec sec[CI_REC_SECTION_MAX];
 	/* Private lookup maps. */
 	struct ci_map ctx_map;     /* CUcontext -> context slot */
 	struct ci_map stream_map;  /* CUstream or composite key -> stream slot */
@@ -251,7 +268,7 @@ struct ci_layout {
 		uint32_t entry_size;
 		uint64_t offset;
 		uint64_t capacity;
-	} sec[CI_SECTION_KIND_MAX];
+	} sec[CI_REC_SECTION_MAX];
 	uint32_t count;
 };
 bool ci_layout_compute(uint64_t size, uint32_t page_size, struct ci_layout *out);
@@ -407,17 +424,32 @@ void ci_setup_leave(struct ci_setup_scope *s);
 
 /* Record a non-success RESULT of CALL: ARGS names the arguments ("(dptr, bytesize)"), VALS
  * their values, IS_SIGNED which are signed integers. */
-void ci_error_record(struct ci_call *call, CUresult result, const char *args,
-		     const uint64_t *vals, const uint8_t *is_signed, unsigned nvals);
+void ci_api_error_record(struct ci_call *call, CUresult result, const char *args,
+			 const uint64_t *vals, const uint8_t *is_signed, unsigned nvals);
+/* Whether RESULT poisons the context: cuda.h's own wording, through the table generated from it
+ * at build time ($(BUILD)/gen/cuda-results.h, corefile/names-curesult.awk). */
 bool ci_result_is_sticky(CUresult r);
 void ci_event_record(struct ci_call *call, uint32_t kind, CUresult r, uint64_t a, uint64_t b,
 		     uint64_t value, uint64_t duration_ns);
 extern int ci_captures_active; /* atomic: captures begun and not yet ended */
 
 /* ---------------------------------------------------------------------------------------- */
-/* Crashes, snapshots, fork (crash.c)                                                         */
+/* Crashes, snapshots, fork (crash.c), fatal signals (signals.c)                              */
+
+/* Set at record creation: the process runs under a seccomp filter (ci_sf_restricted), so the
+ * recorder makes no system call it can do without (madvise, memfd_create, fallocate, ...). */
+extern bool ci_restricted;
 
 void ci_crash_install(void);
+/* A fatal signal the program does not handle: note it in the header (state SIGNALED, fatal_*)
+ * and write the signal snapshot, once per process (other threads wait, bounded).
+ * Async-signal-safe. */
+void ci_fatal_record(int sig, const siginfo_t *info);
+/* Put the recorder's handler in front of the fatal signals (signals.c); the program's own
+ * handlers, earlier or later, run first (see signals.c). */
+void ci_signals_install(void);
+/* The real sigaction and signal (dlvsym), and the fork handler: from the constructor. */
+void ci_signals_at_load(void);
 /* Write a snapshot of the record for REASON; returns true on success. */
 bool ci_snapshot_write(enum ci_snapshot_reason reason);
 /* The first sticky error: CLAIM it (true for one caller only, who must then call

@@ -77,7 +77,8 @@ bool ci_symfreed_init(uint64_t ring_capacity)
 	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return false;
-	madvise(m, bytes, MADV_DONTDUMP);
+	if (!ci_restricted)
+		madvise(m, bytes, MADV_DONTDUMP); /* optional: smaller cores */
 	ci_freed_map = m;
 	ci_freed_bytes = bytes;
 	ci_freed_slots = m;

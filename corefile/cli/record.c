@@ -6,8 +6,16 @@
  * of a signal it says where the core and the record snapshot went (from the kernel's
  * core_pattern, which may pipe cores to systemd-coredump instead) and prints the summary of
  * whichever it found.
+ *
+ * The record directory may be shared with other users, so nothing there is trusted for its
+ * name or time: the directory is created 0700 (recorder/safefile.c), refused if it is a link,
+ * someone else's, or writable by others without the sticky bit; and the child's snapshot is the
+ * file whose own header says it is: the child's pid, a start during the child's run on this
+ * boot, the highest write_generation - among regular files of ours with a single link.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <glob.h>
 #include <limits.h>
@@ -22,6 +30,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "../../recorder/safefile.h"
 
 #define RECORDER_LIB "libcudainspect-rec.so"
 /* Where the recorder writes snapshot files, and keeps a persistent record (docs/ENVIRONMENT.md). */
@@ -36,8 +45,9 @@ static const char record_usage[] =
 	"the summary.\n"
 	"\n"
 	"Options:\n"
-	"  -d, --dir DIR        write the recorder's snapshot files into DIR (created if\n"
-	"                       needed; sets " SNAPSHOT_DIR_ENV ")\n"
+	"  -d, --dir DIR        write the recorder's snapshot files into DIR (created,\n"
+	"                       mode 0700, if needed; it must be yours, not a link, and\n"
+	"                       not writable by others; sets " SNAPSHOT_DIR_ENV ")\n"
 	"      --persistent     also keep the record itself in a file in DIR (default:\n"
 	"                       the current directory), so that it survives kill -9\n"
 	"                       (sets " PERSISTENT_DIR_ENV ")\n"
@@ -78,26 +88,6 @@ static char *find_recorder(void)
 	return NULL;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char *p = strdup(dir);
-	if (!p)
-		return -1;
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	int r = mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
-	free(p);
-	return r;
-}
-
 static char *read_small_file(const char *path)
 {
 	FILE *f = fopen(path, "re");
@@ -123,7 +113,9 @@ static void glob_append(char *out, size_t n, size_t *o, const char *s)
 	out[*o] = '\0';
 }
 
-/* The newest regular file matching PATTERN that was modified at or after SINCE, or NULL. */
+/* The newest file matching PATTERN that was modified at or after SINCE, or NULL: only a regular
+ * file of ours with a single link (the kernel writes a core as the dumping user), never through
+ * a symbolic link, so a planted link or hard link is not taken for the core. */
 static char *newest_match(const char *pattern, time_t since)
 {
 	glob_t g;
@@ -133,7 +125,8 @@ static char *newest_match(const char *pattern, time_t since)
 		return NULL;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct stat st;
-		if (stat(g.gl_pathv[i], &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime < since)
+		if (lstat(g.gl_pathv[i], &st) != 0 || !S_ISREG(st.st_mode) || st.st_mtime < since ||
+		    st.st_uid != geteuid() || st.st_nlink != 1)
 			continue;
 		if (!best || st.st_mtime >= best_t) {
 			free(best);
@@ -198,22 +191,134 @@ static char *find_core(pid_t pid, const char *comm, time_t since, char **piped)
 	return core;
 }
 
-static char *find_snapshot(const char *dir, pid_t pid, time_t since)
+/* The process the snapshot must come from: the child's pid, a record started while it ran. */
+struct record_owner {
+	pid_t pid;
+	uint64_t from_ns, to_ns; /* CLOCK_REALTIME before the fork, after the wait */
+	uint8_t boot_id[16];     /* this boot's; zeros if unknown */
+};
+
+/* The best record file of OWNER found so far. */
+struct record_pick {
+	char name[CI_SF_NAME_MAX];
+	bool snapshot;           /* origin SNAPSHOT (a persistent record is the fallback) */
+	uint64_t generation, when;
+};
+
+static bool boot_known(const uint8_t id[16])
 {
-	char g[PATH_MAX];
-	size_t o = 0;
-	char tail[64];
-	g[0] = '\0';
-	glob_append(g, sizeof(g), &o, dir);
-	snprintf(tail, sizeof(tail), "/cudainspect-*-%d-*" CI_SNAPSHOT_SUFFIX, (int)pid);
-	if (o + strlen(tail) + 1 >= sizeof(g))
+	static const uint8_t zero[16];
+	return memcmp(id, zero, 16) != 0;
+}
+
+/* NAME in DIRFD, if its header says it is OWNER's record; better than *BEST: a snapshot before
+ * the persistent record, then the latest write_generation. */
+static void consider_record(int dirfd, const char *name, const struct record_owner *owner,
+			    struct record_pick *best)
+{
+	struct stat st;
+	struct ci_header h;
+	int fd = ci_sf_open_owned(dirfd, name, &st);
+	if (fd < 0)
+		return;
+	ssize_t n = pread(fd, &h, sizeof h, 0);
+	close(fd);
+	if (n != (ssize_t)sizeof h || memcmp(h.magic, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN) ||
+	    h.major != CI_FORMAT_MAJOR || h.header_size < sizeof h)
+		return;
+	if (h.pid != (uint32_t)owner->pid || h.start_realtime_ns < owner->from_ns ||
+	    h.start_realtime_ns > owner->to_ns)
+		return;
+	if (boot_known(owner->boot_id) && boot_known(h.boot_id) &&
+	    memcmp(h.boot_id, owner->boot_id, sizeof h.boot_id))
+		return;
+	bool snapshot = h.origin == CI_ORIGIN_SNAPSHOT;
+	if (!snapshot && h.origin != CI_ORIGIN_PERSISTENT)
+		return;
+	uint64_t when = snapshot ? h.snapshot_monotonic_ns : 0;
+	if (best->name[0] && (best->snapshot > snapshot ||
+			      (best->snapshot == snapshot &&
+			       (best->generation > h.write_generation ||
+				(best->generation == h.write_generation && best->when >= when)))))
+		return;
+	snprintf(best->name, sizeof best->name, "%s", name);
+	best->snapshot = snapshot;
+	best->generation = h.write_generation;
+	best->when = when;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* OWNER's record in directory DIRFD (whose absolute path is DIR): the path of the best
+ * snapshot, or of its persistent record, or NULL. */
+static char *find_record(int dirfd, const char *dir, const struct record_owner *owner)
+{
+	int scan = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
+	if (!d) {
+		if (scan >= 0)
+			close(scan);
 		return NULL;
-	memcpy(g + o, tail, strlen(tail) + 1);
-	char *snap = newest_match(g, since);
-	if (snap)
-		return snap;
-	snprintf(g + o, sizeof(g) - o, "/cudainspect-*-%d" CI_PERSISTENT_SUFFIX, (int)pid);
-	return newest_match(g, since);
+	}
+	struct record_pick best = { .name = "" };
+	for (struct dirent *e; (e = readdir(d));)
+		if (!strncmp(e->d_name, "cudainspect-", 12) &&
+		    (has_suffix(e->d_name, CI_SNAPSHOT_SUFFIX) ||
+		     has_suffix(e->d_name, CI_PERSISTENT_SUFFIX)))
+			consider_record(dirfd, e->d_name, owner, &best);
+	closedir(d);
+	char *path = NULL;
+	if (best.name[0] && asprintf(&path, "%s/%s", dir, best.name) < 0)
+		path = NULL;
+	return path;
+}
+
+/* Why directory FD may not hold the records we read back (NULL if it may): it must be ours,
+ * and not writable by others unless sticky (where they cannot replace our files). */
+static const char *record_dir_unsafe(int fd)
+{
+	static char why[160];
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
+		return "is not a directory";
+	if (st.st_uid != geteuid()) {
+		snprintf(why, sizeof why, "belongs to uid %u, not to you (uid %u): another user could "
+			 "plant files there; give a directory of your own (-d DIR)",
+			 (unsigned)st.st_uid, (unsigned)geteuid());
+		return why;
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+		snprintf(why, sizeof why, "can be written by other users (mode %04o, no sticky bit), "
+			 "who could replace the files in it: `chmod go-w` it, or give another "
+			 "directory (-d DIR)", (unsigned)(st.st_mode & 07777));
+		return why;
+	}
+	return NULL;
+}
+
+/* The directory's absolute path as the kernel resolved it (what was checked), else realpath. */
+static char *dir_path(int fd, const char *fallback)
+{
+	char proc[64], buf[PATH_MAX];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(proc, buf, sizeof buf - 1);
+	if (n > 0 && buf[0] == '/') {
+		buf[n] = '\0';
+		return strdup(buf);
+	}
+	return realpath(fallback, NULL);
+}
+
+/* The realtime clock in nanoseconds. */
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static int prepend_env(const char *name, const char *value, char sep)
@@ -280,19 +385,58 @@ int cli_record(int argc, char **argv)
 				  "(make) or pass --preload PATH", RECORDER_LIB);
 		return CI_EXIT_USAGE;
 	}
-	if (dir && mkdir_p(dir) != 0) {
-		cli_error("record: cannot create the record directory %s: %s", dir, strerror(errno));
-		free(lib);
-		return CI_EXIT_USAGE;
+	int rc = CI_EXIT_INTERNAL, snapfd = -1;
+	char *absdir = NULL, *snapdir = NULL, *core = NULL, *piped = NULL, *snap = NULL;
+	if (dir) {
+		bool created;
+		snapfd = ci_sf_make_dir(dir, &created);
+		if (snapfd < 0) {
+			if (errno == ELOOP)
+				cli_error("record: the record directory %s is a symbolic link; give the "
+					  "directory itself (a link may lead into another user's "
+					  "directory)", dir);
+			else
+				cli_error("record: cannot create the record directory %s: %s", dir,
+					  strerror(errno));
+			rc = CI_EXIT_USAGE;
+			goto out;
+		}
+		const char *why = record_dir_unsafe(snapfd);
+		if (why) {
+			cli_error("record: the record directory %s %s", dir, why);
+			rc = CI_EXIT_USAGE;
+			goto out;
+		}
+		absdir = dir_path(snapfd, dir);
+		snapdir = absdir ? strdup(absdir) : NULL;
+	} else {
+		absdir = realpath(".", NULL);
 	}
-	char *absdir = realpath(dir ? dir : ".", NULL);
 	if (prepend_env("LD_PRELOAD", lib, ':') != 0 ||
 	    (dir && absdir && setenv(SNAPSHOT_DIR_ENV, absdir, 1) != 0) ||
 	    (persistent && absdir && setenv(PERSISTENT_DIR_ENV, absdir, 1) != 0)) {
 		cli_error("record: cannot set the environment: %s", strerror(errno));
-		free(lib);
-		free(absdir);
-		return CI_EXIT_INTERNAL;
+		goto out;
+	}
+	if (!dir) {
+		/* Where the recorder will write (docs/ENVIRONMENT.md): read back from there only if
+		 * no one else can replace the files in it. */
+		const char *where = getenv(SNAPSHOT_DIR_ENV);
+		if (!where || !*where)
+			where = getenv(PERSISTENT_DIR_ENV);
+		if (!where || !*where)
+			where = ".";
+		snapfd = open(where, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		const char *why = snapfd >= 0 ? record_dir_unsafe(snapfd) : NULL;
+		if (why) {
+			if (!quiet)
+				cli_error("record: note: the snapshot directory %s %s; snapshots "
+					  "written there will not be reported", where, why);
+			close(snapfd);
+			snapfd = -1;
+		} else if (snapfd >= 0) {
+			snapdir = dir_path(snapfd, where);
+		}
 	}
 	if (!no_core) {
 		struct rlimit rl;
@@ -305,6 +449,8 @@ int cli_record(int argc, char **argv)
 	}
 
 	time_t start = time(NULL);
+	struct record_owner owner = { .from_ns = realtime_ns() };
+	ci_sf_boot_id(owner.boot_id);
 	/* Like a shell: ^C goes to CMD, and we stay to report what happened. */
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	sigaction(SIGINT, &ign, &old_int);
@@ -313,13 +459,13 @@ int cli_record(int argc, char **argv)
 	pid_t pid = fork();
 	if (pid < 0) {
 		cli_error("record: cannot start %s: %s", cmd[0], strerror(errno));
-		free(lib);
-		free(absdir);
-		return CI_EXIT_INTERNAL;
+		goto out;
 	}
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		if (snapfd >= 0)
+			close(snapfd);
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "cudainspect: record: cannot run %s: %s\n", cmd[0], strerror(errno));
 		_exit(127);
@@ -329,30 +475,26 @@ int cli_record(int argc, char **argv)
 		if (errno != EINTR) {
 			cli_error("record: lost track of %s (pid %d): %s", cmd[0], (int)pid,
 				  strerror(errno));
-			free(lib);
-			free(absdir);
-			return CI_EXIT_INTERNAL;
+			goto out;
 		}
 	}
+	owner.pid = pid;
+	owner.to_ns = realtime_ns();
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 
-	int rc;
 	if (WIFEXITED(status)) {
 		rc = WEXITSTATUS(status);
 		if (rc != 0 && rc != 127 && !quiet)
 			cli_error("record: %s (pid %d) exited with status %d", cmd[0], (int)pid, rc);
-		free(lib);
-		free(absdir);
-		return rc;
+		goto out;
 	}
 	int sig = WTERMSIG(status);
 	rc = 128 + sig;
 	char comm[16];
 	const char *base = strrchr(cmd[0], '/');
 	snprintf(comm, sizeof(comm), "%s", base ? base + 1 : cmd[0]);
-	char *piped = NULL;
-	char *core = WCOREDUMP(status) ? find_core(pid, comm, start, &piped) : NULL;
+	core = WCOREDUMP(status) ? find_core(pid, comm, start, &piped) : NULL;
 	if (core) {
 		/* An absolute path, so that the commands the report suggests work from anywhere. */
 		char *abs = realpath(core, NULL);
@@ -361,10 +503,16 @@ int cli_record(int argc, char **argv)
 			core = abs;
 		}
 	}
-	const char *snapdir = getenv(SNAPSHOT_DIR_ENV);
-	char *snap = find_snapshot(snapdir ? snapdir : ".", pid, start);
-	if (!snap && persistent && absdir)
-		snap = find_snapshot(absdir, pid, start);
+	/* The child's snapshot by what the files say of themselves (find_record). */
+	if (snapfd >= 0 && snapdir)
+		snap = find_record(snapfd, snapdir, &owner);
+	if (!snap && persistent && absdir && (!snapdir || strcmp(absdir, snapdir))) {
+		int pfd = open(absdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd >= 0 && !record_dir_unsafe(pfd))
+			snap = find_record(pfd, absdir, &owner);
+		if (pfd >= 0)
+			close(pfd);
+	}
 
 	cli_error("record: %s (pid %d) was killed by signal %d (%s)%s", cmd[0], (int)pid, sig,
 		  strsignal(sig), WCOREDUMP(status) ? " and dumped core" : "");
@@ -381,7 +529,9 @@ int cli_record(int argc, char **argv)
 	if (snap)
 		cli_error("record: record snapshot: %s", snap);
 
-	const char *input = core ? core : snap;
+	/* A persistent record is a file mapping, which cores do not include by default: then the
+	 * snapshot is the one to read. */
+	const char *input = core && !(persistent && snap) ? core : snap;
 	if (input) {
 		fflush(stderr);
 		static struct ci_render_options render;
@@ -396,10 +546,14 @@ int cli_record(int argc, char **argv)
 		if (r != CI_EXIT_OK)
 			cli_error("record: the report could not be made (exit code %d)", r);
 	}
+out:
+	if (snapfd >= 0)
+		close(snapfd);
 	free(core);
 	free(piped);
 	free(snap);
 	free(lib);
 	free(absdir);
+	free(snapdir);
 	return rc;
 }

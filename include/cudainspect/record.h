@@ -52,8 +52,13 @@ extern "C" {
  * region. */
 #define CI_MEMFD_NAME "cudainspect-record"
 #define CI_RECORD_SYMBOL "cudainspect_record"
-#define CI_PERSISTENT_SUFFIX ".cirec"  /* <dir>/cudainspect-<host>-<pid>.cirec */
-#define CI_SNAPSHOT_SUFFIX ".cisnap"   /* <dir>/cudainspect-<host>-<pid>-<reason>.cisnap */
+/* Record files (docs/FORMAT.md, "Files"): <dir>/<stem>[-<tag>]<suffix> with stem
+ * cudainspect-<host>-<pid>-<start> (<start>: the record's start, UTC, to the microsecond, e.g.
+ * 20250101T093012.123456Z) and <tag> 16 random hex digits, added only when the plain name is
+ * taken.  Readers should pick files by their header (pid, start_realtime_ns, boot_id,
+ * write_generation), never by name. */
+#define CI_PERSISTENT_SUFFIX ".cirec"  /* <stem>[-<tag>].cirec */
+#define CI_SNAPSHOT_SUFFIX ".cisnap"   /* <stem>[-<tag>]-<reason>.cisnap: signal, error, exit */
 
 #define CI_SEQ_BUSY UINT64_MAX
 
@@ -147,7 +152,9 @@ struct ci_header {
 	uint64_t end_monotonic_ns;    /* exit or signal time */
 	uint64_t first_sticky_error_seq; /* seq of the first sticky entry in the error ring, or 0 */
 	uint64_t write_generation;    /* bumped by every snapshot write; lets readers spot reuse */
-	uint64_t reserved[16];
+	uint8_t boot_id[16];          /* /proc/sys/kernel/random/boot_id as 16 bytes (0: unknown);
+				       * with pid and start_realtime_ns it names one process */
+	uint64_t reserved[14];
 };
 
 /* ---------------------------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The three doors (interpose.md §1.7): exported symbols, the interposed dlsym, and
+# The three doors (docs/RECORDER.md, "How it sees every driver call"): exported symbols, the interposed dlsym, and
 # cuGetProcAddress / cuGetProcAddress_v2.  With the recorder the driver's answers are unchanged
 # (results, statuses, which versioned variant) and every pointer handed out is the recorder's
 # wrapper of exactly that variant; stream semantics (legacy vs per-thread) are preserved; launches

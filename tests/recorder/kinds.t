@@ -24,7 +24,7 @@ h=$(grep '^header ' "$D")
 is "$(field state "$h") $(field origin "$h") $(field reason "$h")" "2 3 3" "header: exited, snapshot, reason exit"
 is "$(field version "$h")" "0.1.0" "header: recorder version"
 like "$(grep '^process ' "$D")" "exe=$B/apitour " "header: executable path"
-is "$(field pid "$h")" "$(sed -n 's/.*-\([0-9]*\)-exit.cisnap/\1/p' <<<"$S")" "header: pid (as in the snapshot's name)"
+is "$(field pid "$h")" "$(name_pid "$S")" "header: pid (as in the snapshot's name)"
 
 # Devices (docs/SIMULATOR.md: "NVIDIA H200 (cudasim)", 9.0, 132 SMs, 80G)
 like "$(grep '^device ' "$D")" 'ordinal=0 name=NVIDIA H200 \(cudasim\) cc=9\.0 sm=132 mem=85899345920 pci=0000:18:00\.0' \

@@ -54,7 +54,9 @@ run_in "$T/clean" env CUDASIM_KERNEL_US=20 CUDAINSPECT_DIR="$T/clean" LD_PRELOAD
 f=$(ls "$T"/clean/cudainspect-*.cirec 2>/dev/null | head -1)
 ok "clean exit: the record file stays" test -s "$f"
 like "$("$DUMP" "$f" | grep '^header ')" 'state=2 origin=2 ' "clean exit: state exited"
-like "$(basename "$f")" "^cudainspect-$(hostname)-[0-9]+\.cirec$" "file named cudainspect-HOST-PID.cirec"
+like "$(basename "$f")" "^cudainspect-$NAME_HOST-[0-9]+-$NAME_START\.cirec$" "file named cudainspect-HOST-PID-START.cirec"
+is "$(name_pid "$f")" "$(field pid "$("$DUMP" "$f" | grep '^header ')")" "... with the pid of its header"
+is "$(stat -c '%a %u %h' "$f")" "600 $(id -u) 1" "... mode 0600, ours, one link"
 
 # CUDAINSPECT_DIR that does not exist: one clear message, the program runs unchanged.
 run_in "$T/nodir" env CUDASIM_KERNEL_US=20 CUDAINSPECT_DIR="$T/missing" LD_PRELOAD="$REC" \

@@ -11,14 +11,17 @@
  *   rec_unit --sticky   print the CUresult values the recorder treats as sticky (0..1000)
  *   rec_unit --layout SIZE   print the section capacities for a record of SIZE bytes
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cudainspect/cudainspect.h"
 #include "../../recorder/recorder.h"
 #include "../../recorder/symimage.h"
 #include "../lib/tap.h"
@@ -404,12 +407,24 @@ static void test_symfreed(void)
 
 static char snap_dir[256];
 
-/* The snapshot file of REASON in snap_dir, read whole (NULL if missing); *ST its stat. */
-static uint8_t *snapshot_read(const char *reason, struct stat *st)
+/* The snapshot file of REASON in snap_dir (the only one), read whole and removed (NULL if
+ * missing); *ST its stat, NAME its file name. */
+static uint8_t *snapshot_read(const char *reason, struct stat *st, char *name, size_t namelen)
 {
-	char path[512];
-	snprintf(path, sizeof path, "%s/cudainspect-%s-%d-%s.cisnap", snap_dir, ci_rec.hdr->host,
-		 (int)getpid(), reason);
+	char path[512], tail[32];
+	snprintf(tail, sizeof tail, "-%s.cisnap", reason);
+	DIR *d = opendir(snap_dir);
+	int found = 0;
+	for (struct dirent *de; d && (de = readdir(d));) {
+		size_t n = strlen(de->d_name), t = strlen(tail);
+		if (n > t && !strcmp(de->d_name + n - t, tail) && found++ == 0)
+			snprintf(name, namelen, "%s", de->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (found != 1)
+		return NULL;
+	snprintf(path, sizeof path, "%s/%s", snap_dir, name);
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return NULL;
@@ -422,6 +437,26 @@ static uint8_t *snapshot_read(const char *reason, struct stat *st)
 	close(fd);
 	unlink(path);
 	return buf;
+}
+
+/* The name a snapshot of REASON of the record with header H must have (docs/FORMAT.md,
+ * "Files"), with libc's own calendar arithmetic. */
+static void expected_snapshot_name(const struct ci_header *h, const char *reason, char *out,
+				   size_t len)
+{
+	time_t s = (time_t)(h->start_realtime_ns / 1000000000ull);
+	struct tm tm;
+	char when[32];
+	char host[sizeof h->host];
+	gmtime_r(&s, &tm);
+	strftime(when, sizeof when, "%Y%m%dT%H%M%S", &tm);
+	/* The documented reduction of the host name to [A-Za-z0-9._]. */
+	snprintf(host, sizeof host, "%s", h->host);
+	for (char *c = host; *c; c++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._", *c))
+			*c = '_';
+	snprintf(out, len, "cudainspect-%s-%u-%s.%06lluZ-%s.cisnap", host, h->pid, when,
+		 (unsigned long long)(h->start_realtime_ns % 1000000000ull / 1000), reason);
 }
 
 /* Whether files in DIR keep holes (tmpfs and ext4 do; some file systems allocate every block). */
@@ -483,11 +518,16 @@ static void test_snapshot(void)
 	/* An idle record: the file is the region's bytes (but for the snapshot's own header
 	 * fields), full size, and mostly holes. */
 	struct stat st;
+	char name[256] = "", want[256];
 	ok(ci_snapshot_write(CI_SNAP_EXIT), "snapshot of an idle record written");
-	uint8_t *f = snapshot_read("exit", &st);
+	uint8_t *f = snapshot_read("exit", &st, name, sizeof name);
 	if (!ok(f != NULL, "snapshot file read back"))
 		return;
 	const struct ci_header *h = (const void *)f;
+	expected_snapshot_name(h, "exit", want, sizeof want);
+	ok(!strcmp(name, want), "named host-pid-start-reason: %s (want %s)", name, want);
+	ok((st.st_mode & 07777) == 0600 && st.st_uid == geteuid() && st.st_nlink == 1,
+	   "mode 0600, ours, one link (mode %o)", (unsigned)(st.st_mode & 07777));
 	uint64_t meta = h->section_dir_offset + (uint64_t)h->section_count * h->section_entry_size;
 	ok((uint64_t)st.st_size == ci_rec.size, "full size: %lld bytes", (long long)st.st_size);
 	ok(!memcmp(f + meta, ci_rec.base + meta, ci_rec.size - meta) &&
@@ -510,7 +550,7 @@ static void test_snapshot(void)
 	publish_on_write = 20;
 	ok(ci_snapshot_write(CI_SNAP_EXIT), "snapshot written while events are published");
 	publish_on_write = 0;
-	f = snapshot_read("exit", &st);
+	f = snapshot_read("exit", &st, name, sizeof name);
 	struct ci_model *m = NULL;
 	struct ci_error *e = f ? ci_decode_buffer(f, (size_t)st.st_size, &m) : NULL;
 	if (e) {

@@ -95,8 +95,8 @@ like "$(head -1 "$T/baddir/err")" "^cudainspect: snapshots cannot be written to 
 run_in "$T/fork" env CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" "$CP" fork
 child=$(sed -n 's/crashprobe: child \([0-9]*\) exited 3/\1/p' "$T/fork/out")
 ok "fork: the child ran and exited 3" test -n "$child"
-parent_snap=$(ls "$T"/fork/*.cisnap | grep -v -- "-$child-exit")
-child_snap=$(ls "$T"/fork/*-"$child"-exit.cisnap 2>/dev/null)
+child_snap=$(snap_of "$T/fork" "$child" exit)
+parent_snap=$(ls "$T"/fork/*.cisnap | grep -vxF -- "$child_snap")
 "$DUMP" "$parent_snap" >"$T/parent.dump"
 "$DUMP" "$child_snap" >"$T/child.dump"
 hp=$(grep '^header ' "$T/parent.dump")
