@@ -45,7 +45,7 @@ $(READER_OBJS): corefile/reader-internal.h
 # under SANITIZE=address: ASan disables core dumps and intercepts the crash.  The test driver
 # and unit tests link the input stages directly, sanitized like the library.
 CI_INPUT_SRCS := corefile/errors.c corefile/names.c corefile/locate.c corefile/decode.c \
-                 corefile/evidence.c \
+                 corefile/order.c corefile/model.c corefile/evidence.c \
                  $(wildcard corefile/source*.c)
 CI_INPUT_OBJS := $(CI_INPUT_SRCS:%.c=$(BUILD)/obj/%.o)
 RI_DIR        := $(BUILD)/tests/reader-input
@@ -100,7 +100,7 @@ FUZZ_CFLAGS   := -O1 -g -std=gnu11 -fno-omit-frame-pointer $(WARNINGS) -fsanitiz
 FUZZ_OBJS     := $(CI_INPUT_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_HARNESSES := $(patsubst corefile/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard corefile/fuzz/fuzz_*.c))
 
-$(FUZZ_DIR)/obj/%.o: %.c include/cudainspect/cudainspect.h include/cudainspect/record.h corefile/reader-internal.h $(CI_GEN)/cuda-results.h
+$(FUZZ_DIR)/obj/%.o: %.c include/cudainspect/cudainspect.h include/cudainspect/record.h $(wildcard corefile/*.h) $(CI_GEN)/cuda-results.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) -I$(CI_GEN) $(FUZZ_CFLAGS) -c $< -o $@
 

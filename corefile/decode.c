@@ -9,38 +9,19 @@
  * accepted, torn, invalid, overwritten, dropped or missing.  Entries are judged where they lie in
  * the mapped input and the accepted ones copied once, in the model's order; live sources (a
  * running process, a persistent file still being written) are copied chunk by chunk and read
- * seqlock-style: seq, payload, seq again.  A lazy model (ci_decode_options.lazy) keeps the launch
- * ring and the live allocations in the input, ordered, and copies an entry when it is asked for.
+ * seqlock-style: seq, payload, seq again.  Ordering is corefile/order.c's; the model's accessors,
+ * lazy and sparse models among them, are corefile/model.c's.
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/mman.h>
 
+#include "decode-internal.h"
 #include "evidence.h"
-#include "model-internal.h"
-#include "reader-internal.h"
-
-/* How a section's entries are laid out (record.h). */
-enum layout {
-	LAYOUT_TABLE,     /* append-only: slot i holds seq i + 1 */
-	LAYOUT_RING,      /* slot (seq - 1) % capacity, several laps */
-	LAYOUT_ALLOCS,    /* open-addressed by address, seq = allocation id */
-	LAYOUT_BYTES,     /* byte or word area without seq */
-};
-
-struct section_kind {
-	enum layout layout;       /* 0 (LAYOUT_TABLE) for kinds this reader does not know: see
-				   * ci_section_title */
-	uint32_t size;            /* bytes this reader knows (minimum entry_size) */
-	uint32_t fixed_size;      /* byte areas: required entry_size (0 = any >= size) */
-	/* Rings and the allocation table: the model's order is by the 64-bit fields at these
-	 * offsets (time then seq; free time then seq; address then id). */
-	uint16_t order_major, order_minor;
-};
 
 #define RING_BY_TIME(type) offsetof(type, time_ns), offsetof(type, seq)
 
-static const struct section_kind kinds[CI_SECTION_KIND_MAX] = {
+const struct section_kind ci_section_kinds[CI_SECTION_KIND_MAX] = {
 	[CI_SEC_HOST_MODULES] = { LAYOUT_TABLE, sizeof(struct ci_host_module), 0, 0, 0 },
 	[CI_SEC_DEVICES] = { LAYOUT_TABLE, sizeof(struct ci_device), 0, 0, 0 },
 	[CI_SEC_CONTEXTS] = { LAYOUT_TABLE, sizeof(struct ci_context), 0, 0, 0 },
@@ -65,38 +46,6 @@ static const struct section_kind kinds[CI_SECTION_KIND_MAX] = {
 	[CI_SEC_SYMBOL_IMAGE] = { LAYOUT_BYTES, 1, 1, 0, 0 },
 };
 #undef RING_BY_TIME
-
-/* Entry states while reading. */
-enum { ENTRY_OK = 0, ENTRY_MISSING = 1, ENTRY_TORN = 2 };
-
-/* Clears references that point nowhere in entries of a model, counting them unless the
- * counters are NULL (entries a lazy model copies later were counted when decoded).  On a live
- * source a reference to an entry that the writer published after its table was read (below the
- * table's head as read again now) is not damage: it is counted as late. */
-struct refcheck {
-	const struct ci_model *m;
-	uint64_t *bad_refs, *unresolved, *late;   /* per section kind */
-	const uint64_t *heads;    /* live sources: each section's head as last read, else NULL */
-};
-
-struct decoder {
-	struct ci_source *src;
-	struct ci_model *m;
-	uint64_t base;
-	bool live;
-	bool lazy;                /* ci_decode_options.lazy */
-	struct ci_section secs[CI_SECTION_KIND_MAX];
-	bool usable[CI_SECTION_KIND_MAX];
-	uint64_t dir_entry_addr[CI_SECTION_KIND_MAX]; /* for re-reading head on live sources */
-	uint64_t bad_refs[CI_SECTION_KIND_MAX];   /* point nowhere: damage */
-	uint64_t unresolved[CI_SECTION_KIND_MAX]; /* point into a part the input lacks */
-	uint64_t late[CI_SECTION_KIND_MAX];       /* live: point to entries published meanwhile */
-	uint64_t live_heads[CI_SECTION_KIND_MAX]; /* live: every section's head as last read */
-	bool sparse;              /* ci_decode_options.sparse */
-	void *scratch;                            /* for sorting, see sort_ordering */
-	size_t scratch_size;
-	struct refcheck rc;                       /* over m, counting into the two above */
-};
 
 bool ci_header_plausible(const struct ci_header *h, const char **why)
 {
@@ -237,657 +186,6 @@ static void refresh_head(struct decoder *d, uint32_t kind)
 	}
 }
 
-enum verdict { V_SKIP, V_ACCEPT, V_TORN, V_INVALID };
-
-/* The numbers an entry is judged against: its section's capacity and head as last read. */
-struct judge {
-	uint32_t kind;
-	uint64_t cap, head;
-	uint64_t lap_base;        /* rings: seq - 1 of slot 0 in the newest lap (no division per entry) */
-};
-
-static struct judge judge_make(uint32_t kind, uint64_t cap, uint64_t head)
-{
-	return (struct judge){ kind, cap, head, head ? (head - 1) / cap * cap : 0 };
-}
-
-/* What the publishing rules of record.h make of entry E (at least the bytes this reader knows)
- * found in SLOT. */
-static inline enum verdict classify(const struct judge *j, const uint8_t *e, uint64_t slot)
-{
-	enum layout layout = kinds[j->kind].layout;
-	uint64_t seq = ci_le64(e), cap = j->cap;
-	if (seq == CI_SEQ_BUSY)
-		return V_TORN;
-	if (seq == 0)
-		return V_SKIP;
-	if (layout == LAYOUT_ALLOCS) {
-		struct ci_alloc a;
-		memcpy(&a, e, sizeof a);
-		if (a.state == CI_ALLOC_EMPTY || a.state == CI_ALLOC_TOMB)
-			return V_SKIP;
-		if (a.state == CI_ALLOC_FREEING)
-			return V_TORN; /* between the table and the free ring */
-		uint64_t home = ci_alloc_hash(a.address) % cap, end;
-		uint64_t dist = slot >= home ? slot - home : slot + cap - home;
-		return a.state == CI_ALLOC_LIVE && a.id == seq && dist < CI_ALLOC_PROBE_MAX &&
-			       ci_add(a.address, a.size, &end) ? V_ACCEPT : V_INVALID;
-	}
-	/* In its slot: (seq - 1) % capacity == slot.  Most entries are of the newest lap or the one
-	 * before, which is checked without dividing. */
-	uint64_t s1 = seq - 1;
-	bool in_slot = layout == LAYOUT_TABLE ? s1 == slot
-		       : s1 == slot + j->lap_base || (j->lap_base >= cap && s1 == slot + j->lap_base - cap) ||
-				 s1 % cap == slot;
-	/* Published after `head` was copied (a snapshot taken while other threads ran): whole,
-	 * probably, but outside what record.h lets a reader trust. */
-	if (in_slot && seq > j->head && seq - j->head <= cap)
-		return V_TORN;
-	if (!in_slot || seq > j->head)
-		return V_INVALID;
-	/* The free ring holds FREED copies only. */
-	if (j->kind == CI_SEC_FREES) {
-		uint32_t state;
-		memcpy(&state, e + offsetof(struct ci_alloc, state), sizeof state);
-		if (state != CI_ALLOC_FREED)
-			return V_INVALID;
-	}
-	return V_ACCEPT;
-}
-
-static void count_verdict(struct ci_section_stats *stats, enum verdict v)
-{
-	stats->accepted += v == V_ACCEPT;
-	stats->torn += v == V_TORN;
-	stats->invalid += v == V_INVALID;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Ordering                                                                                   */
-
-static void check_entry(struct refcheck *r, uint32_t kind, void *entry);
-static void refresh_live_heads(struct decoder *d);
-
-/* Arrays of several MiB (the launches and allocations of a large record) cost more in page
- * faults than in copying; transparent huge pages, where the system offers them on request, cut
- * that cost about threefold.  The result is freed with free(). */
-static void *alloc_big(size_t size)
-{
-	const size_t huge = 2u << 20;
-	void *p;
-	if (size < 2 * huge)
-		return malloc(size ? size : 1);
-	if (posix_memalign(&p, huge, size))
-		return NULL;
-	madvise(p, size / huge * huge, MADV_HUGEPAGE); /* advice only: failure changes nothing */
-	return p;
-}
-
-/* An accepted entry of a ring or of the allocation table on its way into the model: the field
- * that orders it (time, free time, address), where it is, and what diagnose reads of every
- * launch and allocation, with its references checked (a lazy model keeps these).  Slots fit in
- * 32 bits: a section lies inside a record of at most 64 GiB, and these entries are >= 72 bytes. */
-struct order_key {
-	union {
-		struct {
-			uint64_t major;
-			uint64_t extra;   /* launches: stream_seq; allocations: size */
-			uint32_t a;       /* launches: stream slot; allocations: kind */
-			uint32_t b;       /* launches: flags */
-		};
-		struct ci_launch_brief launch; /* the same, as diagnose reads them */
-		struct ci_alloc_brief alloc;
-	};
-	uint32_t slot;
-	uint32_t pad;
-};
-_Static_assert(offsetof(struct ci_launch_brief, stream_seq) == 8 && offsetof(struct ci_launch_brief, stream) == 16 &&
-		       offsetof(struct ci_launch_brief, flags) == 20 && offsetof(struct ci_alloc_brief, kind) == 16,
-	       "briefs overlay the keys");
-
-/* The accepted entries of one section: entry `slot` is at ENTRIES + slot * STRIDE. */
-struct ordering {
-	uint32_t kind;
-	const uint8_t *entries;
-	size_t stride;
-	struct order_key *keys;   /* accepted entries, in slot order until sorted */
-	struct order_key *tmp;    /* as many, while sorting: the decoder's scratch space */
-	size_t n, cap;
-};
-
-static void ordering_deinit(struct ordering *o)
-{
-	free(o->keys);
-}
-
-/* Take accepted entry E in SLOT: its references are checked and counted on a copy of the part
- * that holds them (a launch's parameters are not read here). */
-static bool ordering_add(struct decoder *d, struct ordering *o, const uint8_t *e, uint64_t slot)
-{
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? 2 * o->cap : 1024;
-		struct order_key *k = realloc(o->keys, cap * sizeof *k);
-		if (!k)
-			return false;
-		o->keys = k;
-		o->cap = cap;
-	}
-	union {
-		struct ci_launch launch;
-		struct ci_alloc alloc;
-		struct ci_api_error error;
-		struct ci_event event;
-	} copy;
-	memcpy(&copy, e, o->kind == CI_SEC_LAUNCHES ? offsetof(struct ci_launch, params) : kinds[o->kind].size);
-	check_entry(&d->rc, o->kind, &copy);
-	struct order_key k = { .major = ci_le64((const uint8_t *)&copy + kinds[o->kind].order_major),
-			       .slot = (uint32_t)slot };
-	if (o->kind == CI_SEC_LAUNCHES) {
-		k.extra = copy.launch.stream_seq;
-		k.a = copy.launch.stream;
-		k.b = copy.launch.flags;
-	} else if (o->kind == CI_SEC_ALLOCS) {
-		k.extra = copy.alloc.size;
-		k.a = copy.alloc.kind;
-	}
-	o->keys[o->n++] = k;
-	return true;
-}
-
-static uint64_t ordering_minor(const struct ordering *o, uint64_t slot)
-{
-	return ci_le64(o->entries + slot * o->stride + kinds[o->kind].order_minor);
-}
-
-/* Sort the keys by major in linear time: a least-significant-digit radix sort, 11 bits a pass,
- * over the bits in which keys differ (about 32 for the times of a ring or the addresses of the
- * allocations, so three passes).  Rings come out of the record almost in time order already
- * (each thread fills the slots it claimed in chunks), and are only checked then. */
-static bool order_by_major(struct ordering *o)
-{
-	enum { DIGIT = 11, BUCKETS = 1 << DIGIT };
-	struct order_key *k = o->keys;
-	size_t n = o->n;
-	uint64_t diff = 0;
-	bool sorted = true;
-	for (size_t i = 1; i < n; i++) {
-		diff |= k[i].major ^ k[0].major;
-		sorted &= k[i - 1].major <= k[i].major;
-	}
-	if (sorted)
-		return true;
-	unsigned passes = (64 - (unsigned)__builtin_clzll(diff) + DIGIT - 1) / DIGIT;
-	size_t (*hist)[BUCKETS] = calloc(passes, sizeof *hist);
-	if (!hist)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		for (unsigned p = 0; p < passes; p++)
-			hist[p][(k[i].major >> (p * DIGIT)) & (BUCKETS - 1)]++;
-	struct order_key *from = k, *to = o->tmp;
-	for (unsigned p = 0; p < passes; p++) {
-		unsigned shift = p * DIGIT;
-		if (hist[p][(from[0].major >> shift) & (BUCKETS - 1)] == n)
-			continue; /* every key has the same digit here */
-		size_t sum = 0;
-		for (unsigned v = 0; v < BUCKETS; v++) {
-			size_t c = hist[p][v];
-			hist[p][v] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			to[hist[p][(from[i].major >> shift) & (BUCKETS - 1)]++] = from[i];
-		struct order_key *t = from;
-		from = to;
-		to = t;
-	}
-	free(hist);
-	o->keys = from;
-	o->tmp = to;
-	return true;
-}
-
-struct tie {
-	uint64_t minor, slot;
-};
-
-static int tie_cmp(const void *a, const void *b)
-{
-	const struct tie *x = a, *y = b;
-	if (x->minor != y->minor)
-		return x->minor < y->minor ? -1 : 1;
-	return x->slot < y->slot ? -1 : x->slot > y->slot;
-}
-
-/* Entries with the same major go by minor (seq, allocation id), then slot.  Such runs are rare
- * and short (two launches in the same nanosecond, a VMM mapping at the start of its reserve);
- * a hostile record full of them costs an n log n sort, never more. */
-static bool order_ties(struct ordering *o)
-{
-	struct order_key *k = o->keys;
-	for (size_t b = 0, e; b < o->n; b = e) {
-		for (e = b + 1; e < o->n && k[e].major == k[b].major; e++)
-			;
-		if (e - b < 2)
-			continue;
-		bool sorted = true;
-		uint64_t prev = ordering_minor(o, k[b].slot);
-		for (size_t i = b + 1; i < e; i++) {
-			uint64_t minor = ordering_minor(o, k[i].slot);
-			sorted &= prev < minor || (prev == minor && k[i - 1].slot < k[i].slot);
-			prev = minor;
-		}
-		if (sorted)
-			continue;
-		struct tie *t = malloc((e - b) * sizeof *t);
-		if (!t)
-			return false;
-		for (size_t i = b; i < e; i++)
-			t[i - b] = (struct tie){ ordering_minor(o, k[i].slot), k[i].slot };
-		qsort(t, e - b, sizeof *t, tie_cmp);
-		for (size_t i = b; i < e; i++)
-			k[i].slot = t[i - b].slot;
-		free(t);
-	}
-	return true;
-}
-
-/* A ring's slots hold a few interleaved runs in time order: each writer thread fills the slots
- * it claimed in chunks, in its own time order.  Dealing the keys onto lanes (each key onto the
- * first lane whose last key is not later) recovers those runs, and merging the lanes sorts the
- * keys in two passes.  Returns false, with the keys untouched, when more than LANES_MAX lanes
- * are needed (many threads, or keys in no order: the allocation table), or on out-of-memory. */
-enum { LANES_MAX = 16 };
-
-static bool order_by_lanes(struct ordering *o)
-{
-	struct order_key *k = o->keys;
-	size_t n = o->n, start[LANES_MAX + 1] = { 0 };
-	uint64_t tail[LANES_MAX];
-	unsigned lanes = 0;
-	_cleanup_free_ uint8_t *lane = malloc(n ? n : 1);
-	if (!lane)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned l = 0;
-		while (l < lanes && tail[l] > k[i].major)
-			l++;
-		if (l == lanes && lanes++ == LANES_MAX)
-			return false;
-		tail[l] = k[i].major;
-		start[l + 1]++;
-		lane[i] = (uint8_t)l;
-	}
-	for (unsigned l = 1; l <= lanes; l++)
-		start[l] += start[l - 1];
-	size_t pos[LANES_MAX];
-	memcpy(pos, start, sizeof pos);
-	for (size_t i = 0; i < n; i++)
-		o->tmp[pos[lane[i]]++] = k[i];
-	/* Merge: pos[l] walks lane l from start[l] to start[l + 1]. */
-	memcpy(pos, start, sizeof pos);
-	for (size_t out = 0; out < n; out++) {
-		unsigned best = LANES_MAX;
-		for (unsigned l = 0; l < lanes; l++)
-			if (pos[l] < start[l + 1] &&
-			    (best == LANES_MAX || o->tmp[pos[l]].major < o->tmp[pos[best]].major))
-				best = l;
-		k[out] = o->tmp[pos[best]++];
-	}
-	return true;
-}
-
-/* Sort the keys of O, in place or swapped with O->tmp (as large). */
-static bool sort_keys(struct ordering *o, uint64_t cap, uint64_t head)
-{
-	size_t n = o->n;
-	/* A wrapped ring is oldest first from the slot the next entry would take: when that order
-	 * is the time order (nothing to sort), the keys are turned round; else the sort does it. */
-	if (kinds[o->kind].layout == LAYOUT_RING && head > cap) {
-		size_t lo = 0, hi = n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (o->keys[mid].slot < head % cap)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		bool sorted = lo == 0 || o->keys[n - 1].major <= o->keys[0].major;
-		for (size_t i = 1; i < n && sorted; i++)
-			sorted = i == lo || o->keys[i - 1].major <= o->keys[i].major;
-		if (sorted && lo) {
-			memcpy(o->tmp, o->keys + lo, (n - lo) * sizeof *o->tmp);
-			memcpy(o->tmp + (n - lo), o->keys, lo * sizeof *o->tmp);
-			struct order_key *t = o->keys;
-			o->keys = o->tmp;
-			o->tmp = t;
-		}
-	}
-	return (order_by_lanes(o) || order_by_major(o)) && order_ties(o);
-}
-
-/* Put O's keys in the model's order. */
-static bool sort_ordering(struct decoder *d, struct ordering *o)
-{
-	const struct ci_section *sec = &d->secs[o->kind];
-	uint64_t cap = sec->capacity, head = sec->head;
-	size_t n = o->n;
-	/* The sorts work out of place, in the decoder's scratch space, which is kept from section
-	 * to section (new memory costs more than the sorting). */
-	if (d->scratch_size < n * sizeof *o->tmp) {
-		free(d->scratch);
-		d->scratch = alloc_big(n * sizeof *o->tmp);
-		d->scratch_size = d->scratch ? n * sizeof *o->tmp : 0;
-		if (!d->scratch)
-			return false;
-	}
-	struct order_key *keys = o->keys;
-	o->tmp = d->scratch;
-	bool ok = sort_keys(o, cap, head);
-	/* Whichever buffer does not hold the keys now is the scratch space. */
-	if (o->keys != keys) {
-		d->scratch = keys;
-		d->scratch_size = o->cap * sizeof *keys;
-		o->cap = n;
-	}
-	o->tmp = NULL;
-	return ok;
-}
-
-/* Copy the accepted entries of O into a new array in the model's order, clearing their bad
- * references (counted when they were accepted).  Every copy is judged again, so what the model
- * holds is exactly what was accepted even if the input changed meanwhile (a file rewritten
- * under us). */
-static struct ci_error *order_entries(struct decoder *d, struct ordering *o, void **ret,
-				      size_t *count)
-{
-	const struct section_kind *sk = &kinds[o->kind];
-	const struct ci_section *sec = &d->secs[o->kind];
-	struct ci_section_stats *stats = &d->m->sections[o->kind];
-	struct judge judge = judge_make(o->kind, sec->capacity, sec->head);
-	struct refcheck quiet = { .m = d->m };
-	size_t n = o->n;
-	uint8_t *out = alloc_big(n * sk->size);
-	if (!out)
-		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's %s", ci_section_title(o->kind));
-	size_t kept = 0;
-	for (size_t j = 0; j < n; j++) {
-		/* Allocations are copied in address order from a table in hash order: fetch ahead. */
-		if (j + 8 < n) {
-			const uint8_t *next = o->entries + o->keys[j + 8].slot * o->stride;
-			for (size_t off = 0; off < sk->size; off += 64)
-				__builtin_prefetch(next + off);
-		}
-		uint8_t *e = out + kept * sk->size;
-		memcpy(e, o->entries + o->keys[j].slot * o->stride, sk->size);
-		if (classify(&judge, e, o->keys[j].slot) != V_ACCEPT ||
-		    ci_le64(e + sk->order_major) != o->keys[j].major) {
-			stats->accepted--;
-			stats->torn++;
-			continue;
-		}
-		check_entry(&quiet, o->kind, e);
-		kept++;
-	}
-	if (kept == 0) {
-		free(out);
-		out = NULL;
-	}
-	*ret = out;
-	*count = kept;
-	return NULL;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Lazy models                                                                                */
-
-/* A section of a lazy model: its accepted entries stay where they are in the input. */
-struct lazy_section {
-	const uint8_t *entries;   /* entry `slot` at entries + slot * stride, in the source's image */
-	size_t stride;
-	struct order_key *keys;   /* the model's order */
-	uint8_t *copies;          /* entry i at copies + i * (known size), copied on first use */
-	uint8_t *copied;          /* one bit per entry */
-};
-
-/* A sparse model's allocation table, unread, where it lies in the input. */
-struct alloc_table {
-	const uint8_t *entries;   /* slot s at entries + s * stride; NULL when not kept */
-	size_t stride;
-	struct judge judge;
-	struct ci_alloc **fetched; /* copies handed out by ci_model_alloc_at, by slot */
-	uint64_t *fetched_slot;
-	size_t nfetched, fetched_cap;
-};
-
-struct ci_model_lazy {
-	struct ci_source *src;    /* a reference, which keeps the input mapped */
-	struct lazy_section launches, allocs;
-	struct alloc_table table;
-};
-
-static void lazy_destroy(struct ci_model_lazy *lazy)
-{
-	if (!lazy)
-		return;
-	struct lazy_section *secs[] = { &lazy->launches, &lazy->allocs };
-	for (size_t i = 0; i < 2; i++) {
-		free(secs[i]->keys);
-		free(secs[i]->copies);
-		free(secs[i]->copied);
-	}
-	for (size_t i = 0; i < lazy->table.nfetched; i++)
-		free(lazy->table.fetched[i]);
-	free(lazy->table.fetched);
-	free(lazy->table.fetched_slot);
-	ci_source_close(lazy->src);
-	free(lazy);
-}
-
-/* The model's link to the input it keeps entries in, made on first use. */
-static struct ci_error *lazy_of(struct decoder *d, struct ci_model_lazy **ret)
-{
-	struct ci_model *m = d->m;
-	if (!m->lazy) {
-		m->lazy = calloc(1, sizeof *m->lazy);
-		if (!m->lazy)
-			return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record");
-		m->lazy->src = ci_source_hold(d->src);
-	}
-	*ret = m->lazy;
-	return NULL;
-}
-
-/* Keep O's entries (sorted) in the input: the model gets their count, and copies on demand. */
-static struct ci_error *keep_lazily(struct decoder *d, struct ordering *o, size_t *count)
-{
-	struct ci_model_lazy *lz;
-	struct ci_error *err = lazy_of(d, &lz);
-	if (err)
-		return err;
-	struct lazy_section *ls = o->kind == CI_SEC_LAUNCHES ? &lz->launches : &lz->allocs;
-	/* Pages of the copies that are never touched cost nothing. */
-	ls->copies = malloc(o->n * kinds[o->kind].size);
-	ls->copied = calloc((o->n + 7) / 8, 1);
-	if (!ls->copies || !ls->copied)
-		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's %s",
-				       ci_section_title(o->kind));
-	ls->entries = o->entries;
-	ls->stride = o->stride;
-	ls->keys = ci_steal(o->keys);
-	*count = o->n;
-	return NULL;
-}
-
-/* Entry I of a lazy section, copied and reference-checked the first time. */
-static const void *lazy_entry(const struct ci_model *m, uint32_t kind, struct lazy_section *ls,
-			      size_t i)
-{
-	size_t size = kinds[kind].size;
-	uint8_t *copy = ls->copies + i * size;
-	if (!(ls->copied[i / 8] & (1u << (i % 8)))) {
-		memcpy(copy, ls->entries + ls->keys[i].slot * ls->stride, size);
-		check_entry(&(struct refcheck){ .m = m }, kind, copy);
-		ls->copied[i / 8] |= (uint8_t)(1u << (i % 8));
-	}
-	return copy;
-}
-
-const struct ci_launch *ci_model_launch(const struct ci_model *m, size_t i)
-{
-	if (i >= m->launch_count)
-		return NULL;
-	if (m->launches)
-		return &m->launches[i];
-	return m->lazy && m->lazy->launches.keys ? lazy_entry(m, CI_SEC_LAUNCHES, &m->lazy->launches, i)
-						 : NULL;
-}
-
-const struct ci_alloc *ci_model_alloc(const struct ci_model *m, size_t i)
-{
-	if (i >= m->alloc_count)
-		return NULL;
-	if (m->allocs)
-		return &m->allocs[i];
-	return m->lazy && m->lazy->allocs.keys ? lazy_entry(m, CI_SEC_ALLOCS, &m->lazy->allocs, i) : NULL;
-}
-
-/* Entry I of a lazy section if it was copied already, else NULL. */
-static const void *lazy_loaded(uint32_t kind, const struct lazy_section *ls, size_t i)
-{
-	if (!(ls->copied[i / 8] & (1u << (i % 8))))
-		return NULL;
-	return ls->copies + i * kinds[kind].size;
-}
-
-const struct ci_launch *ci_model_launch_loaded(const struct ci_model *m, size_t i)
-{
-	if (i >= m->launch_count)
-		return NULL;
-	if (m->launches)
-		return &m->launches[i];
-	return m->lazy && m->lazy->launches.keys ? lazy_loaded(CI_SEC_LAUNCHES, &m->lazy->launches, i)
-						 : NULL;
-}
-
-const struct ci_alloc *ci_model_alloc_loaded(const struct ci_model *m, size_t i)
-{
-	if (i >= m->alloc_count)
-		return NULL;
-	if (m->allocs)
-		return &m->allocs[i];
-	return m->lazy && m->lazy->allocs.keys ? lazy_loaded(CI_SEC_ALLOCS, &m->lazy->allocs, i) : NULL;
-}
-
-struct ci_launch_briefs ci_model_launch_briefs(const struct ci_model *m)
-{
-	if (m->launches || !m->lazy || !m->lazy->launches.keys)
-		return (struct ci_launch_briefs){ NULL, 0 };
-	return (struct ci_launch_briefs){ (const uint8_t *)&m->lazy->launches.keys[0].launch,
-					  sizeof(struct order_key) };
-}
-
-void ci_model_launch_brief(const struct ci_model *m, size_t i, struct ci_launch_brief *b)
-{
-	if (m->launches) {
-		const struct ci_launch *l = &m->launches[i];
-		*b = (struct ci_launch_brief){ l->time_ns, l->stream_seq, l->stream, l->flags };
-	} else if (m->lazy && m->lazy->launches.keys) {
-		*b = m->lazy->launches.keys[i].launch;
-	} else {
-		*b = (struct ci_launch_brief){ 0, 0, CI_NONE, 0 };
-	}
-}
-
-void ci_model_alloc_brief(const struct ci_model *m, size_t i, struct ci_alloc_brief *b)
-{
-	if (m->allocs) {
-		const struct ci_alloc *a = &m->allocs[i];
-		*b = (struct ci_alloc_brief){ a->address, a->size, a->kind };
-	} else if (m->lazy && m->lazy->allocs.keys) {
-		*b = m->lazy->allocs.keys[i].alloc;
-	} else {
-		*b = (struct ci_alloc_brief){ 0, 0, 0 };
-	}
-}
-
-size_t ci_model_each_alloc(const struct ci_model *m, ci_alloc_visit *visit, void *arg)
-{
-	struct ci_alloc_ref r;
-	if (m->allocs) {
-		for (size_t i = 0; i < m->alloc_count; i++) {
-			const struct ci_alloc *a = &m->allocs[i];
-			r = (struct ci_alloc_ref){ a->address, a->size, a->id, a->kind, i };
-			visit(&r, arg);
-		}
-		return m->alloc_count;
-	}
-	const struct ci_model_lazy *lz = m->lazy;
-	if (lz && lz->allocs.keys) {
-		const struct lazy_section *ls = &lz->allocs;
-		for (size_t i = 0; i < m->alloc_count; i++) {
-			const struct order_key *k = &ls->keys[i];
-			uint64_t id = ci_le64(ls->entries + k->slot * ls->stride + offsetof(struct ci_alloc, id));
-			r = (struct ci_alloc_ref){ k->alloc.address, k->alloc.size, id, k->alloc.kind, i };
-			visit(&r, arg);
-		}
-		return m->alloc_count;
-	}
-	if (!lz || !lz->table.entries)
-		return 0;
-	/* A sparse model: the table where it lies, judged slot by slot as decode would. */
-	const struct alloc_table *t = &lz->table;
-	size_t n = 0;
-	for (uint64_t slot = 0; slot < t->judge.cap; slot++) {
-		const uint8_t *e = t->entries + slot * t->stride;
-		if (slot + 8 < t->judge.cap)
-			__builtin_prefetch(e + 8 * t->stride + 48);
-		if (ci_le64(e) == 0 || classify(&t->judge, e, slot) != V_ACCEPT)
-			continue;
-		struct ci_alloc a;
-		memcpy(&a, e, sizeof a);
-		r = (struct ci_alloc_ref){ a.address, a.size, a.id, a.kind, slot };
-		visit(&r, arg);
-		n++;
-	}
-	return n;
-}
-
-const struct ci_alloc *ci_model_alloc_at(const struct ci_model *m, uint64_t handle)
-{
-	if (m->allocs || (m->lazy && m->lazy->allocs.keys))
-		return handle < m->alloc_count ? ci_model_alloc(m, (size_t)handle) : NULL;
-	struct alloc_table *t = m->lazy ? &m->lazy->table : NULL;
-	if (!t || !t->entries || handle >= t->judge.cap)
-		return NULL;
-	for (size_t i = 0; i < t->nfetched; i++)
-		if (t->fetched_slot[i] == handle)
-			return t->fetched[i];
-	if (t->nfetched == t->fetched_cap) {
-		size_t cap = t->fetched_cap ? 2 * t->fetched_cap : 16;
-		struct ci_alloc **f = realloc(t->fetched, cap * sizeof *f);
-		if (f)
-			t->fetched = f;
-		uint64_t *fs = f ? realloc(t->fetched_slot, cap * sizeof *fs) : NULL;
-		if (!fs)
-			return NULL;
-		t->fetched_slot = fs;
-		t->fetched_cap = cap;
-	}
-	struct ci_alloc *a = malloc(sizeof *a);
-	if (!a)
-		return NULL;
-	/* Judged again on the copy: what is handed out is what the rules accept. */
-	memcpy(a, t->entries + handle * t->stride, sizeof *a);
-	if (classify(&t->judge, (const uint8_t *)a, handle) != V_ACCEPT) {
-		free(a);
-		return NULL;
-	}
-	check_entry(&(struct refcheck){ .m = m }, CI_SEC_ALLOCS, a);
-	t->fetched[t->nfetched] = a;
-	t->fetched_slot[t->nfetched++] = handle;
-	return a;
-}
-
 /* Decode a section of seq-carrying entries into an array of the structs this reader knows.
  * Tables come back indexed by slot (invalid slots zeroed, *count = highest accepted slot + 1);
  * rings and the allocation table come back as accepted entries only, in the model's order. */
@@ -899,7 +197,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 		return NULL;
 	const struct ci_section *sec = &d->secs[kind];
 	struct ci_section_stats *stats = &d->m->sections[kind];
-	const struct section_kind *sk = &kinds[kind];
+	const struct section_kind *sk = &ci_section_kinds[kind];
 	enum layout layout = sk->layout;
 	size_t out_size = sk->size;
 	uint32_t esize = sec->entry_size;
@@ -916,7 +214,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 	uint64_t per_chunk = CHUNK_BYTES / esize ? CHUNK_BYTES / esize : 1;
 	struct chunk c __attribute__((cleanup(chunk_deinit))) = { 0 };
 	_cleanup_free_ uint8_t *staging = NULL;
-	struct ordering o __attribute__((cleanup(ordering_deinit))) = { .kind = kind };
+	struct ordering o __attribute__((cleanup(ci_ordering_deinit))) = { .kind = kind };
 	uint8_t *out = NULL;
 	bool nomem = false;
 	if (layout == LAYOUT_TABLE)
@@ -929,7 +227,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 		 * keys grow. */
 		uint64_t most = sec->head < have ? sec->head : have;
 		o.cap = most ? most : 1;
-		nomem |= !(o.keys = alloc_big(o.cap * sizeof *o.keys));
+		nomem |= !(o.keys = ci_alloc_big(o.cap * sizeof *o.keys));
 	}
 	if (!inplace) {
 		nomem |= !(c.buf = malloc(per_chunk * esize)) || !(c.st = malloc(per_chunk));
@@ -953,10 +251,10 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 			read_entries(d, addr + first * esize, cnt, esize, &c);
 			refresh_head(d, kind);
 			if (layout != LAYOUT_TABLE)
-				refresh_live_heads(d);
+				ci_refresh_live_heads(d);
 		}
 		uint64_t head = d->secs[kind].head;
-		struct judge judge = judge_make(kind, cap, head);
+		struct judge judge = ci_judge_make(kind, cap, head);
 		bool bounded = layout == LAYOUT_TABLE || (layout == LAYOUT_RING && head <= cap);
 		for (uint64_t i = 0; i < cnt; i++) {
 			uint64_t slot = first + i;
@@ -987,22 +285,22 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 				/* Judged on the model's own copy: what is accepted is what it holds. */
 				uint8_t *copy = out + slot * out_size;
 				memcpy(copy, e, out_size);
-				v = classify(&judge, copy, slot);
+				v = ci_classify(&judge, copy, slot);
 				if (v == V_ACCEPT)
 					last_slot = slot + 1;
 				else
 					memset(copy, 0, out_size);
 			} else {
-				v = classify(&judge, e, slot);
+				v = ci_classify(&judge, e, slot);
 				if (v == V_ACCEPT) {
 					if (staging)
 						memcpy(staging + slot * out_size, e, out_size);
-					if (!ordering_add(d, &o, e, slot))
+					if (!ci_ordering_add(d, &o, e, slot))
 						return ci_error_create(CI_ERR_NOMEM, "out of memory "
 								       "decoding the record's %s", ci_section_title(kind));
 				}
 			}
-			count_verdict(stats, v);
+			ci_count_verdict(stats, v);
 		}
 		if (lazy)
 			ci_source_release(d->src, p, cnt * esize);
@@ -1015,11 +313,11 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 		o.stride = inplace ? esize : out_size;
 		if (o.n == 0)
 			return NULL;
-		if (!sort_ordering(d, &o))
+		if (!ci_sort_ordering(d, &o))
 			return ci_error_create(CI_ERR_NOMEM, "out of memory ordering the record's %s", ci_section_title(kind));
 		if (lazy)
-			return keep_lazily(d, &o, count);
-		return order_entries(d, &o, ret, count);
+			return ci_keep_lazily(d, &o, count);
+		return ci_order_entries(d, &o, ret, count);
 	}
 	*count = last_slot;
 	if (last_slot == 0) {
@@ -1122,13 +420,13 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 	uint64_t earliest = ev->failed_launch_window ? ev->failed_launch_from : UINT64_MAX;
 	ci_evidence_destroy(ev);
 
-	struct ordering o __attribute__((cleanup(ordering_deinit))) = { .kind = kind };
+	struct ordering o __attribute__((cleanup(ci_ordering_deinit))) = { .kind = kind };
 	o.cap = 1024;
 	if (!(o.keys = malloc(o.cap * sizeof *o.keys))) {
 		*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's launches");
 		return false;
 	}
-	struct judge judge = judge_make(kind, cap, head);
+	struct judge judge = ci_judge_make(kind, cap, head);
 	uint64_t total = head < cap ? head : cap, scanned = 0;
 	/* Once nothing is open, the scan ends at entries made SPARSE_MARGIN_NS before EARLIEST. */
 	/* What the scan counts, to be undone when the whole ring is read after all. */
@@ -1148,11 +446,11 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 		uint64_t seq = ci_le64(e);
 		if (seq == 0)
 			continue;
-		enum verdict v = classify(&judge, e, slot);
-		count_verdict(stats, v);
+		enum verdict v = ci_classify(&judge, e, slot);
+		ci_count_verdict(stats, v);
 		if (v != V_ACCEPT)
 			continue;
-		if (!ordering_add(d, &o, e, slot)) {
+		if (!ci_ordering_add(d, &o, e, slot)) {
 			*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's launches");
 			return false;
 		}
@@ -1187,11 +485,11 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 	o.stride = esize;
 	if (o.n == 0)
 		return true;
-	if (!sort_ordering(d, &o)) {
+	if (!ci_sort_ordering(d, &o)) {
 		*err = ci_error_create(CI_ERR_NOMEM, "out of memory ordering the record's launches");
 		return false;
 	}
-	*err = order_entries(d, &o, ret, count);
+	*err = ci_order_entries(d, &o, ret, count);
 	return !*err;
 }
 
@@ -1208,11 +506,11 @@ static bool keep_alloc_table(struct decoder *d)
 		return false;
 	const uint8_t *inplace = ci_source_peek(d->src, addr, cap * sec->entry_size);
 	struct ci_model_lazy *lz;
-	if (!inplace || lazy_of(d, &lz))
+	if (!inplace || ci_lazy_of(d, &lz))
 		return false;
 	lz->table.entries = inplace;
 	lz->table.stride = sec->entry_size;
-	lz->table.judge = judge_make(kind, cap, sec->head);
+	lz->table.judge = ci_judge_make(kind, cap, sec->head);
 	d->m->sections[kind].unread = cap;
 	return true;
 }
@@ -1391,7 +689,7 @@ static void check_tables(struct decoder *d)
 
 /* One entry of a ring or of the allocation table, checked as it is copied into the model (the
  * tables are checked by then). */
-static void check_entry(struct refcheck *r, uint32_t kind, void *entry)
+void ci_check_entry(struct refcheck *r, uint32_t kind, void *entry)
 {
 	const struct ci_model *m = r->m;
 	switch (kind) {
@@ -1567,7 +865,7 @@ static struct ci_error *decode_directory(struct decoder *d)
 		d->dir_entry_addr[k] = d->base + h->section_dir_offset + (uint64_t)i * h->section_entry_size;
 		const char *why = NULL;
 		uint64_t size, end;
-		const struct section_kind *sk = &kinds[k];
+		const struct section_kind *sk = &ci_section_kinds[k];
 		if (sk->fixed_size ? sec.entry_size != sk->fixed_size
 				   : sec.entry_size < sk->size || sec.entry_size > CI_MAX_ENTRY_SIZE ||
 					     sec.entry_size % (sk->layout == LAYOUT_BYTES ? 4 : 8))
@@ -1629,7 +927,7 @@ static uint64_t area_units(const struct decoder *d, uint32_t kind, bool by_head)
 
 /* Live sources: every section's head read again (entries published meanwhile are referred to
  * by what is read next; see struct refcheck). */
-static void refresh_live_heads(struct decoder *d)
+void ci_refresh_live_heads(struct decoder *d)
 {
 	if (!d->live)
 		return;
@@ -1708,7 +1006,7 @@ static struct ci_error *decode_sections(struct decoder *d)
 		m->sections[CI_SEC_SYMBOL_IMAGE].accepted = d->secs[CI_SEC_SYMBOL_IMAGE].head;
 
 	/* Tables are checked before the rings, whose entries are checked as they are copied. */
-	refresh_live_heads(d);
+	ci_refresh_live_heads(d);
 	check_tables(d);
 	/* The small rings before the launches: a sparse read of the launch ring goes back as far
 	 * as the errors and the synchronizations in the event ring say it must. */
@@ -1815,20 +1113,6 @@ static void summarize(struct decoder *d)
 }
 
 /* Name the source's threads from the record's thread table where /proc or the core had none. */
-static void name_source_threads(struct ci_source *src, const struct ci_model *m)
-{
-	struct ci_source_info *info = &src->info;
-	for (size_t i = 0; i < info->thread_count; i++) {
-		for (size_t j = 0; j < m->thread_count; j++) {
-			const struct ci_thread *t = &m->threads[j];
-			if (t->seq && t->tid == info->threads[i].tid && t->name[0] && !info->threads[i].name[0]) {
-				memcpy(info->threads[i].name, t->name, sizeof info->threads[i].name);
-				break;
-			}
-		}
-	}
-}
-
 struct ci_error *ci_decode_with(struct ci_source *src, const struct ci_location *loc,
 				const struct ci_decode_options *opts, struct ci_model **ret)
 {
@@ -1856,10 +1140,8 @@ struct ci_error *ci_decode_with(struct ci_source *src, const struct ci_location 
 		err = decode_directory(d);
 	if (!err)
 		err = decode_sections(d);
-	if (!err) {
+	if (!err)
 		summarize(d);
-		name_source_threads(src, m);
-	}
 	free(d->scratch);
 	free(d);
 	if (err) {
@@ -1895,54 +1177,3 @@ struct ci_error *ci_decode_buffer(const void *buf, size_t len, struct ci_model *
 	return err;
 }
 
-void ci_model_destroy(struct ci_model *m)
-{
-	if (!m)
-		return;
-	free(m->host_modules);
-	free(m->devices);
-	free(m->contexts);
-	free(m->streams);
-	free(m->code_modules);
-	free(m->functions);
-	free(m->threads);
-	free(m->launches);
-	free(m->errors);
-	free(m->events);
-	free(m->frees);
-	free(m->allocs);
-	free(m->crumbs);
-	free(m->stacks);
-	free(m->frames);
-	free(m->strings);
-	lazy_destroy(m->lazy);
-	ci_warnings_deinit(&m->warnings);
-	free(m);
-}
-
-const char *ci_model_string(const struct ci_model *m, uint32_t off)
-{
-	if (!m->strings || off >= m->strings_size)
-		return "";
-	return m->strings + off;
-}
-
-const uint64_t *ci_model_stack(const struct ci_model *m, uint32_t id, size_t *n)
-{
-	*n = 0;
-	if (id == 0 || id > m->stack_count || m->stacks[id - 1].seq == 0)
-		return NULL;
-	const struct ci_stack *s = &m->stacks[id - 1];
-	if (s->nframes == 0)
-		return NULL;
-	*n = s->nframes;
-	return m->frames + s->frames_offset;
-}
-
-const char *ci_model_function_name(const struct ci_model *m, uint32_t slot)
-{
-	if (slot >= m->function_count || m->functions[slot].seq == 0)
-		return NULL;
-	const char *name = ci_model_string(m, m->functions[slot].name_str);
-	return *name ? name : NULL;
-}

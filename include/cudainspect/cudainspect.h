@@ -269,8 +269,8 @@ struct ci_model {
 
 /* Decode the record found at LOC.  Refuses an unknown major version (CI_ERR_VERSION) and a
  * header that cannot be trusted (CI_ERR_CORRUPT); everything below the header degrades entry
- * by entry and is counted in sections[].  Source threads without a name get the one the record's
- * thread table gives their tid.  On a live source (ci_source_is_live) each entry is read seq,
+ * by entry and is counted in sections[].  The source is not changed (the later stages name a
+ * thread from the record's thread table, then the source's).  On a live source (ci_source_is_live) each entry is read seq,
  * payload, seq and counted as torn if it changed. */
 struct ci_error *ci_decode(struct ci_source *src, const struct ci_location *loc,
 			   struct ci_model **ret);

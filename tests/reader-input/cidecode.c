@@ -41,16 +41,6 @@ static const char *method_word(enum ci_locate_method m)
 	return "?";
 }
 
-static const char *const section_words[CI_SECTION_KIND_MAX] = {
-	[CI_SEC_HOST_MODULES] = "host_modules", [CI_SEC_DEVICES] = "devices",
-	[CI_SEC_CONTEXTS] = "contexts", [CI_SEC_STREAMS] = "streams",
-	[CI_SEC_CODE_MODULES] = "code_modules", [CI_SEC_FUNCTIONS] = "functions",
-	[CI_SEC_LAUNCHES] = "launches", [CI_SEC_ALLOCS] = "allocs", [CI_SEC_FREES] = "frees",
-	[CI_SEC_ERRORS] = "errors", [CI_SEC_EVENTS] = "events", [CI_SEC_STACKS] = "stacks",
-	[CI_SEC_FRAMES] = "frames", [CI_SEC_STRINGS] = "strings",
-	[CI_SEC_BREADCRUMBS] = "breadcrumbs", [CI_SEC_THREADS] = "threads",
-	[CI_SEC_SYMBOL_IMAGE] = "symbol_image",
-};
 
 static int fail(struct ci_error *err)
 {
@@ -75,13 +65,18 @@ static void print_source(const struct ci_source_info *info)
 	printf("source.mappings %zu\n", info->mapping_count);
 }
 
-/* After decode: the record names threads the core could not. */
-static void print_threads(const struct ci_source_info *info)
+/* After decode: the record names threads the core could not (kernel cores have no names but
+ * the main thread's command name). */
+static void print_threads(const struct ci_source_info *info, const struct ci_model *m)
 {
 	for (size_t i = 0; i < info->thread_count; i++) {
 		const struct ci_core_thread *t = &info->threads[i];
+		const char *name = t->name;
+		for (size_t j = 0; m && !name[0] && j < m->thread_count; j++)
+			if (m->threads[j].seq && m->threads[j].tid == t->tid && m->threads[j].name[0])
+				name = m->threads[j].name;
 		printf("thread %u crashed=%d cursig=%d name=%s pc=0x%llx sp=0x%llx\n", t->tid, t->crashed,
-		       t->cursig, t->name, (unsigned long long)t->pc, (unsigned long long)t->sp);
+		       t->cursig, name, (unsigned long long)t->pc, (unsigned long long)t->sp);
 	}
 }
 
@@ -96,11 +91,11 @@ static void print_model(const struct ci_model *m, int entries)
 	printf("header.exe %s\n", ci_model_string(m, h->exe_str));
 	for (uint32_t k = 1; k < CI_SECTION_KIND_MAX; k++) {
 		const struct ci_section_stats *s = &m->sections[k];
-		if (!section_words[k])
+		if (!ci_section_title(k))
 			continue;
 		printf("section %s present=%d capacity=%llu head=%llu accepted=%llu torn=%llu invalid=%llu "
 		       "overwritten=%llu dropped=%llu missing=%llu\n",
-		       section_words[k], s->present, (unsigned long long)s->capacity,
+		       ci_section_word(k), s->present, (unsigned long long)s->capacity,
 		       (unsigned long long)s->head, (unsigned long long)s->accepted,
 		       (unsigned long long)s->torn, (unsigned long long)s->invalid,
 		       (unsigned long long)s->overwritten, (unsigned long long)s->dropped,
@@ -212,7 +207,7 @@ int main(int argc, char **argv)
 			torn += m->sections[CI_SEC_LAUNCHES].torn;
 		}
 	}
-	print_threads(ci_source_info(src));
+	print_threads(ci_source_info(src), err ? NULL : m);
 	const struct ci_warnings *w = ci_source_warnings(src);
 	for (size_t i = 0; i < w->count; i++)
 		printf("warning.source %s\n", w->items[i]);

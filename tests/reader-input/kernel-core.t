@@ -39,7 +39,7 @@ is "$(field source.executable)" "$D/crasher" "executable from NT_FILE and AT_ENT
 like "$(field source.psargs)" "^$D/crasher --mode=memfd" "psargs from PRPSINFO"
 is "$(field location.method) $(field location.address)" "nt_file $record" "record found by its memfd name at its address"
 is "$(field header.pid) $(field header.record_base)" "$pid $record" "the record is the crashed process's"
-is "$(sec launches accepted) $(sec allocs accepted) $(sec threads accepted)" "10 5 3" "record decoded from the core"
+is "$(sec launches accepted) $(sec allocations accepted) $(sec threads accepted)" "10 5 3" "record decoded from the core"
 is "$(field source.elf)" 1 "libelf handle for libdwfl"
 
 crash abort --mode=memfd --crash=abort --threads=0

@@ -27,7 +27,7 @@ ok "crasher is waiting" test -n "$pid"
 dec --pid "$pid"
 is "$rc $(field source.kind) $(field source.live)" "0 pid 1" "live process opened read-only"
 is "$(field location.method) $(field location.address)" "nt_file $record" "record found through /proc/PID/maps"
-is "$(sec launches accepted) $(sec allocs accepted)" "10 5" "record decoded from the live process"
+is "$(sec launches accepted) $(sec allocations accepted)" "10 5" "record decoded from the live process"
 set -- $tids
 like "$out" "thread $2 crashed=0 cursig=0 name=ci-worker-1 " "thread names from /proc (comm), not the record"
 is "$(field source.threads)" 3 "all threads listed"

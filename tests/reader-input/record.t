@@ -12,7 +12,7 @@ mk
 dec --entries "$T/r.cisnap"
 is "$rc" 0 "default record decodes"
 is "$(field source.kind) $(field location.method) $(field header.pid)" "record file 4242" "record file located at offset 0 with its pid"
-is "$(sec launches accepted) $(sec allocs accepted) $(sec frees accepted) $(sec errors accepted) $(sec events accepted)" \
+is "$(sec launches accepted) $(sec allocations accepted) $(sec frees accepted) $(sec errors accepted) $(sec events accepted)" \
    "10 5 2 2 4" "every published entry accepted"
 is "$(sec functions accepted) $(sec streams accepted) $(sec devices accepted) $(sec threads accepted)" "4 3 1 1" "tables accepted"
 is "$(printf '%s\n' "$out" | grep -c '^launch .*consistent=1')" 10 "every launch whole"
@@ -61,7 +61,7 @@ like "$out" "warning.model launches: 3 entries were being written" "torn entries
 
 mk --minor=7 --entry-pad=24
 dec --entries "$T/r.cisnap"
-is "$rc $(sec launches accepted) $(sec allocs accepted)" "0 10 5" "newer minor with larger entries: known prefix read"
+is "$rc $(sec launches accepted) $(sec allocations accepted)" "0 10 5" "newer minor with larger entries: known prefix read"
 like "$out" "newer recorder \(format 1.7" "newer minor noted"
 
 mk --major=2
@@ -85,7 +85,7 @@ for d in misaligned:launches:"not 64-byte aligned" past-end:errors:"extends past
 	is "$rc $(sec "$s" accepted)" "0 0" "$dmg: the $s section is not used, the rest decodes"
 	like "$out" "warning.model the record's .* section .*$why" "$dmg: explained"
 done
-is "$(sec allocs accepted)" 5 "other sections unaffected by one bad section"
+is "$(sec allocations accepted)" 5 "other sections unaffected by one bad section"
 
 mk --damage=overlap; dec --entries "$T/r.cisnap"
 like "$out" "warning.model the record's launches and events sections overlap" "overlapping sections detected"

@@ -20,7 +20,7 @@ core --reverse
 is "$rc $(field location.method) $(sec launches accepted)" "0 nt_file 10" "PT_LOADs in reverse order"
 
 core --split
-is "$rc $(field location.size) $(sec launches accepted) $(sec allocs accepted)" "0 28672 10 5" \
+is "$rc $(field location.size) $(sec launches accepted) $(sec allocations accepted)" "0 28672 10 5" \
    "record split over two adjacent PT_LOADs reads across the boundary"
 
 core --split --reverse --no-file-note
