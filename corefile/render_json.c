@@ -463,33 +463,32 @@ static void j_section_stats(struct json *j, const struct ci_model *m)
 	j_close(j);
 }
 
-struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
-				const struct ci_render_options *opts)
-{
-	const struct ci_model *m = report->model;
-	const struct ci_diagnosis *d = report->diagnosis;
-	const struct ci_source_info *si = report->source;
-	struct json jj = { .f = f, .r = report, .m = m, .d = d,
-			   .o = opts ? opts : &report->request.render };
-	struct json *j = &jj;
-	const struct ci_header *h = &m->header;
-	char sig[32];
+/* ---------------------------------------------------------------------------------------- */
+/* The document's parts, in order, one emitter each                                          */
 
-	j->first[0] = true;
-	j_obj(j, NULL);
-	j_u64(j, "version", CI_JSON_SCHEMA_VERSION);
+static void j_part_generator(struct json *j)
+{
 	j_obj(j, "generator");
 	j_str(j, "name", "cudainspect");
 	j_str(j, "version", CUDAINSPECT_VERSION);
 	j_close(j);
+}
 
+static void j_part_input(struct json *j)
+{
+	const struct ci_source_info *si = j->r->source;
 	j_obj(j, "input");
 	j_str(j, "path", si ? si->path : NULL);
 	j_str(j, "kind", si ? ci_source_kind_name(si->kind) : "buffer");
 	j_bool(j, "compressed", si && si->compressed);
 	j_bool(j, "truncated", si && si->truncated);
 	j_close(j);
+}
 
+static void j_part_record(struct json *j)
+{
+	const struct ci_model *m = j->m;
+	const struct ci_header *h = &j->m->header;
 	j_obj(j, "record");
 	j_u64(j, "format_major", h->major);
 	j_u64(j, "format_minor", h->minor);
@@ -511,7 +510,15 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 	j_bool(j, "truncated", h->flags & CI_HDR_TRUNCATED);
 	j_section_stats(j, m);
 	j_close(j);
+}
 
+static void j_part_process(struct json *j)
+{
+	const struct ci_model *m = j->m;
+	const struct ci_diagnosis *d = j->d;
+	const struct ci_source_info *si = j->r->source;
+	const struct ci_header *h = &j->m->header;
+	char sig[32];
 	j_obj(j, "process");
 	j_u64(j, "pid", h->pid ? h->pid : si ? si->pid : 0);
 	j_u64(j, "ppid", h->ppid);
@@ -540,7 +547,11 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 		j_null(j, "crashed_thread");
 	j_bool(j, "live", si && si->kind == CI_SOURCE_PID);
 	j_close(j);
+}
 
+static void j_part_devices(struct json *j)
+{
+	const struct ci_model *m = j->m;
 	j_arr(j, "devices");
 	for (size_t i = 0; i < m->device_count; i++) {
 		const struct ci_device *dv = &m->devices[i];
@@ -564,7 +575,11 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 		j_close(j);
 	}
 	j_close(j);
+}
 
+static void j_part_contexts(struct json *j)
+{
+	const struct ci_model *m = j->m;
 	j_arr(j, "contexts");
 	for (size_t i = 0; i < m->context_count; i++) {
 		const struct ci_context *c = &m->contexts[i];
@@ -587,7 +602,13 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 		j_close(j);
 	}
 	j_close(j);
+}
 
+static void j_part_streams(struct json *j)
+{
+	const struct ci_model *m = j->m;
+	const struct ci_diagnosis *d = j->d;
+	const struct ci_header *h = &j->m->header;
 	j_arr(j, "streams");
 	for (size_t i = 0; i < d->stream_count; i++) {
 		const struct ci_stream_progress *p = &d->streams[i];
@@ -628,27 +649,48 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 		j_close(j);
 	}
 	j_close(j);
+}
 
+static void j_part_launches(struct json *j)
+{
+	const struct ci_model *m = j->m;
 	j_arr(j, "launches");
 	for (size_t i = 0; i < m->launch_count; i++)
 		j_launch(j, NULL, i);
 	j_close(j);
+}
 
+static void j_part_allocations(struct json *j)
+{
+	const struct ci_model *m = j->m;
 	j_arr(j, "allocations");
 	for (size_t i = 0; i < m->alloc_count; i++)
 		j_alloc(j, ci_report_alloc(j->r, i), false);
 	j_close(j);
+}
 
+static void j_part_frees(struct json *j)
+{
+	const struct ci_model *m = j->m;
 	j_arr(j, "frees");
 	for (size_t i = 0; i < m->free_count; i++)
 		j_alloc(j, &m->frees[i], true);
 	j_close(j);
+}
 
+static void j_part_errors(struct json *j)
+{
+	const struct ci_model *m = j->m;
 	j_arr(j, "errors");
 	for (size_t i = 0; i < m->error_count; i++)
 		j_error(j, NULL, i);
 	j_close(j);
+}
 
+static void j_part_threads(struct json *j)
+{
+	const struct ci_diagnosis *d = j->d;
+	const struct ci_report *report = j->r;
 	j_arr(j, "threads");
 	for (size_t i = 0; i < report->thread_count; i++) {
 		const struct ci_thread_stack *t = &report->threads[i];
@@ -667,7 +709,12 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 		j_close(j);
 	}
 	j_close(j);
+}
 
+static void j_part_diagnosis(struct json *j)
+{
+	const struct ci_model *m = j->m;
+	const struct ci_diagnosis *d = j->d;
 	j_obj(j, "diagnosis");
 	j_str(j, "verdict", ci_verdict_name(d->verdict));
 	if (d->faulting_launch >= 0) {
@@ -720,7 +767,11 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 	}
 	j_close(j);
 	j_close(j);
+}
 
+static void j_part_warnings(struct json *j)
+{
+	const struct ci_report *report = j->r;
 	j_arr(j, "warnings");
 	for (size_t l = 0; l < report->warning_lists; l++) {
 		const struct ci_warnings *w = report->warnings[l];
@@ -728,6 +779,37 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 			j_str(j, NULL, w->items[i]);
 	}
 	j_close(j);
+}
+
+static void (*const parts[])(struct json *) = {
+	j_part_generator,
+	j_part_input,
+	j_part_record,
+	j_part_process,
+	j_part_devices,
+	j_part_contexts,
+	j_part_streams,
+	j_part_launches,
+	j_part_allocations,
+	j_part_frees,
+	j_part_errors,
+	j_part_threads,
+	j_part_diagnosis,
+	j_part_warnings,
+};
+
+struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
+				const struct ci_render_options *opts)
+{
+	struct json jj = { .f = f, .r = report, .m = report->model, .d = report->diagnosis,
+			   .o = opts ? opts : &report->request.render };
+	struct json *j = &jj;
+
+	j->first[0] = true;
+	j_obj(j, NULL);
+	j_u64(j, "version", CI_JSON_SCHEMA_VERSION);
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		parts[i](j);
 	j_close(j);
 	j_putc(j, '\n');
 	j_flush(j);
