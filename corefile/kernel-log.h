@@ -241,7 +241,7 @@ struct ci_klog_stats {
 	uint64_t lines_too_long; /* skipped: longer than max_line */
 	uint64_t xid_lines;      /* lines naming "NVRM: Xid (" */
 	uint64_t malformed;      /* of those, lines without a readable PCI id and Xid number: not items */
-	uint64_t dropped;        /* Xid items past max_items or max_text */
+	uint64_t dropped;        /* Xid lines past max_items (not parsed) or max_text */
 	uint64_t json_bad;       /* lines that began as JSON but were not a readable object */
 	uint64_t gpus_dropped;   /* GPU lines past the table's capacity */
 	uint64_t per_format[CI_KLOG_FMT_COUNT]; /* items per line format */

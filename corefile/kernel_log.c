@@ -119,14 +119,15 @@ static inline bool is_word(int ch)
 	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || is_digit(ch) || ch == '_';
 }
 
-static bool cur_eat(struct cur *c, const char *lit)
+static bool cur_eat_n(struct cur *c, const char *lit, size_t n)
 {
-	size_t n = strlen(lit);
 	if (cur_left(c) < n || memcmp(c->p, lit, n) != 0)
 		return false;
 	c->p += n;
 	return true;
 }
+/* Literals only: their length is known at compile time. */
+#define cur_eat(c, lit) cur_eat_n((c), "" lit, sizeof(lit) - 1)
 
 static void cur_spaces(struct cur *c)
 {
@@ -410,12 +411,16 @@ struct lines {
 	unsigned char *win;
 	size_t win_size, start, end;
 	uint64_t max_out, out_total; /* across members: zlib's total_out restarts with each */
+	/* The text a returned line lies in: it stays put until the next refill (gen changes). */
+	const char *region_end;
+	uint64_t gen;
 	int err;                   /* KERR_* once the source failed */
 };
 
 /* Inflate more into the window after the kept bytes. */
 static void lines_fill(struct lines *l)
 {
+	l->gen++;
 	if (l->start) {
 		memmove(l->win, l->win + l->start, l->end - l->start);
 		l->end -= l->start;
@@ -533,6 +538,7 @@ static bool lines_next(struct lines *l, const char **line, size_t *len)
 		}
 		if (n && s[n - 1] == '\r')
 			n--;
+		l->region_end = l->gz ? (const char *)l->win + l->end : (const char *)l->in + l->in_len;
 		*line = s;
 		*len = n;
 		return true;
@@ -589,7 +595,7 @@ static void skip_facility_level(struct cur *c)
 	struct cur s = *c;
 	bool fac = false;
 	for (size_t i = 0; i < sizeof facilities / sizeof *facilities; i++)
-		if (cur_eat(&s, facilities[i])) {
+		if (cur_eat_n(&s, facilities[i], strlen(facilities[i]))) {
 			fac = true;
 			break;
 		}
@@ -1041,11 +1047,11 @@ static bool parse_channel(const char *p, const char *e, uint32_t *ret)
 {
 	static const char *const words[] = { "channel", "chid", "Ch", "ch" };
 	for (const char *s = p; s < e; s++) {
-		if (s > p && is_word((unsigned char)s[-1]))
+		if ((*s != 'c' && *s != 'C') || (s > p && is_word((unsigned char)s[-1])))
 			continue;
 		for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
 			struct cur c = { s, e };
-			if (!cur_eat(&c, words[i]) || (!cur_eat(&c, " ") && !cur_eat(&c, "=")))
+			if (!cur_eat_n(&c, words[i], strlen(words[i])) || (!cur_eat(&c, " ") && !cur_eat(&c, "=")))
 				continue;
 			uint64_t v;
 			unsigned nd;
@@ -1296,10 +1302,9 @@ static bool parse_xid(const char *msg, size_t n, struct ci_xid *x, struct xid_te
 	const char *body = c.p, *end = c.e;
 	while (end > body && (end[-1] == ' ' || end[-1] == '\t'))
 		end--;
-	/* 570.124.04+: " caused by previous Xid N" closes the body. */
-	const char *cb = NULL;
-	for (const char *s = body; (s = find(s, end, " caused by previous Xid ")); s++)
-		cb = s;
+	/* 570.124.04+: " caused by previous Xid N" closes the body (so only its tail is searched). */
+	const char *tail = end - body > 40 ? end - 40 : body;
+	const char *cb = find(tail, end, " caused by previous Xid ");
 	if (cb) {
 		struct cur k = { cb + 24, end };
 		if (cur_dec(&k, 10, &v) && k.p == end && v <= INT32_MAX) {
@@ -1326,8 +1331,20 @@ static bool parse_xid(const char *msg, size_t n, struct ci_xid *x, struct xid_te
 /* ---------------------------------------------------------------------------------------- */
 /* The parse.                                                                                 */
 
+/* Where the next occurrence of a needle lies in the current text region: one search serves
+ * every line up to the hit, so lines without it cost nothing. */
+struct hint {
+	const char *at;           /* the hit, or NULL: none before `end` */
+	const char *from, *end;
+	uint64_t gen;
+	bool valid;
+};
+
 struct parse {
 	struct ci_klog *log;
+	const struct lines *src;
+	struct hint nvrm, linux_version, json_bytes;
+	bool text_full;           /* max_text reached: later Xid lines are counted, not parsed */
 	struct ci_klog_text *text;
 	size_t max_items, cap_items, cap_gpus;
 	char *scratch;            /* max_line bytes: decoded JSON and kmsg text */
@@ -1485,6 +1502,10 @@ static bool add_xid(struct parse *ps, const char *line, size_t n, const struct l
 {
 	struct ci_klog *log = ps->log;
 	log->stats.xid_lines++;
+	if (log->count >= ps->max_items || ps->text_full) { /* not parsed: the caps bound the work too */
+		log->stats.dropped++;
+		return false;
+	}
 	struct ci_xid x = {
 		.line = log->stats.lines,
 		.format = li->fmt,
@@ -1501,10 +1522,6 @@ static bool add_xid(struct parse *ps, const char *line, size_t n, const struct l
 	struct xid_text tx = { 0 };
 	if (!parse_xid(li->msg, li->msg_len, &x, &tx)) {
 		log->stats.malformed++;
-		return false;
-	}
-	if (log->count >= ps->max_items) {
-		log->stats.dropped++;
 		return false;
 	}
 	memcpy(x.boot_id, li->boot_id, sizeof x.boot_id);
@@ -1529,6 +1546,7 @@ static bool add_xid(struct parse *ps, const char *line, size_t n, const struct l
 	}
 	if (!ok) {
 		log->stats.dropped++;
+		ps->text_full = true;
 		return false;
 	}
 	if (log->count == ps->cap_items) {
@@ -1562,6 +1580,23 @@ static void handle_message(struct parse *ps, const char *line, size_t n, struct 
 		add_gpu(ps, li->msg, li->msg_len);
 }
 
+/* The first `lit` inside [line, line + n), found through the hint. */
+static const char *find_hinted(struct parse *ps, struct hint *h, const char *line, size_t n, const char *lit,
+			       size_t lit_len)
+{
+	const struct lines *l = ps->src;
+	const char *end = l->region_end;
+	if (!h->valid || h->gen != l->gen || line < h->from || h->end != end || (h->at && h->at < line)) {
+		h->at = memmem(line, (size_t)(end - line), lit, lit_len);
+		h->from = line;
+		h->end = end;
+		h->gen = l->gen;
+		h->valid = true;
+	}
+	/* A needle without a newline cannot straddle the line's end. */
+	return h->at && h->at < line + n ? h->at : NULL;
+}
+
 /* A JSON line: track boot changes cheaply, parse fully only when it may hold a message. */
 static void json_line(struct parse *ps, const char *line, size_t n, const char *nv)
 {
@@ -1576,7 +1611,7 @@ static void json_line(struct parse *ps, const char *line, size_t n, const char *
 			memcpy(ps->json_boot, id, sizeof id);
 	}
 	ps->seg_timed = true;
-	if (!nv && !memmem(line, n, "\"MESSAGE\":[", 11))
+	if (!nv && !find_hinted(ps, &ps->json_bytes, line, n, "\"MESSAGE\":[", 11))
 		return;
 	struct json_fields f = { 0 };
 	if (!parse_json(line, n, ps->scratch, &f) || !f.has_msg) {
@@ -1614,7 +1649,7 @@ static void process_line(struct parse *ps, const char *line, size_t n)
 		return;
 	if (n >= 3 && line[0] == '-' && line[1] == '-' && line[2] == ' ' && journal_marker(ps, line, n))
 		return;
-	const char *nv = memmem(line, n, "NVRM: ", 6);
+	const char *nv = find_hinted(ps, &ps->nvrm, line, n, "NVRM: ", 6);
 	if (line[0] == '{') {
 		json_line(ps, line, n, nv);
 		return;
@@ -1623,7 +1658,7 @@ static void process_line(struct parse *ps, const char *line, size_t n)
 	memcpy(li.boot_id, ps->boot_id, sizeof li.boot_id);
 	/* The kernel's first message opens a new boot in dmesg, kmsg and syslog files. */
 	if (!nv) {
-		if (memmem(line, n < 96 ? n : 96, "Linux version ", 14)) {
+		if (find_hinted(ps, &ps->linux_version, line, n < 96 ? n : 96, "Linux version ", 14)) {
 			size_t off = is_digit(line[0]) ? parse_kmsg_header(line, n, &li) : 0;
 			if (!off)
 				parse_prefix(line, n, &li);
@@ -1738,7 +1773,7 @@ struct ci_error *ci_klog_parse(const void *buf, size_t len, const struct ci_klog
 		l.gz_init = true;
 		l.zs.next_in = (Bytef *)l.in;
 	}
-	struct parse ps = { .log = log, .text = text, .max_items = o.max_items, .scratch = scratch,
+	struct parse ps = { .log = log, .src = &l, .text = text, .max_items = o.max_items, .scratch = scratch,
 			    .part_first_seg = log->stats.boot_segments };
 	const char *line;
 	size_t n;
