@@ -499,6 +499,7 @@ static bool lines_next(struct lines *l, const char **line, size_t *len)
 			if (!nl) {
 				if (l->skipping || l->end - l->start > l->max_line) {
 					l->skipping = true; /* inside an over-long line: drop what we have */
+					l->st->bytes += l->end - l->start;
 					l->start = l->end = 0;
 				}
 				if (l->gz_done) {
@@ -1901,8 +1902,8 @@ static int wall_check(const struct ci_klog_time *t, const struct proc_view *v, e
 		return sat_add(w, -hi) <= to && sat_add(w, -lo) >= from;
 	/* No year: try each year the window touches. */
 	int64_t y0 = year_of(sat_add(from, lo)), y1 = year_of(sat_add(to, hi));
-	if (y1 - y0 > 2)
-		return 1; /* a window of years cannot narrow a date without its year */
+	if (y1 - y0 > 2 || y0 < 1 || y1 > 9999)
+		return 1; /* a window of years (or out of the calendar) cannot narrow a date without its year */
 	int64_t day = w / (86400 * US_PER_S), tod = w % (86400 * US_PER_S), yy;
 	int m, d;
 	civil_from_days(day, &yy, &m, &d);
