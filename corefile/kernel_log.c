@@ -1101,8 +1101,9 @@ static void parse_mmu(struct ci_xid *x, const char *p, const char *e)
 			char w[32];
 			if (!cur_word(&c, w, sizeof w))
 				break;
-			if ((strncmp(w, "GPC", 3) == 0 || strncmp(w, "TPC", 3) == 0) && w[3] && strspn(w + 3, "0123456789") == strlen(w + 3) &&
-			    strlen(w + 3) <= 4) {
+			size_t digits = strlen(w + 3);
+			if ((strncmp(w, "GPC", 3) == 0 || strncmp(w, "TPC", 3) == 0) && digits && digits <= 4 &&
+			    strspn(w + 3, "0123456789") == digits) {
 				*(w[0] == 'G' ? &m->gpc : &m->tpc) = (int32_t)strtol(w + 3, NULL, 10);
 			} else {
 				memcpy(m->client, w, sizeof m->client);
@@ -1392,10 +1393,18 @@ static char *keep(struct parse *ps, const char *s, size_t n)
 	return r;
 }
 
+static bool all_underscores(const char *line, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (line[i] != '_')
+			return false;
+	return true;
+}
+
 /* The bug report's own structure: separators, section titles and sub-part headers. */
 static bool bug_report_line(struct parse *ps, const char *line, size_t n)
 {
-	if (n >= 20 && strspn(line, "_") >= n) {
+	if (n >= 20 && all_underscores(line, n)) {
 		ps->section_next = true;
 		return true;
 	}

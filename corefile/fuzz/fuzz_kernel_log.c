@@ -4,7 +4,9 @@
  * as a user would hand it over (text of any format, or gzip), parsed with small caps so that
  * every iteration is quick; every string of every item is read, and the selection runs for a
  * process built from the parsed lines themselves (so the pid, name, GPU and companion rules see
- * matches) and for one with every window and offset at its extremes.
+ * matches) and for one with every window and offset at its extremes.  Plain text is parsed a
+ * second time behind a bug report's first line, so the bug-report rules (sections, parts,
+ * duplicates) see every input too; both buffers are exactly as long as their bytes.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -43,7 +45,7 @@ static void run_select(const struct ci_klog *log, const struct ci_klog_process *
 	free(m);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void one(const uint8_t *data, size_t size)
 {
 	struct ci_klog_options o = { .max_line = 4096, .max_items = 2000, .max_text = 1 << 20,
 				     .max_decompressed = 8 << 20 };
@@ -51,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ci_error *err = ci_klog_parse(data, size, &o, &log);
 	if (err) {
 		ci_error_destroy(err);
-		return 0;
+		return;
 	}
 	for (size_t i = 0; i < log->count; i++) {
 		const struct ci_xid *x = &log->items[i];
@@ -108,5 +110,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	q.wall_to_us = 1;
 	run_select(log, &q);
 	ci_klog_destroy(log);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	one(data, size);
+	static const char head[] = "Start of NVIDIA bug report log file.\n";
+	if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b)
+		return 0;
+	uint8_t *br = malloc(sizeof head - 1 + size);
+	if (!br)
+		return 0;
+	memcpy(br, head, sizeof head - 1);
+	if (size)
+		memcpy(br + sizeof head - 1, data, size);
+	one(br, sizeof head - 1 + size);
+	free(br);
 	return 0;
 }

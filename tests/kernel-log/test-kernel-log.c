@@ -422,6 +422,15 @@ static void test_bug_report(void)
 	log = parse_text((const char *)gz, gz_len, &o);
 	ok(log && log->stats.decompress_capped && log->stats.bytes <= 4096, "max_decompressed caps the inflated bytes");
 	ci_klog_destroy(log);
+	/* A bug report whose last line, a separator, has no newline; the bytes are not
+	 * NUL-terminated (ASan builds see a read past them). */
+	static const char tail[] = "Start of NVIDIA bug report log file\n____________________";
+	char *exact = malloc(sizeof tail - 1);
+	memcpy(exact, tail, sizeof tail - 1);
+	log = parse_text(exact, sizeof tail - 1, NULL);
+	ok(log && log->stats.bug_report && log->count == 0, "a bug report ending in a separator without a newline");
+	ci_klog_destroy(log);
+	free(exact);
 	/* gzip magic and nothing that inflates. */
 	static const unsigned char junk[] = { 0x1f, 0x8b, 0x08, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x03, 0x99, 0x99, 0x99 };
 	struct ci_error *err = ci_klog_parse(junk, sizeof junk, NULL, &log);
