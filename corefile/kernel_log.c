@@ -2045,9 +2045,12 @@ struct ci_error *ci_klog_select(const struct ci_klog *log, const struct ci_klog_
 				struct ci_klog_match **ret)
 {
 	static const struct ci_klog_process none;
+	static const struct ci_klog empty;
 	const struct ci_klog_process *p = proc ? proc : &none;
+	if (!log)
+		log = &empty;
 	struct proc_view v = { .p = p };
-	size_t n = log ? log->count : 0;
+	size_t n = log->count;
 	struct ci_klog_match *m = calloc(n ? n : 1, sizeof *m);
 	size_t *prev = malloc((n ? n : 1) * sizeof *prev), *next = malloc((n ? n : 1) * sizeof *next);
 	v.pci = calloc(p->pci_count ? p->pci_count : 1, sizeof *v.pci);

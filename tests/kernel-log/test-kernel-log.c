@@ -871,6 +871,10 @@ static void test_select_clocks(void)
 		none = !m[i].belongs;
 	ok(none, "an unknown process: no line belongs");
 	free(m);
+	m = NULL;
+	err = ci_klog_select(NULL, NULL, &m);
+	ok(!err && m, "no log at all: an empty answer");
+	free(m);
 	ci_klog_destroy(log);
 }
 
