@@ -122,3 +122,35 @@ fuzz-reader-input: $(FUZZ_HARNESSES) $(RI_DIR)/mkrecord $(RI_DIR)/mkcore $(RI_DI
 .SECONDARY: $(FUZZ_OBJS)
 FUZZ_TARGETS += fuzz-reader-input
 TEST_DEPS += $(FUZZ_HARNESSES)
+
+# ---------------------------------------------------------------------------------------------
+# The kernel-log parser (corefile/kernel_log.c, private header corefile/kernel-log.h, described in
+# docs/KERNEL-LOG.md): its unit tests and dump tool in tests/kernel-log/, linked against the two
+# objects it needs, and its libFuzzer harness, which has its own seeds (tests/kernel-log/
+# fuzz-seeds.sh) and its own `make fuzz` target, so the input side's loop above leaves it out.
+KLOG_OBJS := $(BUILD)/obj/corefile/kernel_log.o $(BUILD)/obj/corefile/errors.o
+KLOG_DIR  := $(BUILD)/tests/kernel-log
+$(BUILD)/obj/corefile/kernel_log.o: corefile/kernel-log.h
+$(KLOG_DIR)/%: tests/kernel-log/%.c corefile/kernel-log.h tests/lib/tap.h $(KLOG_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Icorefile -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< $(KLOG_OBJS) -lz
+TEST_DEPS += $(KLOG_DIR)/test-kernel-log $(KLOG_DIR)/klog-dump
+
+FUZZ_KLOG_OBJS := $(FUZZ_DIR)/obj/corefile/kernel_log.o $(FUZZ_DIR)/obj/corefile/errors.o
+$(FUZZ_DIR)/obj/corefile/kernel_log.o: corefile/kernel-log.h
+$(FUZZ_DIR)/fuzz_kernel_log: corefile/fuzz/fuzz_kernel_log.c corefile/kernel-log.h $(FUZZ_KLOG_OBJS)
+	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_KLOG_OBJS) -lz
+.SECONDARY: $(FUZZ_KLOG_OBJS)
+FUZZ_HARNESSES := $(filter-out $(FUZZ_DIR)/fuzz_kernel_log,$(FUZZ_HARNESSES))
+TEST_DEPS += $(FUZZ_DIR)/fuzz_kernel_log
+
+.PHONY: fuzz-kernel-log
+fuzz-kernel-log: $(FUZZ_DIR)/fuzz_kernel_log
+	@corpus=$(FUZZ_DIR)/corpus-fuzz_kernel_log; mkdir -p $$corpus $(FUZZ_DIR)/artifacts; \
+	tests/kernel-log/fuzz-seeds.sh $$corpus || exit 1; \
+	echo "fuzz: fuzz_kernel_log for $(FUZZ_SECONDS)s (corpus $$corpus)"; \
+	$(FUZZ_DIR)/fuzz_kernel_log -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/fuzz_kernel_log- $$corpus \
+		>$(FUZZ_DIR)/fuzz_kernel_log.log 2>&1 || { tail -40 $(FUZZ_DIR)/fuzz_kernel_log.log; exit 1; }; \
+	grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(FUZZ_DIR)/fuzz_kernel_log.log | tail -2
+FUZZ_TARGETS += fuzz-kernel-log

@@ -33,7 +33,8 @@ static CUresult sim_copy_stream(CUstream h, int per_thread, int sync, struct sim
 static CUresult sim_copy_submit(struct sim_stream *s, void *dst, const void *src, size_t bytes,
 				int wait_done, int snapshot)
 {
-	struct sim_work w = {.kind = SIM_OP_COPY, .u.copy = {dst, src, bytes, NULL}};
+	/* Copies count for CUDASIM_FAULT=.copy@N when accepted, as launches do. */
+	struct sim_work w = {.kind = SIM_OP_COPY, .count = 1, .u.copy = {dst, src, bytes, NULL}};
 	if (bytes == 0)
 		return CUDA_SUCCESS;
 	if (snapshot && !atomic_load(&s->capturing) && !sim_is_null()) {
@@ -154,7 +155,7 @@ static CUresult sim_memset(CUdeviceptr dst, uint32_t value, unsigned elem, size_
 	void *d = sim_mem_translate(dst, count * elem, &host);
 	if (!d)
 		return CUDA_ERROR_INVALID_VALUE;
-	struct sim_work w = {.kind = SIM_OP_SET, .u.set = {d, value, elem, count}};
+	struct sim_work w = {.kind = SIM_OP_SET, .count = 1, .u.set = {d, value, elem, count}};
 	/* Memsets are asynchronous except when the target is host memory. */
 	if (!async && host)
 		return sim_submit_wait(s, &w);

@@ -44,6 +44,13 @@ SIM_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 void sim_work_copy(struct sim_work *dst, const struct sim_work *src)
 {
 	*dst = *src;
+	if (src->kind == SIM_OP_KERNEL && src->u.kernel.argv) {
+		dst->u.kernel.argv = malloc(src->u.kernel.argc * sizeof(*dst->u.kernel.argv));
+		if (dst->u.kernel.argv)
+			memcpy(dst->u.kernel.argv, src->u.kernel.argv, src->u.kernel.argc * sizeof(*dst->u.kernel.argv));
+		else
+			dst->u.kernel.argc = 0; /* best effort without memory: no argument, no Xid line */
+	}
 	if (src->kind == SIM_OP_COPY && src->u.copy.staging) {
 		dst->u.copy.staging = malloc(src->u.copy.bytes);
 		if (dst->u.copy.staging)
@@ -379,8 +386,8 @@ static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
 	for (size_t i = 0; i < x->nnodes && r == CUDA_SUCCESS; i++) {
 		struct sim_work w;
 		sim_work_copy(&w, &x->nodes[i]);
-		if (w.kind == SIM_OP_KERNEL)
-			w.u.kernel.count = 1; /* each replay is a launch */
+		/* Each replay is a launch (copy, set) again. */
+		w.count = w.kind == SIM_OP_KERNEL || w.kind == SIM_OP_COPY || w.kind == SIM_OP_SET;
 		r = sim_submit(s, &w);
 	}
 	/* The launch was accepted: a fault reached while queueing it (in null mode, inside this

@@ -1,7 +1,8 @@
 /* Driver initialization, CUDASIM_* configuration, the object pool, and the device queries.
  *
  * cuInit reads the environment once: CUDASIM_DEVICES, CUDASIM_MEM, CUDASIM_KERNEL_US,
- * CUDASIM_MODE, CUDASIM_FAULT, CUDASIM_HANG and CUDASIM_VERBOSE (all in docs/SIMULATOR.md).  A
+ * CUDASIM_MODE, CUDASIM_FAULT, CUDASIM_HANG, CUDASIM_KERNEL_LOG[_FORMAT] and CUDASIM_VERBOSE (all
+ * in docs/SIMULATOR.md).  A
  * malformed value is reported on stderr and cuInit fails with CUDA_ERROR_INVALID_VALUE, so a typo
  * in a test never silently runs without the fault it asked for.  Each simulated device looks like
  * an H200 (compute capability 9.0, 132 SMs) with the requested amount of memory.
@@ -145,8 +146,92 @@ static int sim_parse_fault_error(const char *s, CUresult *ret)
 	return -1;
 }
 
-/* Parse "NAME[@N][:ERROR][,NAME[@N][:ERROR]...]" from CUDASIM_FAULT, or "NAME[@N][,...]" from
- * CUDASIM_HANG. */
+/* The error kinds an SM reports in an Xid 13 for the sticky errors that have one. */
+static int sim_fault_error_has_warp_code(CUresult e)
+{
+	return e == CUDA_ERROR_ILLEGAL_ADDRESS || e == CUDA_ERROR_MISALIGNED_ADDRESS ||
+	       e == CUDA_ERROR_ILLEGAL_INSTRUCTION || e == CUDA_ERROR_INVALID_ADDRESS_SPACE;
+}
+
+/* An unsigned number (decimal, or hex with 0x), without sign or spaces. */
+static int sim_parse_u64(const char *s, unsigned long long max, unsigned long long *ret, char **end)
+{
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, end, 0);
+	if (errno || v > max)
+		return -1;
+	*ret = v;
+	return 0;
+}
+
+/* One clause after NAME[@N]: ERROR, arg=K[+OFF|-OFF], addr=ADDR, access=..., xid=13|31. */
+static int sim_parse_fault_clause(const char *c, struct sim_fault *f)
+{
+	unsigned long long v;
+	char *end;
+	if (strncmp(c, "arg=", 4) == 0) {
+		if (sim_parse_u64(c + 4, 63, &v, &end) || (*end && *end != '+' && *end != '-'))
+			return -1;
+		f->where = SIM_FAULT_ARG;
+		f->arg = (unsigned)v;
+		f->offset = 0;
+		if (*end) {
+			int neg = *end == '-';
+			if (sim_parse_u64(end + 1, INT64_MAX, &v, &end) || *end)
+				return -1;
+			f->offset = neg ? -(int64_t)v : (int64_t)v;
+		}
+		return 0;
+	}
+	if (strncmp(c, "addr=", 5) == 0) {
+		if (sim_parse_u64(c + 5, UINT64_MAX, &v, &end) || *end)
+			return -1;
+		f->where = SIM_FAULT_ABS;
+		f->addr = v;
+		return 0;
+	}
+	if (strncmp(c, "access=", 7) == 0) {
+		static const char *const names[] = {"read", "write", "atomic"};
+		for (int i = 0; i < 3; i++)
+			if (strcmp(c + 7, names[i]) == 0) {
+				f->access = (enum sim_fault_access)(SIM_ACCESS_READ + i);
+				return 0;
+			}
+		return -1;
+	}
+	if (strncmp(c, "xid=", 4) == 0) {
+		if (strcmp(c + 4, "13") && strcmp(c + 4, "31"))
+			return -1;
+		f->xid = atoi(c + 4);
+		return 0;
+	}
+	return sim_parse_fault_error(c, &f->error);
+}
+
+/* Whether the clauses of one fault fit together and fit what the name is. */
+static const char *sim_fault_check(const char *name, const struct sim_fault *f)
+{
+	int copy = strcmp(name, ".copy") == 0, set = strcmp(name, ".set") == 0;
+	if (name[0] == '.' && !copy && !set)
+		return "is not a kernel name, .copy or .set";
+	if ((copy || set) && f->xid == 13)
+		return "is a copy-engine operation: copy engines raise Xid 31, not 13";
+	if ((copy && f->where == SIM_FAULT_ARG && f->arg > 1) || (set && f->where == SIM_FAULT_ARG && f->arg > 0))
+		return "has no such argument (copies: arg=0 destination, arg=1 source; sets: arg=0)";
+	if (f->xid == 13 && f->where != SIM_FAULT_NOWHERE)
+		return "asks for Xid 13, which prints no address: drop arg= or addr=";
+	if (f->xid == 13 && !sim_fault_error_has_warp_code(f->error))
+		return "asks for Xid 13 with an error an SM does not report (use illegal_address, "
+		       "misaligned_address, illegal_instruction or invalid_address_space)";
+	if (f->xid == 31 && f->where == SIM_FAULT_NOWHERE && !copy && !set)
+		return "asks for Xid 31 without an address: add arg=K+OFFSET or addr=ADDRESS";
+	return NULL;
+}
+
+/* Parse "NAME[@N][:CLAUSE...][,NAME[@N][:CLAUSE...]...]" from CUDASIM_FAULT, or
+ * "NAME[@N][,...]" from CUDASIM_HANG. */
 static int sim_parse_watch_list(const char *var, const char *list, int hang)
 {
 	char *copy = strdup(list), *save = NULL;
@@ -155,18 +240,28 @@ static int sim_parse_watch_list(const char *var, const char *list, int hang)
 	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		while (isspace((unsigned char)*item))
 			item++;
-		CUresult err = CUDA_ERROR_ILLEGAL_ADDRESS;
+		struct sim_fault f = {.error = CUDA_ERROR_ILLEGAL_ADDRESS};
 		char *colon = strchr(item, ':');
 		if (colon) {
 			*colon = 0;
-			if (hang || sim_parse_fault_error(colon + 1, &err)) {
-				sim_log("%s='%s': '%s' is not %s", var, list, colon + 1,
-					hang ? "allowed (hangs raise no error)"
-					     : "a sticky error (illegal_address, assert, hardware_stack_error, "
-					       "illegal_instruction, misaligned_address, invalid_address_space, "
-					       "invalid_pc, launch_failed, or its number)");
+			if (hang) {
+				sim_log("%s='%s': '%s' is not allowed (hangs raise no error)", var, list, colon + 1);
 				free(copy);
 				return -1;
+			}
+			for (char *c = colon + 1, *next; c; c = next) {
+				if ((next = strchr(c, ':')))
+					*next++ = 0;
+				if (sim_parse_fault_clause(c, &f)) {
+					sim_log("%s='%s': '%s' is not a clause: a sticky error (illegal_address, "
+						"assert, hardware_stack_error, illegal_instruction, misaligned_address, "
+						"invalid_address_space, invalid_pc, launch_failed, or its number), "
+						"arg=K[+OFFSET|-OFFSET], addr=ADDRESS, access=read|write|atomic or "
+						"xid=13|31",
+						var, list, c);
+					free(copy);
+					return -1;
+				}
 			}
 		}
 		char *at = strchr(item, '@');
@@ -185,6 +280,13 @@ static int sim_parse_watch_list(const char *var, const char *list, int hang)
 		}
 		if (!*item) {
 			sim_log("%s='%s': empty kernel name; use NAME[@N][,NAME[@N]...]", var, list);
+			free(copy);
+			return -1;
+		}
+		const char *why = hang && item[0] == '.' ? "is not a kernel name (only kernels hang)"
+						       : hang ? NULL : sim_fault_check(item, &f);
+		if (why) {
+			sim_log("%s='%s': '%s' %s", var, list, item, why);
 			free(copy);
 			return -1;
 		}
@@ -208,8 +310,10 @@ static int sim_parse_watch_list(const char *var, const char *list, int hang)
 		if (hang) {
 			w->hang_at[(*count)++] = n;
 		} else {
-			w->fault_at[*count] = n;
-			w->fault_err[(*count)++] = err;
+			f.at = n;
+			w->fault[(*count)++] = f;
+			if (f.where == SIM_FAULT_ARG && item[0] != '.')
+				w->needs_args = 1;
 		}
 	}
 	free(copy);
@@ -222,6 +326,7 @@ static CUresult sim_configure(void)
 	const char *v;
 	c->kernel_us = 200;
 	c->ndevices = 1;
+	c->klog_fd = -1;
 	c->mem_bytes = (size_t)80 << 30;
 	if ((v = getenv("CUDASIM_VERBOSE")) && *v && strcmp(v, "0") != 0)
 		c->verbose = 1;
@@ -264,6 +369,11 @@ static CUresult sim_configure(void)
 		return CUDA_ERROR_INVALID_VALUE;
 	if ((v = getenv("CUDASIM_HANG")) && *v && sim_parse_watch_list("CUDASIM_HANG", v, 1))
 		return CUDA_ERROR_INVALID_VALUE;
+	c->copy_watch = sim_watch_find(".copy");
+	c->set_watch = sim_watch_find(".set");
+	CUresult r = sim_klog_configure();
+	if (r)
+		return r;
 	if (c->verbose)
 		sim_log("%d device(s), %zu MiB each, kernels take %u us, %s mode", c->ndevices,
 			c->mem_bytes >> 20, c->kernel_us, c->null_mode ? "null" : "async");

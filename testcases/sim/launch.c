@@ -11,20 +11,21 @@
  */
 #include "sim.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 
-enum sim_launch_fate sim_launch_fate(struct sim_entry *e, unsigned long *nth, CUresult *error)
+/* Count one more launch (copy, set) of a watched name and say whether it faults or hangs. */
+enum sim_launch_fate sim_watch_fate(struct sim_watch *w, unsigned long *nth, const struct sim_fault **fault)
 {
-	struct sim_watch *w = e->watch;
 	*nth = 0;
 	if (!w)
 		return SIM_LAUNCH_OK;
 	unsigned long n = atomic_fetch_add_explicit(&w->launches, 1, memory_order_relaxed) + 1;
 	*nth = n;
 	for (unsigned i = 0; i < w->nfault; i++)
-		if (w->fault_at[i] == n) {
-			*error = w->fault_err[i];
+		if (w->fault[i].at == n) {
+			*fault = &w->fault[i];
 			return SIM_LAUNCH_FAULT;
 		}
 	for (unsigned i = 0; i < w->nhang; i++)
@@ -77,6 +78,42 @@ static CUresult sim_launch_check(const struct sim_launch *l, struct sim_entry *e
 			return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
 	}
 	return CUDA_SUCCESS;
+}
+
+/* For a kernel whose fault reads an argument (CUDASIM_FAULT=NAME:arg=K+OFF): the 8-byte
+ * parameter values, as the driver copies them at launch.  NULL when there are none or no memory
+ * (the fault then writes no Xid line, as sim_klog_fault says). */
+static uint64_t *sim_launch_argv(const struct sim_entry *e, void **params, void **extra, uint64_t *ok,
+				 unsigned *argc)
+{
+	unsigned n = e->nparams < 64 ? e->nparams : 64;
+	uint64_t *argv = n ? calloc(n, sizeof(*argv)) : NULL;
+	*ok = 0;
+	*argc = 0;
+	if (!argv)
+		return NULL;
+	const unsigned char *buf = NULL;
+	size_t size = 0;
+	for (unsigned i = 0; extra && i < 64 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+		if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+			buf = extra[i + 1];
+		else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+			size = *(size_t *)extra[i + 1];
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct sim_param *p = &e->params[i];
+		if (p->size != 8)
+			continue;
+		if (params)
+			memcpy(&argv[i], params[i], 8);
+		else if (buf && p->offset + 8 <= size)
+			memcpy(&argv[i], buf + p->offset, 8);
+		else
+			continue;
+		*ok |= 1ull << i;
+	}
+	*argc = n;
+	return argv;
 }
 
 /* The driver copies the arguments at launch; reading them here makes a bad kernelParams array
@@ -135,7 +172,9 @@ static CUresult sim_launch(CUfunction f, const struct sim_launch *l, CUstream h,
 	if ((r = sim_launch_check(l, e, dyn)) || (r = sim_launch_params(e, params, extra)))
 		return r;
 	/* Counted when accepted; a captured launch counts each time its graph is launched. */
-	struct sim_work w = {.kind = SIM_OP_KERNEL, .u.kernel = {.entry = e, .count = 1}};
+	struct sim_work w = {.kind = SIM_OP_KERNEL, .count = 1, .u.kernel = {.entry = e}};
+	if (e->watch && e->watch->needs_args)
+		w.u.kernel.argv = sim_launch_argv(e, params, extra, &w.u.kernel.argok, &w.u.kernel.argc);
 	return sim_submit(s, &w);
 }
 

@@ -327,6 +327,21 @@ int sim_mem_is_managed(CUdeviceptr p)
 
 /* ---- translation for the copy engine ------------------------------------------------------------ */
 
+/* The copy engine works on translated pointers; a fault reports the address the application
+ * gave.  The shadow store sits at the device window's offsets, and host memory the device can
+ * reach is at its own address. */
+uint64_t sim_mem_device_address(const void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	for (int i = 0; i < sim.cfg.ndevices; i++) {
+		struct sim_device *d = &sim.devices[i];
+		uintptr_t s = (uintptr_t)d->shadow;
+		if (s && a >= s && a - s < d->va_size)
+			return d->va_base + (a - s);
+	}
+	return a;
+}
+
 void *sim_mem_translate(CUdeviceptr dptr, size_t bytes, int *pinned_host)
 {
 	if (pinned_host)

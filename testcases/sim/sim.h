@@ -72,14 +72,36 @@ static inline int sim_obj_is(const void *h, enum sim_kind kind)
 /* ---- configuration (CUDASIM_*) ------------------------------------------------------------ */
 
 #define SIM_WATCH_MAX_N 16
-/* A kernel name named in CUDASIM_FAULT or CUDASIM_HANG: launches of that name are counted
- * process-wide and the listed ordinals fault or hang. */
+/* Where a fault's access went (the address clause of CUDASIM_FAULT). */
+enum sim_fault_where {
+	SIM_FAULT_NOWHERE,   /* no address: a kernel writes no Xid 31 line */
+	SIM_FAULT_ARG,       /* the value of argument `arg` plus `offset` */
+	SIM_FAULT_ABS,       /* the absolute address `addr` */
+};
+enum sim_fault_access { SIM_ACCESS_DEFAULT, SIM_ACCESS_READ, SIM_ACCESS_WRITE, SIM_ACCESS_ATOMIC };
+
+/* One NAME@N[:CLAUSE...] of CUDASIM_FAULT. */
+struct sim_fault {
+	unsigned long at;            /* the N-th launch (copy, set) of the name */
+	CUresult error;              /* the sticky error it raises */
+	enum sim_fault_where where;
+	unsigned arg;                /* kernels: parameter index; copies: 0 destination, 1 source */
+	int64_t offset;
+	uint64_t addr;
+	enum sim_fault_access access;
+	int xid;                     /* 31 (MMU fault, needs an address) or 13 (SM exception); 0: 31
+				      * when there is an address, else no line */
+};
+
+/* A name in CUDASIM_FAULT or CUDASIM_HANG: a kernel name, or ".copy" / ".set" for the copy
+ * engine's copies and memsets (PTX names never start with a dot).  Launches (copies, sets) of
+ * that name are counted process-wide and the listed ordinals fault or hang. */
 struct sim_watch {
 	char *name;
 	atomic_ulong launches;
-	unsigned long fault_at[SIM_WATCH_MAX_N];
-	CUresult fault_err[SIM_WATCH_MAX_N]; /* the sticky error each fault raises */
+	struct sim_fault fault[SIM_WATCH_MAX_N];
 	unsigned nfault;
+	int needs_args;              /* a fault reads a kernel argument: launches keep a copy */
 	unsigned long hang_at[SIM_WATCH_MAX_N];
 	unsigned nhang;
 	struct sim_watch *next;
@@ -94,6 +116,9 @@ struct sim_config {
 	size_t mem_bytes;
 	int verbose;
 	struct sim_watch *watches;
+	struct sim_watch *copy_watch, *set_watch; /* ".copy" and ".set", or NULL */
+	int klog_fd;                 /* CUDASIM_KERNEL_LOG, or -1 */
+	int klog_kmsg;               /* CUDASIM_KERNEL_LOG_FORMAT=kmsg */
 };
 
 /* ---- PTX images ---------------------------------------------------------------------------- */
@@ -230,13 +255,17 @@ struct sim_dep {
 /* The part of an op that a graph node keeps: what to do, without queue bookkeeping. */
 struct sim_work {
 	enum sim_op_kind kind;
+	/* Kernels, copies and sets: what CUDASIM_FAULT/CUDASIM_HANG decided when it was accepted. */
+	enum sim_launch_fate fate;
+	int count;                   /* decide the fate when accepted (not when captured) */
+	unsigned long nth;           /* its ordinal among launches (copies, sets) of its name */
+	const struct sim_fault *fault; /* for SIM_LAUNCH_FAULT */
 	union {
 		struct {
 			struct sim_entry *entry;
-			enum sim_launch_fate fate;
-			unsigned long nth;
-			CUresult error; /* for SIM_LAUNCH_FAULT */
-			int count; /* decide the fate when the launch is accepted (not captured) */
+			uint64_t *argv;  /* 8-byte argument values, kept only for watched kernels */
+			uint64_t argok;  /* bit i: argv[i] is an 8-byte parameter */
+			unsigned argc;
 		} kernel;
 		struct {
 			CUhostFn fn;
@@ -440,6 +469,13 @@ void sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w);
 void sim_work_copy(struct sim_work *dst, const struct sim_work *src);
 
 /* launch.c */
-enum sim_launch_fate sim_launch_fate(struct sim_entry *e, unsigned long *nth, CUresult *error);
+enum sim_launch_fate sim_watch_fate(struct sim_watch *w, unsigned long *nth, const struct sim_fault **fault);
+
+/* klog.c: the kernel log a real host would have (CUDASIM_KERNEL_LOG) */
+CUresult sim_klog_configure(void);   /* at cuInit */
+/* The Xid lines of a fault reached by `w` in `ctx`, appended to the log (no-op without one). */
+void sim_klog_fault(const struct sim_work *w, struct sim_ctx *ctx);
+/* The address a device-accessible host pointer of the copy engine stands for (mem.c). */
+uint64_t sim_mem_device_address(const void *p);
 
 #endif

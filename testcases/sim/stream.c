@@ -219,23 +219,30 @@ static void sim_stamp_event(const struct sim_work *w)
 	pthread_mutex_unlock(&sim.lock);
 }
 
+/* A kernel, copy or set selected by CUDASIM_FAULT is reached: the driver logs its Xid lines
+ * (CUDASIM_KERNEL_LOG) and the context is poisoned. */
 static void sim_report_fault(const struct sim_work *w, struct sim_ctx *ctx)
 {
 	const char *name = "?";
-	cuGetErrorName(w->u.kernel.error, &name);
+	cuGetErrorName(w->fault->error, &name);
 	if (sim.cfg.verbose)
-		sim_log("kernel %s (launch #%lu) faults: context %llu now returns %s",
-			w->u.kernel.entry->name, w->u.kernel.nth, ctx->id, name);
-	sim_ctx_fault(ctx, w->u.kernel.error);
+		sim_log("%s %s (launch #%lu) faults: context %llu now returns %s",
+			w->kind == SIM_OP_KERNEL ? "kernel" : "copy engine",
+			w->kind == SIM_OP_KERNEL ? w->u.kernel.entry->name : w->kind == SIM_OP_COPY ? ".copy" : ".set",
+			w->nth, ctx->id, name);
+	sim_klog_fault(w, ctx);
+	sim_ctx_fault(ctx, w->fault->error);
 }
 
 /* Null mode and graph replay in null mode: run one piece of work on the calling thread. */
 void sim_work_execute(struct sim_work *w, struct sim_ctx *ctx)
 {
+	if (w->fate == SIM_LAUNCH_FAULT) {
+		sim_report_fault(w, ctx);
+		return;
+	}
 	switch (w->kind) {
 	case SIM_OP_KERNEL:
-		if (w->u.kernel.fate == SIM_LAUNCH_FAULT)
-			sim_report_fault(w, ctx);
 		break;
 	case SIM_OP_HOST_FN: w->u.host.fn(w->u.host.arg); break;
 	case SIM_OP_COPY:
@@ -256,6 +263,9 @@ void sim_work_release(struct sim_work *w)
 	if (w->kind == SIM_OP_COPY) {
 		free(w->u.copy.staging);
 		w->u.copy.staging = NULL;
+	} else if (w->kind == SIM_OP_KERNEL) {
+		free(w->u.kernel.argv);
+		w->u.kernel.argv = NULL;
 	}
 }
 
@@ -266,16 +276,16 @@ static int sim_op_run(struct sim_stream *s, struct sim_op *op)
 {
 	struct sim_work *w = &op->work;
 	struct sim_ctx *ctx = s->ctx;
+	if (w->fate == SIM_LAUNCH_FAULT) {
+		sim_report_fault(w, ctx);
+		return 0;
+	}
 	switch (w->kind) {
 	case SIM_OP_KERNEL:
-		if (w->u.kernel.fate == SIM_LAUNCH_FAULT) {
-			sim_report_fault(w, ctx);
-			return 0;
-		}
-		if (w->u.kernel.fate == SIM_LAUNCH_HANG) {
+		if (w->fate == SIM_LAUNCH_HANG) {
 			if (sim.cfg.verbose)
 				sim_log("kernel %s (launch #%lu) hangs: stream %llu blocks forever",
-					w->u.kernel.entry->name, w->u.kernel.nth, s->id);
+					w->u.kernel.entry->name, w->nth, s->id);
 			pthread_mutex_lock(&sim.lock);
 			while (!ctx->closing)
 				pthread_cond_wait(&sim.progress, &sim.lock);
@@ -470,11 +480,16 @@ static CUresult sim_legacy_capture_check_locked(struct sim_stream *s)
 	return r;
 }
 
-/* A launch counts (for CUDASIM_FAULT/CUDASIM_HANG) once it is accepted for execution. */
+/* A launch (copy, set) counts for CUDASIM_FAULT/CUDASIM_HANG once it is accepted for execution. */
 static void sim_launch_count(struct sim_work *w)
 {
-	if (w->kind == SIM_OP_KERNEL && w->u.kernel.count)
-		w->u.kernel.fate = sim_launch_fate(w->u.kernel.entry, &w->u.kernel.nth, &w->u.kernel.error);
+	if (!w->count)
+		return;
+	struct sim_watch *watch = w->kind == SIM_OP_KERNEL ? w->u.kernel.entry->watch
+				  : w->kind == SIM_OP_COPY ? sim.cfg.copy_watch
+				  : w->kind == SIM_OP_SET  ? sim.cfg.set_watch
+							   : NULL;
+	w->fate = sim_watch_fate(watch, &w->nth, &w->fault);
 }
 
 static CUresult sim_submit_dep(struct sim_stream *s, const struct sim_work *w,
