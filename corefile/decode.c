@@ -337,11 +337,11 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
  * ring (4 MiB of entries). */
 #define SPARSE_SCAN_MAX 16384u
 /* Two threads that launch into one stream may fill launch-ring slots out of its order for as long
- * as one of them keeps an unused chunk of slots (the recorder abandons one after 1 ms, about
- * the time a launch call may take besides): where the ring lacks some of a stream's unfinished
- * launches, so that they cannot all be counted, the scan goes on past the launches made this
- * long before the newest it needs. */
-#define SPARSE_MARGIN_NS 1200000ull
+ * as one of them keeps an unused chunk of slots (CI_LAUNCH_CHUNK_NS, record.h), plus the time a
+ * launch call may take besides: where the ring lacks some of a stream's unfinished launches, so
+ * that they cannot all be counted, the scan goes on past the launches made this long before the
+ * newest it needs. */
+#define SPARSE_MARGIN_NS (CI_LAUNCH_CHUNK_NS + 200000ull)
 
 /* What a sparse scan still has to find of one stream's launches (what the evidence says the
  * diagnosis weighs, corefile/evidence.h), and how many of them it has seen: of those numbered in
@@ -599,7 +599,11 @@ static void bad_field(struct refcheck *r, uint32_t kind)
 
 static void check_string(struct refcheck *r, uint32_t kind, uint32_t *off)
 {
-	if (*off >= r->m->strings_size) {
+	/* A string without its NUL within CI_STRING_MAX is damage: taken as it is, every reference
+	 * to it would read to the end of the table (megabytes each, in every view and JSON). */
+	uint64_t left = *off < r->m->strings_size ? r->m->strings_size - *off : 0;
+	if (*off >= r->m->strings_size ||
+	    !memchr(r->m->strings + *off, 0, left < CI_STRING_MAX + 1 ? left : CI_STRING_MAX + 1)) {
 		bad_ref(r, kind, CI_SEC_STRINGS, *off);
 		*off = 0;
 	}

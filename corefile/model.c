@@ -263,7 +263,8 @@ void ci_model_destroy(struct ci_model *m)
 
 const char *ci_model_string(const struct ci_model *m, uint32_t off)
 {
-	if (!m->strings || off >= m->strings_size)
+	/* Offset 0 is the empty string (record.h), whatever the bytes there say. */
+	if (!m->strings || off == 0 || off >= m->strings_size)
 		return "";
 	return m->strings + off;
 }

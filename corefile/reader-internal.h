@@ -158,7 +158,7 @@ static inline uint64_t ci_le64(const void *p)
 #define CI_MAX_RECORD_SIZE    (64ull << 30)
 #define CI_MAX_HEADER_SIZE    (64u << 10)
 #define CI_MAX_ENTRY_SIZE     (64u << 10)
-#define CI_MAX_STACK_FRAMES   1024u
+#define CI_MAX_STACK_FRAMES   CI_STACK_DEPTH_MAX  /* record.h */
 #define CI_MAX_CANDIDATES     64u          /* records considered by locate */
 #define CI_MAX_MODULES        8192u        /* ELF modules reported to libdwfl */
 #define CI_MAX_MODULE_PHDRS   256u         /* program headers of one module, read from memory */

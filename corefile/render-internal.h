@@ -108,6 +108,13 @@ char *ci_demangle(const char *name);
 
 /* Length of the valid UTF-8 sequence at S (1-4), 0 if S does not start one (S is NUL-terminated). */
 size_t ci_utf8_len(const unsigned char *s);
+/* Whether the valid L-byte UTF-8 sequence at P is a character a terminal must not be handed:
+ * a C1 control or a bidirectional or invisible formatting character (U+202E and its kin). */
+bool ci_utf8_unsafe(const unsigned char *p, size_t l);
+/* S as one shell word (and one GDB argument): as it is when it holds only characters no shell
+ * interprets, else in single quotes ('\'' for a quote).  S cut short when BUF (N bytes) is too
+ * small keeps its closing quote, so a cut word never leaves a quote open.  Returns BUF. */
+char *ci_shell_quote(const char *s, char *buf, size_t n);
 
 /* "262,144" */
 char *ci_fmt_count(uint64_t v, char *buf, size_t n);

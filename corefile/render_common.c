@@ -44,19 +44,33 @@ size_t ci_utf8_len(const unsigned char *s)
 	return 0;
 }
 
+bool ci_utf8_unsafe(const unsigned char *p, size_t l)
+{
+	if (l == 2)
+		/* C1 controls U+0080..U+009F; U+061C ARABIC LETTER MARK. */
+		return (p[0] == 0xc2 && p[1] < 0xa0) || (p[0] == 0xd8 && p[1] == 0x9c);
+	if (l != 3)
+		return false;
+	uint32_t cp = (uint32_t)(p[0] & 0x0f) << 12 | (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+	/* Zero-width characters and marks, the embeddings and overrides (U+202A..U+202E, the
+	 * "Trojan Source" characters), invisible operators, the isolates, the BOM and the
+	 * interlinear annotation controls: each changes how a terminal shows the text around it
+	 * without showing itself. */
+	return (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb);
+}
+
 char *ci_scrub(const char *s, char *buf, size_t n)
 {
 	size_t o = 0;
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	while (*p && o + 1 < n) {
 		size_t l = ci_utf8_len(p);
-		/* C1 controls (U+0080..U+009F) are two-byte sequences starting with 0xc2. */
-		bool c1 = l == 2 && p[0] == 0xc2 && p[1] < 0xa0;
 		if (l == 1 && (*p < 0x20 || *p == 0x7f))
 			l = 0;
-		if (l == 0 || c1) {
+		if (l == 0 || ci_utf8_unsafe(p, l)) {
 			buf[o++] = '?';
-			p += c1 ? 2 : 1;
+			p += l ? l : 1;
 			continue;
 		}
 		if (o + l >= n)
@@ -238,4 +252,32 @@ uint64_t ci_model_end_ns(const struct ci_model *model)
 	if (model->free_count && model->frees[model->free_count - 1].free_ns > t)
 		t = model->frees[model->free_count - 1].free_ns;
 	return t;
+}
+
+char *ci_shell_quote(const char *s, char *buf, size_t n)
+{
+	/* Words of these characters mean the same to every shell, and to GDB's argument splitting
+	 * (plugin/gdb-input.h), quoted or not. */
+	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+				   "_@%+=:,./-";
+	if (*s && strspn(s, safe) == strlen(s)) {
+		snprintf(buf, n, "%s", s);
+		return buf;
+	}
+	size_t o = 0;
+	for (const char *p = s; o + 6 < n; p++) {
+		if (p == s)
+			buf[o++] = '\'';
+		if (!*p)
+			break;
+		if (*p == '\'') {
+			memcpy(buf + o, "'\\''", 4);
+			o += 4;
+		} else {
+			buf[o++] = *p;
+		}
+	}
+	buf[o++] = '\'';
+	buf[o] = '\0';
+	return buf;
 }

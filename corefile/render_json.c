@@ -112,8 +112,9 @@ static void j_string_raw(struct json *j, const char *s)
 			j_write(j, (const char *)run, (size_t)(p - run));
 		} else {
 			size_t l = ci_utf8_len(p);
-			/* C1 controls are valid UTF-8 but must not reach a terminal through jq -r. */
-			if (l == 0 || (l == 2 && c == 0xc2 && p[1] < 0xa0)) {
+			/* C1 controls and bidirectional controls are valid UTF-8 but must not reach a
+			 * terminal through jq -r. */
+			if (l == 0 || ci_utf8_unsafe(p, l)) {
 				j_puts(j, "\\ufffd");
 				p += l ? l : 1;
 			} else {

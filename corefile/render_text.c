@@ -761,11 +761,17 @@ static void summary_next(struct ci_text_out *o)
 				hint(o, view_cmd(o, "kernels", args, cmd, sizeof(cmd)), "what ran before it");
 			}
 			if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
-				/* compute-sanitizer matches a substring of the (mangled) name. */
+				/* compute-sanitizer matches a substring of the (mangled) name; without a
+				 * name there is nothing to filter on, and no placeholder to fill in. */
 				const char *raw = ci_model_function_name(o->m, l->function);
-				snprintf(cmd, sizeof(cmd),
-					 "compute-sanitizer --kernel-name kns=%s CMD",
-					 ci_scrub(raw && *raw ? raw : "NAME", name, sizeof(name)));
+				char arg[300], word[320];
+				if (raw && *raw) {
+					snprintf(arg, sizeof(arg), "kns=%s", ci_scrub(raw, name, sizeof(name)));
+					snprintf(cmd, sizeof(cmd), "compute-sanitizer --kernel-name %s CMD",
+						 ci_shell_quote(arg, word, sizeof(word)));
+				} else {
+					snprintf(cmd, sizeof(cmd), "compute-sanitizer CMD");
+				}
 				hint(o, cmd, "where it faults");
 			}
 		}
@@ -1323,8 +1329,11 @@ struct ci_error *ci_render_text(FILE *f, const struct ci_report *report,
 	const struct ci_source_info *si = report->source;
 	if (si && si->kind == CI_SOURCE_PID)
 		snprintf(input, sizeof(input), "--pid %" PRIu32, si->pid);
-	else if (si && si->path)
-		ci_scrub(si->path, input, sizeof(input));
+	else if (si && si->path) {
+		/* Suggested commands are pasted into a shell: the path is one word there. */
+		char shown[512];
+		ci_shell_quote(ci_scrub(si->path, shown, sizeof(shown)), input, sizeof(input));
+	}
 	else
 		snprintf(input, sizeof(input), "CORE");
 	o.input = input;

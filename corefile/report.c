@@ -122,10 +122,12 @@ static struct ci_error *check_filters(const struct ci_report *r)
 					(dem && strstr(ci_scrub(dem, name, sizeof(name)), opt->kernel_filter)));
 			free(dem);
 		}
+		char shown[256];
 		if (!found)
 			return ci_error_create(CI_ERR_USAGE,
 					       "--kernel '%s': no kernel the record knows has that in its "
-					       "name (view: kernels lists the launches)", opt->kernel_filter);
+					       "name (view: kernels lists the launches)",
+					       ci_scrub(opt->kernel_filter, shown, sizeof shown));
 	}
 	return NULL;
 }

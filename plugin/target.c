@@ -219,18 +219,19 @@ static void explain_unread(const struct ci_model *model, const char *what, char 
 			break;
 	}
 	const char *tail = "; `cuda summary` reads it from there directly";
+	char shown[4096];
 	if (state == MODULE_REPLACED)
 		snprintf(msg, len,
 			 "cudainspect: %s holds a flight record, but GDB did not hand it over: GDB "
 			 "reads the recorder's JIT descriptor through the library files on disk, and "
 			 "%s is not the one the process ran with (rebuilt or replaced since; GDB's "
 			 "\"Unsupported JIT protocol version\" comes from that)%s",
-			 what, path, tail);
+			 what, ci_scrub(path, shown, sizeof shown), tail);
 	else if (state == MODULE_MISSING)
 		snprintf(msg, len,
 			 "cudainspect: %s holds a flight record, but GDB did not hand it over: it finds "
 			 "the recorder's JIT descriptor through the library the process ran with, %s, "
-			 "which is not on this machine%s", what, path, tail);
+			 "which is not on this machine%s", what, ci_scrub(path, shown, sizeof shown), tail);
 	else
 		snprintf(msg, len,
 			 "cudainspect: %s holds a flight record, but GDB did not hand it over (the "
@@ -248,7 +249,8 @@ void cigdb_no_record_explain(pid_t gdb_pid, char *msg, size_t len)
 	struct ci_location loc;
 	enum cigdb_target_kind kind = cigdb_target_find(gdb_pid, path, sizeof path, &pid);
 	if (kind == CIGDB_TARGET_CORE) {
-		snprintf(what, sizeof what, "the core file %s", path);
+		char shown[4096];
+		snprintf(what, sizeof what, "the core file %s", ci_scrub(path, shown, sizeof shown));
 		err = ci_source_open(path, NULL, &src);
 	} else if (kind == CIGDB_TARGET_PROCESS) {
 		snprintf(what, sizeof what, "process %d", (int)pid);

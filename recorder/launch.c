@@ -274,7 +274,6 @@ static bool ci_stream_is_capturing(const struct ci_stream_priv *p)
 /* The launch ring                                                                            */
 
 #define CI_CHUNK_MAX 64
-#define CI_CHUNK_NS 1000000 /* a chunk older than this is abandoned */
 
 /* The next launch-ring slot of this thread.  A thread that launches often claims indices in
  * chunks (up to 64, and at most 1/64 of the ring, so that many threads' chunks rarely overlap
@@ -285,9 +284,9 @@ static bool ci_stream_is_capturing(const struct ci_stream_priv *p)
 static struct ci_launch *ci_launch_slot(struct ci_tls *t, uint64_t now, uint64_t *seq)
 {
 	struct ci_sec *s = ci_sec(CI_SEC_LAUNCHES);
-	if (CI_UNLIKELY(t->lnext >= t->lend || now - t->lchunk_ns > CI_CHUNK_NS)) {
+	if (CI_UNLIKELY(t->lnext >= t->lend || now - t->lchunk_ns > CI_LAUNCH_CHUNK_NS)) {
 		uint32_t chunk = 1;
-		if (t->lend && t->lnext >= t->lend && now - t->lchunk_ns <= CI_CHUNK_NS)
+		if (t->lend && t->lnext >= t->lend && now - t->lchunk_ns <= CI_LAUNCH_CHUNK_NS)
 			chunk = t->chunk * 2 > CI_CHUNK_MAX ? CI_CHUNK_MAX : t->chunk * 2;
 		if (CI_UNLIKELY(chunk > 1 && chunk > s->capacity / 64))
 			chunk = s->capacity / 64 > 1 ? (uint32_t)(s->capacity / 64) : 1;

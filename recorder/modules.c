@@ -146,7 +146,7 @@ static void ci_module_record(const struct dl_phdr_info *info, const char *path, 
 		e->end = end;
 		e->load_ns = now;
 		e->unload_ns = 0;
-		e->path_str = ci_string(path, 4096);
+		e->path_str = ci_string(path, CI_STRING_MAX);
 		ci_build_id(info, e->build_id, &e->build_id_len);
 		ci_entry_publish(&e->seq, (uint64_t)slot + 1);
 	}

@@ -415,7 +415,7 @@ uint32_t ci_code_module_register(uint64_t handle, uint32_t kind, uint32_t ctx,
 		e->image_hash = size ? ci_fnv1a(bytes, size) : 0;
 		e->kind = kind;
 		e->ctx = ctx;
-		e->source_str = ci_string(source, 4096);
+		e->source_str = ci_string(source, CI_STRING_MAX);
 		e->load_stack = call ? ci_stack_of(call) : 0;
 		ci_entry_publish(&e->seq, (uint64_t)slot + 1);
 	}
@@ -508,7 +508,7 @@ uint32_t ci_function_register(uint64_t handle, uint32_t kind, uint32_t module, c
 		e->handle = handle;
 		e->kind = kind;
 		e->code_module = module;
-		e->name_str = ci_string(driver_name && *driver_name ? driver_name : name, 4096);
+		e->name_str = ci_string(driver_name && *driver_name ? driver_name : name, CI_STRING_MAX);
 		e->pad = 0;
 		memset(e->param_offset, 0, sizeof e->param_offset);
 		memset(e->param_size, 0, sizeof e->param_size);

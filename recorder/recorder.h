@@ -135,7 +135,6 @@ extern struct ci_config ci_cfg;
 #define CI_SIZE_DEFAULT (32ull << 20)
 #define CI_SIZE_MIN (1ull << 20)
 #define CI_SIZE_MAX (1ull << 30)
-#define CI_STACK_DEPTH_MAX 64
 
 /* Parse the CUDAINSPECT_* environment into CFG.  On a bad value returns false with a message
  * in ERR (the recorder then passes through).  Prints nothing: warnings go to CFG->notes, said

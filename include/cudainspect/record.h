@@ -62,6 +62,17 @@ extern "C" {
 
 #define CI_SEQ_BUSY UINT64_MAX
 
+/* Bounds the writer keeps and the reader relies on. */
+/* A string of CI_SEC_STRINGS is at most this many bytes before its NUL: a reference to one whose
+ * NUL is further is damage. */
+#define CI_STRING_MAX 4096u
+/* A thread claims launch-ring slots in chunks and abandons a chunk it has not filled within this
+ * long, so two threads launching into one stream fill slots out of the stream's order for at
+ * most this long (the reader's sparse scan reaches that far past what it needs). */
+#define CI_LAUNCH_CHUNK_NS 1000000ull
+/* Frames per recorded stack, at most (CUDAINSPECT_STACK_DEPTH): a stack with more is damage. */
+#define CI_STACK_DEPTH_MAX 64u
+
 /* Every enum of the record is one X-macro list, X(NAME, VALUE, WORD[, TITLE]): the enum follows
  * from it here, and the reader's name lookups (the WORDs are part of its JSON schema, so they
  * never change once published) and counts follow from the same list.  CI_RECORD_ENUM makes the

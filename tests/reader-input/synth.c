@@ -60,7 +60,7 @@ static size_t plan(const struct synth_spec *s, struct layout_sec *secs)
 		{ CI_SEC_EVENTS, pad(s, sizeof(struct ci_event)), s->event_cap, s->events, 0 },
 		{ CI_SEC_STACKS, pad(s, sizeof(struct ci_stack)), 8, SYNTH_STACKS, 0 },
 		{ CI_SEC_FRAMES, 8, 64, SYNTH_STACKS * SYNTH_FRAMES_PER_STACK, 0 },
-		{ CI_SEC_STRINGS, 1, 4096, 0, 0 },
+		{ CI_SEC_STRINGS, 1, s->damage == SYNTH_UNTERMINATED ? 16384 : 4096, 0, 0 },
 		{ CI_SEC_BREADCRUMBS, 8, 8, SYNTH_STREAMS, 0 },
 		{ CI_SEC_THREADS, pad(s, sizeof(struct ci_thread)), 16, s->thread_count, 0 },
 		{ CI_SEC_SYMBOL_IMAGE, 1, 256, 0, 0 },
@@ -343,6 +343,25 @@ void synth_build(const struct synth_spec *s, uint8_t *buf)
 		((struct ci_stack *)(void *)ENTRY(buf, st, 1))->frames_offset = 1000;
 		break;
 	}
+	case SYNTH_UNTERMINATED: {
+		struct layout_sec *st = find(secs, CI_SEC_STRINGS);
+		memset(buf + st->offset, 'A', st->capacity);
+		st->head = st->capacity;
+		break;
+	}
+	case SYNTH_BIDI: {
+		/* "kernel_0" becomes "kern" U+202E "l_0": one byte more, over the NUL's neighbour. */
+		struct layout_sec *fn = find(secs, CI_SEC_FUNCTIONS);
+		uint32_t off = ((struct ci_function *)(void *)ENTRY(buf, fn, 0))->name_str;
+		memcpy(buf + find(secs, CI_SEC_STRINGS)->offset + off, "kern\xe2\x80\xae", 7);
+		break;
+	}
+	case SYNTH_SHELL_NAME: {
+		struct layout_sec *fn = find(secs, CI_SEC_FUNCTIONS);
+		((struct ci_function *)(void *)ENTRY(buf, fn, 3))->name_str =
+			add_string(buf, strs, "k$(touch pwned)'x");
+		break;
+	}
 	case SYNTH_SEQ_MISMATCH:
 		if (s->launches)
 			put_seq(ENTRY(buf, launches, (s->launches - 1) % launches->capacity),
@@ -382,7 +401,8 @@ static const struct { const char *name; enum synth_damage damage; } damages[] = 
 	{ "entry-size", SYNTH_ENTRY_TOO_SMALL }, { "refs", SYNTH_BAD_REFS },
 	{ "stack", SYNTH_BAD_STACK }, { "seq", SYNTH_SEQ_MISMATCH }, { "dup", SYNTH_DUP_SECTION },
 	{ "unknown-section", SYNTH_UNKNOWN_SECTION }, { "late-head", SYNTH_LATE_HEAD },
-	{ "no-magic", SYNTH_NO_MAGIC },
+	{ "no-magic", SYNTH_NO_MAGIC }, { "unterminated", SYNTH_UNTERMINATED }, { "bidi", SYNTH_BIDI },
+	{ "shell-name", SYNTH_SHELL_NAME },
 };
 
 int synth_parse_option(struct synth_spec *s, const char *arg)

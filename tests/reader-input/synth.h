@@ -42,6 +42,10 @@ enum synth_damage {
 	SYNTH_UNKNOWN_SECTION,  /* an extra section of kind 30: ignored */
 	SYNTH_LATE_HEAD,        /* launches head 2 behind the published entries (snapshot race): 2 torn */
 	SYNTH_NO_MAGIC,         /* magic still zero: a recorder that had not finished setting up */
+	SYNTH_UNTERMINATED,     /* a 16 KiB string area of 'A's without one NUL: every string reference
+				 * is damage (CI_STRING_MAX) */
+	SYNTH_BIDI,             /* kernel_0's name holds U+202E (RIGHT-TO-LEFT OVERRIDE) */
+	SYNTH_SHELL_NAME,       /* kernel_3 (the faulting one) is named k$(touch pwned)'x */
 };
 
 struct synth_spec {
