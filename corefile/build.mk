@@ -45,7 +45,7 @@ $(READER_OBJS): corefile/reader-internal.h
 # under SANITIZE=address: ASan disables core dumps and intercepts the crash.  The test driver
 # and unit tests link the input stages directly, sanitized like the library.
 CI_INPUT_SRCS := corefile/errors.c corefile/names.c corefile/locate.c corefile/decode.c \
-                 corefile/order.c corefile/model.c corefile/evidence.c \
+                 corefile/order.c corefile/model.c corefile/evidence.c corefile/text.c \
                  $(wildcard corefile/source*.c)
 CI_INPUT_OBJS := $(CI_INPUT_SRCS:%.c=$(BUILD)/obj/%.o)
 RI_DIR        := $(BUILD)/tests/reader-input

@@ -78,12 +78,12 @@ bool ci_header_plausible(const struct ci_header *h, const char **why)
 /* Copy of a fixed char field, NUL-terminated in place. */
 #define TERMINATE(field) ((field)[sizeof(field) - 1] = 0)
 
-/* Text from the record for a message: printable ASCII only. */
-static void sanitize(char *s)
+/* Text from the record, scrubbed in place (it never grows: ci_scrub). */
+static void scrub_in_place(char *s, size_t n)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
-			*s = '?';
+	char buf[256];
+	ci_scrub(s, buf, n < sizeof buf ? n : sizeof buf);
+	memcpy(s, buf, strlen(buf) + 1);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -95,15 +95,11 @@ static void sanitize(char *s)
 static void read_chunk(struct ci_source *src, uint64_t a, uint64_t cnt, uint32_t esize, uint8_t *buf,
 		       uint8_t *st, uint8_t fill)
 {
-	struct ci_error *err = ci_source_read(src, a, buf, cnt * esize);
-	if (!err)
+	if (ci_source_read_quiet(src, a, buf, cnt * esize) == CI_READ_OK)
 		return;
-	ci_error_destroy(err);
 	for (uint64_t i = 0; i < cnt; i++) {
-		err = ci_source_read(src, a + i * esize, buf + i * esize, esize);
-		if (!err)
+		if (ci_source_read_quiet(src, a + i * esize, buf + i * esize, esize) == CI_READ_OK)
 			continue;
-		ci_error_destroy(err);
 		memset(buf + i * esize, fill, st ? esize : 8);
 		if (st)
 			st[i] = ENTRY_MISSING;
@@ -163,12 +159,8 @@ static void read_entries(struct decoder *d, uint64_t addr, uint64_t cnt, uint32_
 /* A live section's directory entry as it is now; false if it cannot be read or changed kind. */
 static bool reread_section(struct decoder *d, uint32_t kind, struct ci_section *sec)
 {
-	struct ci_error *err = ci_source_read(d->src, d->dir_entry_addr[kind], sec, sizeof *sec);
-	if (err) {
-		ci_error_destroy(err);
-		return false;
-	}
-	return sec->kind == kind;
+	return ci_source_read_quiet(d->src, d->dir_entry_addr[kind], sec, sizeof *sec) == CI_READ_OK &&
+	       sec->kind == kind;
 }
 
 /* Re-read a live section's head after its entries, so entries published meanwhile pass the
@@ -349,28 +341,71 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 struct tail_need {
 	struct ci_launch_need n;
 	uint64_t seen;
+	uint8_t *bits;            /* numbers hi, hi - 1, … seen, SPARSE_SCAN_MAX of them (on demand) */
 };
+
+/* Whether launch number SEQ is one of the stream's (1..hi) seen for the first time: a damaged
+ * record may repeat a number, and counting it twice would end the scan before the launch the
+ * complete decode weighs.  Numbers further back than SPARSE_SCAN_MAX are counted without the
+ * check (a scan that needs them reads the whole ring anyway).  -1 on out-of-memory. */
+static int tail_first_sight(struct tail_need *tn, uint64_t seq)
+{
+	if (seq == 0 || seq > tn->n.hi)
+		return 0;
+	uint64_t back = tn->n.hi - seq;
+	if (back >= SPARSE_SCAN_MAX)
+		return 1;
+	if (!tn->bits && !(tn->bits = calloc(SPARSE_SCAN_MAX / 8, 1)))
+		return -1;
+	uint8_t bit = (uint8_t)(1u << (back % 8));
+	if (tn->bits[back / 8] & bit)
+		return 0;
+	tn->bits[back / 8] |= bit;
+	return 1;
+}
 
 /* Account launch K (a key, newest first) to its stream's need.  Returns 0 while the stream
  * still needs launches, 1 when all it needs are in, 2 when the ring lacks some of them and the
- * scan must go on for SPARSE_MARGIN_NS. */
+ * scan must go on for SPARSE_MARGIN_NS, -1 on out-of-memory. */
 static int tail_account(struct tail_need *tn, const struct order_key *k)
 {
 	struct ci_launch_need *n = &tn->n;
 	uint64_t seq = k->extra, t = k->major;
 	if (n->by_crumb) {
-		if (seq > n->lo && seq <= n->hi && ++tn->seen >= n->hi - n->lo)
-			return 1;
+		if (seq > n->lo && seq <= n->hi) {
+			int first = tail_first_sight(tn, seq);
+			if (first < 0)
+				return -1;
+			if (first && ++tn->seen >= n->hi - n->lo)
+				return 1;
+		}
 		return seq <= n->lo + 1 ? 2 : 0;
 	}
+	if (seq > n->hi)
+		return 0; /* not one of the stream's numbers: the diagnosis does not weigh it */
 	if (n->sync_ns && t < n->sync_ns) {
 		/* The first launch known finished: those after it are the window. */
 		n->lo = seq;
 		return tn->seen >= n->hi - n->lo ? 1 : 2;
 	}
-	if (++tn->seen >= CI_OPEN_WINDOW_MAX)
+	int first = tail_first_sight(tn, seq);
+	if (first < 0)
+		return -1;
+	if (first && ++tn->seen >= CI_OPEN_WINDOW_MAX)
 		return tn->seen >= n->hi - (seq ? seq - 1 : 0) ? 1 : 2;
 	return 0;
+}
+
+struct tail_needs {
+	struct tail_need *v;
+	size_t n;
+};
+
+static void tail_needs_deinit(struct tail_needs *t)
+{
+	for (size_t i = 0; t->v && i < t->n; i++)
+		free(t->v[i].bits);
+	free(t->v);
 }
 
 /* Read the launch ring of a sparse model from its head back: every stream's launches that have
@@ -402,7 +437,10 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 	/* What each stream needs; a stream without unfinished work needs nothing.  The evidence
 	 * reads the tables and small rings, which are in already. */
 	size_t ns = m->stream_count;
-	_cleanup_free_ struct tail_need *need = calloc(ns ? ns : 1, sizeof *need);
+	struct tail_needs tn __attribute__((cleanup(tail_needs_deinit))) = {
+		calloc(ns ? ns : 1, sizeof *tn.v), ns
+	};
+	struct tail_need *need = tn.v;
 	_cleanup_free_ struct ci_launch_need *needs = calloc(ns ? ns : 1, sizeof *needs);
 	struct ci_evidence *ev = NULL;
 	if (!need || !needs || (*err = ci_evidence_gather(m, &ev))) {
@@ -462,6 +500,11 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 		if (s < ns && need[s].n.open && !(k->b & (CI_LAUNCH_FAILED | CI_LAUNCH_CAPTURED)) &&
 		    k->extra) {
 			int r = tail_account(&need[s], k);
+			if (r < 0) {
+				*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's "
+						       "launches");
+				return false;
+			}
 			if (r) {
 				need[s].n.open = false;
 				open--;
@@ -544,10 +587,8 @@ static struct ci_error *decode_area(struct decoder *d, uint32_t kind, uint64_t *
 	uint64_t piece = 4096 / unit ? 4096 / unit : 1;
 	for (uint64_t i = 0; i < units; i += piece) {
 		uint64_t n = units - i < piece ? units - i : piece;
-		struct ci_error *err = ci_source_read(d->src, d->base + sec->offset + i * unit,
-						      raw + i * unit, n * unit);
-		if (err) {
-			ci_error_destroy(err);
+		if (ci_source_read_quiet(d->src, d->base + sec->offset + i * unit, raw + i * unit,
+					 n * unit) != CI_READ_OK) {
 			memset(raw + i * unit, 0, n * unit);
 			stats->missing += n;
 		} else {
@@ -789,8 +830,8 @@ static struct ci_error *decode_header(struct decoder *d, const struct ci_locatio
 				       src->name, (unsigned long long)loc->address);
 	TERMINATE(h->host);
 	TERMINATE(h->recorder_version);
-	sanitize(h->host);
-	sanitize(h->recorder_version);
+	scrub_in_place(h->host, sizeof h->host);
+	scrub_in_place(h->recorder_version, sizeof h->recorder_version);
 	if (h->major != CI_FORMAT_MAJOR)
 		return ci_error_create(CI_ERR_VERSION,
 				       "%s: the flight record at 0x%llx uses format version %u.%u, but this "
@@ -822,7 +863,7 @@ static struct ci_error *decode_header(struct decoder *d, const struct ci_locatio
 		ci_warnings_add(&m->warnings,
 				"only %s of the record's %s are in the input (%s); entries in the missing part "
 				"are counted as missing, not trusted",
-				ci_format_size(have, a, sizeof a), ci_format_size(h->record_size, b, sizeof b),
+				ci_fmt_size(have, a, sizeof a), ci_fmt_size(h->record_size, b, sizeof b),
 				src->info.kind == CI_SOURCE_RECORD ? "the file is shorter than the record"
 				: src->info.truncated           ? "the core is truncated"
 								 : "pages not captured");
@@ -1039,7 +1080,7 @@ static void report_dropped(struct decoder *d)
 	struct ci_model *m = d->m;
 	bool any = false;
 	char n[32], size[32];
-	ci_format_size(m->header.record_size, size, sizeof size);
+	ci_fmt_size(m->header.record_size, size, sizeof size);
 	for (uint32_t k = 1; k < CI_SECTION_KIND_MAX; k++) {
 		const struct ci_section_stats *s = &m->sections[k];
 		if (!s->present || !s->dropped)

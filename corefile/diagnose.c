@@ -445,14 +445,6 @@ static void attribute(const struct ci_model *m, const struct lookup *lk, size_t 
 	}
 }
 
-static uint64_t read_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
 struct attr_vec {
 	struct ci_attribution *v;
 	size_t n, cap;
@@ -490,7 +482,7 @@ static int collect_args(const struct ci_model *m, size_t i, struct attr_vec *av)
 		size_t off = layout ? fn->param_offset[k] : (size_t)k * 8;
 		if ((layout && fn->param_size[k] != 8) || off + 8 > len)
 			continue;
-		uint64_t v = read_le64(l->params + off);
+		uint64_t v = ci_le64(l->params + off);
 		if (v < 0x10000 || v >= (1ull << 47))
 			continue;
 		struct ci_attribution a = { .launch = i, .arg = k, .param_offset = (uint32_t)off,

@@ -91,20 +91,3 @@ void ci_warnings_deinit(struct ci_warnings *w)
 	w->items = NULL;
 	w->count = 0;
 }
-
-const char *ci_format_size(uint64_t bytes, char *buf, size_t n)
-{
-	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
-	if (bytes < 1024) {
-		snprintf(buf, n, "%llu bytes", (unsigned long long)bytes);
-		return buf;
-	}
-	double v = (double)bytes;
-	size_t u = 0;
-	while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, n, "%.1f %s", v, units[u]);
-	return buf;
-}

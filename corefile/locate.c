@@ -141,9 +141,7 @@ static bool try_candidate(struct locate *lc, uint64_t addr, enum ci_locate_metho
 		if (lc->cands[i].addr == addr)
 			return true;
 	struct ci_header h;
-	struct ci_error *err = ci_source_read(lc->src, addr, &h, sizeof h);
-	if (err) {
-		ci_error_destroy(err);
+	if (ci_source_read_quiet(lc->src, addr, &h, sizeof h) != CI_READ_OK) {
 		const struct ci_segment *seg = ci_source_segment(lc->src, addr);
 		*why = seg && seg->captured < seg->end - seg->start && lc->src->info.truncated &&
 				       seg->offset + seg->captured >= lc->src->image_size
@@ -302,9 +300,7 @@ static void locate_by_symbol(struct locate *lc)
 				continue;
 			}
 			uint64_t where = m->start - seg_vaddr + value, ptr = 0;
-			struct ci_error *err = ci_source_read(lc->src, where, &ptr, sizeof ptr);
-			if (err) {
-				ci_error_destroy(err);
+			if (ci_source_read_quiet(lc->src, where, &ptr, sizeof ptr) != CI_READ_OK) {
 				if (pass == 0)
 					snprintf(lc->symbol_note, sizeof lc->symbol_note,
 						 "the recorder %s is mapped, but its %s variable at 0x%llx is "
@@ -384,10 +380,8 @@ static void locate_by_scan(struct locate *lc)
 		const struct ci_segment *seg = &src->segs[i];
 		uint64_t head = 0;
 		if (seg->captured >= sizeof(struct ci_header) && !(seg->start & (SCAN_PAGE - 1))) {
-			struct ci_error *err = ci_source_read(src, seg->start, &head, sizeof head);
-			if (err)
-				ci_error_destroy(err);
-			else if (memcmp(&head, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN) == 0)
+			if (ci_source_read_quiet(src, seg->start, &head, sizeof head) == CI_READ_OK &&
+			    memcmp(&head, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN) == 0)
 				try_candidate(lc, seg->start, CI_LOCATE_SCAN, &why);
 		}
 		if (scan_whole(src, seg))
@@ -407,7 +401,7 @@ static void locate_by_scan(struct locate *lc)
 		ci_warnings_add(&src->warnings,
 				"%s: %s of mappings larger than 16 GiB were not searched page by page for the "
 				"record (only their first page); if the record is there, search a core instead "
-				"(gcore PID)", src->name, ci_format_size(skipped, size, sizeof size));
+				"(gcore PID)", src->name, ci_fmt_size(skipped, size, sizeof size));
 	}
 }
 
@@ -515,8 +509,8 @@ struct ci_error *ci_locate(struct ci_source *src, struct ci_location *ret)
 			snprintf(shrank, sizeof shrank,
 				 "The file shrank from %s to %s while it was read (a core still being "
 				 "written, or cut meanwhile): read it again once it is complete",
-				 ci_format_size(src->image_size, was, sizeof was),
-				 ci_format_size(src->shrunk_to, is, sizeof is));
+				 ci_fmt_size(src->image_size, was, sizeof was),
+				 ci_fmt_size(src->shrunk_to, is, sizeof is));
 		err = ci_error_create(CI_ERR_NO_RECORD,
 				      "%s holds no cudainspect flight record: %s; %s; and no page starts with "
 				      "a valid record header. %s",

@@ -148,6 +148,38 @@ static inline uint64_t ci_le64(const void *p)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* Text (corefile/text.c): the one scrubber, quoting, numbers, growable arrays                  */
+
+/* Make room for NEED elements of ELEM bytes in the growable array *ARR of capacity *CAP
+ * (doubling).  Returns -1 on out-of-memory, leaving the array as it was. */
+int ci_vec_reserve(void **arr, size_t *cap, size_t need, size_t elem);
+
+/* Length of the valid UTF-8 sequence at S (1-4), 0 if S does not start one (S is NUL-terminated). */
+size_t ci_utf8_len(const unsigned char *s);
+
+/* Whether the valid L-byte UTF-8 sequence at P is a character a terminal must not be handed:
+ * a C1 control or a bidirectional or invisible formatting character (U+202E and its kin). */
+bool ci_utf8_unsafe(const unsigned char *p, size_t l);
+
+/* S as one shell word (and one GDB argument): as it is when it holds only characters no shell
+ * interprets, else in single quotes ('\'' for a quote).  S cut short when BUF (N bytes) is too
+ * small keeps its closing quote, so a cut word never leaves a quote open.  Returns BUF. */
+char *ci_shell_quote(const char *s, char *buf, size_t n);
+
+/* "262,144" */
+char *ci_fmt_count(uint64_t v, char *buf, size_t n);
+
+/* "256.0 KiB" style, exact bytes below 1 KiB */
+char *ci_fmt_size(uint64_t v, char *buf, size_t n);
+
+/* "1.234 ms", "12.3 s": a duration in nanoseconds */
+char *ci_fmt_duration(uint64_t ns, char *buf, size_t n);
+
+/* Scrub a fixed-size record field (FIELD_LEN bytes, not necessarily NUL-terminated). */
+char *ci_scrub_field(const char *field, size_t field_len, char *buf, size_t n);
+#define CI_SCRUB_FIELD(field, buf) ci_scrub_field((field), sizeof(field), (buf), sizeof(buf))
+
+/* ---------------------------------------------------------------------------------------- */
 /* Caps on counts in hostile input (docs/READER-INTERNALS.md, "Caps").                        */
 
 #define CI_MAX_NOTES          (1u << 20)
@@ -303,6 +335,12 @@ struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *imag
 bool ci_is_zstd(const uint8_t *image, size_t size);
 /* source_pid.c: the live-process reader. */
 struct ci_error *ci_source_read_pid(struct ci_source *src, uint64_t addr, void *buf, size_t len);
+/* ci_source_read without an error object, for the reads that may miss by design (decode's
+ * entries, locate's probes, the unwinder's memory callback): OK, UNAVAILABLE (not in the
+ * input), FAILED (the file shrank while it was read).  ci_source_read says why in a sentence. */
+enum ci_read { CI_READ_OK = 0, CI_READ_UNAVAILABLE, CI_READ_FAILED };
+enum ci_read ci_source_read_pid_quiet(struct ci_source *src, uint64_t addr, void *buf, size_t len);
+enum ci_read ci_source_read_quiet(struct ci_source *src, uint64_t addr, void *buf, size_t len);
 /* Stop thread TID of a live process and read its registers (PTRACE_GETREGSET NT_PRSTATUS:
  * x86-64 user_regs_struct, aarch64 user_pt_regs) into REGS (CI_PRSTATUS_NREGS of them; *NREGS
  * gets how many came).  PTRACE_SEIZE + PTRACE_INTERRUPT: no SIGSTOP is sent, so the thread
@@ -326,7 +364,5 @@ bool ci_header_plausible(const struct ci_header *h, const char **why);
 /* errors.c */
 void ci_warnings_vadd(struct ci_warnings *w, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
-/* Human-readable size ("1.5 GiB") into BUF. */
-const char *ci_format_size(uint64_t bytes, char *buf, size_t n);
 
 #endif /* CI_READER_INTERNAL_H */

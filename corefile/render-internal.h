@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "cudainspect/cudainspect.h"
+#include "reader-internal.h"
 
 /* Frames for ADDRESS from the symbolizer's cache (computed on first use).  The frames belong to
  * the symbolizer; NULL with *n = 0 when SYM is NULL or on out-of-memory.  The symbolize stage of
@@ -98,30 +99,12 @@ const struct ci_view_row *ci_view_row(enum ci_view view);
 ci_text_view_fn ci_text_summary, ci_text_fault, ci_text_contexts, ci_text_streams,
 	ci_text_kernels, ci_text_allocs, ci_text_errors, ci_text_threads, ci_text_all;
 
-/* Make room for NEED elements of ELEM bytes in the growable array *ARR of capacity *CAP
- * (doubling).  Returns -1 on out-of-memory, leaving the array as it was. */
-int ci_vec_reserve(void **arr, size_t *cap, size_t need, size_t elem);
 
 /* Demangled C++ name (malloc'd) or NULL when NAME is not mangled or no demangler is available
  * (libstdc++'s __cxa_demangle, loaded on first use). */
 char *ci_demangle(const char *name);
 
-/* Length of the valid UTF-8 sequence at S (1-4), 0 if S does not start one (S is NUL-terminated). */
-size_t ci_utf8_len(const unsigned char *s);
-/* Whether the valid L-byte UTF-8 sequence at P is a character a terminal must not be handed:
- * a C1 control or a bidirectional or invisible formatting character (U+202E and its kin). */
-bool ci_utf8_unsafe(const unsigned char *p, size_t l);
-/* S as one shell word (and one GDB argument): as it is when it holds only characters no shell
- * interprets, else in single quotes ('\'' for a quote).  S cut short when BUF (N bytes) is too
- * small keeps its closing quote, so a cut word never leaves a quote open.  Returns BUF. */
-char *ci_shell_quote(const char *s, char *buf, size_t n);
 
-/* "262,144" */
-char *ci_fmt_count(uint64_t v, char *buf, size_t n);
-/* "256.0 KiB" style, exact bytes below 1 KiB */
-char *ci_fmt_size(uint64_t v, char *buf, size_t n);
-/* "1.234 ms", "12.3 s": a duration in nanoseconds */
-char *ci_fmt_duration(uint64_t ns, char *buf, size_t n);
 
 /* The kernel name of launch L, demangled and scrubbed, or "<unknown function 0x…>". */
 char *ci_launch_kernel_name(const struct ci_model *model, const struct ci_launch *l, char *buf,
@@ -131,9 +114,6 @@ char *ci_launch_kernel_name(const struct ci_model *model, const struct ci_launch
 char *ci_kernel_short_name(const char *name, char *buf, size_t n);
 /* "stream 0x55d0c0a0", "legacy stream", "per-thread stream of 4242", "stream ?" */
 char *ci_stream_label(const struct ci_model *model, uint32_t slot, char *buf, size_t n);
-/* Scrub a fixed-size record field (FIELD_LEN bytes, not necessarily NUL-terminated). */
-char *ci_scrub_field(const char *field, size_t field_len, char *buf, size_t n);
-#define CI_SCRUB_FIELD(field, buf) ci_scrub_field((field), sizeof(field), (buf), sizeof(buf))
 /* Thread name from the record's thread table, scrubbed, or "" */
 char *ci_thread_name(const struct ci_model *model, uint32_t tid, char *buf, size_t n);
 /* The stream slot is valid and was published. */

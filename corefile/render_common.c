@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the text and JSON renderers and the diagnosis: labels for kernels, streams
- * and threads, number formatting, and scrubbing of strings that come from the record (which is
- * untrusted input: a hostile or corrupt record may carry control characters or invalid UTF-8
- * that must not reach a terminal or break a JSON document).
+ * and threads (scrubbed: the record is untrusted input), signal names, the record's end time.
+ * The text helpers of every stage (scrubbing, quoting, numbers) are in text.c.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -13,134 +12,6 @@
 
 #include "model-internal.h"
 #include "render-internal.h"
-
-/* Length of the valid UTF-8 sequence at S (1-4), or 0 if S does not start one.  Overlong forms,
- * surrogates and code points above U+10FFFF are invalid. */
-size_t ci_utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if (c == 0xe0 && s[1] < 0xa0)
-			return 0;
-		if (c == 0xed && s[1] >= 0xa0)
-			return 0;
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		if (c == 0xf0 && s[1] < 0x90)
-			return 0;
-		if (c == 0xf4 && s[1] >= 0x90)
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-bool ci_utf8_unsafe(const unsigned char *p, size_t l)
-{
-	if (l == 2)
-		/* C1 controls U+0080..U+009F; U+061C ARABIC LETTER MARK. */
-		return (p[0] == 0xc2 && p[1] < 0xa0) || (p[0] == 0xd8 && p[1] == 0x9c);
-	if (l != 3)
-		return false;
-	uint32_t cp = (uint32_t)(p[0] & 0x0f) << 12 | (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
-	/* Zero-width characters and marks, the embeddings and overrides (U+202A..U+202E, the
-	 * "Trojan Source" characters), invisible operators, the isolates, the BOM and the
-	 * interlinear annotation controls: each changes how a terminal shows the text around it
-	 * without showing itself. */
-	return (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb);
-}
-
-char *ci_scrub(const char *s, char *buf, size_t n)
-{
-	size_t o = 0;
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	while (*p && o + 1 < n) {
-		size_t l = ci_utf8_len(p);
-		if (l == 1 && (*p < 0x20 || *p == 0x7f))
-			l = 0;
-		if (l == 0 || ci_utf8_unsafe(p, l)) {
-			buf[o++] = '?';
-			p += l ? l : 1;
-			continue;
-		}
-		if (o + l >= n)
-			break;
-		memcpy(buf + o, p, l);
-		o += l;
-		p += l;
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-int ci_vec_reserve(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 8;
-	while (n < need)
-		n *= 2;
-	void *v = realloc(*arr, n * elem);
-	if (!v)
-		return -1;
-	*arr = v;
-	*cap = n;
-	return 0;
-}
-
-char *ci_fmt_count(uint64_t v, char *buf, size_t n)
-{
-	char digits[32];
-	int len = snprintf(digits, sizeof(digits), "%" PRIu64, v);
-	size_t o = 0;
-	for (int i = 0; i < len && o + 1 < n; i++) {
-		if (i > 0 && (len - i) % 3 == 0 && o + 2 < n)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-char *ci_fmt_size(uint64_t v, char *buf, size_t n)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-	if (v < 1024) {
-		snprintf(buf, n, "%" PRIu64 " B", v);
-		return buf;
-	}
-	double d = (double)v;
-	int u = -1;
-	while (d >= 1024 && u < 5) {
-		d /= 1024;
-		u++;
-	}
-	snprintf(buf, n, "%.1f %s", d, units[u]);
-	return buf;
-}
-
-char *ci_fmt_duration(uint64_t ns, char *buf, size_t n)
-{
-	if (ns < 1000)
-		snprintf(buf, n, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, n, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, n, "%.1f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, n, "%.2f s", (double)ns / 1e9);
-	return buf;
-}
 
 char *ci_launch_kernel_name(const struct ci_model *model, const struct ci_launch *l, char *buf,
 			    size_t n)
@@ -205,15 +76,6 @@ char *ci_stream_label(const struct ci_model *model, uint32_t slot, char *buf, si
 	return buf;
 }
 
-char *ci_scrub_field(const char *field, size_t field_len, char *buf, size_t n)
-{
-	size_t l = field_len < n - 1 ? field_len : n - 1;
-	memcpy(buf, field, l);
-	buf[l] = '\0';
-	/* Scrubbing never makes a string longer, so it can work in place. */
-	return ci_scrub(buf, buf, n);
-}
-
 char *ci_thread_name(const struct ci_model *model, uint32_t tid, char *buf, size_t n)
 {
 	buf[0] = '\0';
@@ -254,30 +116,3 @@ uint64_t ci_model_end_ns(const struct ci_model *model)
 	return t;
 }
 
-char *ci_shell_quote(const char *s, char *buf, size_t n)
-{
-	/* Words of these characters mean the same to every shell, and to GDB's argument splitting
-	 * (plugin/gdb-input.h), quoted or not. */
-	static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-				   "_@%+=:,./-";
-	if (*s && strspn(s, safe) == strlen(s)) {
-		snprintf(buf, n, "%s", s);
-		return buf;
-	}
-	size_t o = 0;
-	for (const char *p = s; o + 6 < n; p++) {
-		if (p == s)
-			buf[o++] = '\'';
-		if (!*p)
-			break;
-		if (*p == '\'') {
-			memcpy(buf + o, "'\\''", 4);
-			o += 4;
-		} else {
-			buf[o++] = *p;
-		}
-	}
-	buf[o++] = '\'';
-	buf[o] = '\0';
-	return buf;
-}

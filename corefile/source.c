@@ -240,8 +240,8 @@ void ci_source_check_shrink(const struct ci_source *csrc)
 			"file cut meanwhile); what lay past the new end is missing, and what was read "
 			"from it before this was noticed came out as zeros: read a complete copy of the "
 			"core for a report you can trust",
-			src->name, ci_format_size(src->image_size, was, sizeof was),
-			ci_format_size(now, is, sizeof is));
+			src->name, ci_fmt_size(src->image_size, was, sizeof was),
+			ci_fmt_size(now, is, sizeof is));
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -430,8 +430,48 @@ uint64_t ci_source_available(struct ci_source *src, uint64_t addr, uint64_t max)
 	return got;
 }
 
+enum ci_read ci_source_read_quiet(struct ci_source *src, uint64_t addr, void *buf, size_t len)
+{
+	if (src->info.kind == CI_SOURCE_PID)
+		return ci_source_read_pid_quiet(src, addr, buf, len);
+	ci_source_check_shrink(src);
+	uint8_t *out = buf;
+	uint64_t end;
+	if (!ci_add(addr, len, &end))
+		return CI_READ_UNAVAILABLE;
+	while (len) {
+		const struct ci_segment *seg = ci_source_segment(src, addr);
+		uint64_t off = seg ? addr - seg->start : 0;
+		if (!seg || off >= seg->captured)
+			return CI_READ_UNAVAILABLE;
+		uint64_t n = seg->captured - off;
+		if (n > len)
+			n = len;
+		memcpy(out, src->image + seg->offset + off, n);
+		if (src->guard >= 0 && atomic_load(&guard_slots[src->guard].faulted) &&
+		    !src->shrink_seen) {
+			ci_source_check_shrink(src);
+			if (seg->offset + off + n > src->shrunk_to)
+				return CI_READ_FAILED;
+		}
+		out += n;
+		addr += n;
+		len -= n;
+	}
+	return CI_READ_OK;
+}
+
 struct ci_error *ci_source_read(struct ci_source *src, uint64_t addr, void *buf, size_t len)
 {
+	/* The expected case costs no error object; only a miss is explained. */
+	enum ci_read r = ci_source_read_quiet(src, addr, buf, len);
+	if (r == CI_READ_OK)
+		return NULL;
+	if (r == CI_READ_FAILED)
+		return ci_error_create(CI_ERR_IO,
+				       "%s shrank while it was read: the %zu bytes at address 0x%llx lay "
+				       "past its new end (0x%llx)", src->name, len,
+				       (unsigned long long)addr, (unsigned long long)src->shrunk_to);
 	if (src->info.kind == CI_SOURCE_PID)
 		return ci_source_read_pid(src, addr, buf, len);
 	ci_source_check_shrink(src);

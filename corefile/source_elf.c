@@ -589,8 +589,8 @@ struct ci_error *ci_source_load_core(struct ci_source *src)
 				"%s is truncated: the file ends at %s but its program headers describe data up "
 				"to 0x%llx; %s of memory in %llu segments is missing and reads there report "
 				"\"not captured\"",
-				src->name, ci_format_size(src->image_size, have, sizeof have),
-				(unsigned long long)described_end, ci_format_size(missing, lost, sizeof lost),
+				src->name, ci_fmt_size(src->image_size, have, sizeof have),
+				(unsigned long long)described_end, ci_fmt_size(missing, lost, sizeof lost),
 				(unsigned long long)missing_segs);
 	}
 	/* gcore writes section headers (note0, load, .shstrtab); the kernel writes none, or only

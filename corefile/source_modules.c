@@ -44,11 +44,8 @@ static size_t module_phdrs(struct ci_source *src, uint64_t addr, const uint8_t *
 	if (!ci_add(addr, e_phoff, &at))
 		return 0;
 	uint8_t raw[CI_MAX_MODULE_PHDRS * sizeof(Elf64_Phdr)];
-	struct ci_error *err = ci_source_read(src, at, raw, (size_t)e_phnum * sizeof(Elf64_Phdr));
-	if (err) {
-		ci_error_destroy(err);
+	if (ci_source_read_quiet(src, at, raw, (size_t)e_phnum * sizeof(Elf64_Phdr)) != CI_READ_OK)
 		return 0;
-	}
 	struct ci_bytes p = ci_bytes_make(raw, (size_t)e_phnum * sizeof(Elf64_Phdr));
 	for (size_t i = 0; i < e_phnum; i++) {
 		ci_bytes_u32(&p, &ph[i].p_type);
@@ -76,11 +73,8 @@ static void module_build_id(struct ci_source *src, uint64_t addr, uint64_t len, 
 	_cleanup_free_ uint8_t *notes = malloc(len);
 	if (!notes)
 		return;
-	struct ci_error *err = ci_source_read(src, addr, notes, len);
-	if (err) {
-		ci_error_destroy(err);
+	if (ci_source_read_quiet(src, addr, notes, len) != CI_READ_OK)
 		return;
-	}
 	align = align == 8 ? 8 : 4;
 	struct ci_bytes b = ci_bytes_make(notes, len);
 	while (ci_bytes_left(&b) >= 12) {
@@ -111,11 +105,8 @@ static void module_build_id(struct ci_source *src, uint64_t addr, uint64_t len, 
 static bool module_at(struct ci_source *src, uint64_t addr, struct ci_module *m)
 {
 	uint8_t eh[sizeof(Elf64_Ehdr)];
-	struct ci_error *err = ci_source_read(src, addr, eh, sizeof eh);
-	if (err) {
-		ci_error_destroy(err);
+	if (ci_source_read_quiet(src, addr, eh, sizeof eh) != CI_READ_OK)
 		return false;
-	}
 	Elf64_Phdr ph[CI_MAX_MODULE_PHDRS];
 	uint16_t type = 0;
 	size_t n = module_phdrs(src, addr, eh, src->machine, ph, &type);

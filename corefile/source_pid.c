@@ -64,6 +64,12 @@ static ssize_t pid_read_raw(struct ci_source *src, uint64_t addr, void *buf, siz
 	return (ssize_t)done;
 }
 
+enum ci_read ci_source_read_pid_quiet(struct ci_source *src, uint64_t addr, void *buf, size_t len)
+{
+	return len == 0 || pid_read_raw(src, addr, buf, len) == (ssize_t)len ? CI_READ_OK
+									   : CI_READ_UNAVAILABLE;
+}
+
 struct ci_error *ci_source_read_pid(struct ci_source *src, uint64_t addr, void *buf, size_t len)
 {
 	if (len == 0)

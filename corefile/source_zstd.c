@@ -115,7 +115,7 @@ struct zstd_budget {
 
 static char *size_text(uint64_t v, char *buf, size_t n)
 {
-	return (char *)ci_format_size(v, buf, n);
+	return ci_fmt_size(v, buf, n);
 }
 
 static struct ci_error *over_limit(const struct zstd_budget *bg, uint64_t declared)
@@ -325,7 +325,7 @@ struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *imag
 				"%s: the zstd stream ends in the middle of a frame (the compressed file is "
 				"truncated); reading the %s that decompressed, and whatever the core "
 				"held past them is missing",
-				src->name, ci_format_size(total, have, sizeof have));
+				src->name, ci_fmt_size(total, have, sizeof have));
 	}
 	*fd_ret = fd;
 	fd = -1;

@@ -528,9 +528,7 @@ static void copy_vdso(struct ci_symbolizer *s, const struct ci_module *m)
 	if (size < sizeof(Elf64_Ehdr) || size > CI_MAX_VDSO_SIZE)
 		return;
 	uint8_t *image = malloc(size);
-	struct ci_error *err = image ? ci_source_read(s->src, m->map_start, image, size) : NULL;
-	if (!image || err) {
-		ci_error_destroy(err);
+	if (!image || ci_source_read_quiet(s->src, m->map_start, image, size) != CI_READ_OK) {
 		free(image);
 		return;
 	}
@@ -741,12 +739,7 @@ static bool source_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, 
 {
 	(void)dwfl;
 	struct ci_symbolizer *s = arg;
-	struct ci_error *err = ci_source_read(s->src, addr, result, sizeof(*result));
-	if (err) {
-		ci_error_destroy(err);
-		return false;
-	}
-	return true;
+	return ci_source_read_quiet(s->src, addr, result, sizeof(*result)) == CI_READ_OK;
 }
 
 /* Threads of a core: NT_PRSTATUS order (the first is the one that crashed), the registers the

@@ -18,24 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gdb-jit.h"
 #include "recorder.h"
 #include "symimage.h"
-
-struct jit_code_entry {
-	struct jit_code_entry *next_entry;
-	struct jit_code_entry *prev_entry;
-	const char *symfile_addr;
-	uint64_t symfile_size;
-};
-
-struct jit_descriptor {
-	uint32_t version;
-	uint32_t action_flag;
-	struct jit_code_entry *relevant_entry;
-	struct jit_code_entry *first_entry;
-};
-
-enum { JIT_NOACTION = 0, JIT_REGISTER_FN = 1, JIT_UNREGISTER_FN = 2 };
 
 CI_HIDDEN struct jit_descriptor __jit_debug_descriptor = { 1, 0, NULL, NULL };
 

@@ -29,16 +29,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* The other producer's side of GDB's JIT interface (GDB manual, "JIT Interface"). */
-struct jit_code_entry {
-	struct jit_code_entry *next_entry, *prev_entry;
-	const char *symfile_addr;
-	uint64_t symfile_size;
-};
-struct jit_descriptor {
-	uint32_t version, action_flag;
-	struct jit_code_entry *relevant_entry, *first_entry;
-};
+/* The other producer's side of GDB's JIT interface. */
+#include "../../recorder/gdb-jit.h"
 struct jit_descriptor __jit_debug_descriptor = { 1, 0, NULL, NULL };
 void __jit_debug_register_code(void);
 void __attribute__((noinline)) __jit_debug_register_code(void)
@@ -114,7 +106,7 @@ static jitted_fn jit_load(const char *path)
 	entry.next_entry = __jit_debug_descriptor.first_entry;
 	__jit_debug_descriptor.first_entry = &entry;
 	__jit_debug_descriptor.relevant_entry = &entry;
-	__jit_debug_descriptor.action_flag = 1; /* JIT_REGISTER_FN */
+	__jit_debug_descriptor.action_flag = JIT_REGISTER_FN;
 	__jit_debug_register_code();
 	return (jitted_fn)(uintptr_t)eh->e_entry;
 }

@@ -2,7 +2,9 @@
 # The output side's libFuzzer harness (tests/reader/fuzz_report.c: decode completely and
 # sparsely, diagnose, render every view and JSON) for 60 seconds, as the input side's harnesses
 # run in tests/reader-input/fuzz.t, on synthetic records, so
-# that it keeps building and a regression on the seeds shows up in `make check`.  A crash,
+# that it keeps building and a regression on the seeds shows up in `make check`.  Inputs it once
+# found (tests/reader/fuzz-regressions/: records on which the sparse and the complete diagnosis
+# disagreed) are part of every run.  A crash,
 # sanitizer report, leak or timeout fails the test and leaves the reproducer in
 # $B/fuzz/artifacts/.  Longer runs: make fuzz FUZZ_SECONDS=N.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -16,7 +18,8 @@ mkdir -p "$F/artifacts" "$T/new"
 "$TOP/tests/reader-input/fuzz-seeds.sh" "$B/tests/reader-input" "$T/corpus" fuzz_record
 ok "seeds built" test "$(ls "$T/corpus" | wc -l)" -ge 8
 "$F/fuzz_report" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	-artifact_prefix="$F/artifacts/fuzz_report-" "$T/new" "$T/corpus" >"$T/log" 2>&1
+	-artifact_prefix="$F/artifacts/fuzz_report-" "$T/new" "$T/corpus" "$TOP/tests/reader/fuzz-regressions" \
+	>"$T/log" 2>&1
 rc=$?
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T/log")
 if [ $rc -eq 0 ]; then ok "fuzz_report: ${SECONDS_EACH}s, ${runs:-?} inputs, no crash" true

@@ -266,16 +266,8 @@ static void test_protocol(void)
 	ci_model_destroy(m);
 }
 
-/* GDB's side of the JIT interface (gdb/jit.h): the list the recorder registers. */
-struct jit_code_entry {
-	struct jit_code_entry *next_entry, *prev_entry;
-	const char *symfile_addr;
-	uint64_t symfile_size;
-};
-struct jit_descriptor {
-	uint32_t version, action_flag;
-	struct jit_code_entry *relevant_entry, *first_entry;
-};
+/* GDB's side of the JIT interface: the list the recorder registers. */
+#include "../../recorder/gdb-jit.h"
 extern struct jit_descriptor __jit_debug_descriptor;
 
 /* The list holds the record and every part of the symbol image, each exactly once, linked both
