@@ -3,8 +3,7 @@
  * The NVIDIA driver's Xid lines in a kernel log: parse them out of whatever form the log takes,
  * and say which of them belong to a crashed process.  Private to the reader (the evidence stage
  * calls it); not part of include/cudainspect/cudainspect.h.  docs/KERNEL-LOG.md describes the
- * formats, the fields and the selection rules; the research behind them is
- * shared/research/gpu-fault-evidence.md.
+ * formats, the fields, the selection rules and the sources of the fixtures.
  *
  * Input is a byte buffer the caller read or mapped: dmesg (with or without -T, --time-format=iso,
  * -x, -r), /dev/kmsg records, journalctl -k (short, short-monotonic, short-iso[-precise], json),

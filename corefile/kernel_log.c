@@ -1024,7 +1024,7 @@ static bool parse_json(const char *line, size_t n, char *scratch, struct json_fi
 
 static const char *const warp_errors[][2] = {
 	/* Warp ESR error codes, from nouveau's gf100/gv100 GR trap decoders; 0x17 pairs with
-	 * Blackwell's "MMU Fault" text (shared/research/gpu-fault-evidence.md §1.4). */
+	 * Blackwell's "MMU Fault" text (docs/KERNEL-LOG.md). */
 	{ "\x09", "Illegal Instruction Encoding" },
 	{ "\x0b", "Illegal Instruction Parameter" },
 	{ "\x0d", "Out Of Range Register" },

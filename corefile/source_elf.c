@@ -5,7 +5,7 @@
  * threads and registers, NT_PRPSINFO, NT_SIGINFO, NT_AUXV, NT_FILE, gdb's NT_GDB_TDESC).  Every
  * byte is read through the bounds-checked cursor from reader-internal.h over our own mmap, so a
  * hostile or truncated core gives a message, never a wild read; libelf is opened on the same
- * file only to hand libdwfl a handle.  Layouts: /work/shared/research/host-core.md §2.
+ * file only to hand libdwfl a handle.  Layouts: docs/READER-INTERNALS.md, "Stage 1: source".
  */
 #include <elf.h>
 #include <libelf.h>
@@ -18,7 +18,7 @@
 #define NT_FILE_TYPE    0x46494c45u  /* "FILE" */
 #define NT_GDB_TDESC    0xff000000u  /* gdb's target description, only in gcore output */
 
-/* Offsets in x86-64 / aarch64 struct elf_prstatus and elf_prpsinfo (host-core.md §2.2). */
+/* Offsets in x86-64 / aarch64 struct elf_prstatus and elf_prpsinfo (docs/READER-INTERNALS.md). */
 #define PRSTATUS_CURSIG  12
 #define PRSTATUS_PID     32
 #define PRSTATUS_REG     112
@@ -260,7 +260,7 @@ static struct ci_error *note_file(struct core_parse *cp, struct ci_bytes desc, u
 			bad = true;
 			break;
 		}
-		/* file_ofs is in page_size units (host-core.md §2.2). */
+		/* file_ofs is in page_size units. */
 		if (end < start || !ci_mul(pgoff, page_size, &off)) {
 			bad = true;
 			continue;

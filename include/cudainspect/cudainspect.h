@@ -108,7 +108,7 @@ char *ci_scrub(const char *s, char *buf, size_t n);
 CI_RECORD_ENUM(ci_source_kind, CI_SOURCE_KINDS);
 
 /* A thread of the process as the core or /proc sees it.  Registers are x86-64
- * user_regs_struct order (see host-core.md); only the ones the unwinder needs are kept. */
+ * user_regs_struct order (docs/READER-INTERNALS.md, "Stage 1: source"). */
 struct ci_core_thread {
 	uint32_t tid;
 	int32_t cursig;          /* pr_cursig of this thread (kernel cores) */

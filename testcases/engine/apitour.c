@@ -183,7 +183,7 @@ static void tour_library(void)
 		param_layout("cuKernelGetParamInfo(fill_u32)", kernel_param_info, k);
 		OKF("cuKernelGetFunction", cuKernelGetFunction(&f, k), "nonnull=%s", yes(f != NULL));
 		OKF("cuKernelGetLibrary", cuKernelGetLibrary(&owner, k), "same=%s", yes(owner == lib));
-		/* Research question (interpose.md §6.2): is a CUkernel cast to CUfunction a
+		/* Open question (docs/GPU-VALIDATION.md, item 2): is a CUkernel cast to CUfunction a
 		 * valid cuFuncGetName handle?  Undocumented, so any answer is recorded. */
 		name = NULL;
 		DOF(ANY, "cuFuncGetName(CUkernel as CUfunction)", cuFuncGetName(&name, (CUfunction)k),

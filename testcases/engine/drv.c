@@ -1,7 +1,7 @@
 /*
  * The driver table shared by the test engines, and the cudart-style bootstrap that fills it
  * through dlopen + dlsym("cuGetProcAddress_v2") + cuGetProcAddress (doors b and c of the
- * recorder; see drv.h and /work/shared/research/interpose.md §1.1-1.4).
+ * recorder; see drv.h and docs/RECORDER.md, "How it sees every driver call").
  */
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /*
  * crumbbench: measures what a GPU breadcrumb costs, independently of the recorder, and checks
- * that a breadcrumb survives an illegal-address fault (interpose.md §6.3 and §6.4).  A
+ * that a breadcrumb survives an illegal-address fault (docs/GPU-VALIDATION.md, "breadcrumbs"; docs/RECORDER.md, "Breadcrumbs").  A
  * breadcrumb is a cuStreamWriteValue64 of a sequence number into host memory registered with
  * DEVICEMAP, enqueued right after a launch.  For each variant it times N operations on one
  * stream: CPU nanoseconds per operation (wall time of the enqueue loop) and GPU nanoseconds per

@@ -1,6 +1,6 @@
 /*
  * libprocaddr-log.so: an LD_PRELOAD library that logs how a program reaches the CUDA driver,
- * for interpose.md §6.1: every dlsym of a driver (cuX...) name, every dlvsym and dlmopen, and every
+ * for docs/GPU-VALIDATION.md, item 1: every dlsym of a driver (cuX...) name, every dlvsym and dlmopen, and every
  * cuGetProcAddress / cuGetProcAddress_v2 call (symbol, cudaVersion, flags, result, status, the
  * pointer returned and which exported symbol, if any, sits at that address).  Requests for
  * "cuGetProcAddress*" through either door are answered with this library's hooks, so the
@@ -9,7 +9,7 @@
  * stderr.  The real dlsym/dlvsym/dlmopen are found by reading libc's (or libdl's) dynamic
  * symbol table, because asking dlvsym for them would call this library's own dlvsym.
  * Limitation: dlsym(RTLD_NEXT, ...) is forwarded from here, so "next" means next after this
- * library, not after the caller (interpose.md §1.9 P2).
+ * library, not after the caller (docs/RECORDER.md, "What interposers get wrong").
  */
 #include <dlfcn.h>
 #include <elf.h>

@@ -3,7 +3,7 @@
 # of this tree on a machine with an NVIDIA GPU and its driver; it uses the carried build/ when
 # that runs here, else builds.  It runs the test engines against the real driver with and
 # without the recorder, collects cores and cudainspect reports, measures launch and breadcrumb
-# costs, logs how programs reach the driver (interpose.md §6), and writes small results under
+# costs, logs how programs reach the driver (docs/GPU-VALIDATION.md), and writes small results under
 # $OUT (default ./gpu-results): text, JSON, compressed fixtures of at most a few MiB.
 # Every step runs in its own process under `timeout`; every command inside one too.
 #   testcases/gpu/run.sh --dry-run     list the steps and exit

@@ -3,7 +3,7 @@
  * in the 580-series driver's format, to the file named by CUDASIM_KERNEL_LOG, stamped with
  * CLOCK_MONOTONIC as dmesg ("[ seconds.micro] ") or /dev/kmsg ("prio,seq,usec,-;") prints them
  * (CUDASIM_KERNEL_LOG_FORMAT).  docs/SIMULATOR.md lists the lines; their grammar is the one in
- * shared/research/gpu-fault-evidence.md §1.
+ * docs/KERNEL-LOG.md and docs/SIMULATOR.md.
  *
  * The file is opened once, at cuInit, with O_APPEND | O_NOFOLLOW | O_CLOEXEC and created 0600, so
  * a symbolic link planted at the path is refused and the log is never world-writable; each line
