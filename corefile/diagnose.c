@@ -168,14 +168,47 @@ static bool numbered(const struct ci_stream_progress *p, const struct ci_launch_
 	return l->stream_seq != 0 && l->stream_seq <= p->launched;
 }
 
+/* The ring seq of launch I (which ring slot it was written to, in claim order). */
+static uint64_t ring_seq(const struct diag_ctx *c, size_t i)
+{
+	const struct ci_launch *l = ci_model_load_launch(c->model, i);
+	return l ? l->seq : 0;
+}
+
+/* Whether ORDER[K] is a launch the diagnosis weighs: enqueued, with one of its stream's numbers,
+ * and, when a damaged record repeats that number, the entry written last (the highest ring seq):
+ * the sparse scan reads the ring from its head back, so that is the one it finds. */
+static bool weighed(const struct diag_ctx *c, const struct ci_stream_progress *p, size_t begin,
+		    size_t k, size_t end)
+{
+	size_t i = c->order[k];
+	const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
+	if (!launch_enqueued(l->flags) || !numbered(p, l))
+		return false;
+	/* Entries with the same number are next to it in ORDER (sorted by number, then time). */
+	for (size_t j = k; j > begin; j--) {
+		const struct ci_launch_brief *o = ci_brief_at(c->lb, c->order[j - 1]);
+		if (o->stream_seq != l->stream_seq)
+			break;
+		if (launch_enqueued(o->flags) && ring_seq(c, c->order[j - 1]) > ring_seq(c, i))
+			return false;
+	}
+	for (size_t j = k + 1; j < end; j++) {
+		const struct ci_launch_brief *o = ci_brief_at(c->lb, c->order[j]);
+		if (o->stream_seq != l->stream_seq)
+			break;
+		if (launch_enqueued(o->flags) && ring_seq(c, c->order[j]) > ring_seq(c, i))
+			return false;
+	}
+	return true;
+}
+
 static void oldest_unfinished(struct diag_ctx *c, struct ci_stream_progress *p, size_t begin,
 			      size_t end)
 {
 	for (size_t k = begin; k < end && p->oldest_unfinished < 0; k++) {
 		size_t i = c->order[k];
-		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
-		if (launch_enqueued(l->flags) && numbered(p, l) &&
-		    c->diag->launch_state[i] != CI_LS_FINISHED)
+		if (weighed(c, p, begin, k, end) && c->diag->launch_state[i] != CI_LS_FINISHED)
 			p->oldest_unfinished = (ptrdiff_t)i;
 	}
 }
@@ -194,7 +227,7 @@ static void classify_open(struct diag_ctx *c, struct ci_stream_progress *p, size
 		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
 		if (l->flags & CI_LAUNCH_FAILED) {
 			state[i] = CI_LS_NOT_STARTED;
-		} else if (!launch_enqueued(l->flags) || !numbered(p, l)) {
+		} else if (!weighed(c, p, begin, k, end)) {
 			state[i] = CI_LS_UNKNOWN;
 		} else if (bound && l->time_ns < bound) {
 			state[i] = CI_LS_FINISHED;
@@ -207,8 +240,7 @@ static void classify_open(struct diag_ctx *c, struct ci_stream_progress *p, size
 	}
 	for (size_t k = end; k-- > begin && open;) {
 		size_t i = c->order[k];
-		const struct ci_launch_brief *l = ci_brief_at(c->lb, i);
-		if (state[i] == CI_LS_UNKNOWN && launch_enqueued(l->flags) && numbered(p, l) &&
+		if (state[i] == CI_LS_UNKNOWN && weighed(c, p, begin, k, end) &&
 		    open-- <= CI_OPEN_WINDOW_MAX)
 			c->window[i] = IN_OPEN_WINDOW;
 	}
@@ -250,7 +282,7 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 				expect++;
 			continue;
 		}
-		if (!launch_enqueued(l->flags) || !numbered(p, l)) {
+		if (!weighed(c, p, begin, k, end)) {
 			state[i] = CI_LS_UNKNOWN;
 			continue;
 		}
