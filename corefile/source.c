@@ -430,74 +430,30 @@ uint64_t ci_source_available(struct ci_source *src, uint64_t addr, uint64_t max)
 	return got;
 }
 
-enum ci_read ci_source_read_quiet(struct ci_source *src, uint64_t addr, void *buf, size_t len)
+/* Where a read of an image source stopped: the address and its segment (NULL: in none). */
+struct read_miss {
+	uint64_t addr;
+	const struct ci_segment *seg;
+	uint64_t file_offset;     /* CI_READ_FAILED: where the file shrank under the copy */
+};
+
+/* Copy LEN bytes at ADDR of an image source into BUF, or say where it stopped. */
+static enum ci_read image_read(struct ci_source *src, uint64_t addr, void *buf, size_t len,
+			       struct read_miss *miss)
 {
-	if (src->info.kind == CI_SOURCE_PID)
-		return ci_source_read_pid_quiet(src, addr, buf, len);
 	ci_source_check_shrink(src);
 	uint8_t *out = buf;
 	uint64_t end;
+	*miss = (struct read_miss){ addr, NULL, 0 };
 	if (!ci_add(addr, len, &end))
 		return CI_READ_UNAVAILABLE;
 	while (len) {
 		const struct ci_segment *seg = ci_source_segment(src, addr);
 		uint64_t off = seg ? addr - seg->start : 0;
-		if (!seg || off >= seg->captured)
+		if (!seg || off >= seg->captured) {
+			*miss = (struct read_miss){ addr, seg, 0 };
 			return CI_READ_UNAVAILABLE;
-		uint64_t n = seg->captured - off;
-		if (n > len)
-			n = len;
-		memcpy(out, src->image + seg->offset + off, n);
-		if (src->guard >= 0 && atomic_load(&guard_slots[src->guard].faulted) &&
-		    !src->shrink_seen) {
-			ci_source_check_shrink(src);
-			if (seg->offset + off + n > src->shrunk_to)
-				return CI_READ_FAILED;
 		}
-		out += n;
-		addr += n;
-		len -= n;
-	}
-	return CI_READ_OK;
-}
-
-struct ci_error *ci_source_read(struct ci_source *src, uint64_t addr, void *buf, size_t len)
-{
-	/* The expected case costs no error object; only a miss is explained. */
-	enum ci_read r = ci_source_read_quiet(src, addr, buf, len);
-	if (r == CI_READ_OK)
-		return NULL;
-	if (r == CI_READ_FAILED)
-		return ci_error_create(CI_ERR_IO,
-				       "%s shrank while it was read: the %zu bytes at address 0x%llx lay "
-				       "past its new end (0x%llx)", src->name, len,
-				       (unsigned long long)addr, (unsigned long long)src->shrunk_to);
-	if (src->info.kind == CI_SOURCE_PID)
-		return ci_source_read_pid(src, addr, buf, len);
-	ci_source_check_shrink(src);
-	uint8_t *out = buf;
-	uint64_t end;
-	if (!ci_add(addr, len, &end))
-		return ci_error_create(CI_ERR_UNAVAILABLE,
-				       "%s: a read of %zu bytes at 0x%llx wraps around the address space",
-				       src->name, len, (unsigned long long)addr);
-	while (len) {
-		const struct ci_segment *seg = ci_source_segment(src, addr);
-		if (!seg)
-			return ci_error_create(CI_ERR_UNAVAILABLE,
-					       "%s: address 0x%llx is not in any memory segment of the input",
-					       src->name, (unsigned long long)addr);
-		uint64_t off = addr - seg->start;
-		if (off >= seg->captured)
-			return ci_error_create(CI_ERR_UNAVAILABLE,
-					       "%s: address 0x%llx is in memory the input does not contain (%s)",
-					       src->name, (unsigned long long)addr,
-					       src->shrink_seen && seg->offset + seg->captured >= src->shrunk_to
-						       ? "past the end of the file, which was truncated while it was read"
-					       : seg->offset + seg->captured >= src->image_size &&
-							       seg->captured < seg->end - seg->start
-						       ? "past the end of a truncated file"
-						       : "not dumped");
 		uint64_t n = seg->captured - off;
 		if (n > len)
 			n = len;
@@ -507,19 +463,59 @@ struct ci_error *ci_source_read(struct ci_source *src, uint64_t addr, void *buf,
 		if (src->guard >= 0 && atomic_load(&guard_slots[src->guard].faulted) &&
 		    !src->shrink_seen) {
 			ci_source_check_shrink(src);
-			if (seg->offset + off + n > src->shrunk_to)
-				return ci_error_create(CI_ERR_IO,
-						       "%s shrank while it was read: address 0x%llx "
-						       "lay at file offset 0x%llx, past its new end (0x%llx)",
-						       src->name, (unsigned long long)addr,
-						       (unsigned long long)(seg->offset + off),
-						       (unsigned long long)src->shrunk_to);
+			if (seg->offset + off + n > src->shrunk_to) {
+				*miss = (struct read_miss){ addr, seg, seg->offset + off };
+				return CI_READ_FAILED;
+			}
 		}
 		out += n;
 		addr += n;
 		len -= n;
 	}
-	return NULL;
+	return CI_READ_OK;
+}
+
+enum ci_read ci_source_read_quiet(struct ci_source *src, uint64_t addr, void *buf, size_t len)
+{
+	struct read_miss miss;
+	if (src->info.kind == CI_SOURCE_PID)
+		return ci_source_read_pid_quiet(src, addr, buf, len);
+	return image_read(src, addr, buf, len, &miss);
+}
+
+struct ci_error *ci_source_read(struct ci_source *src, uint64_t addr, void *buf, size_t len)
+{
+	if (src->info.kind == CI_SOURCE_PID)
+		return ci_source_read_pid(src, addr, buf, len);
+	/* The expected case costs no error object; only a miss is explained. */
+	struct read_miss miss;
+	enum ci_read r = image_read(src, addr, buf, len, &miss);
+	const struct ci_segment *seg = miss.seg;
+	if (r == CI_READ_OK)
+		return NULL;
+	if (r == CI_READ_FAILED)
+		return ci_error_create(CI_ERR_IO,
+				       "%s shrank while it was read: address 0x%llx lay at file offset "
+				       "0x%llx, past its new end (0x%llx)", src->name,
+				       (unsigned long long)miss.addr, (unsigned long long)miss.file_offset,
+				       (unsigned long long)src->shrunk_to);
+	if (miss.addr == addr && addr + len < addr)
+		return ci_error_create(CI_ERR_UNAVAILABLE,
+				       "%s: a read of %zu bytes at 0x%llx wraps around the address space",
+				       src->name, len, (unsigned long long)addr);
+	if (!seg)
+		return ci_error_create(CI_ERR_UNAVAILABLE,
+				       "%s: address 0x%llx is not in any memory segment of the input",
+				       src->name, (unsigned long long)miss.addr);
+	return ci_error_create(CI_ERR_UNAVAILABLE,
+			       "%s: address 0x%llx is in memory the input does not contain (%s)",
+			       src->name, (unsigned long long)miss.addr,
+			       src->shrink_seen && seg->offset + seg->captured >= src->shrunk_to
+				       ? "past the end of the file, which was truncated while it was read"
+			       : seg->offset + seg->captured >= src->image_size &&
+					       seg->captured < seg->end - seg->start
+				       ? "past the end of a truncated file"
+				       : "not dumped");
 }
 
 void ci_progress(struct ci_source *src, const char *what, uint64_t done, uint64_t total)

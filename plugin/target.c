@@ -29,6 +29,27 @@ static bool fd_is_core(int fd)
 	       !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_type == ET_CORE;
 }
 
+struct held_search {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* LINK (/proc/PID/fd/N) is an ELF core file (and the file WANT names, unless NULL).  Only regular
+ * files are opened: GDB's terminal and pipes are among its descriptors. */
+static bool link_is_core(const char *link, const struct held_search *want)
+{
+	struct stat st;
+	if (stat(link, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (want && (st.st_dev != want->dev || st.st_ino != want->ino)))
+		return false;
+	int fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	bool core = fd_is_core(fd);
+	close(fd);
+	return core;
+}
+
 /* Call FN(DIR/NAME, NAME, ARG) for each entry of DIR whose name is a number (a pid or a file
  * descriptor) until FN returns true; returns whether one did. */
 static bool each_numbered(const char *dir,
@@ -61,16 +82,7 @@ static bool fd_core(const char *link, const char *name, void *arg)
 	if (n <= 0 || s->path[0] != '/')
 		return false;
 	s->path[n] = 0;
-	/* Only regular files are opened: GDB's terminal and pipes are among its descriptors. */
-	struct stat st;
-	if (stat(link, &st) != 0 || !S_ISREG(st.st_mode))
-		return false;
-	int fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return false;
-	bool core = fd_is_core(fd);
-	close(fd);
-	return core;
+	return link_is_core(link, NULL);
 }
 
 struct tracee_search {
@@ -96,24 +108,10 @@ static bool traced(const char *dir, const char *name, void *arg)
 	return true;
 }
 
-struct held_search {
-	dev_t dev;
-	ino_t ino;
-};
-
 /* LINK (/proc/PID/fd/N) is the file of the search, and an ELF core. */
 static bool fd_same_core(const char *link, const char *name, void *arg)
 {
-	struct held_search *s = arg;
-	struct stat st;
-	if (stat(link, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != s->dev || st.st_ino != s->ino)
-		return false;
-	int fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return false;
-	bool core = fd_is_core(fd);
-	close(fd);
-	return core;
+	return link_is_core(link, arg);
 }
 
 bool cigdb_holds_core(pid_t gdb_pid, const char *path)

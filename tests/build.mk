@@ -1,4 +1,5 @@
 # tests/: the build rules of the tests' own programs, one build.mk per directory (`make check`
 # builds them through TEST_DEPS).
+include tests/reader-input/build.mk
 include tests/reader/build.mk
 include tests/plugin/build.mk
