@@ -634,7 +634,7 @@ struct ci_error *ci_render_text(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
 /* One JSON document (schema: docs/JSON.md, "version" key first), the whole report whatever the
  * view: the report must have been made for JSON (ci_request.json). */
-#define CI_JSON_SCHEMA_VERSION 2
+#define CI_JSON_SCHEMA_VERSION 3
 struct ci_error *ci_render_json(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
 

@@ -42,7 +42,7 @@ extern "C" {
 /* A reader refuses a major it does not know; it accepts any minor of a major it knows and
  * ignores what it does not understand (new sections, bytes past the entry sizes it knows). */
 #define CI_FORMAT_MAJOR 1
-#define CI_FORMAT_MINOR 0
+#define CI_FORMAT_MINOR 1
 
 /* How a reader finds the record (docs/FORMAT.md, "Locating"): the memfd backing it is named
  * CI_MEMFD_NAME, so NT_FILE and /proc/PID/maps show "/memfd:cudainspect-record (deleted)"; the
@@ -165,7 +165,14 @@ struct ci_header {
 	uint64_t write_generation;    /* bumped by every snapshot write; lets readers spot reuse */
 	uint8_t boot_id[16];          /* /proc/sys/kernel/random/boot_id as 16 bytes (0: unknown);
 				       * with pid and start_realtime_ns it names one process */
-	uint64_t reserved[14];
+	/* Format 1.1: the three clocks at one instant of the first sticky error (0: none yet), and
+	 * CLOCK_BOOTTIME at creation, so that kernel-log times (monotonic, boot-time or wall clock)
+	 * compare with the record's.  1.0 writers left these zero. */
+	uint64_t sticky_realtime_ns;
+	uint64_t sticky_monotonic_ns;
+	uint64_t sticky_boottime_ns;
+	uint64_t start_boottime_ns;
+	uint64_t reserved[10];
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -207,7 +214,10 @@ struct ci_header {
 	/* struct ci_thread, append-only table */                                            \
 	X(CI_SEC_THREADS, 16, "threads", "threads")                                          \
 	/* an ELF image of allocation symbols for GDB (byte area) */                         \
-	X(CI_SEC_SYMBOL_IMAGE, 17, "symbol_image", "symbol image")
+	X(CI_SEC_SYMBOL_IMAGE, 17, "symbol_image", "symbol image")                            \
+	/* kernel-log lines of this process (byte area, text ci_klog_parse reads: one /dev/kmsg \
+	 * record or log line per '\\n'); 18-19 Python and 20-23 graphs are taken */         \
+	X(CI_SEC_KERNEL_LOG, 24, "kernel_log", "kernel log")
 CI_RECORD_ENUM(ci_section_kind, CI_SECTION_KINDS);
 /* Section kinds are below this (arrays indexed by kind have this many entries). */
 #define CI_SECTION_KIND_MAX 32

@@ -76,7 +76,7 @@ struct synth_spec {
 enum { SYNTH_TIMES_SEQ = 0, SYNTH_TIMES_CHUNKED = 1, SYNTH_TIMES_RANDOM = 2 };
 uint64_t synth_launch_time(uint32_t mode, uint64_t index);
 
-/* Defaults: version 1.0, 10 launches in a ring of 16, 5 allocs in a table of 64, 2 frees in a
+/* Defaults: version 1.1 (CI_FORMAT_MINOR), 10 launches in a ring of 16, 5 allocs in a table of 64, 2 frees in a
  * ring of 8, 2 errors (one sticky 700), 4 events, 1 thread. */
 void synth_defaults(struct synth_spec *spec);
 /* Bytes the record needs (a multiple of 4096). */
