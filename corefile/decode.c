@@ -44,6 +44,7 @@ const struct section_kind ci_section_kinds[CI_SECTION_KIND_MAX] = {
 	[CI_SEC_BREADCRUMBS] = { LAYOUT_BYTES, 4, 0, 0, 0 },
 	[CI_SEC_THREADS] = { LAYOUT_TABLE, sizeof(struct ci_thread), 0, 0, 0 },
 	[CI_SEC_SYMBOL_IMAGE] = { LAYOUT_BYTES, 1, 1, 0, 0 },
+	[CI_SEC_KERNEL_LOG] = { LAYOUT_BYTES, 1, 1, 0, 0 },
 };
 #undef RING_BY_TIME
 

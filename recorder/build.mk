@@ -16,7 +16,8 @@ REC_CFLAGS := -fPIC -fvisibility=hidden -fno-strict-aliasing -I$(BUILD)/gen \
               -DCI_RECORDER_VERSION='"$(REC_VERSION)"'
 REC_LDLIBS := -ldl -lpthread
 REC_DEPS := recorder/recorder.h recorder/api.h recorder/hooks.h recorder/symimage.h \
-            recorder/safefile.h include/cudainspect/record.h $(BUILD)/gen/cuda-results.h
+            recorder/safefile.h recorder/kmsgread.h include/cudainspect/record.h \
+            $(BUILD)/gen/cuda-results.h
 
 $(BUILD)/obj/recorder/%.o: recorder/%.c $(REC_DEPS)
 	@mkdir -p $(dir $@)
