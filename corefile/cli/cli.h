@@ -31,6 +31,9 @@ struct cli_inspect_args {
 
 /* Returns the process exit code (enum ci_exit). */
 int cli_inspect(const struct cli_inspect_args *a);
+/* A core without a flight record (WHY is the reader's error): print what its host side shows
+ * (norecord.c); nothing for other inputs. */
+void cli_no_record_report(const struct cli_inspect_args *a, const struct ci_error *why);
 
 /* `cudainspect record ...`: ARGV[0] is "record".  Returns the process exit code. */
 int cli_record(int argc, char **argv);

@@ -457,6 +457,8 @@ int cli_inspect(const struct cli_inspect_args *a)
 	struct ci_input in = { .path = a->have_pid ? NULL : a->input, .pid = a->have_pid ? a->pid : 0 };
 	struct ci_report *report = NULL;
 	struct ci_error *err = ci_report_create(&in, &req, &report);
+	if (err && err->code == CI_ERR_NO_RECORD)
+		cli_no_record_report(a, err);
 	if (!err)
 		err = ci_report_print(stdout, report);
 	ci_report_destroy(report);
