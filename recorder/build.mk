@@ -155,3 +155,11 @@ $(REC_TEST)/crashprobe-linked: tests/recorder/crashprobe.c tests/recorder/probe.
 		-Wl,-rpath,$(abspath $(BUILD)):$(abspath $(BUILD))/sim
 
 TEST_DEPS += $(REC_TEST)/crashprobe-linked
+
+# The kernel-log reader's libFuzzer harness (tests/recorder/fuzz_kmsg.c, run by
+# tests/recorder/fuzz-kmsg.t), built like the reader's (corefile/build.mk: clang, ASan, UBSan).
+$(BUILD)/fuzz/fuzz_kmsg: tests/recorder/fuzz_kmsg.c recorder/kmsgread.c recorder/kmsgread.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ tests/recorder/fuzz_kmsg.c \
+		recorder/kmsgread.c
+TEST_DEPS += $(BUILD)/fuzz/fuzz_kmsg
