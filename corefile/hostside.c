@@ -188,6 +188,13 @@ static struct ci_error *find_cuda_threads(struct ci_hostside *h)
 /* ---------------------------------------------------------------------------------------- */
 /* A library's file, as the core maps it                                                      */
 
+/* PATH (a name from the core: untrusted) opened for reading only if it is a regular file
+ * (ci_open_regular: a device or FIFO named there is never opened). */
+static int open_regular(const char *path)
+{
+	return ci_open_regular(path, NULL);
+}
+
 struct mod_file {
 	int fd;
 	Elf *elf;
@@ -228,15 +235,13 @@ static bool mod_open(const struct ci_source_info *info, const char *const *names
 	}
 	char buf[PATH_MAX];
 	if (sysroot && *sysroot && snprintf(buf, sizeof buf, "%s%s", sysroot, m->path) < (int)sizeof buf)
-		m->fd = open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		m->fd = open_regular(buf);
 	if (m->fd < 0)
-		m->fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	if (m->fd < 0 || fstat(m->fd, &st) || !S_ISREG(st.st_mode)) {
+		m->fd = open_regular(m->path);
+	if (m->fd < 0) {
 		char shown[256];
 		snprintf(note, n, "%s is not on this machine as a regular file (%s)",
-			 ci_scrub(m->path, shown, sizeof shown), m->fd < 0 ? strerror(errno) : "not a file");
-		mod_close(m);
+			 ci_scrub(m->path, shown, sizeof shown), strerror(errno));
 		return false;
 	}
 	elf_version(EV_CURRENT);
@@ -322,9 +327,8 @@ static bool rd_file(struct ci_source *src, uint64_t addr, void *buf, size_t len)
 		const struct ci_mapping *mp = &info->mappings[i];
 		if (!mp->path || addr < mp->start || addr >= mp->end || len > mp->end - addr)
 			continue;
-		int fd = open(mp->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		struct stat st;
-		bool ok = fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		int fd = open_regular(mp->path);
+		bool ok = fd >= 0 &&
 			  pread(fd, buf, len, (off_t)(mp->file_offset + (addr - mp->start))) == (ssize_t)len;
 		if (fd >= 0)
 			close(fd);

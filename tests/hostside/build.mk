@@ -13,3 +13,13 @@ $(HS_TEST)/throwprobe: tests/hostside/throwprobe.cc
 		$(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 TEST_DEPS += $(HS_TEST)/assertprobe $(HS_TEST)/throwprobe
+
+# The host-side report's libFuzzer harness (tests/hostside/fuzz_hostside.c, run by
+# tests/hostside/fuzz.t): the input side's instrumented objects, the output side's (unwinding,
+# demangling) and the two host-side files.
+FUZZ_HS_OBJS := $(FUZZ_DIR)/obj/corefile/hostside.o $(FUZZ_DIR)/obj/corefile/hostside_render.o
+$(FUZZ_DIR)/fuzz_hostside: tests/hostside/fuzz_hostside.c $(FUZZ_OBJS) $(FUZZ_OUT_OBJS) $(FUZZ_HS_OBJS)
+	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) \
+		$(FUZZ_OUT_OBJS) $(FUZZ_HS_OBJS) -ldw -lelf -lzstd -lz
+.SECONDARY: $(FUZZ_HS_OBJS)
+TEST_DEPS += $(FUZZ_DIR)/fuzz_hostside
