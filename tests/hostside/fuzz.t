@@ -6,13 +6,13 @@
 # state, the CUDA libraries).  A crash, sanitizer report, leak or timeout fails the test and
 # leaves the reproducer in $B/fuzz/artifacts/.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../lib/fuzz.sh"
 F=$B/fuzz
 SECS=${CI_FUZZ_SECONDS_HOSTSIDE:-30}
 [ "${CI_SANITIZE:-}" = address ] && skip_all "the harness is always built with ASan+UBSan; it runs in 'make check'"
 [ -x "$F/fuzz_hostside" ] || skip_all "fuzz harness not built (clang with libFuzzer needed)"
 [ -x "$B/tests/reader-input/mkcore" ] || skip_all "mkcore is not built (make check builds it)"
 plan 3
-mkdir -p "$F/artifacts" "$T/new"
 "$TOP/tests/reader-input/fuzz-seeds.sh" "$B/tests/reader-input" "$T/corpus" fuzz_core >/dev/null 2>&1
 if [ "$(cat /proc/sys/kernel/core_pattern)" = core ] && [ -x "$B/tests/hostside/throwprobe" ]; then
 	mkdir -p "$T/run"
@@ -20,11 +20,5 @@ if [ "$(cat /proc/sys/kernel/core_pattern)" = core ] && [ -x "$B/tests/hostside/
 	[ -e "$T/run/core" ] && mv "$T/run/core" "$T/corpus/throwprobe-core"
 fi
 ok "seeds built" test "$(ls "$T/corpus" | wc -l)" -ge 10
-"$F/fuzz_hostside" -max_total_time="$SECS" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
-	-artifact_prefix="$F/artifacts/fuzz_hostside-" "$T/new" "$T/corpus" >"$T/log" 2>&1
-rc=$?
-runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$T/log")
-if [ $rc -eq 0 ]; then ok "fuzz_hostside: ${SECS}s, ${runs:-?} inputs, no crash" true
-else ok "fuzz_hostside: ${SECS}s without a crash" false; diag "$(grep -E -A25 'ERROR|runtime error|timeout' "$T/log" | head -40)"; fi
-ok "fuzz_hostside: ran more than a hundred inputs" test "${runs:-0}" -gt 100
+fuzz_run fuzz_hostside "$SECS" 100 "$T/corpus" -timeout=20
 done_testing
