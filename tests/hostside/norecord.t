@@ -98,6 +98,30 @@ cmd=$(sed -n '/^Next time/{n;s/^  //p;}' "$T/t.txt")
 eval "set -- ${cmd#cudainspect record -- }"
 is "$# $1 $3" "4 $TP it's" "the next-time command is shell-quoted (a word with a quote survives)"
 
+# ---- an engine that aborts after its own CUDA error check (no abort message) -----------------
+if [ -x "$B/miniengine" ]; then
+	crash "$T/m" "$B/sim" "$B/miniengine" --fault oob --quiet
+	"$CI" "$T/m/core" >"$T/m.txt" 2>/dev/null
+	is "$?" 4 "miniengine without the recorder: exit code 4"
+	out=$(cat "$T/m.txt")
+	like "$(cat "$T/m/err")" "CUDA error: CUDA_ERROR_ILLEGAL_ADDRESS" "(the engine printed its CUDA error and aborted)"
+	unlike "$out" "abort message:" "a plain abort() after the engine's own message: no abort message claimed"
+	like "$out" "#[0-9]+ +engine_cuda_fail \(engine\.c:[0-9]+\) in miniengine" "the crashing thread's backtrace reaches the engine's check"
+	first=$(grep -m1 -E '^  thread [0-9]+: ' "$T/m.txt")
+	tid=$(printf '%s\n' "$first" | sed -E 's/^  thread ([0-9]+).*/\1/') fn=$(printf '%s\n' "$first" | sed -E 's/^  thread [0-9]+[^:]*: ([^ ]+) .*/\1/')
+	like "$first" "in libcuda\.so\.1$" "a thread of the engine inside the driver: $first"
+	if command -v gdb >/dev/null; then
+		gdb -nx -batch -ex 'set debuginfod enabled off' -ex 'thread apply all bt' "$B/miniengine" "$T/m/core" >"$T/mgdb.txt" 2>/dev/null
+		block=$(awk -v t="(LWP $tid))" 'index($0, t) { on = 1; next } /^Thread / { on = 0 } on' "$T/mgdb.txt")
+		like "$block" " $fn " "... GDB's backtrace of LWP $tid shows $fn too"
+	else
+		skip "no gdb"
+	fi
+	like "$out" "    called from [a-z_]+ \(miniengine\.c:[0-9]+\) in miniengine" "... called from the engine"
+else
+	for _ in 1 2 3 4 5 6 7; do skip "miniengine is not built"; done
+fi
+
 # ---- a core with a record is not affected ----------------------------------------------------
 crash "$T/r" "$B/sim" env LD_PRELOAD="$B/libcudainspect-rec.so" CUDAINSPECT_QUIET=1 "$AP"
 "$CI" "$T/r/core" >"$T/r.txt" 2>&1
