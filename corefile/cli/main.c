@@ -76,7 +76,8 @@ static const char usage_text[] =
 	"  -V, --version           the version\n"
 	"\n"
 	"Exit status: 0 report printed, 1 internal error, 2 usage error, 3 input\n"
-	"missing, unreadable or corrupt, 4 input has no flight record.\n"
+	"missing, unreadable or corrupt, 4 input has no flight record (for a core,\n"
+	"what its host side shows is printed first).\n"
 	"Run `cudainspect record --help` for the record subcommand.\n"
 	"Full reference: docs/CLI.md.\n";
 
