@@ -124,7 +124,7 @@ void ci_klog_at_sticky(void)
 				  &st);
 	if (err && !ci_klog_said) {
 		ci_klog_said = true;
-		char why[PATH_MAX + 160];
+		static char why[PATH_MAX + 160]; /* static: the calling thread's stack may be small */
 		ci_kmsg_explain(path, err, why, sizeof why);
 		ci_say("the kernel log cannot be read (%s), so the record has no Xid lines; give "
 		       "`cudainspect core --kernel-log FILE` a saved dmesg or journalctl -k instead "
