@@ -67,6 +67,8 @@ static void text(FILE *out, const struct ci_hostside *h, const char *why)
 			ci_scrub(h->exception_type, a, sizeof a));
 		if (h->exception_what)
 			fprintf(out, "    what(): %s\n", ci_scrub(h->exception_what, a, sizeof a));
+	} else if (h->terminate && h->no_exception) {
+		fprintf(out, "  std::terminate with no C++ exception in flight (not an uncaught exception)\n");
 	} else if (h->terminate && h->exception_note) {
 		fprintf(out, "  std::terminate, exception not read: %s\n", ci_scrub(h->exception_note, a, sizeof a));
 	}

@@ -98,6 +98,13 @@ cmd=$(sed -n '/^Next time/{n;s/^  //p;}' "$T/t.txt")
 eval "set -- ${cmd#cudainspect record -- }"
 is "$# $1 $3" "4 $TP it's" "the next-time command is shell-quoted (a word with a quote survives)"
 
+# std::terminate() called with no exception: said so, no type claimed.
+crash "$T/n" "$B/sim" "$TP" --terminate
+"$CI" "$T/n/core" >"$T/n.txt" 2>/dev/null
+like "$(cat "$T/n.txt")" "  std::terminate with no C\+\+ exception in flight \(not an uncaught exception\)" \
+	"std::terminate() without an exception: said so"
+unlike "$(cat "$T/n.txt")" "exception in flight at std::terminate:" "... and no exception type is claimed"
+
 # ---- an engine that aborts after its own CUDA error check (no abort message) -----------------
 if [ -x "$B/miniengine" ]; then
 	crash "$T/m" "$B/sim" "$B/miniengine" --fault oob --quiet
