@@ -45,6 +45,15 @@ tagged=$(ls "$T"/c/core-*.kernel-log 2>/dev/null | head -1)
 like "$tagged" "/core-[0-9a-f]{16}\.kernel-log$" "... the lines went to a tagged name ($tagged)"
 like "$(cat "$T/c/err")" "record: kernel log: $tagged " "... which record names"
 
+# No core (a core-size limit of 0, which --no-core keeps): the lines go beside the snapshot.
+mkdir -p "$T/n"
+{ ( cd "$T/n" && ulimit -c 0 && exec env CUDASIM_FAULT="$FAULT" CUDASIM_KERNEL_LOG="$T/n/kern.log" \
+	CUDASIM_KERNEL_LOG_FORMAT=kmsg CUDAINSPECT_KMSG="$T/n/kern.log" \
+	"$CI" record --no-core -d "$T/n/snaps" -- "$B/miniengine" --fault oob --quiet ) >"$T/n/out" 2>"$T/n/err"; } 2>/dev/null
+snapfile=$(sed -n 's/.*record: record snapshot: //p' "$T/n/err")
+like "$(cat "$T/n/err")" "record: kernel log: $snapfile\.kernel-log \(2 NVIDIA lines" "no core: the lines go beside the snapshot ($snapfile.kernel-log)"
+ok "... which exists" test -s "$snapfile.kernel-log"
+
 # A log that cannot be read: one note; none with -q; nothing with CUDAINSPECT_KMSG=off.
 crash "$T/d" CUDAINSPECT_KMSG="$T/no-such-log"
 is "$(grep -c 'record: note: the kernel log cannot be read' "$T/d/err")" 1 "an unreadable log: one note from record"
