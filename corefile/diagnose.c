@@ -533,23 +533,27 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Attribute the collected arguments: one pass over the live allocations for all of them, then
  * the frees.  Values that turn out not to be plausible pointers are dropped. */
-static int attribute_all(const struct ci_model *m, struct attr_vec *av)
+static int attribute_all(const struct ci_model *m, struct attr_vec *av, struct attr_vec *hv)
 {
-	size_t n = av->n;
+	size_t n = av->n, nh = hv->n;
 	if (!n)
 		return 0;
-	uint64_t *vals = malloc(n * sizeof(*vals));
-	struct found *f = calloc(3 * n + 1, sizeof(*f));
-	if (!vals || !f) {
+	uint64_t *vals = malloc((n + nh) * sizeof(*vals));
+	struct found *f = calloc(3 * (n + nh) + 1, sizeof(*f));
+	uint32_t *remap = malloc(n * sizeof(*remap));
+	if (!vals || !f || !remap) {
 		free(vals);
 		free(f);
+		free(remap);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
 		vals[i] = av->v[i].address;
-	qsort(vals, n, sizeof(*vals), cmp_u64);
+	for (size_t i = 0; i < nh; i++)
+		vals[n + i] = hv->v[i].address;
+	qsort(vals, n + nh, sizeof(*vals), cmp_u64);
 	size_t u = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n + nh; i++)
 		if (!u || vals[i] != vals[u - 1])
 			vals[u++] = vals[i];
 	struct lookup lk = { vals, u, f, f + u, f + 2 * u, UINT64_MAX, 0 };
@@ -580,16 +584,193 @@ static int attribute_all(const struct ci_model *m, struct attr_vec *av)
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct ci_attribution a = av->v[i];
-		if (!plausible_pointer(a.address, lk.lo, lk.hi))
+		/* History values name their suspect's index, which moves as values are dropped. */
+		bool keep = plausible_pointer(a.address, lk.lo, lk.hi);
+		remap[i] = keep ? (uint32_t)w : UINT32_MAX;
+		if (!keep)
 			continue;
 		size_t k = lower_bound(vals, u, a.address);
 		attribute(m, &lk, k, &lk.below_at[k], &lk.above_at[k + 1], &a);
 		av->v[w++] = a;
 	}
 	av->n = w;
+	for (size_t j = 0; j < nh; j++)
+		hv->v[j].arg = hv->v[j].arg < n ? remap[hv->v[j].arg] : UINT32_MAX;
+	free(remap);
+	/* The earlier launches' values are attributed as they are (kept in place: the history
+	 * refers to them by index). */
+	for (size_t i = 0; i < nh; i++) {
+		struct ci_attribution *a = &hv->v[i];
+		size_t k = lower_bound(vals, u, a->address);
+		if (plausible_pointer(a->address, lk.lo, lk.hi))
+			attribute(m, &lk, k, &lk.below_at[k], &lk.above_at[k + 1], a);
+		else
+			a->relation = CI_REL_UNKNOWN;
+	}
 	free(vals);
 	free(f);
 	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Argument history                                                                           */
+
+/* The function a launch ran, as a key: its table slot, else the handle it was passed (0:
+ * neither is known). */
+static uint64_t function_key(const struct ci_launch *l)
+{
+	return l->function != CI_NONE ? (uint64_t)l->function + 1 : l->function_handle ? l->function_handle | (1ull << 63) : 0;
+}
+
+/* Whether ring seq SEQ is one of the newest CI_HISTORY_RING of the launch ring. */
+static bool in_history_window(const struct ci_model *m, uint64_t seq)
+{
+	uint64_t head = m->sections[CI_SEC_LAUNCHES].head;
+	return head <= CI_HISTORY_RING || seq + CI_HISTORY_RING > head;
+}
+
+/* For every suspect argument of AV, the same parameter of the earlier launches of the same
+ * function (in the history window, newest first, at most CI_HISTORY_MAX): pushed to HV with
+ * `launch` the earlier launch and `arg` the index of the suspect's attribution in AV.  The
+ * launches are visited from the newest back, at most 4 * CI_HISTORY_RING of them, so the work
+ * is bounded whatever the ring holds. */
+static int collect_history(const struct ci_model *m, const struct attr_vec *av, struct attr_vec *hv)
+{
+	size_t n = av->n;
+	if (!n)
+		return 0;
+	uint32_t *taken = calloc(n, sizeof(*taken));
+	uint64_t *fn = malloc(n * sizeof(*fn)), *seq = malloc(n * sizeof(*seq));
+	if (!taken || !fn || !seq)
+		goto fail;
+	for (size_t k = 0; k < n; k++) {
+		const struct ci_launch *s = ci_model_load_launch(m, av->v[k].launch);
+		fn[k] = s ? function_key(s) : 0;
+		seq[k] = s ? s->seq : 0;
+	}
+	size_t visited = 0, open = n;
+	for (size_t i = m->launch_count; i-- > 0 && open && visited < 4 * CI_HISTORY_RING;) {
+		const struct ci_launch *l = ci_model_load_launch(m, i);
+		visited++;
+		uint64_t key = l ? function_key(l) : 0;
+		if (!key || (l->flags & CI_LAUNCH_FAILED) || !in_history_window(m, l->seq))
+			continue;
+		size_t len = l->param_len < CI_LAUNCH_PARAM_BYTES ? l->param_len : CI_LAUNCH_PARAM_BYTES;
+		for (size_t k = 0; k < n; k++) {
+			const struct ci_attribution *a = &av->v[k];
+			if (fn[k] != key || taken[k] >= CI_HISTORY_MAX || l->seq >= seq[k] ||
+			    (size_t)a->param_offset + 8 > len)
+				continue;
+			struct ci_attribution h = { .launch = i, .arg = (uint32_t)k,
+						    .param_offset = a->param_offset,
+						    .address = ci_le64(l->params + a->param_offset) };
+			if (attr_push(hv, &h))
+				goto fail;
+			if (++taken[k] == CI_HISTORY_MAX)
+				open--;
+		}
+	}
+	free(taken);
+	free(fn);
+	free(seq);
+	return 0;
+fail:
+	free(taken);
+	free(fn);
+	free(seq);
+	return -1;
+}
+
+/* Whether the earlier launch behind history value H used allocation A while A was live. */
+static bool used_live(const struct ci_model *m, const struct ci_attribution *h)
+{
+	if (!h->alloc || (h->relation != CI_REL_INSIDE && h->relation != CI_REL_FREED))
+		return false;
+	if (h->relation == CI_REL_INSIDE)
+		return true;
+	const struct ci_launch *l = ci_model_load_launch(m, h->launch);
+	return l && l->time_ns >= h->alloc->time_ns && l->time_ns < h->alloc->free_ns;
+}
+
+/* Compare every suspect argument with its history (HV, attributed): where the earlier
+ * launches used one allocation A and this value lies outside it, near its end or start, the
+ * attribution becomes relative to A (history LEFT) with where it lies otherwise as the
+ * neighbour; where A was freed before this launch, FREED_SINCE; where it is still in A, SAME. */
+static int apply_history(const struct ci_model *m, struct attr_vec *av, const struct attr_vec *hv)
+{
+	/* HV's entries by the suspect argument they belong to, newest first within each. */
+	size_t *start = calloc(av->n + 1, sizeof(*start)), *by = malloc((hv->n + 1) * sizeof(*by));
+	if (!start || !by) {
+		free(start);
+		free(by);
+		return -1;
+	}
+	for (size_t j = 0; j < hv->n; j++)
+		if (hv->v[j].arg < av->n)
+			start[hv->v[j].arg + 1]++;
+	for (size_t k = 0; k < av->n; k++)
+		start[k + 1] += start[k];
+	for (size_t j = 0, *fill = start; j < hv->n; j++)
+		if (hv->v[j].arg < av->n)
+			by[fill[hv->v[j].arg]++] = j;
+	/* start[k] is now the end of argument k's entries. */
+	for (size_t k = 0, b = 0; k < av->n; b = start[k], k++) {
+		struct ci_attribution *a = &av->v[k];
+		size_t e = start[k];
+		uint32_t n = (uint32_t)(e - b), inside = 0;
+		if (!n || !used_live(m, &hv->v[by[b]]))
+			continue;
+		const struct ci_alloc *A = hv->v[by[b]].alloc;
+		for (size_t j = b; j < e; j++)
+			inside += used_live(m, &hv->v[by[j]]) && hv->v[by[j]].alloc->id == A->id;
+		a->history_launches = n;
+		a->history_inside = inside;
+		a->history_alloc = A;
+		const struct ci_launch *l = ci_model_load_launch(m, a->launch);
+		if (a->alloc && a->alloc->id == A->id) {
+			bool freed = a->relation == CI_REL_FREED && l && A->free_ns && l->time_ns >= A->free_ns;
+			a->history = freed && inside ? CI_HISTORY_FREED_SINCE : CI_HISTORY_SAME;
+			continue;
+		}
+		/* Every earlier launch used A (two at least where the value is in another live
+		 * allocation: one launch is no pattern), and the value is near A. */
+		if (inside != n || (n < 2 && a->relation == CI_REL_INSIDE) || !A->size)
+			continue;
+		uint64_t end = A->address + A->size < A->address ? UINT64_MAX : A->address + A->size;
+		uint64_t near = A->size > NEAR_BYTES_MIN ? A->size : NEAR_BYTES_MIN;
+		enum ci_relation rel;
+		uint64_t off;
+		if (a->address >= end) {
+			rel = CI_REL_PAST_END;
+			off = a->address - end;
+		} else if (a->address < A->address) {
+			rel = CI_REL_BEFORE_START;
+			off = A->address - a->address;
+		} else {
+			continue; /* inside A's range but attributed elsewhere: a smaller one inside it */
+		}
+		if (off >= near)
+			continue;
+		a->neighbour_relation = a->relation;
+		a->neighbour = a->alloc;
+		a->neighbour_offset = a->offset;
+		a->relation = rel;
+		a->alloc = A;
+		a->offset = off;
+		a->history = CI_HISTORY_LEFT;
+	}
+	free(start);
+	free(by);
+	return 0;
+}
+
+static bool launch_left_history(const struct attr_vec *av, size_t i)
+{
+	for (size_t k = 0; k < av->n; k++)
+		if (av->v[k].launch == i && (av->v[k].history == CI_HISTORY_LEFT ||
+					     av->v[k].history == CI_HISTORY_FREED_SINCE))
+			return true;
+	return false;
 }
 
 static bool launch_has_bad_pointer(const struct attr_vec *av, size_t i)
@@ -798,14 +979,19 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 		return;
 	}
 
-	size_t n_bad = 0, streams = 0;
-	ptrdiff_t bad_oldest = -1;
+	size_t n_bad = 0, streams = 0, n_hist = 0;
+	ptrdiff_t bad_oldest = -1, hist_oldest = -1;
 	for (size_t k = 0; k < n; k++) {
 		const struct ci_launch_brief *l = ci_brief_at(c->lb, cand[k]);
 		bool first_of_stream = true;
 		for (size_t j = 0; j < k && first_of_stream; j++)
 			first_of_stream = ci_brief_at(c->lb, cand[j])->stream != l->stream;
 		streams += first_of_stream;
+		if (launch_left_history(av, cand[k])) {
+			n_hist++;
+			if (hist_oldest < 0 || l->time_ns < ci_brief_at(c->lb, hist_oldest)->time_ns)
+				hist_oldest = (ptrdiff_t)cand[k];
+		}
 		if (launch_has_bad_pointer(av, cand[k])) {
 			n_bad++;
 			if (bad_oldest < 0 || l->time_ns < ci_brief_at(c->lb, bad_oldest)->time_ns)
@@ -822,7 +1008,20 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 	else
 		snprintf(pool, sizeof(pool), "%zu launch%s %s", n, n == 1 ? "" : "es",
 			 n_window ? "may have been in flight" : "were in flight");
-	if (n_bad == 1) {
+	if (n_hist) {
+		d->faulting_launch = hist_oldest;
+		d->confidence = n_hist == 1 && !open_only ? CI_CONF_MEDIUM : CI_CONF_LOW;
+		pointer_rule = true;
+		if (n_hist == 1)
+			text_add(why, "Rule: argument history. %s; only this one passes a pointer outside "
+				      "the allocation that the same parameter pointed into in the earlier "
+				      "launches of its kernel.", pool);
+		else
+			text_add(why, "Rule: argument history, the oldest. %s; %zu of them pass a pointer "
+				      "outside the allocation that the same parameter pointed into in the "
+				      "earlier launches of their kernel, and this is the oldest of those.",
+				 pool, n_hist);
+	} else if (n_bad == 1) {
 		d->faulting_launch = bad_oldest;
 		d->confidence = open_only ? CI_CONF_LOW : CI_CONF_MEDIUM;
 		pointer_rule = true;
@@ -971,6 +1170,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evide
 		.open = malloc(slots * sizeof(size_t)),
 	};
 	struct attr_vec av __attribute__((cleanup(attr_vec_deinit))) = { 0 };
+	struct attr_vec hv __attribute__((cleanup(attr_vec_deinit))) = { 0 };
 	struct text why __attribute__((cleanup(text_deinit))) = { 0 };
 
 	if (!d || !order || !window || !sus.in_flight || !sus.window || !sus.open)
@@ -1018,7 +1218,9 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evide
 			if (collect_args(m, lists[li][j], &av))
 				return nomem();
 	}
-	if (attribute_all(m, &av))
+	if (collect_history(m, &av, &hv) || attribute_all(m, &av, &hv))
+		return nomem();
+	if (apply_history(m, &av, &hv))
 		return nomem();
 
 	if (suspecting)

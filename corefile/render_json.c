@@ -764,6 +764,26 @@ static void j_part_diagnosis(struct json *j)
 			j_null(j, "allocation");
 			j_null(j, "offset");
 		}
+		/* Argument history (docs/JSON.md). */
+		j_obj(j, "history");
+		j_str(j, "rule", ci_history_name(a->history));
+		j_u64(j, "earlier_launches", a->history_launches);
+		j_u64(j, "inside", a->history_inside);
+		if (a->history_alloc)
+			j_u64(j, "allocation", a->history_alloc->id);
+		else
+			j_null(j, "allocation");
+		if (a->history == CI_HISTORY_LEFT) {
+			j_str(j, "neighbour_relation", ci_relation_name(a->neighbour_relation));
+			if (a->neighbour) {
+				j_u64(j, "neighbour", a->neighbour->id);
+				j_u64(j, "neighbour_offset", a->neighbour_offset);
+			} else {
+				j_null(j, "neighbour");
+				j_null(j, "neighbour_offset");
+			}
+		}
+		j_close(j);
 		j_close(j);
 	}
 	j_close(j);

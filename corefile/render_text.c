@@ -347,10 +347,53 @@ static char *program_name(struct ci_text_out *o, char *buf, size_t n)
 /* ---------------------------------------------------------------------------------------- */
 /* Attribution wording (compute-sanitizer style)                                             */
 
-static void attribution_text(struct ci_text_out *o, const struct ci_attribution *a, char *buf, size_t n)
+/* "the 5 earlier launches", "4 of the 5 earlier launches" */
+static void history_count(const struct ci_attribution *a, char *buf, size_t n)
 {
-	char size[48], off[48], when[96], who[64], freed[224] = "";
+	if (a->history_inside == a->history_launches)
+		snprintf(buf, n, "the %" PRIu32 " earlier launch%s", a->history_inside,
+			 a->history_inside == 1 ? "" : "es");
+	else
+		snprintf(buf, n, "%" PRIu32 " of the %" PRIu32 " earlier launches", a->history_inside,
+			 a->history_launches);
+}
+
+/* What the argument history adds: "which this parameter pointed into in the 5 earlier
+ * launches of attn_decode; it lies inside allocation #3 at offset 64". */
+static void history_text(struct ci_text_out *o, const struct ci_attribution *a, char *buf, size_t n)
+{
+	char name[256], cnt[64], off[48];
+	*buf = '\0';
+	if (a->history != CI_HISTORY_LEFT && a->history != CI_HISTORY_FREED_SINCE)
+		return;
+	short_kernel(o, ci_report_launch(o->r, a->launch), name, sizeof(name));
+	history_count(a, cnt, sizeof(cnt));
+	int k = snprintf(buf, n, " This parameter pointed into #%" PRIu64 " in %s of %s%s",
+			 a->history_alloc->id, cnt, name,
+			 a->history == CI_HISTORY_FREED_SINCE ? ", while it was live; it was freed before "
+								"this launch was made." : "");
+	if (k < 0 || (size_t)k >= n || a->history == CI_HISTORY_FREED_SINCE)
+		return;
+	const struct ci_alloc *nb = a->neighbour;
+	if (!nb)
+		snprintf(buf + k, n - (size_t)k, "; it lies in no recorded allocation.");
+	else if (a->neighbour_relation == CI_REL_INSIDE || a->neighbour_relation == CI_REL_FREED)
+		snprintf(buf + k, n - (size_t)k, "; it lies inside %sallocation #%" PRIu64 " at offset %s.",
+			 a->neighbour_relation == CI_REL_FREED ? "FREED " : "", nb->id,
+			 ci_fmt_count(a->neighbour_offset, off, sizeof(off)));
+	else
+		snprintf(buf + k, n - (size_t)k, "; it lies %s bytes %s allocation #%" PRIu64 ".",
+			 ci_fmt_count(a->neighbour_offset, off, sizeof(off)),
+			 a->neighbour_relation == CI_REL_PAST_END ? "after" : "before", nb->id);
+}
+
+static void attribution_text(struct ci_text_out *o, const struct ci_attribution *a, bool full,
+			     char *buf, size_t n)
+{
+	char size[48], off[48], when[96], who[64], freed[224] = "", hist[512] = "";
 	const struct ci_alloc *al = a->alloc;
+	if (full)
+		history_text(o, a, hist, sizeof(hist));
 	if (al && (a->relation == CI_REL_INSIDE || a->relation == CI_REL_FREED)) {
 		if (a->relation == CI_REL_FREED)
 			snprintf(freed, sizeof(freed), ", which was FREED %s by %s",
@@ -358,9 +401,10 @@ static void attribution_text(struct ci_text_out *o, const struct ci_attribution 
 				 thread_desc(o, al->free_tid, who, sizeof(who)));
 		snprintf(buf, n,
 			 "Address 0x%" PRIx64 " is inside allocation #%" PRIu64 " at 0x%" PRIx64
-			 " of size %s bytes (%s), at offset %s%s.",
+			 " of size %s bytes (%s), at offset %s%s.%s",
 			 a->address, al->id, al->address, ci_fmt_count(al->size, size, sizeof(size)),
-			 ci_alloc_kind_name(al->kind), ci_fmt_count(a->offset, off, sizeof(off)), freed);
+			 ci_alloc_kind_name(al->kind), ci_fmt_count(a->offset, off, sizeof(off)), freed,
+			 hist);
 		return;
 	}
 	/* An address outside what was recorded may be inside what was not. */
@@ -376,6 +420,16 @@ static void attribution_text(struct ci_text_out *o, const struct ci_attribution 
 			 "(live or recently freed).%s", a->address, lost);
 		return;
 	}
+	if (a->history == CI_HISTORY_LEFT) {
+		snprintf(buf, n,
+			 "Address 0x%" PRIx64 " is %s bytes %s allocation #%" PRIu64 " at 0x%" PRIx64
+			 " of size %s bytes (%s).%s",
+			 a->address, ci_fmt_count(a->offset, off, sizeof(off)),
+			 a->relation == CI_REL_PAST_END ? "past the end of" : "before the start of",
+			 al->id, al->address, ci_fmt_count(al->size, size, sizeof(size)),
+			 ci_alloc_kind_name(al->kind), hist);
+		return;
+	}
 	snprintf(buf, n,
 		 "Address 0x%" PRIx64 " is %s bytes %s the nearest allocation #%" PRIu64
 		 " at 0x%" PRIx64 " of size %s bytes (%s).%s",
@@ -385,9 +439,33 @@ static void attribution_text(struct ci_text_out *o, const struct ci_attribution 
 
 static void print_attribution(struct ci_text_out *o, const struct ci_attribution *a, bool full)
 {
-	char text[640], label[64], site[768], who[64];
-	attribution_text(o, a, text, sizeof(text));
+	char text[1152], label[64], site[768], who[64];
 	snprintf(label, sizeof(label), "  arg %" PRIu32 " (+%" PRIu32 "): ", a->arg, a->param_offset);
+	if (!full && a->history == CI_HISTORY_LEFT && a->alloc) {
+		/* The summary's one sentence: "0x… is 64 bytes past the end of #2 (262,144 B,
+		 * allocated at load_weights), which this parameter pointed into in the 5 earlier
+		 * launches of attn_decode; it lies inside #3 at offset 64." */
+		char size[32], off[48], hist[512], name[256], cnt[64];
+		stack_site(o, a->alloc->stack, site, sizeof(site));
+		history_text(o, a, hist, sizeof(hist));
+		const char *rest = strchr(hist, ';');
+		short_kernel(o, ci_report_launch(o->r, a->launch), name, sizeof(name));
+		history_count(a, cnt, sizeof(cnt));
+		site[strcspn(site, " ")] = '\0';
+		const char *site_word = *site ? site : NULL;
+		int k = snprintf(text, sizeof(text), "0x%" PRIx64 " is %s bytes %s #%" PRIu64 " (%s%s%s), which "
+			 "this parameter pointed into in %s of %s%s", a->address,
+			 ci_fmt_count(a->offset, off, sizeof(off)),
+			 a->relation == CI_REL_PAST_END ? "past the end of" : "before the start of",
+			 a->alloc->id, ci_fmt_size(a->alloc->size, size, sizeof(size)),
+			 site_word ? ", allocated at " : "", site_word ? site_word : "", cnt, name,
+			 rest ? rest : ".");
+		if (k < 0)
+			return;
+		para(o, label, 6, text);
+		return;
+	}
+	attribution_text(o, a, full, text, sizeof(text));
 	para(o, label, 6, text);
 	if (!a->alloc)
 		return;
@@ -578,9 +656,10 @@ static void attribution_brief(struct ci_text_out *o, const struct ci_attribution
 			 a->relation == CI_REL_FREED ? "FREED " : "", al->id,
 			 ci_fmt_count(a->offset, off, sizeof(off)));
 	else
-		snprintf(rel, sizeof(rel), "%s bytes %s allocation #%" PRIu64,
+		snprintf(rel, sizeof(rel), "%s bytes %s allocation #%" PRIu64 "%s",
 			 ci_fmt_count(a->offset, off, sizeof(off)),
-			 a->relation == CI_REL_PAST_END ? "after" : "before", al->id);
+			 a->relation == CI_REL_PAST_END ? "after" : "before", al->id,
+			 a->history == CI_HISTORY_LEFT ? " (its earlier launches' one)" : "");
 	line(o, "  arg %" PRIu32 " (+%" PRIu32 "): 0x%" PRIx64 ", %s", a->arg, a->param_offset,
 	     a->address, rel);
 }

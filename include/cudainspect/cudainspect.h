@@ -432,6 +432,19 @@ struct ci_stream_progress {
 				  * no synchronization says so (ci_diagnose) */
 };
 
+/* What the argument history says of an attribution (ci_attribution.history). */
+#define CI_HISTORIES(X)                                                                      \
+	X(CI_HISTORY_NONE, 0, "none")          /* no earlier launch used one allocation */  \
+	X(CI_HISTORY_SAME, 1, "same")          /* the earlier launches used this allocation too */ \
+	X(CI_HISTORY_LEFT, 2, "left")          /* they all used A; this value lies outside A */ \
+	X(CI_HISTORY_FREED_SINCE, 3, "freed_since") /* they used A while it was live; A was freed \
+						     * before this launch was made */
+CI_RECORD_ENUM(ci_history, CI_HISTORIES);
+/* Launch-ring entries the argument history looks back over (the newest ones), and earlier
+ * launches it weighs per argument, at most. */
+#define CI_HISTORY_RING 1024
+#define CI_HISTORY_MAX 16
+
 struct ci_attribution {
 	size_t launch;           /* index into model->launches */
 	uint32_t arg;            /* parameter index (8-byte word index when the layout is unknown) */
@@ -440,6 +453,18 @@ struct ci_attribution {
 	enum ci_relation relation;
 	const struct ci_alloc *alloc; /* live (model->allocs) or freed (model->frees), or NULL */
 	uint64_t offset;         /* from start (inside, before_start) or from end (past_end) */
+	/* Argument history (docs/USAGE.md, "Argument history"): the same parameter of the earlier
+	 * launches of the same function among the newest CI_HISTORY_RING launch-ring entries,
+	 * newest first, at most CI_HISTORY_MAX of them.  With history LEFT, relation, alloc and
+	 * offset are relative to history_alloc (the allocation the earlier launches used), and
+	 * neighbour_* say where the value lies otherwise (inside a neighbour, a gap, freed...). */
+	enum ci_history history;
+	uint32_t history_launches;   /* earlier launches looked at */
+	uint32_t history_inside;     /* of those, how many passed a pointer into history_alloc */
+	const struct ci_alloc *history_alloc; /* live or freed, or NULL */
+	enum ci_relation neighbour_relation;  /* with LEFT; 0 otherwise */
+	const struct ci_alloc *neighbour;     /* with LEFT: live or freed, or NULL */
+	uint64_t neighbour_offset;
 };
 
 struct ci_diagnosis {
@@ -479,6 +504,7 @@ void ci_diagnosis_destroy(struct ci_diagnosis *diag);
 const char *ci_launch_state_name(enum ci_launch_state s);   /* "finished", "in_flight", … */
 const char *ci_confidence_name(enum ci_confidence c);       /* "low", "medium", "high", "exact" */
 const char *ci_relation_name(enum ci_relation r);           /* "inside", "past_end", … */
+const char *ci_history_name(enum ci_history h);             /* "none", "same", "left", … */
 const char *ci_verdict_name(enum ci_verdict v);             /* "device_fault", "api_error", … */
 
 /* ---------------------------------------------------------------------------------------- */
