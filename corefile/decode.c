@@ -44,6 +44,7 @@ const struct section_kind ci_section_kinds[CI_SECTION_KIND_MAX] = {
 	[CI_SEC_BREADCRUMBS] = { LAYOUT_BYTES, 4, 0, 0, 0 },
 	[CI_SEC_THREADS] = { LAYOUT_TABLE, sizeof(struct ci_thread), 0, 0, 0 },
 	[CI_SEC_SYMBOL_IMAGE] = { LAYOUT_BYTES, 1, 1, 0, 0 },
+	[CI_SEC_KERNEL_LOG] = { LAYOUT_BYTES, 1, 1, 0, 0 },
 };
 #undef RING_BY_TIME
 
@@ -1026,6 +1027,16 @@ static struct ci_error *decode_sections(struct decoder *d)
 	strings[nstr] = 0;
 	m->strings = strings;
 	m->strings_size = nstr + 1;
+
+	/* Kernel-log lines: the used part (text; the evidence stage parses it). */
+	uint64_t nklog = area_units(d, CI_SEC_KERNEL_LOG, true);
+	if ((err = decode_area(d, CI_SEC_KERNEL_LOG, &nklog, &p)))
+		return err;
+	m->kernel_log = nklog ? p : NULL;
+	m->kernel_log_size = nklog;
+	if (!nklog)
+		free(p);
+	m->sections[CI_SEC_KERNEL_LOG].accepted = nklog;
 
 	uint64_t nframes = area_units(d, CI_SEC_FRAMES, true);
 	if ((err = decode_area(d, CI_SEC_FRAMES, &nframes, &p)))
