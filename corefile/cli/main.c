@@ -79,7 +79,8 @@ static const char usage_text[] =
 	"  -V, --version           the version\n"
 	"\n"
 	"Exit status: 0 report printed, 1 internal error, 2 usage error, 3 input\n"
-	"missing, unreadable or corrupt, 4 input has no flight record.\n"
+	"missing, unreadable or corrupt, 4 input has no flight record (for a core,\n"
+	"what its host side shows is printed first).\n"
 	"Run `cudainspect record --help` for the record subcommand.\n"
 	"Full reference: docs/CLI.md.\n";
 
@@ -473,6 +474,8 @@ int cli_inspect(const struct cli_inspect_args *a)
 	struct ci_input in = { .path = a->have_pid ? NULL : a->input, .pid = a->have_pid ? a->pid : 0 };
 	struct ci_report *report = NULL;
 	struct ci_error *err = ci_report_create(&in, &req, &report);
+	if (err && err->code == CI_ERR_NO_RECORD)
+		cli_no_record_report(a, err);
 	if (!err)
 		err = ci_report_print(stdout, report);
 	ci_report_destroy(report);
