@@ -45,6 +45,7 @@ $(READER_OBJS): corefile/reader-internal.h
 # The input stages on their own (the input side's tests, fuzzers and tools link these).
 CI_INPUT_SRCS := corefile/errors.c corefile/names.c corefile/locate.c corefile/decode.c \
                  corefile/order.c corefile/model.c corefile/evidence.c corefile/text.c \
+                 corefile/evidence_klog.c corefile/kernel_log.c \
                  $(wildcard corefile/source*.c)
 CI_INPUT_OBJS := $(CI_INPUT_SRCS:%.c=$(BUILD)/obj/%.o)
 
