@@ -386,7 +386,7 @@ int cli_record(int argc, char **argv)
 		return CI_EXIT_USAGE;
 	}
 	int rc = CI_EXIT_INTERNAL, snapfd = -1;
-	char *absdir = NULL, *snapdir = NULL, *core = NULL, *piped = NULL, *snap = NULL;
+	char *absdir = NULL, *snapdir = NULL, *core = NULL, *piped = NULL, *snap = NULL, *klog = NULL;
 	if (dir) {
 		bool created;
 		snapfd = ci_sf_make_dir(dir, &created);
@@ -529,8 +529,7 @@ int cli_record(int argc, char **argv)
 			  "not dump core)");
 	if (snap)
 		cli_error("record: record snapshot: %s", snap);
-	char *klog = cli_record_kernel_log(pid, comm, start_us, core ? core : snap, quiet);
-	free(klog);
+	klog = cli_record_kernel_log(pid, comm, start_us, core ? core : snap, quiet);
 
 	/* A persistent record is a file mapping, which cores do not include by default: then the
 	 * snapshot is the one to read. */
@@ -541,8 +540,9 @@ int cli_record(int argc, char **argv)
 		struct ci_symbolizer_options sym = { 0 };
 		render.view = CI_VIEW_SUMMARY;
 		render.width = 100;
+		/* The kernel log's lines of the child, read now (a superset of the record's). */
 		struct cli_inspect_args a = { .input = input, .json = json, .quiet = quiet,
-					      .render = &render, .sym = &sym };
+					      .render = &render, .sym = &sym, .kernel_log = klog };
 		unsetenv("DEBUGINFOD_URLS");
 		unsetenv("LD_PRELOAD");
 		int r = cli_inspect(&a);
@@ -555,6 +555,7 @@ out:
 	free(core);
 	free(piped);
 	free(snap);
+	free(klog);
 	free(lib);
 	free(absdir);
 	free(snapdir);
