@@ -88,6 +88,8 @@ crash "$T/v" "$T/drv" "$AP"
 out=$("$CI" "$T/v/core" 2>/dev/null)
 like "$out" "libcuda\.so\.580\.65\.06 \(CUDA driver 580\.65\.06\)" "a driver named libcuda.so.580.65.06 (libcuda.so.1 links to it): listed"
 like "$out" "Driver version: 580\.65\.06 \(from libcuda's file name\)" "... and its version is the driver's"
+is "$("$CI" --json "$T/v/core" 2>/dev/null | jq -r '.host_side.driver_version, (.host_side.cuda_libraries[] | select(.family == "CUDA driver") | .path)' | tr '\n' ' ')" \
+	"580.65.06 $T/drv/libcuda.so.580.65.06 " "--json: driver_version, and the library by the path the core maps"
 
 # ---- a C++ exception through std::terminate --------------------------------------------------
 planted="p$$ it's kv" # short: the core keeps 80 bytes of the command line
