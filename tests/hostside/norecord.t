@@ -124,6 +124,15 @@ like "$(cat "$T/n.txt")" "  std::terminate with no C\+\+ exception in flight \(n
 	"std::terminate() without an exception: said so"
 unlike "$(cat "$T/n.txt")" "exception in flight at std::terminate:" "... and no exception type is claimed"
 
+# A segmentation fault: the signal with the faulting address, nothing about terminate.
+crash "$T/s" "$B/sim" "$TP" --segv
+"$CI" "$T/s/core" >"$T/s.txt" 2>/dev/null
+like "$(cat "$T/s.txt")" "Crash: SIGSEGV \(Segmentation fault\) at address 0x10 in thread [0-9]+" "SIGSEGV: the signal and the address written to"
+like "$(cat "$T/s.txt")" "#0  +main \(throwprobe\.cc:[0-9]+\) in throwprobe" "... in main, frame #0"
+unlike "$(cat "$T/s.txt")" "terminate|abort message" "... and no abort message or exception claimed"
+is "$("$CI" --json "$T/s/core" 2>/dev/null | jq -r '.host_side.signal | [.name, .fault_address_hex] | @tsv')" "SIGSEGV	0x10" \
+	"--json: the signal and its address"
+
 # ---- an engine that aborts after its own CUDA error check (no abort message) -----------------
 if [ -x "$B/miniengine" ] && $kernel_cores; then
 	crash "$T/m" "$B/sim" "$B/miniengine" --fault oob --quiet
