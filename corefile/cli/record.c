@@ -386,7 +386,7 @@ int cli_record(int argc, char **argv)
 		return CI_EXIT_USAGE;
 	}
 	int rc = CI_EXIT_INTERNAL, snapfd = -1;
-	char *absdir = NULL, *snapdir = NULL, *core = NULL, *piped = NULL, *snap = NULL, *klog = NULL;
+	char *absdir = NULL, *snapdir = NULL, *core = NULL, *piped = NULL, *snap = NULL;
 	if (dir) {
 		bool created;
 		snapfd = ci_sf_make_dir(dir, &created);
@@ -529,7 +529,8 @@ int cli_record(int argc, char **argv)
 			  "not dump core)");
 	if (snap)
 		cli_error("record: record snapshot: %s", snap);
-	klog = cli_record_kernel_log(pid, comm, start_us, core ? core : snap, quiet);
+	/* The lines beside the core go into the report below too (they replace the record's). */
+	char *klog = cli_record_kernel_log(pid, comm, start_us, core ? core : snap, quiet);
 
 	/* A persistent record is a file mapping, which cores do not include by default: then the
 	 * snapshot is the one to read. */
@@ -540,7 +541,6 @@ int cli_record(int argc, char **argv)
 		struct ci_symbolizer_options sym = { 0 };
 		render.view = CI_VIEW_SUMMARY;
 		render.width = 100;
-		/* The kernel log's lines of the child, read now (a superset of the record's). */
 		struct cli_inspect_args a = { .input = input, .json = json, .quiet = quiet,
 					      .render = &render, .sym = &sym, .kernel_log = klog };
 		unsetenv("DEBUGINFOD_URLS");
@@ -549,13 +549,13 @@ int cli_record(int argc, char **argv)
 		if (r != CI_EXIT_OK)
 			cli_error("record: the report could not be made (exit code %d)", r);
 	}
+	free(klog);
 out:
 	if (snapfd >= 0)
 		close(snapfd);
 	free(core);
 	free(piped);
 	free(snap);
-	free(klog);
 	free(lib);
 	free(absdir);
 	free(snapdir);
