@@ -252,3 +252,57 @@ void ci_xid_summary(const struct ci_xid *x, char *buf, size_t n)
 	else
 		snprintf(buf, n, "Xid %" PRIu32 " (a number this reader does not know): %s", x->xid, body);
 }
+
+struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_input *in,
+						 const struct ci_source_options *sopts,
+						 const char *kernel_log)
+{
+	struct ci_source *src = NULL;
+	struct ci_error *err;
+	if (in->path)
+		err = ci_source_open(in->path, sopts, &src);
+	else if (in->pid)
+		err = ci_source_open_pid(in->pid, sopts, &src);
+	else
+		return NULL;
+	if (err)
+		return err;
+	char *buf = NULL;
+	size_t len = 0;
+	struct ci_evidence ev = { 0 };
+	if (!(err = ci_kernel_log_read(kernel_log, &buf, &len)))
+		err = ci_evidence_kernel_log(&ev, NULL, ci_source_info(src), buf, len,
+					     strcmp(kernel_log, "-") == 0 ? "standard input" : kernel_log);
+	free(buf);
+	if (err) {
+		ci_source_close(src);
+		return err;
+	}
+	const struct ci_source_info *si = ci_source_info(src);
+	char origin[300], text[400];
+	ci_scrub(ev.kernel_log_origin, origin, sizeof origin);
+	fprintf(out, "Kernel log (%s): %zu Xid line%s, %zu of them process %" PRIu32 "'s\n", origin,
+		ev.kernel_log->count, ev.kernel_log->count == 1 ? "" : "s", ev.kernel_log_selected,
+		si->pid);
+	size_t shown = 0;
+	bool address = false;
+	for (size_t i = 0; i < ev.kernel_log->count && shown < 16; i++) {
+		const struct ci_xid *x = &ev.kernel_log->items[i];
+		if (!ev.kernel_log_match[i].belongs || (x->flags & CI_XID_DUPLICATE))
+			continue;
+		ci_xid_summary(x, text, sizeof text);
+		fprintf(out, "  %s; line %" PRIu64 ", by %s\n", text, x->line,
+			ci_klog_rule_name(ev.kernel_log_match[i].rule));
+		address |= x->xid == 31 && x->mmu.has_address;
+		shown++;
+	}
+	if (address)
+		fprintf(out, "  Without a flight record there is nothing to attribute the fault address "
+			"to:\n  no allocation, launch or copy of the process is known. Next time run it "
+			"under\n  the recorder: cudainspect record -- CMD\n");
+	else if (!ev.kernel_log_selected)
+		fprintf(out, "  None names the process (its pid or thread names) inside the log.\n");
+	ci_evidence_kernel_log_clear(&ev);
+	ci_source_close(src);
+	return NULL;
+}

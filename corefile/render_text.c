@@ -379,7 +379,7 @@ static void history_text(struct ci_text_out *o, const struct ci_attribution *a, 
 	if (!nb)
 		snprintf(buf + k, n - (size_t)k, "; it lies in no recorded allocation.");
 	else if (a->neighbour_relation == CI_REL_INSIDE || a->neighbour_relation == CI_REL_FREED)
-		snprintf(buf + k, n - (size_t)k, "; it lies inside %sallocation #%" PRIu64 " at offset %s.",
+		snprintf(buf + k, n - (size_t)k, "; it lies inside %s#%" PRIu64 " at offset %s.",
 			 a->neighbour_relation == CI_REL_FREED ? "FREED " : "", nb->id,
 			 ci_fmt_count(a->neighbour_offset, off, sizeof(off)));
 	else
@@ -595,12 +595,14 @@ static void copy_lines(struct ci_text_out *o, bool summary)
 	char buf[320], bytes[32], stream[96], who[64], when[96];
 	ci_fmt_count(e->value, bytes, sizeof bytes);
 	if (e->kind == CI_EV_MEMCPY)
-		snprintf(buf, sizeof buf, "Faulting copy: %s bytes from 0x%" PRIx64 " to 0x%" PRIx64
-			 "   [confidence: %s]", bytes, e->b, e->a, ci_confidence_name(d->confidence));
+		snprintf(buf, sizeof buf, "Faulting copy: %s bytes to 0x%" PRIx64 "   [confidence: %s]",
+			 bytes, e->a, ci_confidence_name(d->confidence));
 	else
 		snprintf(buf, sizeof buf, "Faulting set: %s bytes at 0x%" PRIx64 "   [confidence: %s]",
 			 bytes, e->a, ci_confidence_name(d->confidence));
 	heading(o, buf);
+	if (e->kind == CI_EV_MEMCPY)
+		line(o, "  from 0x%" PRIx64 " (a copy engine made the access, not a kernel)", e->b);
 	line(o, "  on %s, by %s, %s",
 	     e->stream != CI_NONE ? ci_stream_label(o->m, e->stream, stream, sizeof stream)
 				  : "no stream (a synchronous call)",
@@ -899,10 +901,11 @@ static void summary_next(struct ci_text_out *o, const char *sig)
 			}
 		}
 		/* Which launch faulted is settled when the driver's address says it (exact). */
-		if (d->verdict == CI_VERDICT_DEVICE_FAULT && d->confidence != CI_CONF_EXACT)
-			line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD (slow), or CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 "
-				"CMD for a GPU core dump");
-		else {
+		if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
+			if (d->confidence != CI_CONF_EXACT)
+				line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD (slow), or "
+					"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CMD for a GPU core dump");
+		} else {
 			hint(o, view_cmd(o, "streams", "", cmd, sizeof(cmd)),
 			     "what every stream is waiting for");
 		}

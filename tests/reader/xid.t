@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Kernel-log evidence and argument history on real kernel cores: xidengine (two streams, an
+# event, a watchdog thread) under the real recorder on the simulated driver, which appends the
+# Xid line a real driver would print (CUDASIM_KERNEL_LOG).  The side stream's mlp kernel hangs
+# (CUDASIM_HANG), so two launches are in flight when the planted fault hits.
+#
+# Expectations come from outside the reader: the pointers xidengine prints ("planted NAME=0x..."),
+# the offsets this script plants through CUDASIM_FAULT, and the Xid line the simulator wrote
+# (its address is read back with grep, not with the reader's parser).
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/unit.sh"
+CI=$B/cudainspect
+recorder_preload
+for f in cudainspect libcudainspect-rec.so sim/libcuda.so.1 xidengine tests/reader-input/mkrecord; do
+	[ -e "$B/$f" ] || skip_all "$B/$f is not built"
+done
+command -v jq >/dev/null || skip_all "jq is not installed (make deps)"
+[ "$(cat /proc/sys/kernel/core_pattern)" = core ] || skip_all "kernel.core_pattern is not 'core'"
+unset CUDASIM_FAULT CUDASIM_HANG CUDASIM_MODE CUDASIM_KERNEL_US CUDASIM_KERNEL_LOG DEBUGINFOD_URLS
+for v in $(env | sed -n 's/^\(CUDAINSPECT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+
+# engine NAME SCENARIO FAULT [PRELOAD]: run xidengine SCENARIO in $T/NAME with CUDASIM_FAULT=FAULT,
+# the mlp kernel hanging, the Xid lines in $T/NAME/kern.log and a core dump on.
+engine() {
+	local dir=$T/$1 sc=$2 fault=$3 pre=${4-$PRELOAD}
+	mkdir -p "$dir"
+	( ( cd "$dir" && ulimit -c unlimited && CUDAINSPECT_QUIET=1 LD_PRELOAD="$pre" \
+		LD_LIBRARY_PATH="$B/sim" CUDASIM_HANG=mlp@1 CUDASIM_FAULT="$fault" \
+		CUDASIM_KERNEL_LOG="$dir/kern.log" exec timeout 60 "$B/xidengine" "$sc" ) \
+		>"$dir/out" 2>"$dir/err" || true ) 2>/dev/null
+}
+core_of() { ls "$T/$1"/core* 2>/dev/null | head -1; }
+planted() { sed -n "s/^xidengine: planted $2=0x//p" "$T/$1/err" | head -1; }
+# json NAME [ARGS...]: the JSON report of NAME's core in $T/NAME/report.json
+json() { local n=$1; shift; "$CI" --json "$@" "$(core_of "$n")" >"$T/$n/report.json" 2>"$T/$n/json.err"; }
+q() { jq -r "$2" "$T/$1/report.json"; }
+id_at() { q "$1" ".allocations[] | select(.address_hex == \"0x$2\") | .id"; }
+xid_page() { printf '%x' $(( 0x$(sed -nE 's/.*faulted @ 0x([0-9a-f]+)_([0-9a-f]{8}).*/\1\2/p' "$1" | head -1) )); }
+fits() { # NAME FILE: at most 40 lines, none wider than 80
+	is "$(wc -l < "$2")" "$(awk 'END { print (NR <= 40 ? NR : "over 40: " NR) }' "$2")" "$1: the summary is within 40 lines"
+	is "$(awk 'length > 80' "$2" | wc -l)" 0 "$1: no line wider than 80 columns"
+}
+
+# ---- 1. Neighbour overrun: the 6th attn_decode's kv is 64 bytes past its buffer, inside the
+# next allocation; the access goes one buffer further (past the end of that neighbour).
+engine nb neighbour attn_decode@6:arg=1+262144
+core=$(core_of nb)
+ok "neighbour: the engine dumped core" test -n "$core"
+kv=$(planted nb kv) next=$(planted nb next) bad=$(planted nb bad)
+is "$bad" "$(printf '%x' $((0x$kv + 262144 + 64)))" "neighbour: the planted pointer is kv + 262,208"
+json nb
+kv_id=$(id_at nb "$kv") next_id=$(id_at nb "$next")
+a='(.diagnosis.faulting_launch.seq as $s | .diagnosis.attributions[] | select(.launch == $s and .arg == 1))'
+is "$(q nb '.diagnosis.faulting_launch.kernel') $(q nb '.diagnosis.confidence')" "attn_decode medium" \
+	"neighbour, no kernel log: attn_decode is named by its argument history, medium"
+is "$(q nb "$a.address_hex") $(q nb "$a.relation") $(q nb "$a.allocation") $(q nb "$a.offset")" \
+	"0x$bad past_end $kv_id 64" "neighbour: arg 1 is 64 bytes past the end of the KV buffer #$kv_id"
+is "$(q nb "$a.history.rule") $(q nb "$a.history.earlier_launches") $(q nb "$a.history.inside") $(q nb "$a.history.allocation")" \
+	"left 5 5 $kv_id" "neighbour: which the 5 earlier launches all pointed into"
+is "$(q nb "$a.history.neighbour_relation") $(q nb "$a.history.neighbour") $(q nb "$a.history.neighbour_offset")" \
+	"inside $next_id 64" "neighbour: and it lies inside the next allocation #$next_id at offset 64"
+like "$(q nb '.diagnosis.reasoning')" "Rule: argument history" "neighbour: the reasoning names the rule"
+( cd "$T/nb" && "$CI" -w 80 core ) > "$T/nb/summary.txt"
+like "$(tr -s ' \n' ' ' < "$T/nb/summary.txt")" \
+	"0x$bad is 64 bytes past the end of #$kv_id \(256.0 KiB, allocated at neighbour\), which this parameter pointed into in the 5 earlier launches of attn_decode; it lies inside #$next_id at offset 64" \
+	"neighbour: the summary says it in one sentence"
+fits "neighbour" "$T/nb/summary.txt"
+
+# ---- 2. The same core with its Xid line: the page is right after the neighbour; only
+# attn_decode references it (through its history's neighbour): exact.
+log=$T/nb/kern.log
+page=$(xid_page "$log")
+is "$page" "$(printf '%x' $(( (0x$bad + 262144) & ~0xfff )))" "neighbour: the simulator's Xid page is the access, down to 4 KiB"
+json nb --kernel-log "$log"
+is "$(q nb '.diagnosis.faulting_launch.kernel') $(q nb '.diagnosis.confidence')" "attn_decode exact" \
+	"neighbour + Xid: attn_decode, exact"
+is "$(q nb '.diagnosis.xid_page.address_hex') $(q nb '.diagnosis.xid_page.relation') $(q nb '.diagnosis.xid_page.allocation') $(q nb '.diagnosis.xid_page.offset')" \
+	"0x$page past_end $next_id 0" "neighbour + Xid: the page lies right after the end of #$next_id"
+is "$(q nb '.diagnosis.kernel_log.selected') $(q nb '.diagnosis.kernel_log.lines[0].rule')" "1 pid" \
+	"neighbour + Xid: the line belongs by pid"
+is "$(q nb '[.diagnosis.evidence[].kind] | join(",")')" "xid_page,rule,xid_launch,argument_history" \
+	"neighbour + Xid: the evidence list (the page, the record's rule, the launch, the history)"
+is "$(q nb '.diagnosis.evidence[] | select(.kind == "xid_launch") | "\(.launch) \(.allocation) \(.rule)"')" \
+	"$(q nb '.diagnosis.faulting_launch.seq') $next_id exact" "neighbour + Xid: the launch item points at the launch and #$next_id"
+sig1=$(q nb '.diagnosis.fingerprint.id')
+( cd "$T/nb" && "$CI" -w 80 --kernel-log kern.log core ) > "$T/nb/summary-xid.txt"
+like "$(tr -s ' \n' ' ' < "$T/nb/summary-xid.txt")" \
+	"evidence: Xid 31 at 0x${page:0:4}_${page:4} \(FAULT_PTE read, GPC[0-9]\): the page lies right after the end of #$next_id \(256.0 KiB\); kern.log line 2, by pid" \
+	"neighbour + Xid: the summary shows the line and where the page lies"
+fits "neighbour + Xid" "$T/nb/summary-xid.txt"
+"$CI" --kernel-log - "$core" fault < "$log" > "$T/nb/fault.txt"
+like "$(cat "$T/nb/fault.txt")" "xid_page/pid: Xid 31" "fault view, log on standard input: every evidence item with its rule"
+like "$(tr -s ' \n' ' ' < "$T/nb/fault.txt")" "kernel log: the kernel log on standard input: 1 Xid line, 1 of them the process's" \
+	"fault view: how many lines the log had and how many are the process's"
+like "$(tr -s ' \n' ' ' < "$T/nb/fault.txt")" "Signature $sig1 \(of: CUDA_ERROR_ILLEGAL_ADDRESS attn_decode neighbour arg1:past_end:left\)" \
+	"fault view: the signature and what it hashes"
+
+# ---- 3. A second run of the same bug: another pid, other addresses, the same signature.
+engine nb2 neighbour attn_decode@6:arg=1+262144
+json nb2 --kernel-log "$T/nb2/kern.log"
+isnt "$(q nb2 '.process.pid')" "$(q nb '.process.pid')" "second run: another pid"
+is "$(q nb2 '.diagnosis.fingerprint.id')" "$sig1" "second run: the same signature"
+
+# ---- 4. The line for another pid (another process on the same GPU): not the process's.
+sed -E 's/pid=[0-9]+, name=xidengine/pid=1, name=other/' "$log" > "$T/nb/other.log"
+json nb --kernel-log "$T/nb/other.log"
+is "$(q nb '.diagnosis.kernel_log.selected') $(q nb '.diagnosis.kernel_log.lines[0].reject') $(q nb '.diagnosis.xid_page')" \
+	"0 pid null" "another pid: the line is rejected (pid) and names no page"
+is "$(q nb '.diagnosis.confidence')" medium "another pid: the record's own rule stands"
+
+# ---- 5. A container: the line has the host's pid, the core the container's; same name, in time.
+sed -E 's/pid=[0-9]+,/pid=987654,/' "$log" > "$T/nb/host-pid.log"
+json nb --kernel-log "$T/nb/host-pid.log"
+is "$(q nb '.diagnosis.kernel_log.lines[0].rule') $(q nb '.diagnosis.confidence')" "name+time exact" \
+	"container pid mismatch: the line belongs by name and time"
+
+# ---- 6. No pid at all (570+ drivers omit pid and name when no owner is known).
+sed -E 's/pid=[0-9]+, name=xidengine, //' "$log" > "$T/nb/no-pid.log"
+json nb --kernel-log "$T/nb/no-pid.log"
+is "$(q nb '.diagnosis.kernel_log.lines[0].pid') $(q nb '.diagnosis.kernel_log.lines[0].rule') $(q nb '.diagnosis.confidence')" \
+	"null gpu+time exact" "no pid: the line belongs by GPU and time"
+
+# ---- 7. An index fault: every pointer is valid; embed reads 8 KiB past its 1 MiB table.
+engine ix index embed@3:arg=0+1056768
+json ix
+table=$(planted ix table)
+is "$(q ix '.diagnosis.faulting_launch.kernel') $(q ix '.diagnosis.confidence')" "mlp low" \
+	"index fault, no kernel log: nothing points outside; the oldest in flight (mlp) is named, low"
+json ix --kernel-log "$T/ix/kern.log"
+tid=$(id_at ix "$table")
+is "$(q ix '.diagnosis.faulting_launch.kernel') $(q ix '.diagnosis.confidence')" "embed exact" \
+	"index fault + Xid: embed, the only launch with a pointer into the table, exact"
+is "$(q ix '.diagnosis.xid_page.relation') $(q ix '.diagnosis.xid_page.allocation') $(q ix '.diagnosis.xid_page.offset')" \
+	"past_end $tid $(( ((0x$table + 1056768) & ~0xfff) - (0x$table + 1048576) ))" \
+	"index fault + Xid: the page lies past the end of the table #$tid"
+is "$(q ix '.diagnosis.fingerprint.basis')" "CUDA_ERROR_ILLEGAL_ADDRESS embed index_fault xid31:past_end" \
+	"index fault + Xid: the signature's words"
+( cd "$T/ix" && "$CI" -w 80 --kernel-log kern.log core ) > "$T/ix/summary.txt"
+fits "index fault + Xid" "$T/ix/summary.txt"
+
+# ---- 8. A copy-engine fault: the 2nd copy writes past its 64 KiB destination.
+engine cp copy .copy@2:arg=0+65536
+json cp --kernel-log "$T/cp/kern.log"
+dst=$(planted cp dst)
+is "$(q cp '.diagnosis.faulting_launch') $(q cp '.diagnosis.faulting_copy.kind') $(q cp '.diagnosis.faulting_copy.destination_hex') $(q cp '.diagnosis.faulting_copy.bytes') $(q cp '.diagnosis.confidence')" \
+	"null memcpy 0x$dst 65536 exact" "copy engine: the copy is named, not a kernel, exact"
+like "$(grep 'faulted @' "$T/cp/kern.log")" "ENGINE CE0" "copy engine: the line is a copy engine's"
+( cd "$T/cp" && "$CI" -w 80 --kernel-log kern.log core ) > "$T/cp/summary.txt"
+like "$(cat "$T/cp/summary.txt")" "Faulting copy: 65,536 bytes to 0x$dst   \[confidence: exact\]" "copy engine: the summary's heading"
+fits "copy engine" "$T/cp/summary.txt"
+
+# ---- 9. The kmsg format, and a sparse decode that agrees with a complete one.
+CUDASIM_KERNEL_LOG_FORMAT=kmsg engine km neighbour attn_decode@6:arg=1+262144
+like "$(tail -1 "$T/km/kern.log")" '^4,[0-9]+,[0-9]+,-;NVRM: Xid' "kmsg: the simulator wrote a /dev/kmsg record"
+json km --kernel-log "$T/km/kern.log"
+is "$(q km '.diagnosis.confidence') $(q km '.diagnosis.kernel_log.lines[0].format')" "exact kmsg" \
+	"kmsg: the record parses and decides the same way"
+run_c_test "$B/tests/reader/sparse_test" "$(core_of nb)" "$(core_of ix)" "$(core_of cp)"
+
+# ---- 10. Lines the record keeps (its kernel_log section) are used without any flag.
+printf '[    0.000020] NVRM: Xid (PCI:0000:01:00): 31, pid=4242, name=synth-main, channel 0x00000009, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_1 faulted @ 0x7f00_00203000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE\n' > "$T/synth.log"
+"$B/tests/reader-input/mkrecord" --kernel-log="$T/synth.log" "$T/synth.cisnap"
+"$B/tests/reader-input/mkrecord" "$T/plain.cisnap"
+"$CI" --json "$T/plain.cisnap" > "$T/plain.json"
+"$CI" --json "$T/synth.cisnap" > "$T/synth.json"
+is "$(jq -r '.diagnosis.confidence' "$T/plain.json")" low "record without kernel-log lines: three in flight, low"
+is "$(jq -r '.diagnosis | "\(.confidence) \(.faulting_launch.kernel) \(.kernel_log.origin) \(.xid_page.relation) \(.xid_page.allocation)"' "$T/synth.json")" \
+	"exact kernel_3 the record's kernel log past_end 3" "record with its kernel_log section: used without a flag, exact"
+
+# ---- 11. No record: exit 4, and the process's Xid line, with nothing to attribute it to.
+engine nr neighbour attn_decode@6:arg=1+262144 ""
+rc=0
+"$CI" --kernel-log "$T/nr/kern.log" "$(core_of nr)" > "$T/nr/out.txt" 2> "$T/nr/err.txt" || rc=$?
+is "$rc" 4 "no record: exit 4"
+like "$(cat "$T/nr/err.txt")" "no cudainspect flight record" "no record: said on stderr"
+p=$(xid_page "$T/nr/kern.log")
+like "$(cat "$T/nr/out.txt")" "Xid 31 at 0x${p:0:4}_${p:4} \(FAULT_PTE read, GPC[0-9]\); line 2, by pid" \
+	"no record: the process's Xid line is printed, with the rule"
+like "$(tr -s ' \n' ' ' < "$T/nr/out.txt")" "nothing to attribute the fault address to" "no record: said plainly"
+
+# ---- 12. Bad input: a directory, a missing file.
+rc=0; "$CI" --kernel-log "$T" "$core" > /dev/null 2> "$T/dir.err" || rc=$?
+is "$rc" 3 "--kernel-log DIR: exit 3"
+like "$(cat "$T/dir.err")" "not a regular file" "--kernel-log DIR: says why"
+rc=0; "$CI" --kernel-log "$T/none.log" "$core" > /dev/null 2> "$T/none.err" || rc=$?
+is "$rc" 3 "--kernel-log MISSING: exit 3"
+done_testing
