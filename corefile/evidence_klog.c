@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <sys/select.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,12 @@ struct ci_error *ci_kernel_log_read(const char *path, char **buf, size_t *len)
 					       "(use '-' to read a pipe from standard input)", shown, kind);
 		return ci_error_create(CI_ERR_IO, "--kernel-log %s: %s", shown, strerror(errno));
 	}
+	/* A regular file is read into one buffer of its size; a pipe grows one. */
 	size_t cap = 1 << 16, n = 0;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < CI_KERNEL_LOG_MAX)
+		cap = (size_t)st.st_size + 1;
 	char *p = malloc(cap);
 	struct ci_error *err = NULL;
 	while (p) {
@@ -230,7 +237,7 @@ void ci_xid_summary(const struct ci_xid *x, char *buf, size_t n)
 		ci_scrub(mm->engine, engine, sizeof engine);
 		ci_scrub(mm->client, client, sizeof client);
 		if (mm->unit == CI_XID_UNIT_COPY)
-			snprintf(where, sizeof where, ", ENGINE %s (a copy engine)", engine);
+			snprintf(where, sizeof where, ", ENGINE %s, a copy engine", engine);
 		else if (mm->gpc >= 0)
 			snprintf(where, sizeof where, ", GPC%d", (int)mm->gpc);
 		else if (client[0])
