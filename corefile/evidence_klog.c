@@ -251,10 +251,16 @@ void ci_xid_summary(const struct ci_xid *x, char *buf, size_t n)
 	const struct ci_xid_kind *k = ci_xid_describe(x->xid);
 	char body[160];
 	ci_scrub(x->body ? x->body : "", body, sizeof body);
-	if (x->xid == 13 && x->gr.warp_error)
-		snprintf(buf, n, "Xid 13, %s (GPC %d, TPC %d): an SM exception, no address",
-			 x->gr.warp_error, (int)x->gr.gpc, (int)x->gr.tpc);
-	else if (k)
+	char err[64], sm[24] = "";
+	if (x->xid == 13 && x->gr.kind == CI_XID_GR_WARP) {
+		if (x->gr.sm >= 0)
+			snprintf(sm, sizeof sm, ", SM %d", (int)x->gr.sm);
+		snprintf(buf, n, "Xid 13 (GPC %d, TPC %d%s): %s, an SM exception in a kernel, no address",
+			 (int)x->gr.gpc, (int)x->gr.tpc, sm, ci_scrub(x->gr.error, err, sizeof err));
+	} else if (x->xid == 13 && x->gr.kind == CI_XID_GR_ESR && x->gr.has_warp_code) {
+		snprintf(buf, n, "Xid 13 ESR: warp error 0x%02x (%s)", x->gr.warp_code,
+			 x->gr.warp_error ? x->gr.warp_error : "a code this reader does not know");
+	} else if (k)
 		snprintf(buf, n, "Xid %" PRIu32 " (%s): %s", x->xid, k->meaning, body);
 	else
 		snprintf(buf, n, "Xid %" PRIu32 " (a number this reader does not know): %s", x->xid, body);

@@ -831,6 +831,10 @@ static void summary_error_thread(struct ci_text_out *o)
 		 thread_desc(o, t->tid, who, sizeof(who)) + 7, role,
 		 d->signal && t->tid == d->signal_tid ? ci_signal_name(d->signal, sig, sizeof(sig)) : "",
 		 from);
+	/* The frames below are numbered: where the title does not fit, "from frame #N" goes. */
+	size_t tl = text_width(title);
+	if (tl > (size_t)o->width && *from && tl - strlen(from) <= (size_t)o->width)
+		title[strlen(title) - strlen(from)] = '\0';
 	fputc('\n', o->f);
 	heading(o, title);
 	size_t shown = 0;
@@ -876,8 +880,13 @@ static void summary_next(struct ci_text_out *o, const char *sig)
 		 sig ? "]" : "");
 	heading(o, cmd);
 	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING) {
-		hint(o, view_cmd(o, "fault", "", cmd, sizeof(cmd)),
-		     "why this launch; every argument with its stacks");
+		/* Lines of the process that decided nothing are in the fault view: say so here. */
+		const struct ci_evidence *ev = ci_report_evidence(o->r);
+		char why[96] = "why this launch; every argument with its stacks";
+		if (ev && ev->kernel_log_selected && d->xid < 0)
+			snprintf(why, sizeof why, "why this launch; the process's %zu kernel-log line%s",
+				 ev->kernel_log_selected, ev->kernel_log_selected == 1 ? "" : "s");
+		hint(o, view_cmd(o, "fault", "", cmd, sizeof(cmd)), why);
 		if (d->faulting_launch >= 0) {
 			const struct ci_launch *l = ci_report_launch(o->r, d->faulting_launch);
 			if (ci_stream_valid(o->m, l->stream)) {

@@ -138,6 +138,30 @@ is "$(q ix '.diagnosis.fingerprint.basis')" "CUDA_ERROR_ILLEGAL_ADDRESS embed in
 ( cd "$T/ix" && "$CI" -w 80 --kernel-log kern.log core ) > "$T/ix/summary.txt"
 fits "index fault + Xid" "$T/ix/summary.txt"
 
+# ---- 7b. The same index fault reported as an Xid 13 burst (no address) and its Xid 43.
+engine x13 index embed@3:xid=13
+json x13 --kernel-log "$T/x13/kern.log"
+is "$(q x13 '[.diagnosis.kernel_log.lines[] | "\(.xid)/\(.rule)"] | join(" ")')" "13/companion 13/companion 43/pid" \
+	"Xid 13: the burst belongs through the Xid 43 that names the pid"
+is "$(q x13 '.diagnosis.xid_page') $(q x13 '[.diagnosis.evidence[] | select(.kind == "xid")] | length')" "null 3" \
+	"Xid 13: no page to attribute; the three lines are evidence"
+( cd "$T/x13" && "$CI" -w 80 --kernel-log kern.log core ) > "$T/x13/summary.txt"
+like "$(cat "$T/x13/summary.txt")" "fault   # why this launch; the process's 3 kernel-log lines" \
+	"Xid 13: the summary points to the fault view for the lines"
+fits "Xid 13" "$T/x13/summary.txt"
+"$CI" --kernel-log "$T/x13/kern.log" "$(core_of x13)" fault > "$T/x13/fault.txt"
+like "$(tr -s ' \n' ' ' < "$T/x13/fault.txt")" "Xid 13 \(GPC [0-9], TPC [0-9], SM [01]\): Out Of Range Address, an SM exception in a kernel, no address" \
+	"Xid 13: the warp line in the fault view"
+like "$(cat "$T/x13/fault.txt")" "warp error 0x0e \(Out Of Range Address\)" "Xid 13: the ESR's warp code"
+
+# ---- 7c. A hostile name in a line (U+202E): nothing prints it raw.
+sed -E "s/name=xidengine/name=xid$(printf '\xe2\x80\xae')gine/" "$log" > "$T/nb/bidi.log"
+"$CI" --kernel-log "$T/nb/bidi.log" "$core" fault > "$T/nb/bidi.txt"
+"$CI" --json --kernel-log "$T/nb/bidi.log" "$core" > "$T/nb/bidi.json"
+is "$(cat "$T/nb/bidi.txt" "$T/nb/bidi.json" | grep -c "$(printf '\xe2\x80\xae')")" 0 \
+	"U+202E in a line's name: not in the fault view or the JSON"
+is "$(jq -r '.diagnosis.kernel_log.lines[0].rule' "$T/nb/bidi.json")" pid "U+202E in a line's name: it still belongs by pid"
+
 # ---- 8. A copy-engine fault: the 2nd copy writes past its 64 KiB destination.
 engine cp copy .copy@2:arg=0+65536
 json cp --kernel-log "$T/cp/kern.log"
