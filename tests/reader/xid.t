@@ -180,6 +180,8 @@ json km --kernel-log "$T/km/kern.log"
 is "$(q km '.diagnosis.confidence') $(q km '.diagnosis.kernel_log.lines[0].format')" "exact kmsg" \
 	"kmsg: the record parses and decides the same way"
 run_c_test "$B/tests/reader/sparse_test" "$(core_of nb)" "$(core_of ix)" "$(core_of cp)"
+run_c_test "$B/tests/reader/sparse_test" --kernel-log="$T/nb/kern.log" "$(core_of nb)" \
+	--kernel-log="$T/ix/kern.log" "$(core_of ix)" --kernel-log="$T/cp/kern.log" "$(core_of cp)"
 
 # ---- 10. Lines the record keeps (its kernel_log section) are used without any flag.
 printf '[    0.000020] NVRM: Xid (PCI:0000:01:00): 31, pid=4242, name=synth-main, channel 0x00000009, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_1 faulted @ 0x7f00_00203000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE\n' > "$T/synth.log"
