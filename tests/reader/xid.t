@@ -120,6 +120,38 @@ json nb --kernel-log "$T/nb/no-pid.log"
 is "$(q nb '.diagnosis.kernel_log.lines[0].pid') $(q nb '.diagnosis.kernel_log.lines[0].rule') $(q nb '.diagnosis.confidence')" \
 	"null gpu+time exact" "no pid: the line belongs by GPU and time"
 
+# ---- 6b. Every log format, made from the simulator's line: the message as it is, the times
+# from its printk time and the record's clocks (CLOCK_REALTIME = start_realtime + (printk time -
+# start_monotonic)), so that each format's clock falls inside the record's window.
+msg=$(sed -n 's/^\[ *[0-9.]*\] //p' "$log" | grep 'NVRM: Xid')
+mono=$(sed -n 's/^\[ *\([0-9.]*\)\] NVRM: Xid.*/\1/p' "$log")
+mono_us=$(awk -v m="$mono" 'BEGIN { printf "%.0f", m * 1e6 }')
+json nb
+wall_us=$(( $(q nb '.record.start_realtime_ns') / 1000 + mono_us - $(q nb '.record.start_monotonic_ns') / 1000 ))
+wall_s=$((wall_us / 1000000)) frac=$(printf '%06d' $((wall_us % 1000000)))
+iso=$(date -u -d "@$wall_s" +%Y-%m-%dT%H:%M:%S).${frac}Z
+printf '[%s] %s\n' "$(date -d "@$wall_s" '+%a %b %e %H:%M:%S %Y')" "$msg" > "$T/nb/f-dmesg-T.log"
+printf '%s vm kernel: %s\n' "$(date -u -d "@$wall_s" +%Y-%m-%dT%H:%M:%S+0000)" "$msg" > "$T/nb/f-iso.log"
+printf '[%s] vm kernel: %s\n' "$mono" "$msg" > "$T/nb/f-journal-monotonic.log"
+jq -cn --arg m "$msg" --arg r "$wall_us" --arg s "$mono_us" \
+	'{__REALTIME_TIMESTAMP: $r, __MONOTONIC_TIMESTAMP: $s, _SOURCE_MONOTONIC_TIMESTAMP: $s,
+	  _TRANSPORT: "kernel", SYSLOG_IDENTIFIER: "kernel", PRIORITY: "4", MESSAGE: $m}' > "$T/nb/f-journal-json.log"
+printf '%s vm kernel: [%s] %s\n' "$(date -d "@$wall_s" '+%b %e %H:%M:%S')" "$mono" "$msg" > "$T/nb/f-syslog.log"
+printf '<4>1 %s vm kernel - - - %s\n' "$iso" "$msg" > "$T/nb/f-rfc5424.log"
+{ echo "____________________________________________"; echo; echo "Start of NVIDIA bug report log file."; \
+  cat "$log"; } | gzip > "$T/nb/f-dmesg.log"
+for f in dmesg-T iso journal-monotonic journal-json syslog rfc5424 dmesg; do
+	json nb --kernel-log "$T/nb/f-$f.log"
+	is "$(q nb '.diagnosis.kernel_log.lines[0].format') $(q nb '.diagnosis.kernel_log.lines[0].rule') $(q nb '.diagnosis.confidence')" \
+		"$f pid exact" "format $f$( [ $f = dmesg ] && echo ' (a gzip'"'"'ed bug report)'): parsed, selected by pid, exact"
+done
+# Time only narrows: the no-pid line an hour after the crash is not the process's.
+awk '{ if (match($0, /^\[ *[0-9.]+\]/)) { t = substr($0, 2, RLENGTH - 2) + 3600; $0 = sprintf("[%12.6f]%s", t, substr($0, RLENGTH + 1)) } print }' \
+	"$T/nb/no-pid.log" > "$T/nb/late.log"
+json nb --kernel-log "$T/nb/late.log"
+is "$(q nb '.diagnosis.kernel_log.lines[0].reject') $(q nb '.diagnosis.xid_page')" "time null" \
+	"no pid, an hour late: rejected by time"
+
 # ---- 7. An index fault: every pointer is valid; embed reads 8 KiB past its 1 MiB table.
 engine ix index embed@3:arg=0+1056768
 json ix
