@@ -5,9 +5,12 @@
  * the recorded launches into finished, in flight, not started and unknown; across streams one
  * launch is chosen as the faulting (or most suspect) one, with the rule that decided and a
  * confidence; pointer-sized arguments of the suspect launches are attributed to live or freed
- * allocations; and the API error timeline gives the first sticky error and the thread that saw
- * it.  Pure function of the model: no I/O, no libdw.  The rules are documented in docs/USAGE.md
- * ("How the faulting launch is chosen").
+ * allocations and compared with the same parameter of the kernel's earlier launches (argument
+ * history); where the evidence holds the driver's Xid lines, the fault page is attributed too and
+ * names the launch (or copy) that can have made the access; and the API error timeline gives the
+ * first sticky error and the thread that saw it.  Pure function of the model and its evidence:
+ * no I/O, no libdw.  The rules are documented in docs/USAGE.md ("How the faulting launch is
+ * chosen") and docs/KERNEL-LOG.md ("How a report uses the lines").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -1442,8 +1445,8 @@ static void xid_rule(struct diag_ctx *c, bool decide, const size_t *cand, size_t
 }
 
 /* The argument-history items of the faulting launch. */
-static void history_items(const struct ci_model *m, const struct ci_diagnosis *d,
-			  const struct attr_vec *av, struct item_vec *iv)
+static void history_items(const struct ci_diagnosis *d, const struct attr_vec *av,
+			  struct item_vec *iv)
 {
 	for (size_t k = 0; d->faulting_launch >= 0 && k < av->n; k++) {
 		const struct ci_attribution *a = &av->v[k];
@@ -1475,7 +1478,6 @@ static void history_items(const struct ci_model *m, const struct ci_diagnosis *d
 			it->decisive = d->xid < 0;
 		}
 	}
-	(void)m;
 }
 
 static struct ci_error *nomem(void)
@@ -1667,7 +1669,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evide
 		memcpy(cand, sus.open, sus.n_open * sizeof(*cand));
 	}
 	xid_rule(&c, suspecting, cand, n_cand, &av, &xv, &iv, &why);
-	history_items(m, d, &av, &iv);
+	history_items(d, &av, &iv);
 	if (why.failed || iv.failed)
 		return nomem();
 	/* Keep the faulting launch's attributions first. */
