@@ -361,9 +361,8 @@ struct ci_stream_facts {
 				  * finished; 0 if no synchronization says so */
 };
 
-/* The facts a diagnosis reasons from, each gathered once from the decoded record, with where it
- * came from in the comments.  Later kinds of evidence (argument history, kernel-log lines, GPU
- * core dumps) join it here. */
+/* The facts a diagnosis reasons from, each gathered once from the decoded record (and a kernel
+ * log), with where it came from in the comments.  GPU core dumps would join it here. */
 struct ci_evidence {
 	ptrdiff_t first_sticky_error;  /* index into model->errors (by the FIRST_STICKY flag, the
 					* header's seq, the STICKY flag, then the result), or -1 */
