@@ -572,6 +572,34 @@ static void test_history_neighbour(void)
 	ci_model_destroy(m);
 }
 
+/* The other way: 64 bytes before the start of the buffer the earlier launches used, inside the
+ * allocation before it. */
+static void test_history_before_start(void)
+{
+	struct ci_model *m = mb_new();
+	static const uint16_t sizes[] = { 8 };
+	uint32_t k = mb_function(m, "rope", 1, sizes), o = mb_function(m, "other", 1, sizes);
+	const uint64_t P = 0x7f4000000000ull, BUF = P + 65536;
+	mb_alloc(m, 1, P, 65536, 1);
+	mb_alloc(m, 2, BUF, 65536, 1);
+	uint32_t a = mb_stream(m, 0xa000, true, 3, 4), b = mb_stream(m, 0xb000, true, 0, 1);
+	size_t other = mb_launch(m, b, 1, o, 1, CI_LAUNCH_CRUMB, 8, 1, (uint64_t[]){ P + 8 });
+	for (uint64_t i = 0; i < 3; i++)
+		mb_launch(m, a, i + 1, k, 2 + i, CI_LAUNCH_CRUMB, 7, 1, (uint64_t[]){ BUF + i * 256 });
+	size_t l = mb_launch(m, a, 4, k, 6, CI_LAUNCH_CRUMB, 7, 1, (uint64_t[]){ BUF - 64 });
+	mb_error(m, 12, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	const struct ci_attribution *p = attr_of(d, l, 0);
+	ok(p && p->history == CI_HISTORY_LEFT && p->relation == CI_REL_BEFORE_START &&
+	   p->alloc->id == 2 && p->offset == 64 && p->neighbour && p->neighbour->id == 1 &&
+	   p->neighbour_offset == 65536 - 64,
+	   "before start: 64 bytes before #2, inside #1 at offset 65,472");
+	ok(d->faulting_launch == (ptrdiff_t)l && d->faulting_launch != (ptrdiff_t)other,
+	   "before start: that launch outranks the older one in flight");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
 /* A parameter that walks over adjacent buffers (one per layer) is no pattern: no LEFT. */
 static void test_history_layers(void)
 {
@@ -754,6 +782,7 @@ int main(void)
 	test_xid_copy();
 	test_history_neighbour();
 	test_history_layers();
+	test_history_before_start();
 	test_history_freed();
 	test_single_stream();
 	test_cadence_window();
