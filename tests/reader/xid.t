@@ -95,6 +95,17 @@ like "$(tr -s ' \n' ' ' < "$T/nb/fault.txt")" "kernel log: the kernel log on sta
 like "$(tr -s ' \n' ' ' < "$T/nb/fault.txt")" "Signature $sig1 \(of: CUDA_ERROR_ILLEGAL_ADDRESS attn_decode neighbour arg1:past_end:left\)" \
 	"fault view: the signature and what it hashes"
 
+# In GDB: `cuda summary --kernel-log FILE` hands the option and its value to the CLI.
+if command -v gdb >/dev/null && [ -e "$B/cudainspect.gdb" ]; then
+	( cd "$T/nb" && timeout 60 gdb -nx -batch -iex 'set debuginfod enabled off' \
+		-ex "source $B/cudainspect.gdb" -ex "cuda summary --kernel-log kern.log" \
+		"$B/xidengine" core ) > "$T/nb/gdb.txt" 2>&1
+	like "$(cat "$T/nb/gdb.txt")" "Faulting kernel: attn_decode   \[confidence: exact\]" \
+		"GDB: cuda summary --kernel-log FILE reads the log"
+else
+	skip "gdb or build/cudainspect.gdb is missing"
+fi
+
 # ---- 3. A second run of the same bug: another pid, other addresses, the same signature.
 engine nb2 neighbour attn_decode@6:arg=1+262144
 json nb2 --kernel-log "$T/nb2/kern.log"
