@@ -7,6 +7,8 @@ CLI_SRCS    := $(wildcard corefile/cli/*.c)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 # `cudainspect record` creates and reads its files through the recorder's safe-file helper.
 CLI_OBJS    += $(BUILD)/obj/recorder/safefile.o
+# ... and reads the kernel log after its child died through the recorder's reader of it.
+CLI_OBJS    += $(BUILD)/obj/recorder/kmsgread.o
 READER_LIBS := -ldw -lelf -lzstd -lz -lpthread
 
 $(BUILD)/obj/corefile/%.o: corefile/%.c include/cudainspect/cudainspect.h include/cudainspect/record.h

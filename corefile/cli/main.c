@@ -79,7 +79,8 @@ static const char usage_text[] =
 	"  -V, --version           the version\n"
 	"\n"
 	"Exit status: 0 report printed, 1 internal error, 2 usage error, 3 input\n"
-	"missing, unreadable or corrupt, 4 input has no flight record.\n"
+	"missing, unreadable or corrupt, 4 input has no flight record (for a core,\n"
+	"what its host side shows is printed first).\n"
 	"Run `cudainspect record --help` for the record subcommand.\n"
 	"Full reference: docs/CLI.md.\n";
 
@@ -473,13 +474,16 @@ int cli_inspect(const struct cli_inspect_args *a)
 	struct ci_input in = { .path = a->have_pid ? NULL : a->input, .pid = a->have_pid ? a->pid : 0 };
 	struct ci_report *report = NULL;
 	struct ci_error *err = ci_report_create(&in, &req, &report);
-	if (err && err->code == CI_ERR_NO_RECORD && a->kernel_log && !a->json) {
-		/* No record: the driver's lines for the process are still worth printing. */
-		struct ci_error *e2 = ci_kernel_log_report_unrecorded(stdout, &in, &req.source,
-								      a->kernel_log);
-		if (e2) {
-			cli_error("%s", e2->message);
-			ci_error_destroy(e2);
+	if (err && err->code == CI_ERR_NO_RECORD) {
+		/* No record: what the host side shows, then the driver's lines for the process. */
+		cli_no_record_report(a, err);
+		if (a->kernel_log && !a->json) {
+			struct ci_error *e2 = ci_kernel_log_report_unrecorded(stdout, &in, &req.source,
+									      a->kernel_log);
+			if (e2) {
+				cli_error("%s", e2->message);
+				ci_error_destroy(e2);
+			}
 		}
 	}
 	if (!err)

@@ -449,6 +449,7 @@ int cli_record(int argc, char **argv)
 	}
 
 	time_t start = time(NULL);
+	uint64_t start_us = cli_klog_now_us();
 	struct record_owner owner = { .from_ns = realtime_ns() };
 	ci_sf_boot_id(owner.boot_id);
 	/* Like a shell: ^C goes to CMD, and we stay to report what happened. */
@@ -528,6 +529,8 @@ int cli_record(int argc, char **argv)
 			  "not dump core)");
 	if (snap)
 		cli_error("record: record snapshot: %s", snap);
+	/* The lines beside the core go into the report below too (they replace the record's). */
+	char *klog = cli_record_kernel_log(pid, comm, start_us, core ? core : snap, quiet);
 
 	/* A persistent record is a file mapping, which cores do not include by default: then the
 	 * snapshot is the one to read. */
@@ -539,13 +542,14 @@ int cli_record(int argc, char **argv)
 		render.view = CI_VIEW_SUMMARY;
 		render.width = 100;
 		struct cli_inspect_args a = { .input = input, .json = json, .quiet = quiet,
-					      .render = &render, .sym = &sym };
+					      .render = &render, .sym = &sym, .kernel_log = klog };
 		unsetenv("DEBUGINFOD_URLS");
 		unsetenv("LD_PRELOAD");
 		int r = cli_inspect(&a);
 		if (r != CI_EXIT_OK)
 			cli_error("record: the report could not be made (exit code %d)", r);
 	}
+	free(klog);
 out:
 	if (snapfd >= 0)
 		close(snapfd);

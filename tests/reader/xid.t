@@ -106,6 +106,13 @@ else
 	skip "gdb or build/cudainspect.gdb is missing"
 fi
 
+# The file `cudainspect record` keeps beside a core (CORE.kernel-log) is used without the flag.
+cp "$log" "$core.kernel-log"
+json nb
+is "$(q nb '.diagnosis.confidence') $(q nb '.diagnosis.kernel_log.origin')" "exact $core.kernel-log" \
+	"CORE.kernel-log beside the core: used without --kernel-log"
+rm -f "$core.kernel-log"
+
 # ---- 3. A second run of the same bug: another pid, other addresses, the same signature.
 engine nb2 neighbour attn_decode@6:arg=1+262144
 json nb2 --kernel-log "$T/nb2/kern.log"
@@ -235,6 +242,21 @@ printf '[    0.000020] NVRM: Xid (PCI:0000:01:00): 31, pid=4242, name=synth-main
 is "$(jq -r '.diagnosis.confidence' "$T/plain.json")" low "record without kernel-log lines: three in flight, low"
 is "$(jq -r '.diagnosis | "\(.confidence) \(.faulting_launch.kernel) \(.kernel_log.origin) \(.xid_page.relation) \(.xid_page.allocation)"' "$T/synth.json")" \
 	"exact kernel_3 the record's kernel log past_end 3" "record with its kernel_log section: used without a flag, exact"
+
+# ---- 10b. End to end: `cudainspect record` with the recorder reading the simulator's lines as
+# /dev/kmsg (CUDAINSPECT_KMSG): the record's own section, and CORE.kernel-log beside the core.
+mkdir -p "$T/rec" && : > "$T/rec/kmsg" && chmod 600 "$T/rec/kmsg"
+( ( cd "$T/rec" && ulimit -c unlimited && LD_LIBRARY_PATH="$B/sim" CUDASIM_HANG=mlp@1 \
+	CUDASIM_FAULT=attn_decode@6:arg=1+262144 CUDASIM_KERNEL_LOG="$T/rec/kmsg" \
+	CUDASIM_KERNEL_LOG_FORMAT=kmsg CUDAINSPECT_KMSG="$T/rec/kmsg" \
+	exec timeout 60 "$CI" record -- "$B/xidengine" neighbour ) > "$T/rec/out" 2> "$T/rec/err" || true ) 2>/dev/null
+like "$(cat "$T/rec/out")" "Faulting kernel: attn_decode   \[confidence: exact\]" \
+	"record: the report it prints uses the lines kept beside the core: exact"
+ok "record: CORE.kernel-log was written" test -s "$T/rec/core.kernel-log"
+mv "$T/rec/core.kernel-log" "$T/rec/kept.log"
+"$CI" --json "$T/rec/core" > "$T/rec/report.json"
+is "$(jq -r '.diagnosis | "\(.confidence) \(.kernel_log.origin) \(.kernel_log.lines[0].rule)"' "$T/rec/report.json")" \
+	"exact the record's kernel log pid" "record: without the file, the record's own kernel_log section decides: exact"
 
 # ---- 11. No record: exit 4, and the process's Xid line, with nothing to attribute it to.
 engine nr neighbour attn_decode@6:arg=1+262144 ""
