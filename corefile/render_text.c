@@ -379,7 +379,7 @@ static void history_text(struct ci_text_out *o, const struct ci_attribution *a, 
 	if (!nb)
 		snprintf(buf + k, n - (size_t)k, "; it lies in no recorded allocation.");
 	else if (a->neighbour_relation == CI_REL_INSIDE || a->neighbour_relation == CI_REL_FREED)
-		snprintf(buf + k, n - (size_t)k, "; it lies inside %sallocation #%" PRIu64 " at offset %s.",
+		snprintf(buf + k, n - (size_t)k, "; it lies inside %s#%" PRIu64 " at offset %s.",
 			 a->neighbour_relation == CI_REL_FREED ? "FREED " : "", nb->id,
 			 ci_fmt_count(a->neighbour_offset, off, sizeof(off)));
 	else
@@ -595,12 +595,14 @@ static void copy_lines(struct ci_text_out *o, bool summary)
 	char buf[320], bytes[32], stream[96], who[64], when[96];
 	ci_fmt_count(e->value, bytes, sizeof bytes);
 	if (e->kind == CI_EV_MEMCPY)
-		snprintf(buf, sizeof buf, "Faulting copy: %s bytes from 0x%" PRIx64 " to 0x%" PRIx64
-			 "   [confidence: %s]", bytes, e->b, e->a, ci_confidence_name(d->confidence));
+		snprintf(buf, sizeof buf, "Faulting copy: %s bytes to 0x%" PRIx64 "   [confidence: %s]",
+			 bytes, e->a, ci_confidence_name(d->confidence));
 	else
 		snprintf(buf, sizeof buf, "Faulting set: %s bytes at 0x%" PRIx64 "   [confidence: %s]",
 			 bytes, e->a, ci_confidence_name(d->confidence));
 	heading(o, buf);
+	if (e->kind == CI_EV_MEMCPY)
+		line(o, "  from 0x%" PRIx64 " (a copy engine made the access, not a kernel)", e->b);
 	line(o, "  on %s, by %s, %s",
 	     e->stream != CI_NONE ? ci_stream_label(o->m, e->stream, stream, sizeof stream)
 				  : "no stream (a synchronous call)",
@@ -829,6 +831,10 @@ static void summary_error_thread(struct ci_text_out *o)
 		 thread_desc(o, t->tid, who, sizeof(who)) + 7, role,
 		 d->signal && t->tid == d->signal_tid ? ci_signal_name(d->signal, sig, sizeof(sig)) : "",
 		 from);
+	/* The frames below are numbered: where the title does not fit, "from frame #N" goes. */
+	size_t tl = text_width(title);
+	if (tl > (size_t)o->width && *from && tl - strlen(from) <= (size_t)o->width)
+		title[strlen(title) - strlen(from)] = '\0';
 	fputc('\n', o->f);
 	heading(o, title);
 	size_t shown = 0;
@@ -874,8 +880,13 @@ static void summary_next(struct ci_text_out *o, const char *sig)
 		 sig ? "]" : "");
 	heading(o, cmd);
 	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING) {
-		hint(o, view_cmd(o, "fault", "", cmd, sizeof(cmd)),
-		     "why this launch; every argument with its stacks");
+		/* Lines of the process that decided nothing are in the fault view: say so here. */
+		const struct ci_evidence *ev = ci_report_evidence(o->r);
+		char why[96] = "why this launch; every argument with its stacks";
+		if (ev && ev->kernel_log_selected && d->xid < 0)
+			snprintf(why, sizeof why, "why this launch; the process's %zu kernel-log line%s",
+				 ev->kernel_log_selected, ev->kernel_log_selected == 1 ? "" : "s");
+		hint(o, view_cmd(o, "fault", "", cmd, sizeof(cmd)), why);
 		if (d->faulting_launch >= 0) {
 			const struct ci_launch *l = ci_report_launch(o->r, d->faulting_launch);
 			if (ci_stream_valid(o->m, l->stream)) {
@@ -899,10 +910,11 @@ static void summary_next(struct ci_text_out *o, const char *sig)
 			}
 		}
 		/* Which launch faulted is settled when the driver's address says it (exact). */
-		if (d->verdict == CI_VERDICT_DEVICE_FAULT && d->confidence != CI_CONF_EXACT)
-			line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD (slow), or CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 "
-				"CMD for a GPU core dump");
-		else {
+		if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
+			if (d->confidence != CI_CONF_EXACT)
+				line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD (slow), or "
+					"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CMD for a GPU core dump");
+		} else {
 			hint(o, view_cmd(o, "streams", "", cmd, sizeof(cmd)),
 			     "what every stream is waiting for");
 		}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model-internal.h"
 #include "reader-internal.h"
@@ -251,6 +252,14 @@ static struct ci_error *kernel_log_evidence(struct ci_report *r)
 					  m->kernel_log_size, "the record's kernel log")))
 		return err;
 	const char *path = r->request.kernel_log;
+	/* Without --kernel-log, the lines `cudainspect record` kept beside the input (INPUT.kernel-log)
+	 * are used when that file is there. */
+	char beside[4096];
+	struct stat st;
+	if (!path && r->source && r->source->path &&
+	    (size_t)snprintf(beside, sizeof beside, "%s.kernel-log", r->source->path) < sizeof beside &&
+	    stat(beside, &st) == 0 && S_ISREG(st.st_mode))
+		path = beside;
 	if (!path)
 		return NULL;
 	char *buf = NULL, shown[300], origin[320];

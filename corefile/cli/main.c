@@ -474,8 +474,18 @@ int cli_inspect(const struct cli_inspect_args *a)
 	struct ci_input in = { .path = a->have_pid ? NULL : a->input, .pid = a->have_pid ? a->pid : 0 };
 	struct ci_report *report = NULL;
 	struct ci_error *err = ci_report_create(&in, &req, &report);
-	if (err && err->code == CI_ERR_NO_RECORD)
+	if (err && err->code == CI_ERR_NO_RECORD) {
+		/* No record: what the host side shows, then the driver's lines for the process. */
 		cli_no_record_report(a, err);
+		if (a->kernel_log && !a->json) {
+			struct ci_error *e2 = ci_kernel_log_report_unrecorded(stdout, &in, &req.source,
+									      a->kernel_log);
+			if (e2) {
+				cli_error("%s", e2->message);
+				ci_error_destroy(e2);
+			}
+		}
+	}
 	if (!err)
 		err = ci_report_print(stdout, report);
 	ci_report_destroy(report);

@@ -361,9 +361,8 @@ struct ci_stream_facts {
 				  * finished; 0 if no synchronization says so */
 };
 
-/* The facts a diagnosis reasons from, each gathered once from the decoded record, with where it
- * came from in the comments.  Later kinds of evidence (argument history, kernel-log lines, GPU
- * core dumps) join it here. */
+/* The facts a diagnosis reasons from, each gathered once from the decoded record (and a kernel
+ * log), with where it came from in the comments.  GPU core dumps would join it here. */
 struct ci_evidence {
 	ptrdiff_t first_sticky_error;  /* index into model->errors (by the FIRST_STICKY flag, the
 					* header's seq, the STICKY flag, then the result), or -1 */
@@ -421,7 +420,7 @@ CI_RECORD_ENUM(ci_launch_state, CI_LAUNCH_STATES);
 	X(CI_CONF_LOW, 1, "low")                                                            \
 	X(CI_CONF_MEDIUM, 2, "medium")                                                      \
 	X(CI_CONF_HIGH, 3, "high")                                                          \
-	X(CI_CONF_EXACT, 4, "exact")           /* only from a GPU core dump (later) */
+	X(CI_CONF_EXACT, 4, "exact")           /* the driver's fault address leaves one operation */
 CI_RECORD_ENUM(ci_confidence, CI_CONFIDENCES);
 
 #define CI_RELATIONS(X)                                                                      \
@@ -767,6 +766,13 @@ struct ci_error *ci_report_create(const struct ci_input *in, const struct ci_req
 struct ci_error *ci_report_from_model(struct ci_source *src, struct ci_model *model,
 				      const struct ci_request *req, struct ci_report **ret);
 void ci_report_destroy(struct ci_report *report);
+/* For an input without a flight record (ci_report_create failed with CI_ERR_NO_RECORD): print
+ * to OUT the lines of KERNEL_LOG (a path or "-") that belong to the process the input holds, by
+ * its pid and thread names, each with its fault address and the rule that matched, and say that
+ * there is nothing to attribute them to (docs/KERNEL-LOG.md, "How a report uses the lines"). */
+struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_input *in,
+						 const struct ci_source_options *sopts,
+						 const char *kernel_log);
 /* Print the report as its request says: text or JSON on OUT. */
 struct ci_error *ci_report_print(FILE *out, const struct ci_report *report);
 
