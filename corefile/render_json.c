@@ -280,6 +280,9 @@ static void j_frame(struct json *j, const struct ci_frame *f)
 	else
 		j_null(j, "line");
 	j_bool(j, "inlined", f->inlined);
+	j_str(j, "kind", f->kind == CI_FRAME_PYTHON ? "python" : "native");
+	if (f->kind == CI_FRAME_PYTHON)
+		j_i64(j, "instruction", f->instruction);
 	j_close(j);
 }
 
@@ -707,6 +710,9 @@ static void j_part_threads(struct json *j)
 			j_frame(j, &t->frames[k]);
 		j_close(j);
 		j_str(j, "note", t->note);
+		j_bool(j, "python", t->python);
+		j_bool(j, "gil_holder", t->gil_holder);
+		j_str(j, "python_note", t->python_note);
 		j_close(j);
 	}
 	j_close(j);

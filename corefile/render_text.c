@@ -14,6 +14,7 @@
 #include "render-internal.h"
 
 #define SUMMARY_FRAMES 3        /* launch-site and error-thread frames in the summary */
+#define PYTHON_SUMMARY_FRAMES 8 /* Python frames of the error thread in the summary */
 #define NARROW 100              /* below this width the summary's launch site has a frame less */
 #define SUMMARY_ATTRIBUTIONS 3
 #define SUMMARY_STREAMS 2
@@ -173,6 +174,13 @@ static char *fmt_frame(const struct ci_frame *f, char *buf, size_t n)
 {
 	char fn[256], file[256], mod[256];
 	size_t o = 0;
+	if (f->kind == CI_FRAME_PYTHON) {
+		/* "Engine.launch (engine.py:42) [Python]" */
+		snprintf(buf, n, "%s (%s:%d) [Python]",
+			 f->function ? ci_scrub(f->function, fn, sizeof(fn)) : "??",
+			 f->file ? ci_scrub(base_name(f->file), file, sizeof(file)) : "??", f->line);
+		return buf;
+	}
 	if (f->function)
 		o += (size_t)snprintf(buf + o, n - o, "%s", ci_scrub(f->function, fn, sizeof(fn)));
 	else
@@ -712,11 +720,30 @@ static void summary_error_thread(struct ci_text_out *o)
 	fputc('\n', o->f);
 	heading(o, title);
 	size_t shown = 0;
-	for (size_t i = skip; i < t->frame_count && shown < SUMMARY_FRAMES; i++, shown++) {
+	enum ci_frames_shown which = o->o->frames;
+	/* A Python thread: its Python frames first, where the user's code is (all of them up to
+	 * the limit), then the native frames where it stopped. */
+	if (t->python && which != CI_FRAMES_NATIVE) {
+		for (size_t i = 0; i < t->frame_count && shown < PYTHON_SUMMARY_FRAMES; i++)
+			if (t->frames[i].kind == CI_FRAME_PYTHON) {
+				char buf[768];
+				line(o, "  #%-2zu %s", i, fmt_frame(&t->frames[i], buf, sizeof(buf)));
+				shown++;
+			}
+		if (t->python_note)
+			line(o, "  (%s)", t->python_note);
+		if (which == CI_FRAMES_PYTHON)
+			return;
+		shown = 0;
+	}
+	for (size_t i = skip; i < t->frame_count && shown < SUMMARY_FRAMES; i++) {
 		char buf[768];
+		if (t->frames[i].kind == CI_FRAME_PYTHON && which != CI_FRAMES_PYTHON)
+			continue;
 		if (shown && is_thread_start(&t->frames[i]))
 			break;
 		line(o, "  #%-2zu %s", i, fmt_frame(&t->frames[i], buf, sizeof(buf)));
+		shown++;
 	}
 	if (t->frame_count == 0)
 		line(o, "  (no frames%s%s)", t->note ? ": " : "", t->note ? t->note : "");
@@ -1147,10 +1174,18 @@ void ci_text_threads(struct ci_text_out *o)
 			     ? ci_signal_name(o->d->signal, sig, sizeof(sig)) : "",
 		     t->crashed || (o->d->signal && t->tid == o->d->signal_tid) ? ")" : "",
 		     o->d->error_tid == t->tid ? " (observed the CUDA error)" : "");
+		if (t->gil_holder)
+			line(o, "  (holds the GIL)");
 		for (size_t k = 0; k < t->frame_count; k++) {
 			char buf[768];
+			bool py = t->frames[k].kind == CI_FRAME_PYTHON;
+			if ((py && o->o->frames == CI_FRAMES_NATIVE) ||
+			    (!py && o->o->frames == CI_FRAMES_PYTHON))
+				continue;
 			line(o, "  #%-3zu %s", k, fmt_frame(&t->frames[k], buf, sizeof(buf)));
 		}
+		if (t->python_note)
+			line(o, "  (Python: %s)", t->python_note);
 		if (t->note)
 			line(o, "  (%s)", t->note);
 	}

@@ -493,6 +493,11 @@ struct ci_frame {
 	char *file;              /* NULL if no line info */
 	int line;
 	bool inlined;            /* an inline frame at the same address as the next one */
+	/* Added in schema 3: what kind of frame this is.  A Python frame (corefile/python.c) has
+	 * the code object's address in ADDRESS, its qualified name in FUNCTION, its file and line,
+	 * the instruction offset (code units) in INSTRUCTION and no module. */
+	enum ci_frame_kind { CI_FRAME_NATIVE = 0, CI_FRAME_PYTHON } kind;
+	int32_t instruction;     /* Python: instruction offset in code units, -1 unknown */
 };
 
 struct ci_thread_stack {
@@ -502,6 +507,11 @@ struct ci_thread_stack {
 	struct ci_frame *frames;
 	size_t frame_count;
 	char *note;              /* why unwinding stopped early, or NULL */
+	/* Added for Python (schema 3): the thread runs Python code (a thread state of the
+	 * process's interpreter maps to it), holds the GIL, and why its Python stack is short. */
+	bool python;
+	bool gil_holder;
+	char *python_note;
 };
 
 struct ci_symbolizer;
@@ -621,6 +631,8 @@ struct ci_render_options {
 	bool color;
 	enum ci_hints hints;
 	bool quiet;              /* text: no warnings (JSON keeps them: pipelines want them) */
+	/* Which frames of host stacks text shows (JSON has them all, each with its kind). */
+	enum ci_frames_shown { CI_FRAMES_BOTH = 0, CI_FRAMES_PYTHON, CI_FRAMES_NATIVE } frames;
 };
 
 /* A finished report (the report session below): every stage's result, for the renderers. */
