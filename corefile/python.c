@@ -129,9 +129,14 @@ static uint64_t lt_varint(struct lt_cursor *c)
 	return v;
 }
 
+/* A signed varint; deltas beyond +-2^30 lines are damage (no file is that long). */
 static int64_t lt_svarint(struct lt_cursor *c)
 {
 	uint64_t u = lt_varint(c);
+	if (u >> 31) {
+		c->bad = true;
+		return 0;
+	}
 	return (u & 1) ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
 }
 
