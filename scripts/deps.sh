@@ -12,6 +12,7 @@ packages=(
 	clang libclang-rt-14-dev # libFuzzer harnesses, sanitizer runtimes
 	binutils file procps
 	jq                       # reader tests: check the JSON documents
+	python3 python3-venv     # tests/python: the Python engine, pystack's virtual environment
 )
 
 missing=()
@@ -51,5 +52,18 @@ fi
 if [ ! -f "$cuda_home/include/cuda.h" ]; then
 	echo "deps: no CUDA toolkit at $cuda_home (cuda.h not found); install it or set CUDA_HOME" >&2
 	exit 1
+fi
+# tests/python compares the reader's Python stacks with Bloomberg's pystack (PyPI, pinned), in a
+# virtual environment under the build directory.  Without PyPI those comparisons are skipped
+# (each test says why); nothing else needs it.
+pystack_version=1.7.2
+venv=${BUILD:-build}/pyvenv
+if [ -x "$venv/bin/pystack" ] && "$venv/bin/python" -m pip show pystack 2>/dev/null | grep -qx "Version: $pystack_version"; then
+	:
+elif python3 -m venv "$venv" >/tmp/cudainspect-venv.log 2>&1 &&
+     timeout 300 "$venv/bin/pip" install --disable-pip-version-check -q "pystack==$pystack_version" >>/tmp/cudainspect-venv.log 2>&1; then
+	echo "deps: pystack $pystack_version in $venv"
+else
+	echo "deps: pystack $pystack_version not installed into $venv (PyPI unreachable, or no python3-venv; log: /tmp/cudainspect-venv.log): tests/python/pystack.t will be skipped" >&2
 fi
 echo "deps: ok"

@@ -3,15 +3,14 @@
 # thread the engine described, and "gil ROLE" for the thread the report says holds the GIL.
 #   compare.py EXPECT cudainspect REPORT.json
 #   compare.py EXPECT pystack PYSTACK.txt     (pystack core CORE output: file, name, line)
+#   compare.py --threads REPORT.json PYSTACK.txt
+#       every thread pystack lists against the report's: "ok TID" or "bad TID: why", and
+#       "gil TID" where both say the thread holds the GIL, "gil-differs TID" where they disagree
 import json
 import re
 import sys
 
-expect = [json.loads(line) for line in open(sys.argv[1])]
-kind, path = sys.argv[2], sys.argv[3]
-
-
-def ours():
+def ours(path):
     doc = json.load(open(path))
     threads = {}
     for t in doc["threads"]:
@@ -21,7 +20,7 @@ def ours():
     return threads
 
 
-def pystack():
+def pystack(path):
     # "Traceback for thread 123 (python3) [Has the GIL] (most recent call last):"
     # '    (Python) File "/x/pyengine.py", line 90, in launch'
     threads, cur = {}, None
@@ -39,7 +38,26 @@ def pystack():
     return threads
 
 
-got = ours() if kind == "cudainspect" else pystack()
+if sys.argv[1] == "--threads":
+    mine, theirs = ours(sys.argv[2]), pystack(sys.argv[3])
+    for tid, (frames, gil) in sorted(theirs.items()):
+        if tid not in mine:
+            print("bad %d: not in the report" % tid)
+            continue
+        # pystack names functions by co_name; ours are qualified names.
+        got = [(f, n.rsplit(".", 1)[-1] if n else n, l) for f, n, l in mine[tid][0]]
+        print(("ok %d" % tid) if got == frames else "bad %d: got %s want %s" % (tid, got, frames))
+        if gil != mine[tid][1]:
+            print("gil-differs %d" % tid)
+        elif gil:
+            print("gil %d" % tid)
+    if not theirs:
+        print("bad: pystack listed no thread")
+    sys.exit(0)
+
+expect = [json.loads(line) for line in open(sys.argv[1])]
+kind, path = sys.argv[2], sys.argv[3]
+got = ours(path) if kind == "cudainspect" else pystack(path)
 for e in expect:
     role, tid = e["role"], e["native_id"]
     if tid not in got:
