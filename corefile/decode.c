@@ -1197,6 +1197,16 @@ struct ci_error *ci_decode_with(struct ci_source *src, const struct ci_location 
 	return NULL;
 }
 
+struct ci_model *ci_model_without_record(void)
+{
+	struct ci_model *m = calloc(1, sizeof *m);
+	for (uint32_t k = 0; m && k < CI_SECTION_KIND_MAX; k++)
+		m->sections[k].kind = k;
+	if (m)
+		m->no_record = true;
+	return m;
+}
+
 struct ci_error *ci_decode(struct ci_source *src, const struct ci_location *loc,
 			   struct ci_model **ret)
 {

@@ -1161,6 +1161,9 @@ void ci_text_threads(struct ci_text_out *o)
 			line(o, "Threads: no host backtraces available");
 		return;
 	}
+	if (o->m->no_record)
+		line(o, "No cudainspect flight record in this input (the program did not run under the "
+			"recorder): host threads only");
 	line(o, "Threads: %zu", o->r->thread_count);
 	for (size_t i = 0; i < o->r->thread_count; i++) {
 		const struct ci_thread_stack *t = &o->r->threads[i];

@@ -312,8 +312,20 @@ struct ci_error *ci_report_create(const struct ci_input *in, const struct ci_req
 	struct ci_decode_options dopts = { .lazy = few, .sparse = few };
 	struct ci_location loc;
 	struct ci_model *model = NULL;
-	if (!(err = ci_locate(src, &loc)) && !(err = ci_decode_with(src, &loc, &dopts, &model)))
+	err = ci_locate(src, &loc);
+	if (err && err->code == CI_ERR_NO_RECORD && req->render.view == CI_VIEW_THREADS &&
+	    !req->json && ci_source_info(src)->kind != CI_SOURCE_RECORD) {
+		/* A core or process without a record still has host threads, and Python stacks in
+		 * them: the threads view shows those (and says why there is nothing else). */
+		if (!(model = ci_model_without_record())) {
+			ci_source_close(src);
+			return err;
+		}
+		ci_error_destroy(err);
 		err = ci_report_from_model(src, model, req, ret);
+	} else if (!err && !(err = ci_decode_with(src, &loc, &dopts, &model))) {
+		err = ci_report_from_model(src, model, req, ret);
+	}
 	ci_source_close(src);
 	return err;
 }

@@ -265,7 +265,13 @@ struct ci_model {
 	/* Private to the library: how a lazy model reaches the entries it has not copied yet.  NULL
 	 * in every other model, including models built by hand. */
 	struct ci_model_lazy *lazy;
+	/* The input has no record at all: this model is empty and stands in for one so that the
+	 * host threads (with their Python stacks) of a core can still be shown (the threads view). */
+	bool no_record;
 };
+
+/* An empty model for an input without a record (no_record set); NULL on out-of-memory. */
+struct ci_model *ci_model_without_record(void);
 
 /* Decode the record found at LOC.  Refuses an unknown major version (CI_ERR_VERSION) and a
  * header that cannot be trusted (CI_ERR_CORRUPT); everything below the header degrades entry

@@ -58,4 +58,26 @@ if [ -n "$core" ]; then
 else
 	ok "abort: the engine dumped core" false
 fi
+
+# A core of a Python engine that never ran under the recorder: the threads view still shows
+# every thread's Python stack (and says there is no record); the other views exit 4.
+PRELOAD= py_core /usr/bin/python3.11 abort "$T/norec"
+if [ -n "$core" ]; then
+	text=$("$CLI" "$core" threads --frames=python 2>&1)
+	is "$?" 0 "no record: the threads view exits 0"
+	like "$text" "^No cudainspect flight record in this input" "no record: says so"
+	want=$(/usr/bin/python3.11 -c 'import json, sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if d["role"] == "main":
+        print(" ".join("%s:%d" % (f[1], f[3]) for f in d["frames"]))' "$T/norec/expect")
+	main_tid=$(py_role_tid "$T/norec/expect" main)
+	got=$("$CLI" "$core" threads -t "$main_tid" --frames=python 2>&1 |
+		sed -n 's/^  #[0-9]* *\(.*\) (pyengine\.py:\([0-9]*\)) \[Python\]$/\1:\2/p' | tr '\n' ' ')
+	is "$got" "$want " "no record: the main thread's Python frames are the engine's"
+	"$CLI" "$core" >/dev/null 2>&1
+	is "$?" 4 "no record: the summary still exits 4"
+else
+	ok "no record: the engine dumped core" false
+fi
 done_testing

@@ -3,6 +3,7 @@
 #   python_interpreters   Debian's python3.11 and the pyenv 3.10/3.12/3.13 builds present
 #   py_version PY         "3.11"
 #   py_core PY MODE DIR   run pyengine.py MODE in DIR with cores on; sets $core and $rc
+#                         (PRELOAD= in the environment: without the recorder)
 #   py_compare EXPECT KIND FILE   tests/python/compare.py
 #   py_role_tid EXPECT ROLE       the native thread id the engine wrote for ROLE
 CLI=$B/cudainspect
@@ -32,7 +33,7 @@ py_core() {
 	local py=$1 mode=$2 dir=$3
 	mkdir -p "$dir"
 	rc=0
-	{ (ulimit -c unlimited && cd "$dir" && LD_PRELOAD=$REC exec timeout -k 5 60 "$py" "$ENGINE" \
+	{ (ulimit -c unlimited && cd "$dir" && LD_PRELOAD=${PRELOAD-$REC} exec timeout -k 5 60 "$py" "$ENGINE" \
 		"$SIM" "$dir/expect" "$mode") >"$dir/out" 2>"$dir/err"; } 2>/dev/null || rc=$?
 	core=$(ls "$dir"/core* 2>/dev/null | head -1)
 }
