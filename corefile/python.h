@@ -61,12 +61,6 @@ struct ci_py_state {
 /* The built-in row for 3.MINOR, or NULL. */
 const struct ci_py_layout *ci_py_builtin_layout(unsigned minor);
 
-/* Fill *OUT from the _Py_DebugOffsets block WORDS (CI_PYD_WORDS 8-byte words read from the start
- * of _PyRuntime).  Returns NULL, or why the block is refused (a static sentence): no cookie, a
- * version other than 3.13, a free-threaded build, a size or offset out of bounds. */
-const char *ci_py_layout_from_debug_offsets(const uint64_t *words, struct ci_py_layout *out,
-					    uint32_t *version);
-
 /* The line of instruction INSTR (code units) in a code object whose first line is FIRSTLINENO
  * and whose line table is TABLE[0..LEN), in the format of LAYOUT's version.  0 if unknown. */
 int ci_py_line(const struct ci_py_layout *layout, const uint8_t *table, size_t len,

@@ -18,6 +18,7 @@
 
 #include "python.h"
 #include "reader-internal.h"
+#include "render-internal.h"
 
 struct py_syms {
 	Dwfl_Module *mod;
@@ -238,4 +239,148 @@ nomem:
 		}
 	free(out);
 	return -1;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Recorded stacks (sections 18 and 19)                                                       */
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Python frame word W of a recorded stack as a frame, from the model's code table. */
+static bool recorded_frame(const struct ci_model *m, const struct ci_py_layout *l, uint64_t w,
+			   struct ci_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->kind = CI_FRAME_PYTHON;
+	uint32_t slot = CI_PYFRAME_SLOT(w), instr = CI_PYFRAME_INSTR(w);
+	f->instruction = instr == CI_PYFRAME_NO_INSTR ? -1 : (int32_t)instr;
+	const char *name = slot == CI_PYFRAME_TRUNCATED ? "<more Python frames, not recorded>"
+			   : slot == CI_PYFRAME_NO_CODE ? "<code object not recorded: table full>"
+							: NULL;
+	const struct ci_py_code *c = !name && slot < m->py_code_count && m->py_codes[slot].seq
+					     ? &m->py_codes[slot] : NULL;
+	if (!name && !c)
+		name = "<code object not in the record>";
+	if (name)
+		return (f->function = strdup(name)) != NULL;
+	f->address = c->code;
+	const char *q = ci_model_string(m, c->qualname_str), *file = ci_model_string(m, c->filename_str);
+	if ((q && *q && !(f->function = strdup(q))) || (file && *file && !(f->file = strdup(file))))
+		return false;
+	const char *hex = ci_model_string(m, c->linetable_str);
+	size_t hl = hex ? strlen(hex) / 2 : 0;
+	uint8_t *table = malloc(hl ? hl : 1);
+	if (!table)
+		return false;
+	size_t k = 0;
+	for (; k < hl; k++) {
+		int hi = hexval(hex[2 * k]), lo = hexval(hex[2 * k + 1]);
+		if (hi < 0 || lo < 0)
+			break;
+		table[k] = (uint8_t)(hi << 4 | lo);
+	}
+	if (l)
+		f->line = ci_py_line(l, table, k, c->firstlineno, f->instruction);
+	free(table);
+	return true;
+}
+
+void ci_resolved_pcs_free(struct ci_resolved_pc *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		for (size_t k = 0; k < v[i].owned_python; k++) {
+			free(v[i].owned[k].function);
+			free(v[i].owned[k].file);
+		}
+		free(v[i].owned);
+	}
+	free(v);
+}
+
+/* Put frames PY[FROM..TO) before V's own frames. */
+static int prepend(struct ci_resolved_pc *v, struct ci_frame *py, size_t from, size_t to)
+{
+	size_t np = to - from;
+	struct ci_frame *o = calloc(np + v->count ? np + v->count : 1, sizeof(*o));
+	if (!o)
+		return -1;
+	memcpy(o, py + from, np * sizeof(*o));
+	if (v->count)
+		memcpy(o + np, v->frames, v->count * sizeof(*o));
+	v->owned = o;
+	v->owned_python = np;
+	v->frames = o;
+	v->count += np;
+	memset(py + from, 0, np * sizeof(*py)); /* moved */
+	return 0;
+}
+
+int ci_py_resolve_recorded(const struct ci_model *m, const uint64_t *pcs, size_t n,
+			   struct ci_resolved_pc *v)
+{
+	struct ci_py_layout layout, *l = NULL;
+	if (m->python_count && m->python[0].seq && m->python[0].layout_size >= sizeof(layout)) {
+		memcpy(&layout, m->python[0].layout, sizeof(layout));
+		/* The minor and the line-table format are all the reader takes from it. */
+		if (layout.minor >= 10 && layout.minor <= 13)
+			l = &layout;
+	}
+	size_t np = 0, entries = 0, evals = 0, first_native = n;
+	struct ci_frame *py = calloc(n, sizeof(*py));
+	if (!py)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!(pcs[i] & CI_PYFRAME_TAG)) {
+			if (first_native == n)
+				first_native = i;
+			for (size_t k = 0; k < v[i].count; k++)
+				evals += is_eval_frame(&v[i].frames[k]);
+			continue;
+		}
+		if (!recorded_frame(m, l, pcs[i], &py[np])) {
+			free(py[np].function);
+			rc = -1;
+			goto out;
+		}
+		entries += (pcs[i] & CI_PYFRAME_ENTRY) != 0;
+		/* The entry bit goes with the frame, in the order of the words. */
+		py[np].inlined = (pcs[i] & CI_PYFRAME_ENTRY) != 0;
+		np++;
+	}
+	if (evals == entries && evals) {
+		size_t p = 0;
+		for (size_t i = 0; i < n && p < np; i++) {
+			bool eval = false;
+			for (size_t k = 0; k < v[i].count; k++)
+				eval |= is_eval_frame(&v[i].frames[k]);
+			if (!eval || (pcs[i] & CI_PYFRAME_TAG))
+				continue;
+			size_t from = p;
+			while (p < np && !py[p++].inlined)
+				;
+			if (prepend(&v[i], py, from, p)) {
+				rc = -1;
+				goto out;
+			}
+		}
+	} else if (np) {
+		size_t at = first_native < n ? first_native : 0;
+		if (prepend(&v[at], py, 0, np))
+			rc = -1;
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		if (v[i].owned)
+			for (size_t k = 0; k < v[i].owned_python; k++)
+				v[i].owned[k].inlined = false;
+	for (size_t i = 0; i < np; i++) {
+		free(py[i].function);
+		free(py[i].file);
+	}
+	free(py);
+	return rc;
 }

@@ -176,9 +176,13 @@ static char *fmt_frame(const struct ci_frame *f, char *buf, size_t n)
 	size_t o = 0;
 	if (f->kind == CI_FRAME_PYTHON) {
 		/* "Engine.launch (engine.py:42) [Python]" */
-		snprintf(buf, n, "%s (%s:%d) [Python]",
-			 f->function ? ci_scrub(f->function, fn, sizeof(fn)) : "??",
-			 f->file ? ci_scrub(base_name(f->file), file, sizeof(file)) : "??", f->line);
+		if (f->file)
+			snprintf(buf, n, "%s (%s:%d) [Python]",
+				 f->function ? ci_scrub(f->function, fn, sizeof(fn)) : "??",
+				 ci_scrub(base_name(f->file), file, sizeof(file)), f->line);
+		else
+			snprintf(buf, n, "%s [Python]",
+				 f->function ? ci_scrub(f->function, fn, sizeof(fn)) : "??");
 		return buf;
 	}
 	if (f->function)
@@ -230,18 +234,30 @@ static int print_stack(struct ci_text_out *o, const char *prefix, uint32_t id, s
 		return 1;
 	}
 	size_t shown = 0;
-	for (size_t i = 0; i < n && shown < max; i++) {
-		const struct ci_resolved_pc *rp = ci_report_pc(o->r, id, i);
-		struct ci_frame bare = { .address = pcs[i] };
-		const struct ci_frame *fr = rp ? rp->frames : &bare;
-		size_t nf = rp ? rp->count : 1;
-		if (shown && is_thread_start(&fr[0]))
-			break;
-		for (size_t k = 0; k < nf && shown < max; k++, shown++) {
-			char buf[768];
-			line(o, "%*s%s", (int)(shown ? indent : 0), shown ? "" : prefix,
-			     fmt_frame(&fr[k], buf, sizeof(buf)));
-			lines++;
+	/* With Python frames: those first (where the user's code is), then the native ones. */
+	enum ci_frames_shown which = o->o->frames;
+	bool python = false;
+	for (size_t i = 0; i < n; i++)
+		python |= (pcs[i] & CI_PYFRAME_TAG) != 0;
+	for (int pass = python ? 0 : 1; pass < 2; pass++) {
+		if ((pass == 0 && which == CI_FRAMES_NATIVE) || (pass == 1 && python && which == CI_FRAMES_PYTHON))
+			continue;
+		for (size_t i = 0; i < n && shown < max; i++) {
+			const struct ci_resolved_pc *rp = ci_report_pc(o->r, id, i);
+			struct ci_frame bare = { .address = pcs[i] };
+			const struct ci_frame *fr = rp ? rp->frames : &bare;
+			size_t nf = rp ? rp->count : 1;
+			if (pass == 1 && shown && nf && fr[0].kind == CI_FRAME_NATIVE && is_thread_start(&fr[0]))
+				break;
+			for (size_t k = 0; k < nf && shown < max; k++) {
+				char buf[768];
+				if ((fr[k].kind == CI_FRAME_PYTHON) != (pass == 0))
+					continue;
+				line(o, "%*s%s", (int)(shown ? indent : 0), shown ? "" : prefix,
+				     fmt_frame(&fr[k], buf, sizeof(buf)));
+				lines++;
+				shown++;
+			}
 		}
 	}
 	return lines;
@@ -257,7 +273,18 @@ static char *stack_site(struct ci_text_out *o, uint32_t id, char *buf, size_t n)
 		return buf;
 	const struct ci_resolved_pc *rp = ci_report_pc(o->r, id, 0);
 	struct ci_frame bare = { .address = pcs[0] };
-	const struct ci_frame *f = rp ? &rp->frames[0] : &bare;
+	const struct ci_frame *f = rp && rp->count ? &rp->frames[0] : &bare;
+	/* A stack with Python frames: its innermost one is the user's launch site. */
+	for (size_t i = 0; o->o->frames != CI_FRAMES_NATIVE && i < np; i++) {
+		const struct ci_resolved_pc *p = ci_report_pc(o->r, id, i);
+		size_t k = 0;
+		while (p && k < p->count && p->frames[k].kind != CI_FRAME_PYTHON)
+			k++;
+		if (p && k < p->count) {
+			f = &p->frames[k];
+			break;
+		}
+	}
 	if (f->function && f->file) {
 		/* Function and line say it all; the module would only crowd a one-line site. */
 		char fn[256], file[256];

@@ -32,8 +32,12 @@ void ci_report_destroy(struct ci_report *r)
 	if (!r)
 		return;
 	if (r->pcs) {
-		for (size_t i = 0; i < r->model->stack_count; i++)
-			free(r->pcs[i]);
+		for (size_t i = 0; i < r->model->stack_count; i++) {
+			size_t n = 0;
+			if (r->pcs[i])
+				ci_model_stack(r->model, (uint32_t)i + 1, &n);
+			ci_resolved_pcs_free(r->pcs[i], n);
+		}
 		free(r->pcs);
 	}
 	ci_thread_stacks_free(r->threads, r->thread_count);
@@ -171,10 +175,15 @@ static int resolve_stack(struct ci_report *r, uint32_t id)
 	struct ci_resolved_pc *v = calloc(n, sizeof *v);
 	if (!v)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		v[i].frames = ci_symbolize_cached(r->symbolizer, pcs[i], true, &v[i].count);
+	bool python = false;
+	for (size_t i = 0; i < n; i++) {
+		if (pcs[i] & CI_PYFRAME_TAG)
+			python = v[i].python_word = true;
+		else
+			v[i].frames = ci_symbolize_cached(r->symbolizer, pcs[i], true, &v[i].count);
+	}
 	r->pcs[id - 1] = v;
-	return 0;
+	return python ? ci_py_resolve_recorded(r->model, pcs, n, v) : 0;
 }
 
 static int resolve_alloc(struct ci_report *r, const struct ci_alloc *a, bool freed)

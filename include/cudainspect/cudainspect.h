@@ -240,6 +240,9 @@ struct ci_model {
 	struct ci_code_module *code_modules; size_t code_module_count;
 	struct ci_function *functions; size_t function_count;
 	struct ci_thread *threads; size_t thread_count;
+	/* Python (sections 18 and 19; empty where the recorder found no interpreter). */
+	struct ci_python *python; size_t python_count;
+	struct ci_py_code *py_codes; size_t py_code_count;
 
 	/* Rings: accepted entries only, sorted by time_ns then seq (oldest first).  In a lazy model
 	 * (ci_decode_with) `launches` is NULL: read them with ci_model_launch(). */
@@ -332,6 +335,7 @@ const char *ci_context_kind_name(uint32_t kind);
 const char *ci_record_state_name(uint32_t state);
 const char *ci_record_origin_name(uint32_t origin);
 const char *ci_stack_mode_name(uint32_t mode);
+const char *ci_python_state_name(uint32_t state); /* "on", "unsupported", "off" */
 const char *ci_section_word(uint32_t kind);   /* "allocations": the JSON key */
 const char *ci_section_title(uint32_t kind);  /* "API errors": messages and tables; NULL for a
 					       * kind this reader does not know */

@@ -12,7 +12,9 @@
 #ifndef CUDAINSPECT_PYLAYOUT_H
 #define CUDAINSPECT_PYLAYOUT_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Every offset is in bytes from the start of its object; 0 means "not in this version"
  * where the field is optional (the table says which). */
@@ -127,5 +129,81 @@ enum ci_py_debug_word {
 	CI_PYD_UNICODE_ASCII_SIZE = 70,
 	CI_PYD_WORDS = 73,            /* the words of the 3.13 block (through gc.collecting) */
 };
+
+/* Fill *OUT from the _Py_DebugOffsets block W (CI_PYD_WORDS 8-byte words read from the start of
+ * _PyRuntime).  Returns NULL, or why the block is refused (a static sentence): no cookie, a
+ * version other than 3.13, a free-threaded build, a size or offset out of bounds. */
+/* A struct size the debug block gives must be sane, and every field offset inside it. */
+#define CI_PYD_STRUCT_MAX (1u << 20)
+
+/* The fields taken from the block: the struct's size word, the field's word, the bytes read
+ * at that offset, and where the offset goes. */
+static const struct ci_pyd_field {
+	uint8_t size_word, field_word, width;
+	uint16_t dst; /* offsetof(struct ci_py_layout, ...) */
+} ci_pyd_fields[] = {
+#define CI_PYD_F(size, field, width, member) { size, field, width, offsetof(struct ci_py_layout, member) }
+	CI_PYD_F(CI_PYD_RUNTIME_SIZE, CI_PYD_RUNTIME_INTERPRETERS_HEAD, 8, runtime_interpreters_head),
+	CI_PYD_F(CI_PYD_INTERP_SIZE, CI_PYD_INTERP_NEXT, 8, interp_next),
+	CI_PYD_F(CI_PYD_INTERP_SIZE, CI_PYD_INTERP_THREADS_HEAD, 8, interp_threads_head),
+	CI_PYD_F(CI_PYD_INTERP_SIZE, CI_PYD_INTERP_GIL_LOCKED, 4, interp_gil_locked),
+	CI_PYD_F(CI_PYD_INTERP_SIZE, CI_PYD_INTERP_GIL_HOLDER, 8, interp_gil_holder),
+	CI_PYD_F(CI_PYD_TSTATE_SIZE, CI_PYD_TSTATE_NEXT, 8, tstate_next),
+	CI_PYD_F(CI_PYD_TSTATE_SIZE, CI_PYD_TSTATE_INTERP, 8, tstate_interp),
+	CI_PYD_F(CI_PYD_TSTATE_SIZE, CI_PYD_TSTATE_CURRENT_FRAME, 8, tstate_frame),
+	CI_PYD_F(CI_PYD_TSTATE_SIZE, CI_PYD_TSTATE_THREAD_ID, 8, tstate_thread_id),
+	CI_PYD_F(CI_PYD_TSTATE_SIZE, CI_PYD_TSTATE_NATIVE_THREAD_ID, 8, tstate_native_thread_id),
+	CI_PYD_F(CI_PYD_FRAME_SIZE, CI_PYD_FRAME_PREVIOUS, 8, frame_previous),
+	CI_PYD_F(CI_PYD_FRAME_SIZE, CI_PYD_FRAME_EXECUTABLE, 8, frame_code),
+	CI_PYD_F(CI_PYD_FRAME_SIZE, CI_PYD_FRAME_INSTR_PTR, 8, frame_instr),
+	CI_PYD_F(CI_PYD_FRAME_SIZE, CI_PYD_FRAME_OWNER, 1, frame_owner),
+	CI_PYD_F(CI_PYD_CODE_SIZE, CI_PYD_CODE_FILENAME, 8, code_filename),
+	CI_PYD_F(CI_PYD_CODE_SIZE, CI_PYD_CODE_NAME, 8, code_name),
+	CI_PYD_F(CI_PYD_CODE_SIZE, CI_PYD_CODE_QUALNAME, 8, code_qualname),
+	CI_PYD_F(CI_PYD_CODE_SIZE, CI_PYD_CODE_LINETABLE, 8, code_linetable),
+	CI_PYD_F(CI_PYD_CODE_SIZE, CI_PYD_CODE_FIRSTLINENO, 4, code_firstlineno),
+	CI_PYD_F(CI_PYD_CODE_SIZE, CI_PYD_CODE_CODE_ADAPTIVE, 0, code_code_adaptive),
+	CI_PYD_F(CI_PYD_BYTES_SIZE, CI_PYD_BYTES_OB_SIZE, 8, bytes_size),
+	CI_PYD_F(CI_PYD_BYTES_SIZE, CI_PYD_BYTES_OB_SVAL, 0, bytes_sval),
+	CI_PYD_F(CI_PYD_UNICODE_SIZE, CI_PYD_UNICODE_STATE, 4, unicode_state),
+	CI_PYD_F(CI_PYD_UNICODE_SIZE, CI_PYD_UNICODE_LENGTH, 8, unicode_length),
+#undef CI_PYD_F
+};
+
+static inline const char *ci_py_layout_from_debug_offsets(const uint64_t *w,
+							   struct ci_py_layout *out,
+							   uint32_t *version)
+{
+	if (memcmp(&w[0], CI_PY_DEBUG_COOKIE, 8) != 0)
+		return "no _Py_DebugOffsets cookie at _PyRuntime";
+	uint64_t v = w[CI_PYD_VERSION];
+	if (v >> 32 || (v >> 24) != 3)
+		return "the _Py_DebugOffsets version is not a Python 3 version";
+	*version = (uint32_t)v;
+	if (((v >> 16) & 0xff) != 13)
+		return "this Python's _Py_DebugOffsets layout is not one the reader knows (3.13 only: "
+		       "3.14 tags frame pointers and renumbers frame owners)";
+	if (w[CI_PYD_FREE_THREADED])
+		return "a free-threaded build (not supported yet)";
+	struct ci_py_layout l = { .minor = 13, .has_cframe = 0, .owner_cstack = 3,
+				  .linetable_311 = 1, .code_may_be_none = 1,
+				  .from_debug_offsets = 1 };
+	for (size_t i = 0; i < sizeof(ci_pyd_fields) / sizeof(ci_pyd_fields[0]); i++) {
+		const struct ci_pyd_field *f = &ci_pyd_fields[i];
+		uint64_t size = w[f->size_word], off = w[f->field_word];
+		if (size == 0 || size > CI_PYD_STRUCT_MAX || off > size || f->width > size - off)
+			return "a _Py_DebugOffsets size or offset is out of bounds (damaged)";
+		uint32_t off32 = (uint32_t)off;
+		memcpy((char *)&l + f->dst, &off32, sizeof(off32));
+	}
+	uint64_t ascii = w[CI_PYD_UNICODE_ASCII_SIZE];
+	if (ascii < 24 || ascii > 256)
+		return "the _Py_DebugOffsets string header size is out of bounds (damaged)";
+	l.unicode_ascii_size = (uint32_t)ascii;
+	/* PyCompactUnicodeObject adds utf8_length and utf8 to PyASCIIObject (3.12+). */
+	l.unicode_compact_size = (uint32_t)ascii + 16;
+	*out = l;
+	return NULL;
+}
 
 #endif

@@ -3,6 +3,9 @@
 # thread the engine described, and "gil ROLE" for the thread the report says holds the GIL.
 #   compare.py EXPECT cudainspect REPORT.json
 #   compare.py EXPECT pystack PYSTACK.txt     (pystack core CORE output: file, name, line)
+#   compare.py --calls EXPECT.calls REPORT.json
+#       the recorded stacks of the allocations and launches against what the engine wrote
+#       before each call: "ok launch N", "ok alloc N" or "bad ...: why"
 #   compare.py --threads REPORT.json PYSTACK.txt
 #       every thread pystack lists against the report's: "ok TID" or "bad TID: why", and
 #       "gil TID" where both say the thread holds the GIL, "gil-differs TID" where they disagree
@@ -37,6 +40,23 @@ def pystack(path):
         frames.reverse()  # pystack prints the most recent call last
     return threads
 
+
+if sys.argv[1] == "--calls":
+    calls = [json.loads(line) for line in open(sys.argv[2])]
+    doc = json.load(open(sys.argv[3]))
+    recorded = {"launch": [l.get("stack") or [] for l in sorted(doc["launches"], key=lambda l: l["seq"])],
+                "alloc": [a.get("stack") or [] for a in doc["allocations"]]}
+    for kind in ("launch", "alloc"):
+        want_all = [c["frames"] for c in calls if c["kind"] == kind]
+        got_all = recorded[kind]
+        if len(want_all) != len(got_all):
+            print("bad %s: %d recorded, the engine made %d" % (kind, len(got_all), len(want_all)))
+        for i, (want, stack) in enumerate(zip(want_all, got_all)):
+            got = [(f["file"], f["function"], f["line"]) for f in stack if f.get("kind") == "python"]
+            want = [(f[0], f[1], f[3]) for f in want]
+            print(("ok %s %d" % (kind, i + 1)) if got == want else
+                  "bad %s %d: got %s want %s" % (kind, i + 1, got, want))
+    sys.exit(0)
 
 if sys.argv[1] == "--threads":
     mine, theirs = ours(sys.argv[2]), pystack(sys.argv[3])

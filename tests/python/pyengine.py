@@ -2,11 +2,13 @@
 #
 # It reaches the simulated driver (build/sim/libcuda.so.1) through ctypes.CDLL, which releases
 # the GIL around every call as PyTorch's op bindings do, and launches kernels several Python
-# calls deep: a class method, a map() callback, a generator.  Besides the main thread it runs a
+# calls deep: a class method, a map() callback, a generator, and once from a function made with
+# exec() and deleted before the crash.  Besides the main thread it runs a
 # worker thread (blocked in time.sleep) and a spinner thread (a pure-Python loop that takes the
 # GIL whenever the main thread releases it).  Before the crash every Python thread writes its
 # own stack, from traceback.walk_stack (what traceback.extract_stack reads), as JSON lines into
-# EXPECT: the test compares the reader's frames with these.
+# EXPECT, and before each allocation and launch the main thread writes its stack into
+# EXPECT.calls: the tests compare the reader's frames with these.
 #
 #   pyengine.py LIBCUDA EXPECT MODE
 #   MODE hostfunc: the main thread waits in cuStreamSynchronize (GIL released) while the
@@ -15,6 +17,7 @@
 #   MODE abort:    the main thread calls abort() itself, through ctypes.PyDLL (GIL held).
 #   MODE exit:     no crash: launches, then exits with status 0.
 import ctypes
+import gc
 import json
 import os
 import sys
@@ -62,6 +65,13 @@ def write_expect(role, frames):
                                 "frames": frames}) + "\n")
 
 
+def write_call(kind, frames):
+    """The stack of a recorded call (allocation, launch), in the order of the calls."""
+    with lock:
+        with open(EXPECT + ".calls", "a") as f:
+            f.write(json.dumps({"kind": kind, "frames": frames}) + "\n")
+
+
 class Engine:
     def __init__(self):
         check(cuda.cuInit(0), "cuInit")
@@ -75,7 +85,9 @@ class Engine:
         self.fn = ctypes.c_void_p()
         check(cuda.cuModuleGetFunction(ctypes.byref(self.fn), mod, b"py_step"), "cuModuleGetFunction")
         self.buf = ctypes.c_uint64()
-        check(cuda.cuMemAlloc_v2(ctypes.byref(self.buf), ctypes.c_size_t(1 << 20)), "cuMemAlloc")
+        write_call("alloc", my_stack(line=sys._getframe().f_lineno + 1))
+        r = cuda.cuMemAlloc_v2(ctypes.byref(self.buf), ctypes.c_size_t(1 << 20))
+        check(r, "cuMemAlloc")
         self.stream = ctypes.c_void_p()
         check(cuda.cuStreamCreate(ctypes.byref(self.stream), 0), "cuStreamCreate")
         self.launched = 0
@@ -83,11 +95,12 @@ class Engine:
     def launch(self, i):
         arg = ctypes.c_uint64(self.buf.value)
         params = (ctypes.c_void_p * 1)(ctypes.addressof(arg))
-        check(cuda.cuLaunchKernel(self.fn, 1, 1, 1, 32, 1, 1, 0, self.stream, params, None),
-              "cuLaunchKernel")
+        write_call("launch", my_stack(line=sys._getframe().f_lineno + 1))
+        r = cuda.cuLaunchKernel(self.fn, 1, 1, 1, 32, 1, 1, 0, self.stream, params, None)
+        check(r, "cuLaunchKernel")
         self.launched += 1
-        if self.launched == 6 and MODE != "exit":
-            self.crash()  # the last launch of step(3): 1 + 2 + 3
+        if self.launched == 7 and MODE != "exit":
+            self.crash()  # the last launch of step(3) (1 + 2 + 3), after the transient one
         return i
 
     def layers(self, n):
@@ -103,8 +116,12 @@ class Engine:
         if MODE == "hostfunc":
             usleep = ctypes.cast(libc.usleep, ctypes.c_void_p)
             abort = ctypes.cast(libc.abort, ctypes.c_void_p)
-            check(cuda.cuLaunchHostFunc(self.stream, usleep, ctypes.c_void_p(300000)), "cuLaunchHostFunc")
-            check(cuda.cuLaunchHostFunc(self.stream, abort, None), "cuLaunchHostFunc")
+            write_call("launch", my_stack(line=sys._getframe().f_lineno + 1))
+            r = cuda.cuLaunchHostFunc(self.stream, usleep, ctypes.c_void_p(300000))
+            check(r, "cuLaunchHostFunc")
+            write_call("launch", my_stack(line=sys._getframe().f_lineno + 1))
+            r = cuda.cuLaunchHostFunc(self.stream, abort, None)
+            check(r, "cuLaunchHostFunc")
             write_expect("main", my_stack(line=sys._getframe().f_lineno + 1))
             cuda.cuStreamSynchronize(self.stream)
         elif MODE == "abort":
@@ -127,13 +144,21 @@ def spinner(ready, go):
 
 
 def serve(engine):
+    # A function that exists only for one launch: its code object is freed before the crash,
+    # and the record's copy of it must still name it.
+    ns = {}
+    exec(compile("def transient(engine):\n    return engine.launch(0)\n", "<transient>", "exec"), ns)
+    ns["transient"](engine)
+    del ns
+    gc.collect()
     engine.step(3)
     check(cuda.cuStreamSynchronize(engine.stream), "cuStreamSynchronize")
 
 
 def main():
-    if os.path.exists(EXPECT):
-        os.unlink(EXPECT)
+    for path in (EXPECT, EXPECT + ".calls"):
+        if os.path.exists(path):
+            os.unlink(path)
     engine = Engine()
     r1, r2, go = threading.Event(), threading.Event(), threading.Event()
     threading.Thread(target=worker, args=(r1,), name="worker", daemon=True).start()
