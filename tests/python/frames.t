@@ -59,6 +59,20 @@ else
 	ok "abort: the engine dumped core" false
 fi
 
+# A live hung engine (--pid): the main thread waits in a ctypes call; its Python frames are read
+# from the running process.
+mkdir -p "$T/live"
+(cd "$T/live" && LD_PRELOAD=$REC CUDAINSPECT_QUIET=1 exec /usr/bin/python3.11 "$ENGINE" "$SIM" "$T/live/expect" hang) \
+	>/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q '"main"' "$T/live/expect" 2>/dev/null && break; sleep 0.1; done
+sleep 0.2
+"$CLI" --pid "$pid" --json >"$T/live/report.json" 2>"$T/live/err"
+res=$(py_compare "$T/live/expect" cudainspect "$T/live/report.json")
+kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+like "$res" "^ok main$" "live --pid: the hung main thread's Python frames"
+like "$res" "^ok worker$" "live --pid: the worker's"
+
 # A core of a Python engine that never ran under the recorder: the threads view still shows
 # every thread's Python stack (and says there is no record); the other views exit 4.
 PRELOAD= py_core /usr/bin/python3.11 abort "$T/norec"

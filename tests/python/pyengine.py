@@ -16,6 +16,7 @@
 #                  function; the spinner holds the GIL when the process dies.
 #   MODE abort:    the main thread calls abort() itself, through ctypes.PyDLL (GIL held).
 #   MODE exit:     no crash: launches, then exits with status 0.
+#   MODE hang:     no crash: launches, then waits in a ctypes call (sleep) until killed.
 import ctypes
 import gc
 import json
@@ -99,7 +100,7 @@ class Engine:
         r = cuda.cuLaunchKernel(self.fn, 1, 1, 1, 32, 1, 1, 0, self.stream, params, None)
         check(r, "cuLaunchKernel")
         self.launched += 1
-        if self.launched == 7 and MODE != "exit":
+        if self.launched == 7 and MODE not in ("exit", "hang"):
             self.crash()  # the last launch of step(3) (1 + 2 + 3), after the transient one
         return i
 
@@ -153,6 +154,9 @@ def serve(engine):
     gc.collect()
     engine.step(3)
     check(cuda.cuStreamSynchronize(engine.stream), "cuStreamSynchronize")
+    if MODE == "hang":
+        write_expect("main", my_stack(line=sys._getframe().f_lineno + 1))
+        libc.sleep(1000)
 
 
 def main():

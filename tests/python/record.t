@@ -43,6 +43,15 @@ for py in $(python_interpreters); do
 	unlike "$native" "\[Python\]" "$v: --frames=native: no Python frame in recorded stacks"
 done
 
+# With DWARF unwinding the native stack reaches the interpreter's eval frames: each run of
+# recorded Python frames sits just inside (before) its _PyEval_EvalFrameDefault frame.
+CUDAINSPECT_STACKS=accurate CUDAINSPECT_STACK_DEPTH=64 py_core /usr/bin/python3.11 hostfunc "$T/acc"
+snap=$(ls "$T"/acc/*.cisnap 2>/dev/null | head -1)
+"$CLI" "$snap" --json >"$T/acc/r.json" 2>/dev/null
+# Launch 2 (the first of step()): launch, layers | the map lambda | step, serve, main, <module>.
+is "$(pyjson "$T/acc/r.json" '" ".join(k for k in (("P" if f["kind"] == "python" else "E" if (f["function"] or "").startswith("_PyEval_EvalFrameDefault") else "") for f in sorted(d["launches"], key=lambda l: l["seq"])[1]["stack"]) if k)')" \
+	"P P E P E P P P P E" "accurate stacks: a recorded launch's Python runs merged at its three eval frames"
+
 # CUDAINSPECT_PYTHON=off: native stacks only, and the section says off.
 CUDAINSPECT_PYTHON=off py_core /usr/bin/python3.11 hostfunc "$T/off"
 "$CLI" "$core" --json >"$T/off/r.json" 2>/dev/null
