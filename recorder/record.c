@@ -57,8 +57,9 @@ static const struct {
 	{ CI_SEC_BREADCRUMBS, 8, 0, 0 },   /* one per stream slot */
 	{ CI_SEC_THREADS, sizeof(struct ci_thread), 10, 64 },
 	{ CI_SEC_SYMBOL_IMAGE, 1, 0, 0 },  /* sized by the allocation table */
+	{ CI_SEC_KERNEL_LOG, 1, 2, 4096 }, /* NVIDIA kernel-log lines (klog.c) */
 	{ CI_SEC_PYTHON, sizeof(struct ci_python), 0, 1 },
-	{ CI_SEC_PY_CODES, sizeof(struct ci_py_code), 10, 256 },
+	{ CI_SEC_PY_CODES, sizeof(struct ci_py_code), 3, 64 },
 };
 
 static uint64_t ci_align(uint64_t x, uint64_t a)
@@ -254,6 +255,7 @@ static void ci_start_clocks(void)
 	ci_start_realtime_ns = ci_clock(CLOCK_REALTIME);
 	uint64_t m2 = ci_clock(CLOCK_MONOTONIC);
 	ci_start_monotonic_ns = m1 + (m2 - m1) / 2;
+	ci_klog_note_start();
 }
 
 /* Reserve SIZE bytes of blocks for FD; 0 or an errno.  posix_fallocate is the fallocate system
@@ -559,6 +561,7 @@ void ci_record_describe_process(void)
 	gethostname(h->host, sizeof h->host - 1);
 	h->start_realtime_ns = ci_start_realtime_ns;
 	h->start_monotonic_ns = ci_start_monotonic_ns;
+	h->start_boottime_ns = ci_klog_start_boottime();
 	ci_sf_boot_id(h->boot_id);
 
 	char buf[4096];
