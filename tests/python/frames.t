@@ -89,8 +89,10 @@ for l in open(sys.argv[1]):
 	got=$("$CLI" "$core" threads -t "$main_tid" --frames=python 2>&1 |
 		sed -n 's/^  #[0-9]* *\(.*\) (pyengine\.py:\([0-9]*\)) \[Python\]$/\1:\2/p' | tr '\n' ' ')
 	is "$got" "$want " "no record: the main thread's Python frames are the engine's"
-	"$CLI" "$core" >/dev/null 2>&1
+	summary=$("$CLI" "$core" 2>&1)
 	is "$?" 4 "no record: the summary still exits 4"
+	like "$summary" "#[0-9]+ +Engine\.crash \(pyengine\.py:[0-9]+\) \[Python\]" \
+		"no record: the host side report shows the crashed thread's Python frames"
 else
 	ok "no record: the engine dumped core" false
 fi
