@@ -240,6 +240,9 @@ struct ci_model {
 	struct ci_code_module *code_modules; size_t code_module_count;
 	struct ci_function *functions; size_t function_count;
 	struct ci_thread *threads; size_t thread_count;
+	/* Python (sections 18 and 19; empty where the recorder found no interpreter). */
+	struct ci_python *python; size_t python_count;
+	struct ci_py_code *py_codes; size_t py_code_count;
 
 	/* Rings: accepted entries only, sorted by time_ns then seq (oldest first).  In a lazy model
 	 * (ci_decode_with) `launches` is NULL: read them with ci_model_launch(). */
@@ -268,7 +271,13 @@ struct ci_model {
 	/* Private to the library: how a lazy model reaches the entries it has not copied yet.  NULL
 	 * in every other model, including models built by hand. */
 	struct ci_model_lazy *lazy;
+	/* The input has no record at all: this model is empty and stands in for one so that the
+	 * host threads (with their Python stacks) of a core can still be shown (the threads view). */
+	bool no_record;
 };
+
+/* An empty model for an input without a record (no_record set); NULL on out-of-memory. */
+struct ci_model *ci_model_without_record(void);
 
 /* Decode the record found at LOC.  Refuses an unknown major version (CI_ERR_VERSION) and a
  * header that cannot be trusted (CI_ERR_CORRUPT); everything below the header degrades entry
@@ -329,6 +338,7 @@ const char *ci_context_kind_name(uint32_t kind);
 const char *ci_record_state_name(uint32_t state);
 const char *ci_record_origin_name(uint32_t origin);
 const char *ci_stack_mode_name(uint32_t mode);
+const char *ci_python_state_name(uint32_t state); /* "on", "unsupported", "off" */
 const char *ci_section_word(uint32_t kind);   /* "allocations": the JSON key */
 const char *ci_section_title(uint32_t kind);  /* "API errors": messages and tables; NULL for a
 					       * kind this reader does not know */
@@ -574,6 +584,11 @@ struct ci_frame {
 	char *file;              /* NULL if no line info */
 	int line;
 	bool inlined;            /* an inline frame at the same address as the next one */
+	/* Added in schema 3: what kind of frame this is.  A Python frame (corefile/python.c) has
+	 * the code object's address in ADDRESS, its qualified name in FUNCTION, its file and line,
+	 * the instruction offset (code units) in INSTRUCTION and no module. */
+	enum ci_frame_kind { CI_FRAME_NATIVE = 0, CI_FRAME_PYTHON } kind;
+	int32_t instruction;     /* Python: instruction offset in code units, -1 unknown */
 };
 
 struct ci_thread_stack {
@@ -583,6 +598,11 @@ struct ci_thread_stack {
 	struct ci_frame *frames;
 	size_t frame_count;
 	char *note;              /* why unwinding stopped early, or NULL */
+	/* Added for Python (schema 3): the thread runs Python code (a thread state of the
+	 * process's interpreter maps to it), holds the GIL, and why its Python stack is short. */
+	bool python;
+	bool gil_holder;
+	char *python_note;
 };
 
 struct ci_symbolizer;
@@ -702,6 +722,8 @@ struct ci_render_options {
 	bool color;
 	enum ci_hints hints;
 	bool quiet;              /* text: no warnings (JSON keeps them: pipelines want them) */
+	/* Which frames of host stacks text shows (JSON has them all, each with its kind). */
+	enum ci_frames_shown { CI_FRAMES_BOTH = 0, CI_FRAMES_PYTHON, CI_FRAMES_NATIVE } frames;
 };
 
 /* A finished report (the report session below): every stage's result, for the renderers. */
