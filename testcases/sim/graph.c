@@ -41,15 +41,20 @@ SIM_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 	return CUDA_SUCCESS;
 }
 
-void sim_work_copy(struct sim_work *dst, const struct sim_work *src)
+/* A deep copy of work; a kernel node's parameter copy only WITH_PARAMS (an exec keeps it, a
+ * replay does not need it). */
+static void sim_work_dup(struct sim_work *dst, const struct sim_work *src, int with_params)
 {
 	*dst = *src;
-	if (src->kind == SIM_OP_KERNEL && src->u.kernel.argv) {
-		dst->u.kernel.argv = malloc(src->u.kernel.argc * sizeof(*dst->u.kernel.argv));
-		if (dst->u.kernel.argv)
-			memcpy(dst->u.kernel.argv, src->u.kernel.argv, src->u.kernel.argc * sizeof(*dst->u.kernel.argv));
-		else
-			dst->u.kernel.argc = 0; /* best effort without memory: no argument, no Xid line */
+	if (src->kind == SIM_OP_KERNEL) {
+		dst->u.kernel.kp = with_params ? sim_kparams_copy(src->u.kernel.kp) : NULL;
+		if (src->u.kernel.argv) {
+			dst->u.kernel.argv = malloc(src->u.kernel.argc * sizeof(*dst->u.kernel.argv));
+			if (dst->u.kernel.argv)
+				memcpy(dst->u.kernel.argv, src->u.kernel.argv, src->u.kernel.argc * sizeof(*dst->u.kernel.argv));
+			else
+				dst->u.kernel.argc = 0; /* best effort without memory: no argument, no Xid line */
+		}
 	}
 	if (src->kind == SIM_OP_COPY && src->u.copy.staging) {
 		dst->u.copy.staging = malloc(src->u.copy.bytes);
@@ -60,17 +65,49 @@ void sim_work_copy(struct sim_work *dst, const struct sim_work *src)
 	}
 }
 
-void sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w)
+void sim_work_copy(struct sim_work *dst, const struct sim_work *src)
+{
+	sim_work_dup(dst, src, 1);
+}
+
+static CUgraphNodeType sim_work_node_type(const struct sim_work *w)
+{
+	switch (w->kind) {
+	case SIM_OP_KERNEL: return CU_GRAPH_NODE_TYPE_KERNEL;
+	case SIM_OP_HOST_FN: return CU_GRAPH_NODE_TYPE_HOST;
+	case SIM_OP_COPY: return CU_GRAPH_NODE_TYPE_MEMCPY;
+	case SIM_OP_SET: return CU_GRAPH_NODE_TYPE_MEMSET;
+	case SIM_OP_WRITE:
+	case SIM_OP_WAIT_VALUE: return CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+	case SIM_OP_EVENT: return CU_GRAPH_NODE_TYPE_EVENT_RECORD;
+	case SIM_OP_FREE: return CU_GRAPH_NODE_TYPE_MEM_FREE;
+	default: return CU_GRAPH_NODE_TYPE_EMPTY;
+	}
+}
+
+struct sim_graph_node *sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w)
 {
 	if (g->nnodes == g->cap) {
 		size_t ncap = g->cap ? g->cap * 2 : 16;
 		struct sim_work *n = realloc(g->nodes, ncap * sizeof(*n));
 		if (!n)
-			return;
+			return NULL;
 		g->nodes = n;
+		struct sim_graph_node **h = realloc(g->handles, ncap * sizeof(*h));
+		if (!h)
+			return NULL;
+		g->handles = h;
 		g->cap = ncap;
 	}
+	struct sim_graph_node *node = sim_obj_new(SIM_KIND_GRAPH_NODE, sizeof(*node));
+	if (!node)
+		return NULL;
+	node->graph = g;
+	node->index = g->nnodes;
+	node->type = sim_work_node_type(w);
+	g->handles[g->nnodes] = node;
 	g->nodes[g->nnodes++] = *w;
+	return node;
 }
 
 /* Takes ownership of the work's resources. */
@@ -84,9 +121,7 @@ CUresult sim_capture_add(struct sim_stream *s, const struct sim_work *w)
 	else if (s->capture_status != SIM_CAPTURE_ACTIVE || !s->capture_graph)
 		r = CUDA_ERROR_ILLEGAL_STATE;
 	else {
-		size_t before = s->capture_graph->nnodes;
-		sim_graph_append_locked(s->capture_graph, &copy);
-		if (s->capture_graph->nnodes == before)
+		if (!sim_graph_append_locked(s->capture_graph, &copy))
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	pthread_mutex_unlock(&sim.lock);
@@ -100,6 +135,16 @@ static void sim_graph_nodes_free(struct sim_work *nodes, size_t n)
 	for (size_t i = 0; i < n; i++)
 		sim_work_release(&nodes[i]);
 	free(nodes);
+}
+
+/* A graph's nodes and their handles (under sim.lock). */
+static void sim_graph_free_locked(struct sim_graph *g)
+{
+	sim_graph_nodes_free(g->nodes, g->nnodes);
+	for (size_t i = 0; i < g->nnodes; i++)
+		sim_obj_free(g->handles[i], SIM_KIND_GRAPH_NODE);
+	free(g->handles);
+	sim_obj_free(g, SIM_KIND_GRAPH);
 }
 
 /* ---- capture ------------------------------------------------------------------------------------- */
@@ -119,6 +164,7 @@ static CUresult sim_begin_capture(CUstream h, CUstreamCaptureMode mode, int per_
 	if (!g)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	g->ctx = s->ctx;
+	g->id = sim_new_id();
 	pthread_mutex_lock(&sim.lock);
 	if (s->capture_status != SIM_CAPTURE_NONE) {
 		pthread_mutex_unlock(&sim.lock);
@@ -192,8 +238,7 @@ static CUresult sim_end_capture(CUstream h, CUgraph *phGraph, int per_thread)
 	}
 	if (invalidated) {
 		pthread_mutex_lock(&sim.lock);
-		sim_graph_nodes_free(g->nodes, g->nnodes);
-		sim_obj_free(g, SIM_KIND_GRAPH);
+		sim_graph_free_locked(g);
 		pthread_mutex_unlock(&sim.lock);
 		*phGraph = NULL;
 		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
@@ -314,7 +359,327 @@ static struct sim_graph_exec *sim_exec_get(CUgraphExec h)
 	return sim_obj_is(h, SIM_KIND_GRAPH_EXEC) ? (struct sim_graph_exec *)h : NULL;
 }
 
-static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h)
+static struct sim_graph_node *sim_node_get(CUgraphNode h)
+{
+	return sim_obj_is(h, SIM_KIND_GRAPH_NODE) ? (struct sim_graph_node *)h : NULL;
+}
+
+SIM_EXPORT CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
+{
+	SIM_REQUIRE_INIT();
+	if (!phGraph || flags) /* "flags: Graph creation flags, must be 0" */
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_graph *g = sim_obj_new(SIM_KIND_GRAPH, sizeof(*g));
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	struct sim_ctx *ctx = NULL;
+	if (sim_ctx_current(&ctx) != CUDA_SUCCESS)
+		ctx = NULL; /* graphs belong to no context; a launch checks its nodes' */
+	g->ctx = ctx;
+	g->id = sim_new_id();
+	*phGraph = (CUgraph)g;
+	return CUDA_SUCCESS;
+}
+
+/* Add work as a node of hGraph after `deps`, which must be nodes of that graph.  Nodes replay in
+ * the order they were added, which honours every dependency given here (a dependency exists
+ * before its dependents).  Takes ownership of the work's resources. */
+static CUresult sim_graph_add(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+			      struct sim_work *w)
+{
+	CUresult r = CUDA_SUCCESS;
+	struct sim_graph *g = sim_graph_get(hGraph);
+	if (!ph || !g || (ndeps && !deps))
+		r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	for (size_t i = 0; r == CUDA_SUCCESS && i < ndeps; i++) {
+		struct sim_graph_node *d = sim_node_get(deps[i]);
+		if (!d || d->graph != g)
+			r = CUDA_ERROR_INVALID_VALUE;
+		for (size_t j = 0; j < i && r == CUDA_SUCCESS; j++)
+			if (deps[j] == deps[i])
+				r = CUDA_ERROR_INVALID_VALUE; /* "must not contain duplicates" */
+	}
+	struct sim_graph_node *node = NULL;
+	if (r == CUDA_SUCCESS && !(node = sim_graph_append_locked(g, w)))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_unlock(&sim.lock);
+	if (r) {
+		sim_work_release(w);
+		return r;
+	}
+	*ph = (CUgraphNode)node;
+	return CUDA_SUCCESS;
+}
+
+/* The context a kernel node's function runs in: its module's, else the current one. */
+static struct sim_ctx *sim_node_ctx(struct sim_graph *g)
+{
+	struct sim_ctx *ctx = NULL;
+	if (g && g->ctx)
+		return g->ctx;
+	return sim_ctx_current(&ctx) == CUDA_SUCCESS ? ctx : NULL;
+}
+
+static CUresult sim_kernel_params_work(const CUDA_KERNEL_NODE_PARAMS *p, struct sim_graph *g,
+				       struct sim_work *w)
+{
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUfunction f = p->func ? p->func : (CUfunction)p->kern;
+	unsigned grid[3] = {p->gridDimX, p->gridDimY, p->gridDimZ};
+	unsigned block[3] = {p->blockDimX, p->blockDimY, p->blockDimZ};
+	return sim_kernel_node_work(f, grid, block, p->sharedMemBytes, p->kernelParams, p->extra,
+				    sim_node_ctx(g), w);
+}
+
+static CUDA_KERNEL_NODE_PARAMS sim_kernel_params_v2(const CUDA_KERNEL_NODE_PARAMS_v1 *p)
+{
+	return (CUDA_KERNEL_NODE_PARAMS){p->func, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX,
+					 p->blockDimY, p->blockDimZ, p->sharedMemBytes,
+					 p->kernelParams, p->extra, NULL, NULL};
+}
+
+SIM_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					    size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	CUresult r = sim_kernel_params_work(nodeParams, sim_graph_get(hGraph), &w);
+	return r ? r : sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+}
+
+SIM_EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					 size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
+{
+	if (!nodeParams)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUDA_KERNEL_NODE_PARAMS p = sim_kernel_params_v2(nodeParams);
+	return cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, &p);
+}
+
+/* 1D copies between host, device and unified memory; arrays and 2D/3D shapes are not simulated. */
+SIM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					 size_t numDependencies, const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	SIM_REQUIRE_INIT();
+	if (!p || !p->WidthInBytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (p->Height > 1 || p->Depth > 1 || p->srcY || p->srcZ || p->dstY || p->dstZ || p->srcLOD || p->dstLOD ||
+	    p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	size_t n = p->WidthInBytes;
+	void *d = NULL;
+	const void *src = NULL;
+	int dev;
+	switch (p->dstMemoryType) {
+	case CU_MEMORYTYPE_HOST: d = (char *)p->dstHost + p->dstXInBytes; break;
+	case CU_MEMORYTYPE_DEVICE: d = sim_mem_translate(p->dstDevice + p->dstXInBytes, n, NULL); break;
+	case CU_MEMORYTYPE_UNIFIED: d = sim_mem_translate_any(p->dstDevice + p->dstXInBytes, n, &dev); break;
+	default: break;
+	}
+	switch (p->srcMemoryType) {
+	case CU_MEMORYTYPE_HOST: src = (const char *)p->srcHost + p->srcXInBytes; break;
+	case CU_MEMORYTYPE_DEVICE: src = sim_mem_translate(p->srcDevice + p->srcXInBytes, n, NULL); break;
+	case CU_MEMORYTYPE_UNIFIED: src = sim_mem_translate_any(p->srcDevice + p->srcXInBytes, n, &dev); break;
+	default: break;
+	}
+	if (!d || !src)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_work w = {.kind = SIM_OP_COPY, .count = 1, .u.copy = {d, src, n, NULL}};
+	return sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+}
+
+static CUresult sim_memset_params_work(const CUDA_MEMSET_NODE_PARAMS *p, struct sim_work *w)
+{
+	if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) || !p->width ||
+	    p->dst % p->elementSize)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (p->height > 1)
+		return CUDA_ERROR_NOT_SUPPORTED; /* 2D sets are not simulated */
+	if (p->width > SIZE_MAX / p->elementSize)
+		return CUDA_ERROR_INVALID_VALUE;
+	void *d = sim_mem_translate(p->dst, p->width * p->elementSize, NULL);
+	if (!d)
+		return CUDA_ERROR_INVALID_VALUE;
+	*w = (struct sim_work){.kind = SIM_OP_SET, .count = 1,
+			       .u.set = {d, p->value, p->elementSize, p->width}};
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					 size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	CUresult r = sim_memset_params_work(memsetParams, &w);
+	return r ? r : sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+}
+
+SIM_EXPORT CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				       size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	if (!nodeParams || !nodeParams->fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_work w = {.kind = SIM_OP_HOST_FN, .u.host = {nodeParams->fn, nodeParams->userData}};
+	return sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+}
+
+SIM_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					size_t numDependencies)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w = {.kind = SIM_OP_MARKER};
+	return sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+}
+
+/* "If numNodes is higher than the actual number of nodes, the remaining entries in nodes will be
+ * set to NULL, and the number of nodes actually obtained will be returned in numNodes." */
+SIM_EXPORT CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph *g = sim_graph_get(hGraph);
+	if (!g || !numNodes)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	if (!nodes) {
+		*numNodes = g->nnodes;
+	} else {
+		size_t i = 0;
+		for (; i < *numNodes && i < g->nnodes; i++)
+			nodes[i] = (CUgraphNode)g->handles[i];
+		for (size_t j = i; j < *numNodes; j++)
+			nodes[j] = NULL;
+		*numNodes = i;
+	}
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!n || !type)
+		return CUDA_ERROR_INVALID_VALUE;
+	*type = n->type;
+	return CUDA_SUCCESS;
+}
+
+static CUresult sim_kernel_node_get(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *p)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!n || !p || n->type != CU_GRAPH_NODE_TYPE_KERNEL)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	const struct sim_work *w = &n->graph->nodes[n->index];
+	*p = (CUDA_KERNEL_NODE_PARAMS){w->u.kernel.func, w->u.kernel.grid[0], w->u.kernel.grid[1],
+				       w->u.kernel.grid[2], w->u.kernel.block[0], w->u.kernel.block[1],
+				       w->u.kernel.block[2], w->u.kernel.shared,
+				       w->u.kernel.kp ? w->u.kernel.kp->ptr : NULL, NULL, NULL,
+				       (CUcontext)n->graph->ctx};
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	return sim_kernel_node_get(hNode, nodeParams);
+}
+
+SIM_EXPORT CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
+{
+	CUDA_KERNEL_NODE_PARAMS p;
+	CUresult r = nodeParams ? sim_kernel_node_get(hNode, &p) : CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		*nodeParams = (CUDA_KERNEL_NODE_PARAMS_v1){p.func, p.gridDimX, p.gridDimY, p.gridDimZ,
+							   p.blockDimX, p.blockDimY, p.blockDimZ,
+							   p.sharedMemBytes, p.kernelParams, p.extra};
+	return r;
+}
+
+/* Replace node N's work in the graph (exec NULL) or in exec X, after checking it is a kernel
+ * node there.  Takes ownership of the work. */
+static CUresult sim_kernel_node_replace(struct sim_graph_exec *x, struct sim_graph_node *n, struct sim_work *w)
+{
+	CUresult r = CUDA_SUCCESS;
+	pthread_mutex_lock(&sim.lock);
+	struct sim_work *slot = NULL;
+	if (n->type != CU_GRAPH_NODE_TYPE_KERNEL)
+		r = CUDA_ERROR_INVALID_VALUE;
+	else if (!x)
+		slot = &n->graph->nodes[n->index];
+	else if (n->graph->id != x->graph_id || n->index >= x->nnodes)
+		r = CUDA_ERROR_INVALID_VALUE; /* not a node of the graph the exec came from */
+	else
+		slot = &x->nodes[n->index];
+	if (slot) {
+		struct sim_work old = *slot;
+		*slot = *w;
+		sim_work_release(&old);
+	}
+	pthread_mutex_unlock(&sim.lock);
+	if (r)
+		sim_work_release(w);
+	return r;
+}
+
+SIM_EXPORT CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!n)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_work w;
+	CUresult r = sim_kernel_params_work(nodeParams, n->graph, &w);
+	return r ? r : sim_kernel_node_replace(NULL, n, &w);
+}
+
+SIM_EXPORT CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
+{
+	if (!nodeParams)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUDA_KERNEL_NODE_PARAMS p = sim_kernel_params_v2(nodeParams);
+	return cuGraphKernelNodeSetParams_v2(hNode, &p);
+}
+
+/* "Sets the parameters of a kernel node in an executable graph ... hNode must not have been
+ * removed from the original graph.  The func field of nodeParams cannot be modified and must
+ * match the original value" (cuda.h); later launches use the new values, the graph does not
+ * change. */
+SIM_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
+						      const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_exec *x = sim_exec_get(hGraphExec);
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!x || !n || !nodeParams)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	int same_func = n->graph->id == x->graph_id && n->index < x->nnodes &&
+			x->nodes[n->index].kind == SIM_OP_KERNEL &&
+			x->nodes[n->index].u.kernel.func ==
+				(nodeParams->func ? nodeParams->func : (CUfunction)nodeParams->kern);
+	pthread_mutex_unlock(&sim.lock);
+	if (!same_func)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_work w;
+	CUresult r = sim_kernel_params_work(nodeParams, n->graph, &w);
+	return r ? r : sim_kernel_node_replace(x, n, &w);
+}
+
+SIM_EXPORT CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+						   const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
+{
+	if (!nodeParams)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUDA_KERNEL_NODE_PARAMS p = sim_kernel_params_v2(nodeParams);
+	return cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, &p);
+}
+
+static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h, unsigned long long flags)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_graph *g = sim_graph_get(h);
@@ -327,10 +692,21 @@ static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&sim.lock);
 	x->ctx = g->ctx;
+	x->graph_id = g->id;
+	x->flags = flags;
 	x->nodes = calloc(g->nnodes ? g->nnodes : 1, sizeof(*x->nodes));
 	if (x->nodes) {
-		for (size_t i = 0; i < g->nnodes; i++)
+		for (size_t i = 0; i < g->nnodes; i++) {
 			sim_work_copy(&x->nodes[i], &g->nodes[i]);
+			/* An explicitly built graph runs in the context of its kernels. */
+			if (!x->ctx && g->nodes[i].kind == SIM_OP_KERNEL) {
+				struct sim_module *m = NULL;
+				_Atomic int *dyn;
+				sim_launch_entry(g->nodes[i].u.kernel.func, &m, &dyn);
+				if (m)
+					x->ctx = m->ctx;
+			}
+		}
 		x->nnodes = g->nnodes;
 	}
 	pthread_mutex_unlock(&sim.lock);
@@ -342,15 +718,15 @@ static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h)
 	return CUDA_SUCCESS;
 }
 
+static const unsigned long long sim_instantiate_flags =
+	CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
+	CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+
 SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
-	unsigned long long valid = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
-				   CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
-				   CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH |
-				   CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
-	if (flags & ~valid)
+	if (flags & ~sim_instantiate_flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	return sim_instantiate(phGraphExec, hGraph);
+	return sim_instantiate(phGraphExec, hGraph, flags);
 }
 
 /* The pre-12.0 form with an error node and a log buffer. */
@@ -360,7 +736,7 @@ static CUresult sim_instantiate_logged(CUgraphExec *x, CUgraph g, CUgraphNode *e
 		*err = NULL;
 	if (log && len)
 		log[0] = 0;
-	return sim_instantiate(x, g);
+	return sim_instantiate(x, g, 0);
 }
 SIM_EXPORT CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
@@ -369,6 +745,27 @@ SIM_EXPORT CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
 SIM_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
 	return sim_instantiate_logged(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+}
+
+/* cuGraphInstantiateWithParams: flags as above; CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD uploads on
+ * hUploadStream (nothing to do here); the outcome goes to result_out. */
+static CUresult sim_instantiate_params(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	p->hErrNode_out = NULL;
+	CUresult r = p->flags & ~sim_instantiate_flags ? CUDA_ERROR_INVALID_VALUE
+						       : sim_instantiate(phGraphExec, hGraph, p->flags);
+	p->result_out = r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
+	return r;
+}
+SIM_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+	return sim_instantiate_params(phGraphExec, hGraph, instantiateParams);
+}
+SIM_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+	return sim_instantiate_params(phGraphExec, hGraph, instantiateParams);
 }
 
 static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
@@ -381,15 +778,28 @@ static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
 	CUresult r = sim_stream_resolve(hs, per_thread, &s);
 	if (r || (r = sim_ctx_sticky(s->ctx)))
 		return r;
-	if (s->ctx != x->ctx)
+	if (x->ctx && s->ctx != x->ctx)
 		return CUDA_ERROR_INVALID_VALUE;
-	for (size_t i = 0; i < x->nnodes && r == CUDA_SUCCESS; i++) {
-		struct sim_work w;
-		sim_work_copy(&w, &x->nodes[i]);
+	/* This replay's copy of the nodes, taken at once: cuGraphExec*SetParams may change them
+	 * for the next one meanwhile. */
+	pthread_mutex_lock(&sim.lock);
+	size_t n = x->nnodes;
+	struct sim_work *works = malloc((n ? n : 1) * sizeof(*works));
+	for (size_t i = 0; works && i < n; i++)
+		sim_work_dup(&works[i], &x->nodes[i], 0);
+	pthread_mutex_unlock(&sim.lock);
+	if (!works)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	size_t i = 0;
+	for (; i < n && r == CUDA_SUCCESS; i++) {
 		/* Each replay is a launch (copy, set) again. */
-		w.count = w.kind == SIM_OP_KERNEL || w.kind == SIM_OP_COPY || w.kind == SIM_OP_SET;
-		r = sim_submit(s, &w);
+		works[i].count = works[i].kind == SIM_OP_KERNEL || works[i].kind == SIM_OP_COPY ||
+				 works[i].kind == SIM_OP_SET;
+		r = sim_submit(s, &works[i]);
 	}
+	for (; i < n; i++)
+		sim_work_release(&works[i]);
+	free(works);
 	/* The launch was accepted: a fault reached while queueing it (in null mode, inside this
 	 * call) surfaces later, as on a GPU; the nodes left are dropped with the context. */
 	return r == CUDA_ERROR_ILLEGAL_ADDRESS ? CUDA_SUCCESS : r;
@@ -417,8 +827,11 @@ SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec h)
 	struct sim_graph_exec *x = sim_exec_get(h);
 	if (!x)
 		return CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&sim.lock);
 	sim_graph_nodes_free(x->nodes, x->nnodes);
+	x->nodes = NULL;
 	sim_obj_free(x, SIM_KIND_GRAPH_EXEC);
+	pthread_mutex_unlock(&sim.lock);
 	return CUDA_SUCCESS;
 }
 
@@ -429,8 +842,7 @@ SIM_EXPORT CUresult cuGraphDestroy(CUgraph h)
 	if (!g)
 		return CUDA_ERROR_INVALID_HANDLE;
 	pthread_mutex_lock(&sim.lock);
-	sim_graph_nodes_free(g->nodes, g->nnodes);
-	sim_obj_free(g, SIM_KIND_GRAPH);
+	sim_graph_free_locked(g);
 	pthread_mutex_unlock(&sim.lock);
 	return CUDA_SUCCESS;
 }

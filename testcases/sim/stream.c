@@ -266,6 +266,8 @@ void sim_work_release(struct sim_work *w)
 	} else if (w->kind == SIM_OP_KERNEL) {
 		free(w->u.kernel.argv);
 		w->u.kernel.argv = NULL;
+		free(w->u.kernel.kp);
+		w->u.kernel.kp = NULL;
 	}
 }
 
