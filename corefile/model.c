@@ -247,6 +247,10 @@ void ci_model_destroy(struct ci_model *m)
 	free(m->code_modules);
 	free(m->functions);
 	free(m->threads);
+	free(m->graphs);
+	free(m->graph_nodes);
+	free(m->graph_execs);
+	free(m->graph_launches);
 	free(m->launches);
 	free(m->errors);
 	free(m->events);

@@ -34,7 +34,7 @@
 /* The recorder reads nothing of the reader's API (include/cudainspect/cudainspect.h): its
  * version string, CI_RECORDER_VERSION, comes from the build (recorder/build.mk takes it from
  * there), and it keeps its own bound on section kinds. */
-#define CI_REC_SECTION_MAX (CI_SEC_SYMBOL_IMAGE + 1) /* one past the highest kind written */
+#define CI_REC_SECTION_MAX (CI_SEC_GRAPH_LAUNCHES + 1) /* one past the highest kind written */
 
 #define CI_HIDDEN __attribute__((visibility("hidden")))
 #define CI_EXPORT __attribute__((visibility("default")))
@@ -242,6 +242,9 @@ struct ci_rec {
 	struct ci_map stack_map;   /* stack hash -> stack slot */
 	struct ci_map string_map;  /* string hash -> string offset */
 	struct ci_map device_map;  /* CUdevice + 1 -> device slot */
+	struct ci_map graph_map;   /* CUgraph -> graph slot (graphs.c) */
+	struct ci_map node_map;    /* CUgraphNode -> its newest node entry */
+	struct ci_map exec_map;    /* CUgraphExec -> exec slot */
 	struct ci_stream_priv *streams; /* parallel to CI_SEC_STREAMS */
 	struct ci_ctx_priv *ctxs;       /* parallel to CI_SEC_CONTEXTS */
 	struct ci_func_priv *funcs;     /* parallel to CI_SEC_FUNCTIONS */
@@ -431,6 +434,50 @@ bool ci_result_is_sticky(CUresult r);
 void ci_event_record(struct ci_call *call, uint32_t kind, CUresult r, uint64_t a, uint64_t b,
 		     uint64_t value, uint64_t duration_ns);
 extern int ci_captures_active; /* atomic: captures begun and not yet ended */
+
+/* ---------------------------------------------------------------------------------------- */
+/* Graphs (graphs.c)                                                                          */
+
+/* What a node is, from the call that captured, added or changed it. */
+struct ci_node_args {
+	uint32_t type;            /* enum ci_node_type (0 on an update: the node's own) */
+	uint32_t stream;          /* set by graphs.c */
+	uint64_t handle;          /* CUgraphNode (set by graphs.c for captured nodes) */
+	uint64_t func;            /* kernels: CUfunction/CUkernel; host nodes: CUhostFn */
+	uint32_t grid[3], block[3], shared;
+	void **params, **extra;
+	uint64_t a, b, bytes;
+};
+/* A stream's capture, from cuStreamGetCaptureInfo. */
+struct ci_capture {
+	bool active;              /* ACTIVE (not invalidated) */
+	uint64_t id, graph, node; /* node: the one the last operation became, 0 if not one */
+};
+/* Whether STREAM (a handle as a stream slot keeps it) is capturing (active or invalidated). */
+bool ci_capture_info(uint64_t stream, struct ci_capture *out);
+/* An operation enqueued on stream slot SSLOT became a node if the stream captures (KNOWN: its
+ * capture as the caller asked after the operation, or NULL to ask). */
+void ci_graph_captured(struct ci_call *c, uint32_t sslot, const struct ci_capture *known,
+		       struct ci_node_args *n);
+void ci_graph_capture_begin(struct ci_call *c, uint32_t sslot, unsigned mode, uint64_t into);
+void ci_graph_capture_end(struct ci_call *c, CUresult r, uint64_t graph, uint64_t began);
+uint64_t ci_graph_of_capture(uint32_t sslot);
+void ci_graph_created(struct ci_call *c, CUresult r, uint64_t graph);
+void ci_graph_destroyed(struct ci_call *c, CUresult r, uint64_t graph);
+void ci_graph_node_added(struct ci_call *c, CUresult r, uint64_t graph, struct ci_node_args *n);
+/* Node NODE changed: in the graph (EXEC 0) or in executable graph EXEC. */
+void ci_graph_node_updated(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			   struct ci_node_args *n, uint16_t flags);
+void ci_graph_instantiated(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph,
+			   uint64_t flags);
+void ci_graph_exec_destroyed(struct ci_call *c, CUresult r, uint64_t exec);
+/* A cuGraphLaunch whose launch-ring entry has seq LAUNCH_SEQ (no lock). */
+void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t launch_seq,
+		       uint64_t stream_seq);
+void ci_graphs_forget(void);
+/* Copy a kernel's parameters into OUT (CI_LAUNCH_PARAM_BYTES) as launch.c does for launches. */
+uint16_t ci_params_copy(uint8_t *out, const struct ci_func_priv *fp, void **params, void **extra,
+			uint16_t *flags);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Crashes, snapshots, fork (crash.c), fatal signals (signals.c)                              */

@@ -240,12 +240,18 @@ struct ci_model {
 	struct ci_code_module *code_modules; size_t code_module_count;
 	struct ci_function *functions; size_t function_count;
 	struct ci_thread *threads; size_t thread_count;
+	/* Graphs (format 1.1): tables, slot numbers kept; a node's versions share its graph and
+	 * ordinal (record.h, struct ci_graph_node). */
+	struct ci_graph *graphs; size_t graph_count;
+	struct ci_graph_node *graph_nodes; size_t graph_node_count;
+	struct ci_graph_exec *graph_execs; size_t graph_exec_count;
 
 	/* Rings: accepted entries only, sorted by time_ns then seq (oldest first).  In a lazy model
 	 * (ci_decode_with) `launches` is NULL: read them with ci_model_launch(). */
 	struct ci_launch *launches; size_t launch_count;
 	struct ci_api_error *errors; size_t error_count;
 	struct ci_event *events; size_t event_count;
+	struct ci_graph_launch *graph_launches; size_t graph_launch_count;
 	struct ci_alloc *frees; size_t free_count;
 	/* Live allocations (state LIVE, complete), sorted by address (then id).  NULL in a lazy
 	 * model: read them with ci_model_alloc(). */
@@ -320,6 +326,8 @@ const char *ci_model_function_name(const struct ci_model *model, uint32_t functi
 const char *ci_alloc_kind_name(uint32_t kind);
 const char *ci_launch_api_name(uint32_t api);
 const char *ci_event_kind_name(uint32_t kind);
+const char *ci_node_type_name(uint32_t type);     /* "kernel", "memcpy": CI_NODE_TYPES */
+const char *ci_graph_origin_name(uint32_t origin); /* "captured", "built": CI_GRAPH_ORIGINS */
 const char *ci_stream_kind_name(uint32_t kind);
 const char *ci_crumb_status_name(uint32_t status);
 const char *ci_context_kind_name(uint32_t kind);

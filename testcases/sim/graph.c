@@ -121,8 +121,11 @@ CUresult sim_capture_add(struct sim_stream *s, const struct sim_work *w)
 	else if (s->capture_status != SIM_CAPTURE_ACTIVE || !s->capture_graph)
 		r = CUDA_ERROR_ILLEGAL_STATE;
 	else {
-		if (!sim_graph_append_locked(s->capture_graph, &copy))
+		struct sim_graph_node *node = sim_graph_append_locked(s->capture_graph, &copy);
+		if (!node)
 			r = CUDA_ERROR_OUT_OF_MEMORY;
+		else
+			s->capture_last = (CUgraphNode)node;
 	}
 	pthread_mutex_unlock(&sim.lock);
 	if (r)
@@ -177,6 +180,7 @@ static CUresult sim_begin_capture(CUstream h, CUstreamCaptureMode mode, int per_
 	s->capture_id = sim_new_id();
 	s->capture_origin = 1;
 	s->capture_thread = &sim_thr;
+	s->capture_last = NULL;
 	atomic_fetch_add(&s->ctx->captures, 1);
 	atomic_store_explicit(&s->capturing, 1, memory_order_release);
 	pthread_mutex_unlock(&sim.lock);
@@ -302,20 +306,25 @@ SIM_EXPORT CUresult cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptur
 	return sim_capture_status(hStream, 1, captureStatus_out, id_out, NULL);
 }
 
-/* The simulator's graphs are linear, so the capture's "current dependencies" are never
- * reported: *numDependencies_out is 0. */
+/* The capture's "current dependencies": the node the stream's last captured operation became
+ * (after a join, the node the event was recorded after), none at the start.  The array is the
+ * stream's and stays valid until its next captured operation, as documented. */
 static CUresult sim_capture_info(CUstream h, int per_thread, CUstreamCaptureStatus *status, cuuint64_t *id,
 				 CUgraph *graph, const CUgraphNode **deps, const CUgraphEdgeData **edges,
 				 size_t *ndeps)
 {
 	CUresult r = sim_capture_status(h, per_thread, status, id, graph);
+	struct sim_stream *s = NULL;
+	if (r == CUDA_SUCCESS && (deps || ndeps) && sim_stream_resolve(h, per_thread, &s) != CUDA_SUCCESS)
+		s = NULL;
+	int active = r == CUDA_SUCCESS && *status == CU_STREAM_CAPTURE_STATUS_ACTIVE && s && s->capture_last;
 	if (r == CUDA_SUCCESS) {
 		if (deps)
-			*deps = NULL;
+			*deps = active ? &s->capture_last : NULL;
 		if (edges)
 			*edges = NULL;
 		if (ndeps)
-			*ndeps = 0;
+			*ndeps = active ? 1 : 0;
 	}
 	return r;
 }

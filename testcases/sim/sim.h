@@ -214,6 +214,8 @@ struct sim_stream {
 	unsigned long long capture_id;
 	int capture_origin;        /* this stream began the capture (others joined via events) */
 	void *capture_thread;      /* per-thread state of the thread that began it */
+	CUgraphNode capture_last;  /* the node this stream's last captured op became, or NULL:
+				    * the capture's dependency set (cuStreamGetCaptureInfo) */
 	/* cuStreamSetAttribute values by attribute id (priority lives in `priority`; sim.lock). */
 	CUstreamAttrValue attrs[CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN + 1];
 };
@@ -332,6 +334,7 @@ struct sim_event {
 	int timed;                  /* the record op ran and stamped `when` */
 	struct timespec when;
 	struct sim_graph *capture_graph; /* recorded into a capture */
+	CUgraphNode capture_node;        /* ... after that node of it (NULL: none) */
 };
 
 /* ---- the process-wide state ------------------------------------------------------------------ */

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Graphs in the record (recorder/graphs.c): graphengine (testcases/engine/graphengine.c) captures
+# one decode step per batch size over two streams joined by events, or builds it node by node
+# and repoints the attention node of each executable graph before every replay; the record must
+# hold the graphs, every node in capture order with its kernel, shape, stream and parameter
+# bytes, each exec with its graph, every per-exec update, and every cuGraphLaunch with its exec,
+# stream and replay number, linked to its launch-ring entry.  Expectations come from what the
+# engine does and prints (its planted pointer), not from the recorder.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/rec-lib.sh"
+need_recorder graphengine
+
+# le64 0xHEX: the 8 bytes of a pointer as params= prints them (little-endian hex).
+le64() { printf '%016x' "$1" | sed 's/../& /g' | tr ' ' '\n' | grep . | tac | tr -d '\n'; }
+# engine NAME ARGS...: run graphengine under the recorder, dump its signal snapshot.
+engine() {
+	local name=$1
+	shift
+	run_in "$T/$name" env CUDASIM_KERNEL_US=200 LD_PRELOAD="$REC" "$B/graphengine" "$@"
+	"$DUMP" "$(snap "$T/$name" signal)" >"$T/$name.dump"
+	planted=$(sed -n 's/^graphengine: planted //p' "$T/$name/out")
+}
+
+# ---- captured: batch sizes 1 and 4, steps alternate, step 5 (replay 3 of batch 1) faults
+engine cap --steps 6 --fault-step 5
+like "$(cat "$T/cap/err")" 'CUDA_ERROR_ILLEGAL_ADDRESS' "captured: the fault surfaced"
+is "$(grep -c '^graph ' "$T/cap.dump")" 2 "captured: two graphs, one per batch size"
+is "$(grep '^graph ' "$T/cap.dump" | sed 's/.* origin=\([a-z_]*\) flags=\([0-9]*\) .* nodes=\([0-9]*\) dropped=\([0-9]*\).*ended=\([01]\).*/\1 \2 \3 \4 \5/' | sort -u)" \
+	"captured 1 10 0 1" "captured: both captured, ended, 10 nodes each, none dropped"
+is "$(awk '/^node .* graph=0 /{print $6}' "$T/cap.dump" | tr '\n' ' ')" \
+	"type=memset type=kernel type=event_record type=event_wait type=kernel type=event_record type=event_wait type=kernel type=kernel type=memcpy " \
+	"captured: the nodes in capture order, with the fork and the join"
+is "$(awk '/^node .* graph=0 .*type=kernel/{print $7}' "$T/cap.dump" | tr '\n' ' ')" \
+	"fn=embed_gather fn=_ZN6decode6matvecEPKfS1_PfiiiS1_ fn=paged_attention fn=sample_token " \
+	"captured: the four kernels"
+mv=$(grep '^node .* graph=0 .*fn=_ZN6decode6matvec' "$T/cap.dump")
+at=$(grep '^node .* graph=0 .*fn=paged_attention' "$T/cap.dump")
+ok "captured: the MLP was captured on the second stream, attention on the first" \
+	test "$(field stream "$mv")" != "$(field stream "$at")"
+is "$(field grid "$at") $(field block "$at") $(field shm "$at")" "4,1,1 128,1,1 64" \
+	"captured: attention's grid, block and shared memory (batch 1: 16 tokens x 4 bytes)"
+like "$(field params "$at")" "^.{32}$(le64 "$planted")" "captured: attention's k_cache argument is the engine's KV cache"
+at4=$(grep '^node .* graph=1 .*fn=paged_attention' "$T/cap.dump")
+is "$(field shm "$at4")" 256 "captured: batch 4's attention has its own shape (64 tokens)"
+like "$(field stack "$at")" 'graphengine\+' "captured: each node has its capture stack"
+ok "captured: every captured node has a CUgraphNode, the fork and join none" \
+	test "$(grep '^node ' "$T/cap.dump" | grep -v 'type=event' | grep -c 'handle=0x0 ')" = 0 -a \
+	"$(grep '^node .*type=event' "$T/cap.dump" | grep -vc 'handle=0x0 ')" = 0
+is "$(grep '^exec ' "$T/cap.dump" | sed 's/.* graph=\([0-9]\) nodes=\([0-9]*\) .*launches=\([0-9]*\) .*/\1 \2 \3/' | tr '\n' ' ')" \
+	"0 10 3 1 10 2 " "captured: an exec per graph with all its nodes; 3 and 2 launches"
+is "$(awk '/^glaunch /{print $4, $6}' "$T/cap.dump" | tr '\n' ' ')" \
+	"exec=0 replay=1 exec=1 replay=1 exec=0 replay=2 exec=1 replay=2 exec=0 replay=3 " \
+	"captured: every cuGraphLaunch with its exec and replay number"
+last=$(grep '^glaunch ' "$T/cap.dump" | tail -1)
+like "$(grep "^launch seq=$(field launch_seq "$last") " "$T/cap.dump")" "api=graph .* sseq=$(field sseq "$last") .*aux=$(field exec_handle "$last") " \
+	"captured: the graph launch names its launch-ring entry (same stream number and exec)"
+is "$(grep -c '^launch .*flags=0x4 ' "$T/cap.dump")" 8 "captured: the 8 captured kernel launches are in the launch ring too, flagged captured"
+
+# ---- built: the attention node repointed before every replay; step 3's cache was freed
+engine built --mode explicit --steps 4 --fault-step 3
+like "$(cat "$T/built/err")" 'CUDA_ERROR_ILLEGAL_ADDRESS' "built: the fault surfaced"
+is "$(grep '^graph ' "$T/built.dump" | sed 's/.* origin=\([a-z]*\) .* nodes=\([0-9]*\) .*/\1 \2/' | sort -u)" "built 6" \
+	"built: two built graphs of 6 nodes"
+is "$(awk '/^node .* graph=0 exec=- /{print $6}' "$T/built.dump" | tr '\n' ' ')" \
+	"type=memset type=kernel type=kernel type=kernel type=kernel type=memcpy " "built: the nodes in the order added"
+ups=$(grep '^node .* exec=[0-9]' "$T/built.dump")
+is "$(printf '%s\n' "$ups" | wc -l)" 3 "built: one update per replay"
+is "$(printf '%s\n' "$ups" | awk '{print $4, $5, $6, $7}' | sort -u)" "exec=0 ordinal=3 type=kernel fn=paged_attention
+exec=1 ordinal=3 type=kernel fn=paged_attention" "built: each update is the attention node (ordinal 3) of its exec"
+like "$(printf '%s\n' "$ups" | tail -1)" "flags=0x200 .*params=.{32}$(le64 "$planted")" \
+	"built: the last update points attention at the freed cache (flagged as an update)"
+is "$(grep '^exec ' "$T/built.dump" | sed 's/.* launches=\([0-9]*\) updates=\([0-9]*\).*/\1 \2/' | tr '\n' ' ')" "2 2 1 1 " \
+	"built: launches and updates counted per exec"
+done_testing
