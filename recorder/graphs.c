@@ -79,7 +79,16 @@ static uint32_t ci_graph_new_locked(struct ci_call *c, uint64_t handle, uint32_t
 	g->tid = ci_tid_now();
 	g->stack = ci_stack_of(c);
 	g->end_stack = 0;
-	g->crumb_slot = CI_NONE;
+	/* In-graph breadcrumbs only for graphs a capture builds: built ones could get theirs
+	 * only by adding nodes the application did not ask for to a graph it still edits. */
+	uint64_t crumb = ci_sec(CI_SEC_STREAMS)->capacity + slot;
+	g->crumb_slot = ci_cfg.crumbs && ci_cfg.graph_crumbs &&
+				(origin == CI_GRAPH_CAPTURED || origin == CI_GRAPH_CAPTURED_INTO) &&
+				crumb < ci_sec(CI_SEC_BREADCRUMBS)->capacity
+			? (uint32_t)crumb
+			: CI_NONE;
+	if (g->crumb_slot != CI_NONE)
+		__atomic_store_n((uint64_t *)ci_entry(CI_SEC_BREADCRUMBS, crumb), 0, __ATOMIC_RELAXED);
 	ci_entry_publish(&g->seq, (uint64_t)slot + 1);
 	if (handle) {
 		ci_map_put(&ci_rec.graph_map, handle, slot);
@@ -194,8 +203,47 @@ void ci_graph_captured(struct ci_call *c, uint32_t sslot, const struct ci_captur
 	if (graph == CI_NONE)
 		graph = ci_graph_new_locked(c, cap.graph, CI_GRAPH_CAPTURED, ci_rec.streams[sslot].ctx,
 					    sslot, 0, cap.id);
-	ci_node_record_locked(c, graph, CI_NONE, CI_NONE, n, 0);
+	struct ci_graph *g = ci_graph_at(graph);
+	uint32_t crumb_slot = g ? g->crumb_slot : CI_NONE;
+	uint64_t at = 0;
+	uint32_t width = 8;
+	if (crumb_slot != CI_NONE && n->type == CI_NODE_KERNEL)
+		at = ci_crumb_address(ci_rec.streams[sslot].ctx, crumb_slot, &width);
+	uint32_t slot = ci_node_record_locked(c, graph, CI_NONE, CI_NONE, n, at ? CI_NODE_CRUMB : 0);
+	if (at && slot != CI_NONE) {
+		/* The in-graph breadcrumb: a memory write node right after the kernel, of its
+		 * ordinal + 1, into the graph's slot (docs/RECORDER.md, "In-graph breadcrumbs"). */
+		struct ci_graph_node *e = ci_entry(CI_SEC_GRAPH_NODES, slot);
+		struct ci_setup_scope sc;
+		ci_setup_enter(&sc);
+		CUresult r = ci_crumb_write(ci_rec.streams[sslot].handle, at, width, e->ordinal + 1ull);
+		ci_setup_leave(&sc);
+		if (r != CUDA_SUCCESS)
+			__atomic_fetch_and(&e->flags, (uint16_t)~CI_NODE_CRUMB, __ATOMIC_RELAXED);
+	}
 	pthread_mutex_unlock(&ci_graph_lock);
+}
+
+void ci_graph_launch_pre(struct ci_call *c, uint64_t exec, CUstream s)
+{
+	if (!ci_rec.base)
+		return;
+	uint32_t xslot = ci_map_get(&ci_rec.exec_map, exec);
+	if (xslot == CI_NONE)
+		return;
+	const struct ci_graph_exec *x = ci_entry(CI_SEC_GRAPH_EXECS, xslot);
+	const struct ci_graph *g = x->graph != CI_NONE ? ci_graph_at(x->graph) : NULL;
+	if (!g || g->crumb_slot == CI_NONE)
+		return;
+	uint32_t sslot = ci_stream_slot(s, c);
+	if (sslot == CI_NONE)
+		return;
+	uint32_t width = 8;
+	uint64_t at = ci_crumb_address(ci_rec.streams[sslot].ctx, g->crumb_slot, &width);
+	/* Reset before the replay, in the replay's stream order: what the slot holds later is how
+	 * far this replay got. */
+	if (at)
+		ci_crumb_write(ci_rec.streams[sslot].handle, at, width, 0);
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -168,6 +168,27 @@ static void ci_crumb_skip(struct ci_stream *s, uint32_t status)
 	ci_count_up(&s->crumb_skipped);
 }
 
+uint64_t ci_crumb_address(uint32_t ctx, uint32_t slot, uint32_t *width)
+{
+	if (ctx == CI_NONE || slot == CI_NONE)
+		return 0;
+	struct ci_ctx_priv *cp = &ci_rec.ctxs[ctx];
+	if (CI_UNLIKELY(__atomic_load_n(&cp->crumb_ready, __ATOMIC_ACQUIRE) != 2))
+		ci_crumbs_ctx_setup(ctx);
+	uint64_t alias = __atomic_load_n(&cp->crumb_alias, __ATOMIC_ACQUIRE);
+	*width = cp->crumb_width;
+	return alias ? alias + 8ull * slot : 0;
+}
+
+CUresult ci_crumb_write(uint64_t stream, uint64_t address, uint32_t width, uint64_t value)
+{
+	unsigned wflags = ci_cfg.crumb_barrier ? CU_STREAM_WRITE_VALUE_DEFAULT
+					       : CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER;
+	return width == 4 ? CI_REAL(cuStreamWriteValue32_v2, (CUstream)stream, address,
+				    (cuuint32_t)value, wflags)
+			  : CI_REAL(cuStreamWriteValue64_v2, (CUstream)stream, address, value, wflags);
+}
+
 /* After launch SEQ on stream SLOT: write the breadcrumb if the cadence says so. */
 static void ci_crumb_after(uint32_t slot, struct ci_stream *s, uint64_t seq, uint64_t now,
 			   uint16_t *flags)

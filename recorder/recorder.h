@@ -119,6 +119,7 @@ struct ci_config {
 	int stack_mode;            /* enum ci_stack_mode */
 	unsigned stack_depth;
 	bool crumbs;
+	bool graph_crumbs;         /* in-graph breadcrumbs (CUDAINSPECT_GRAPH_CRUMBS) */
 	unsigned crumb_every;      /* K launches, 0 = time only */
 	unsigned crumb_us;         /* T microseconds, 0 = not by time */
 	bool crumb_barrier;        /* flags 0 (memory barrier) or NO_MEMORY_BARRIER */
@@ -475,6 +476,14 @@ void ci_graph_exec_destroyed(struct ci_call *c, CUresult r, uint64_t exec);
 void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t launch_seq,
 		       uint64_t stream_seq);
 void ci_graphs_forget(void);
+/* Before a cuGraphLaunch: reset the in-graph breadcrumb of EXEC's graph on stream S. */
+void ci_graph_launch_pre(struct ci_call *c, uint64_t exec, CUstream s);
+/* The device address of breadcrumb slot SLOT for context slot CTX (setting the context's
+ * breadcrumbs up first if needed) and the width of its writes; 0 when breadcrumbs are off
+ * there (launch.c). */
+uint64_t ci_crumb_address(uint32_t ctx, uint32_t slot, uint32_t *width);
+/* Enqueue the write of VALUE at ADDRESS (from ci_crumb_address) on STREAM. */
+CUresult ci_crumb_write(uint64_t stream, uint64_t address, uint32_t width, uint64_t value);
 /* Copy a kernel's parameters into OUT (CI_LAUNCH_PARAM_BYTES) as launch.c does for launches. */
 uint16_t ci_params_copy(uint8_t *out, const struct ci_func_priv *fp, void **params, void **extra,
 			uint16_t *flags);

@@ -22,8 +22,9 @@
  * simulator CUDASIM_FAULT is set to the same launch (every step launches each kernel once, so it
  * is the S-th launch of that kernel) with the address the GPU would touch.  The fault surfaces
  * at the step's cuStreamSynchronize, which CHECK turns into abort(), as engines do.
- * Prints "graphengine: step S batch B replay R" per step, and the planted pointer as
- * "graphengine: planted 0x..." (the address clause's base).
+ * Prints "graphengine: step S batch B replay R" per step, "graphengine: graph of batch B has N
+ * nodes" (what cuGraphGetNodes says) and the planted pointer as "graphengine: planted 0x..."
+ * (the address clause's base).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -264,6 +265,9 @@ int main(int argc, char **argv)
 		graphs[i] = explicit_mode ? build_step(&b, &args[i], batch_sizes[i], &attn_nodes[i])
 					  : capture_step(sa, sb, fork, join, &b, &args[i], batch_sizes[i]);
 		CHECK(cuGraphInstantiateWithFlags(&execs[i], graphs[i], 0));
+		size_t nodes = 0;
+		CHECK(cuGraphGetNodes(graphs[i], NULL, &nodes));
+		printf("graphengine: graph of batch %u has %zu nodes\n", batch_sizes[i], nodes);
 	}
 	fflush(stdout);
 

@@ -56,6 +56,23 @@ like "$(grep "^launch seq=$(field launch_seq "$last") " "$T/cap.dump")" "api=gra
 	"captured: the graph launch names its launch-ring entry (same stream number and exec)"
 is "$(grep -c '^launch .*flags=0x4 ' "$T/cap.dump")" 8 "captured: the 8 captured kernel launches are in the launch ring too, flagged captured"
 
+# In-graph breadcrumbs: a memory write after each captured kernel of its ordinal + 1 (matvec is
+# ordinal 4, sample_token 8), reset before each replay; the faulting replay of batch 1 got past
+# matvec, batch 4's last replay finished.
+g0=$(grep '^graph slot=0 ' "$T/cap.dump") g1=$(grep '^graph slot=1 ' "$T/cap.dump")
+is "$(field crumb "$g0") $(field crumb "$g1")" "5 9" \
+	"in-graph breadcrumbs: the faulting replay finished matvec (ordinal 4), the other graph all (8)"
+is "$(grep '^node .*type=kernel' "$T/cap.dump" | grep -v 'exec=[0-9]' | grep -c 'flags=0x100 ')" 8 \
+	"in-graph breadcrumbs: every captured kernel node is followed by one"
+like "$(cat "$T/cap/out")" 'graph of batch 1 has 10 nodes' \
+	"in-graph breadcrumbs: the application's cuGraphGetNodes sees the 6 nodes and 4 memory writes"
+run_in "$T/nocrumbs" env CUDASIM_KERNEL_US=200 CUDAINSPECT_GRAPH_CRUMBS=off LD_PRELOAD="$REC" "$B/graphengine" --steps 6 --fault-step 5
+"$DUMP" "$(snap "$T/nocrumbs" signal)" >"$T/nocrumbs.dump"
+like "$(cat "$T/nocrumbs/out")" 'graph of batch 1 has 6 nodes' "CUDAINSPECT_GRAPH_CRUMBS=off: the graph is the application's"
+is "$(grep '^graph ' "$T/nocrumbs.dump" | sed 's/.*crumb_slot=\([^ ]*\) crumb=\([^ ]*\).*/\1 \2/' | sort -u)" "- -" \
+	"CUDAINSPECT_GRAPH_CRUMBS=off: no breadcrumb slot"
+is "$(grep -c '^node .*flags=0x100 ' "$T/nocrumbs.dump")" 0 "CUDAINSPECT_GRAPH_CRUMBS=off: no node marked"
+
 # ---- built: the attention node repointed before every replay; step 3's cache was freed
 engine built --mode explicit --steps 4 --fault-step 3
 like "$(cat "$T/built/err")" 'CUDA_ERROR_ILLEGAL_ADDRESS' "built: the fault surfaced"
@@ -69,6 +86,8 @@ is "$(printf '%s\n' "$ups" | awk '{print $4, $5, $6, $7}' | sort -u)" "exec=0 or
 exec=1 ordinal=3 type=kernel fn=paged_attention" "built: each update is the attention node (ordinal 3) of its exec"
 like "$(printf '%s\n' "$ups" | tail -1)" "flags=0x200 .*params=.{32}$(le64 "$planted")" \
 	"built: the last update points attention at the freed cache (flagged as an update)"
+is "$(grep '^graph ' "$T/built.dump" | sed 's/.*crumb_slot=\([^ ]*\) .*/\1/' | sort -u)" "-" \
+	"built: no in-graph breadcrumbs (they would be nodes the application did not add)"
 is "$(grep '^exec ' "$T/built.dump" | sed 's/.* launches=\([0-9]*\) updates=\([0-9]*\).*/\1 \2/' | tr '\n' ' ')" "2 2 1 1 " \
 	"built: launches and updates counted per exec"
 done_testing

@@ -228,7 +228,11 @@ static void dump(void)
 		       g->nodes, g->nodes_dropped, g->capture_id, g->end_ns != 0, g->destroy_ns != 0);
 		slotword("stream", g->stream);
 		slotword("ctx", g->ctx);
-		slotword("crumb", g->crumb_slot);
+		slotword("crumb_slot", g->crumb_slot);
+		if (g->crumb_slot != CI_NONE && g->crumb_slot < M->crumb_count)
+			printf(" crumb=%" PRIu64, M->crumbs[g->crumb_slot]);
+		else
+			printf(" crumb=-");
 		print_stack("stack", g->stack);
 		printf("\n");
 	}
