@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "evidence.h"
+#include "graphs.h"
 #include "model-internal.h"
 #include "reader-internal.h"
 #include "render-internal.h"
@@ -34,6 +35,9 @@ void ci_diagnosis_destroy(struct ci_diagnosis *diag)
 	free(diag->streams);
 	free(diag->reasoning);
 	free(diag->attributions);
+	if (diag->graph)
+		ci_graph_replay_deinit(diag->graph);
+	free(diag->graph);
 	free(diag);
 }
 
@@ -495,11 +499,11 @@ static int attr_push(struct attr_vec *av, const struct ci_attribution *a)
 	return 0;
 }
 
-/* Every pointer-sized argument of launch I that could be an address, unattributed yet (the
- * address in `address`).  Returns -1 on out-of-memory. */
-static int collect_args(const struct ci_model *m, size_t i, struct attr_vec *av)
+/* Every pointer-sized argument of launch L that could be an address, unattributed yet (the
+ * address in `address`, `launch` = TAG).  Returns -1 on out-of-memory. */
+static int collect_args_of(const struct ci_model *m, const struct ci_launch *l, size_t i,
+			   struct attr_vec *av)
 {
-	const struct ci_launch *l = ci_model_load_launch(m, i);
 	if (!l)
 		return 0;
 	size_t len = l->param_len < CI_LAUNCH_PARAM_BYTES ? l->param_len : CI_LAUNCH_PARAM_BYTES;
@@ -523,6 +527,11 @@ static int collect_args(const struct ci_model *m, size_t i, struct attr_vec *av)
 			return -1;
 	}
 	return 0;
+}
+
+static int collect_args(const struct ci_model *m, size_t i, struct attr_vec *av)
+{
+	return collect_args_of(m, ci_model_load_launch(m, i), i, av);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -697,6 +706,113 @@ static void record_losses(const struct ci_model *m, struct ci_diagnosis *d, bool
 	} else {
 		text_add(why, ".");
 	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* A faulting graph launch: the kernel node                                                    */
+
+#define GRAPH_ATTRIBUTED_NODES_MAX 64
+
+/* The faulting launch is a cuGraphLaunch: expand it (corefile/graphs.c), name the kernel node
+ * the in-graph breadcrumb or the graph's shape leaves, else the only one (or oldest) passing a
+ * bad pointer, and attribute that node's arguments as the faulting launch's. */
+static int graph_fault(const struct ci_model *m, struct ci_diagnosis *d, struct attr_vec *av,
+		       struct text *why)
+{
+	size_t fl = (size_t)d->faulting_launch;
+	const struct ci_launch *l = ci_model_load_launch(m, fl);
+	if (!l || l->api != CI_LAUNCH_GRAPH)
+		return 0;
+	struct ci_graph_replay *g = calloc(1, sizeof *g);
+	if (!g)
+		return -1;
+	if (!ci_graph_replay_expand(m, fl, d->launch_state[fl], g)) {
+		free(g);
+		text_add(why, " It is a graph launch (exec 0x%llx) that the record has no graph "
+			      "tables for (a recorder before format 1.1, or the exec was made before "
+			      "the recorder started), so its kernels are not known.",
+			 (unsigned long long)l->aux);
+		return 0;
+	}
+	d->graph = g;
+	/* The arguments of the candidate kernel nodes, tagged by node index. */
+	struct attr_vec nav = { 0 };
+	size_t cands = 0;
+	for (size_t i = 0; i < g->node_count && cands < GRAPH_ATTRIBUTED_NODES_MAX; i++) {
+		const struct ci_graph_node *e = g->nodes[i].node;
+		if (!e || e->type != CI_NODE_KERNEL)
+			continue;
+		if (g->faulting_node >= 0 && (size_t)g->faulting_node != i)
+			continue;
+		if (g->faulting_node < 0 && g->nodes[i].state != CI_LS_UNKNOWN &&
+		    g->nodes[i].state != CI_LS_IN_FLIGHT)
+			continue;
+		struct ci_graph_replay tmp = *g;
+		ci_graph_replay_pick(m, &tmp, i);
+		cands++;
+		if (collect_args_of(m, &tmp.kernel, i, &nav)) {
+			attr_vec_deinit(&nav);
+			return -1;
+		}
+	}
+	if (attribute_all(m, &nav)) {
+		attr_vec_deinit(&nav);
+		return -1;
+	}
+	char name[256];
+	if (g->faulting_node < 0) {
+		size_t bad = 0;
+		ptrdiff_t first_bad = -1;
+		for (size_t i = 0; i < g->node_count; i++)
+			if (g->nodes[i].node && launch_has_bad_pointer(&nav, i)) {
+				bad++;
+				if (first_bad < 0)
+					first_bad = (ptrdiff_t)i;
+			}
+		if (first_bad >= 0) {
+			ci_graph_replay_pick(m, g, (size_t)first_bad);
+			if (bad > 1 && d->confidence > CI_CONF_LOW)
+				d->confidence = CI_CONF_LOW;
+			text_add(why, " It is replay %llu of a graph; of its %zu kernel node%s %s %s, "
+				      "node %zd, passes a pointer outside every live allocation%s.",
+				 (unsigned long long)g->replay, g->kernel_count,
+				 g->kernel_count == 1 ? "" : "s", bad == 1 ? "only" : "the first of those that",
+				 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)), g->faulting_node,
+				 bad == 1 ? "" : " (others do too)");
+		} else {
+			text_add(why, " It is replay %llu of a graph with %zu kernel node%s; %s, and none "
+				      "passes a bad pointer, so the kernel that faulted is not known.",
+				 (unsigned long long)g->replay, g->kernel_count,
+				 g->kernel_count == 1 ? "" : "s",
+				 g->crumb ? "its in-graph breadcrumb does not single one out"
+					  : "the graph has no in-graph breadcrumb (built explicitly, "
+					    "or CUDAINSPECT_GRAPH_CRUMBS=off)");
+		}
+	} else if (g->crumb) {
+		text_add(why, " It is replay %llu of a graph: its in-graph breadcrumb reads %llu, so "
+			      "the kernel nodes up to node %llu finished and node %zd, %s, was running.",
+			 (unsigned long long)g->replay, (unsigned long long)g->crumb_value,
+			 (unsigned long long)(g->crumb_value ? g->crumb_value - 1 : 0), g->faulting_node,
+			 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)));
+		if (!g->crumb_value)
+			text_add(why, " (The breadcrumb is 0: no kernel of this replay had finished.)");
+	} else {
+		text_add(why, " It is replay %llu of a graph whose only kernel node is node %zd, %s.",
+			 (unsigned long long)g->replay, g->faulting_node,
+			 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)));
+	}
+	/* The faulting node's arguments are the faulting launch's. */
+	for (size_t j = 0; j < nav.n; j++)
+		if (g->faulting_node >= 0 && nav.v[j].launch == (size_t)g->faulting_node) {
+			struct ci_attribution a = nav.v[j];
+			a.launch = fl;
+			if (attr_push(av, &a)) {
+				attr_vec_deinit(&nav);
+				return -1;
+			}
+		}
+	attr_vec_deinit(&nav);
+	return 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1026,6 +1142,8 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evide
 				sus.n_open, &av, &why);
 	else
 		explain_other(m, d, &why);
+	if (suspecting && d->faulting_launch >= 0 && graph_fault(m, d, &av, &why))
+		return nomem();
 	if (why.failed)
 		return nomem();
 	/* Keep the faulting launch's attributions first. */

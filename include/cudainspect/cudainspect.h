@@ -450,6 +450,33 @@ struct ci_attribution {
 	uint64_t offset;         /* from start (inside, before_start) or from end (past_end) */
 };
 
+/* A graph launch expanded into the nodes its executable graph ran (corefile/graphs.c). */
+struct ci_graph_node_state {
+	const struct ci_graph_node *node;  /* the version this replay ran (model->graph_nodes) */
+	const struct ci_graph_node *first; /* the graph's first version of that ordinal */
+	enum ci_launch_state state;        /* in_flight: running when the record was taken */
+};
+struct ci_graph_replay {
+	size_t launch;             /* index into model->launches of the cuGraphLaunch */
+	uint32_t exec, graph;      /* CI_SEC_GRAPH_EXECS / CI_SEC_GRAPHS slots, CI_NONE */
+	uint64_t replay;           /* the exec's launch number, 0 when unknown */
+	struct ci_graph_node_state *nodes; size_t node_count; /* by ordinal */
+	size_t kernel_count;       /* kernel nodes among them */
+	bool crumb;                /* node states come from the in-graph breadcrumb */
+	uint64_t crumb_value;      /* its value: ordinal + 1 of the last kernel node finished */
+	ptrdiff_t faulting_node;   /* index into nodes, -1 when not identified */
+	/* The faulting kernel node as a launch (function, grid, block, parameters, the capture or
+	 * add stack), with the graph launch's stream, thread, time and number: what the views show
+	 * as the faulting kernel.  Valid when faulting_node >= 0. */
+	struct ci_launch kernel;
+};
+/* Expand launch LAUNCH (a cuGraphLaunch) of MODEL whose state is STATE; false when the record
+ * has no graph tables for it (a 1.0 record, an exec it missed).  RET->nodes is malloc'd: free it
+ * with ci_graph_replay_deinit. */
+bool ci_graph_replay_expand(const struct ci_model *model, size_t launch, enum ci_launch_state state,
+			    struct ci_graph_replay *ret);
+void ci_graph_replay_deinit(struct ci_graph_replay *r);
+
 struct ci_diagnosis {
 	enum ci_verdict verdict;
 	enum ci_launch_state *launch_state; /* parallel to model->launches */
@@ -465,6 +492,9 @@ struct ci_diagnosis {
 	uint32_t signal_tid;
 	ptrdiff_t failed_launch;     /* API error: the launch whose call returned it, -1 if none */
 	ptrdiff_t last_error;        /* last error that is not CUDA_ERROR_NOT_READY, -1 if none */
+	/* The faulting launch is a graph launch: its replay, nodes and faulting kernel node (the
+	 * attributions of the faulting launch are that node's arguments).  NULL otherwise. */
+	struct ci_graph_replay *graph;
 };
 
 /* What the diagnosis takes besides the record and its evidence. */
@@ -581,6 +611,7 @@ enum ci_view {
 	CI_VIEW_THREADS,
 	CI_VIEW_FAULT,
 	CI_VIEW_ALL,
+	CI_VIEW_GRAPHS,
 };
 
 /* The filters a view may accept (ci_view_info.filters): X(NAME, BIT, OPTION), NAME = 1 << BIT. */

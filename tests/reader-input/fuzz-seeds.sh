@@ -20,6 +20,16 @@ fuzz_record)
 		"$D/mkrecord" $small $opts "$C/record-$i"; i=$((i + 1))
 	done
 	"$D/mkrecord" $small --truncate=3000 "$C/record-cut"
+	# A real record with graph tables (1 MiB): graphengine's fault inside a replay, from the
+	# recorder on the simulated driver, when they are built.
+	B=$(cd "$D/../.." && pwd)
+	if [ -x "$B/graphengine" ] && [ -e "$B/libcudainspect-rec.so" ] && [ -e "$B/sim/libcuda.so.1" ]; then
+		( ( cd "$W" && CUDAINSPECT_QUIET=1 CUDAINSPECT_SIZE=1M CUDASIM_KERNEL_US=100 \
+			LD_LIBRARY_PATH="$B/sim" LD_PRELOAD="$B/libcudainspect-rec.so" \
+			exec "$B/graphengine" --steps 4 --fault-step 3 ) >/dev/null 2>&1 || true ) 2>/dev/null
+		snap=$(ls "$W"/*-error.cisnap 2>/dev/null | head -1)
+		[ -n "$snap" ] && cp "$snap" "$C/record-graphs"
+	fi
 	;;
 fuzz_core)
 	i=0
