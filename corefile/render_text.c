@@ -847,7 +847,7 @@ static void summary_next(struct ci_text_out *o)
 			const struct ci_launch *l = shown_launch(o, d->faulting_launch);
 			if (d->graph)
 				hint(o, view_cmd(o, "graphs", "", cmd, sizeof(cmd)),
-				     "the graph, its nodes, where it was captured and launched");
+				     "the graph and its nodes");
 			if (ci_stream_valid(o->m, l->stream)) {
 				snprintf(args, sizeof(args), "--stream 0x%" PRIx64,
 					 o->m->streams[l->stream].handle);

@@ -55,7 +55,7 @@ is "$(node mid embed_gather) / $(node mid decode::matvec) / $(node mid paged_att
 	"finished / finished / RUNNING / not started" \
 	"mid: the in-graph breadcrumb: embed and the MLP (other stream) finished, attention running, sampling not started"
 like "$(cat "$T/mid.txt")" "compute-sanitizer --kernel-name kns=paged_attention CMD" "mid: the hint names the real kernel"
-like "$(cat "$T/mid.txt")" "graphs +# the graph, its nodes" "mid: the hint points at the graphs view"
+like "$(cat "$T/mid.txt")" "graphs +# the graph and its nodes" "mid: the hint points at the graphs view"
 planted=$(sed -n 's/^graphengine: planted //p' "$T/mid/out")
 is "$(q mid .diagnosis.faulting_launch.kernel) $(q mid '.diagnosis.faulting_launch.grid|join(",")')" "paged_attention 4,1,1" \
 	"mid JSON: faulting_launch is the node"
