@@ -1188,9 +1188,12 @@ void ci_text_graphs(struct ci_text_out *o)
 		if (g->stream != CI_NONE)
 			snprintf(stream, sizeof(stream), " on %s", ci_stream_label(m, g->stream, site, sizeof(site)));
 		fputc('\n', o->f);
+		char lost[96] = "";
+		if (g->nodes_dropped)
+			snprintf(lost, sizeof(lost), " (%" PRIu32 " node version%s not recorded: the node table "
+				 "was full)", g->nodes_dropped, g->nodes_dropped == 1 ? "" : "s");
 		line(o, "Graph 0x%" PRIx64 ": %s%s, %" PRIu32 " nodes%s%s%s%s", g->handle,
-		     ci_graph_origin_name(g->origin),
-		     stream, g->nodes, g->nodes_dropped ? " (some were not recorded: the node table was full)" : "",
+		     ci_graph_origin_name(g->origin), stream, g->nodes, lost,
 		     g->flags & CI_GRAPH_INVALIDATED ? ", capture invalidated" : "",
 		     g->crumb_slot != CI_NONE ? ", in-graph breadcrumbs" : "", g->destroy_ns ? ", destroyed" : "");
 		print_stack(o, g->origin == CI_GRAPH_BUILT ? "  created at " : "  captured at ", g->stack, 3);

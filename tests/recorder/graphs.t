@@ -90,4 +90,18 @@ is "$(grep '^graph ' "$T/built.dump" | sed 's/.*crumb_slot=\([^ ]*\) .*/\1/' | s
 	"built: no in-graph breadcrumbs (they would be nodes the application did not add)"
 is "$(grep '^exec ' "$T/built.dump" | sed 's/.* launches=\([0-9]*\) updates=\([0-9]*\).*/\1 \2/' | tr '\n' ' ')" "2 2 1 1 " \
 	"built: launches and updates counted per exec"
+# ---- the tables full: a 1 MiB record keeps 128 node versions; 200 replays update 200 more
+run_in "$T/full" env CUDASIM_MODE=null CUDAINSPECT_SIZE=1M CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" \
+	"$B/graphengine" --mode explicit --steps 200
+"$DUMP" "$(snap "$T/full" exit)" >"$T/full.dump"
+sec=$(grep '^section graph_nodes ' "$T/full.dump")
+is "$(field capacity "$sec") $(field accepted "$sec") $(field dropped "$sec")" "128 128 84" \
+	"full: 12 nodes and 116 of the 200 updates fit, the other 84 are counted as dropped"
+is "$(grep '^graph ' "$T/full.dump" | sed 's/.* dropped=\([0-9]*\) .*/\1/' | awk '{s += $1} END {print s}')" 84 \
+	"full: each graph counts the versions it lost"
+like "$(grep '^warning ' "$T/full.dump")" 'the graph nodes table was full: 84 were not recorded' "full: the reader warns"
+like "$("$B/cudainspect" "$(snap "$T/full" exit)" graphs 2>&1)" '6 nodes \(42 node versions not recorded: the node table was full\)' \
+	"full: the graphs view says so"
+gl=$(grep '^section graph_launches ' "$T/full.dump")
+is "$(field capacity "$gl") $(field head "$gl") $(field accepted "$gl")" "128 200 128" "full: the graph-launch ring wraps"
 done_testing
