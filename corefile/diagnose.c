@@ -740,7 +740,7 @@ static int graph_fault(const struct ci_model *m, struct ci_diagnosis *d, struct 
 	size_t cands = 0;
 	for (size_t i = 0; i < g->node_count && cands < GRAPH_ATTRIBUTED_NODES_MAX; i++) {
 		const struct ci_graph_node *e = g->nodes[i].node;
-		if (!e || e->type != CI_NODE_KERNEL)
+		if (!e || e->type != CI_NODE_KERNEL || (e->flags & CI_NODE_DISABLED))
 			continue;
 		if (g->faulting_node >= 0 && (size_t)g->faulting_node != i)
 			continue;

@@ -199,7 +199,8 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 	}
 	for (size_t i = 0; i < n; i++) {
 		r->nodes[i].state = state == CI_LS_IN_FLIGHT ? CI_LS_UNKNOWN : state;
-		if (r->nodes[i].node && r->nodes[i].node->type == CI_NODE_KERNEL)
+		if (r->nodes[i].node && r->nodes[i].node->type == CI_NODE_KERNEL &&
+		    !(r->nodes[i].node->flags & CI_NODE_DISABLED))
 			r->kernel_count++;
 	}
 	/* A launch whose stream cannot say whether it finished (its breadcrumb was not written:
@@ -225,8 +226,8 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 	size_t running = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct ci_graph_node *e = r->nodes[i].node;
-		if (!e || e->type != CI_NODE_KERNEL)
-			continue;
+		if (!e || e->type != CI_NODE_KERNEL || (e->flags & CI_NODE_DISABLED))
+			continue; /* a disabled node is an empty one */
 		if (r->crumb ? r->nodes[i].state == CI_LS_IN_FLIGHT : r->kernel_count == 1) {
 			pick = (ptrdiff_t)i;
 			running++;

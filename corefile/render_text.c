@@ -544,7 +544,8 @@ static void graph_node_lines(struct ci_text_out *o, const struct ci_graph_replay
 			",%" PRIu32 ",%" PRIu32 ")%s%s",
 		     indent, i, node_state_text(g->nodes[i].state), shortn, e->grid[0], e->grid[1], e->grid[2],
 		     e->block[0], e->block[1], e->block[2],
-		     e->exec != CI_NONE ? "  (updated in this exec)" : "",
+		     e->flags & CI_NODE_DISABLED ? "  (disabled in this exec: an empty node)"
+		     : e->exec != CI_NONE        ? "  (updated in this exec)" : "",
 		     o->d->graph == g && g->faulting_node == (ptrdiff_t)i ? "  <- faulted" : "");
 	}
 }
@@ -1140,7 +1141,8 @@ static void graph_node_line(struct ci_text_out *o, const struct ci_graph_node *e
 		ci_kernel_short_name(ci_launch_kernel_name(o->m, &k, name, sizeof(name)), shortn, sizeof(shortn));
 		snprintf(what, sizeof(what), "%s grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32
 			 ",%" PRIu32 ",%" PRIu32 ")%s", shortn, e->grid[0], e->grid[1], e->grid[2],
-			 e->block[0], e->block[1], e->block[2], e->flags & CI_NODE_CRUMB ? " +crumb" : "");
+			 e->block[0], e->block[1], e->block[2],
+			 e->flags & CI_NODE_DISABLED ? " (disabled)" : e->flags & CI_NODE_CRUMB ? " +crumb" : "");
 		break;
 	}
 	case CI_NODE_MEMCPY:
@@ -1196,7 +1198,7 @@ void ci_text_graphs(struct ci_text_out *o)
 		     ci_graph_origin_name(g->origin), stream, g->nodes, lost,
 		     g->flags & CI_GRAPH_INVALIDATED ? ", capture invalidated" : "",
 		     g->crumb_slot != CI_NONE ? ", in-graph breadcrumbs" : "", g->destroy_ns ? ", destroyed" : "");
-		print_stack(o, g->origin == CI_GRAPH_BUILT ? "  created at " : "  captured at ", g->stack, 3);
+		print_stack(o, g->origin == CI_GRAPH_CAPTURED || g->origin == CI_GRAPH_CAPTURED_INTO ? "  captured at " : "  created at ", g->stack, 3);
 		/* Its nodes as the graph has them (latest versions of its own). */
 		for (uint32_t ord = 0; ord < g->nodes; ord++) {
 			const struct ci_graph_node *last = NULL;

@@ -340,7 +340,7 @@
 	X(cuDeviceGraphMemTrim, none, 0, (CUdevice device), (device)) \
 	X(cuDeviceGetGraphMemAttribute, none, 0, (CUdevice device, CUgraphMem_attribute attr, void* value), (device, attr, value)) \
 	X(cuDeviceSetGraphMemAttribute, none, 0, (CUdevice device, CUgraphMem_attribute attr, void* value), (device, attr, value)) \
-	X(cuGraphClone, none, 0, (CUgraph *phGraphClone, CUgraph originalGraph), (phGraphClone, originalGraph)) \
+	X(cuGraphClone, h_graph_clone, 0, (CUgraph *phGraphClone, CUgraph originalGraph), (phGraphClone, originalGraph)) \
 	X(cuGraphNodeFindInClone, none, 0, (CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph), (phNode, hOriginalNode, hClonedGraph)) \
 	X(cuGraphNodeGetType, none, 0, (CUgraphNode hNode, CUgraphNodeType *type), (hNode, type)) \
 	X(cuGraphGetNodes, none, 0, (CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes), (hGraph, nodes, numNodes)) \
@@ -363,13 +363,13 @@
 	X(cuGraphExecEventWaitNodeSetEvent, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event)) \
 	X(cuGraphExecExternalSemaphoresSignalNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
 	X(cuGraphExecExternalSemaphoresWaitNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
-	X(cuGraphNodeSetEnabled, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled), (hGraphExec, hNode, isEnabled)) \
+	X(cuGraphNodeSetEnabled, h_graph_node_enable, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled), (hGraphExec, hNode, isEnabled)) \
 	X(cuGraphNodeGetEnabled, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled), (hGraphExec, hNode, isEnabled)) \
 	X(cuGraphUpload_ptsz, none, CI_F_PTSZ, (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream)) \
 	X(cuGraphLaunch_ptsz, h_graph_launch, CI_F_PTSZ, (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream)) \
 	X(cuGraphExecDestroy, h_graph_exec_destroy, 0, (CUgraphExec hGraphExec), (hGraphExec)) \
 	X(cuGraphDestroy, h_graph_destroy, 0, (CUgraph hGraph), (hGraph)) \
-	X(cuGraphExecUpdate_v2, none, 0, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo), (hGraphExec, hGraph, resultInfo)) \
+	X(cuGraphExecUpdate_v2, h_graph_exec_update, 0, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo), (hGraphExec, hGraph, resultInfo)) \
 	X(cuGraphKernelNodeCopyAttributes, none, 0, (CUgraphNode dst, CUgraphNode src), (dst, src)) \
 	X(cuGraphKernelNodeGetAttribute, none, 0, (CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out), (hNode, attr, value_out)) \
 	X(cuGraphKernelNodeSetAttribute, none, 0, (CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value), (hNode, attr, value)) \
@@ -627,7 +627,7 @@
 	X(cuGraphKernelNodeSetParams, h_graph_kernel_set_v1, 0, (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams), (hNode, nodeParams)) \
 	X(cuGraphExecKernelNodeSetParams, h_graph_exec_kernel_set_v1, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams), (hGraphExec, hNode, nodeParams)) \
 	X(cuGraphInstantiateWithParams, h_graph_instantiate_params, 0, (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams), (phGraphExec, hGraph, instantiateParams)) \
-	X(cuGraphExecUpdate, none, 0, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out, CUgraphExecUpdateResult *updateResult_out), (hGraphExec, hGraph, hErrorNode_out, updateResult_out)) \
+	X(cuGraphExecUpdate, h_graph_exec_update_v1, 0, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out, CUgraphExecUpdateResult *updateResult_out), (hGraphExec, hGraph, hErrorNode_out, updateResult_out)) \
 	X(cuGraphUpload, none, 0, (CUgraphExec hGraph, CUstream hStream), (hGraph, hStream)) \
 	X(cuGraphLaunch, h_graph_launch, 0, (CUgraphExec hGraph, CUstream hStream), (hGraph, hStream)) \
 	X(cuGraphGetEdges, none, 0, (CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges), (hGraph, from, to, numEdges)) \

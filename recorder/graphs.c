@@ -111,6 +111,21 @@ static uint32_t ci_graph_slot_locked(struct ci_call *c, uint64_t handle)
 /* ---------------------------------------------------------------------------------------- */
 /* Nodes                                                                                      */
 
+/* A node table entry for a version of a node of G, being written (publish it); NULL when the
+ * table is full or the slot busy, counted as dropped there and in G. */
+static struct ci_graph_node *ci_node_claim_locked(struct ci_graph *g, uint32_t *slot)
+{
+	*slot = ci_table_claim(CI_SEC_GRAPH_NODES);
+	struct ci_graph_node *e = *slot == CI_NONE ? NULL : ci_entry(CI_SEC_GRAPH_NODES, *slot);
+	if (e && !ci_entry_begin(&e->seq)) {
+		ci_count_dropped(CI_SEC_GRAPH_NODES);
+		e = NULL;
+	}
+	if (!e && g)
+		__atomic_fetch_add(&g->nodes_dropped, 1, __ATOMIC_RELAXED);
+	return e;
+}
+
 /* Record one node version.  ORDINAL CI_NONE: a new node of GRAPH (the next ordinal). */
 static uint32_t ci_node_record_locked(struct ci_call *c, uint32_t graph, uint32_t exec,
 				      uint32_t ordinal, const struct ci_node_args *n, uint16_t flags)
@@ -120,16 +135,10 @@ static uint32_t ci_node_record_locked(struct ci_call *c, uint32_t graph, uint32_
 		return CI_NONE;
 	if (ordinal == CI_NONE)
 		ordinal = __atomic_fetch_add(&g->nodes, 1, __ATOMIC_RELAXED);
-	uint32_t slot = ci_table_claim(CI_SEC_GRAPH_NODES);
-	struct ci_graph_node *e = slot == CI_NONE ? NULL : ci_entry(CI_SEC_GRAPH_NODES, slot);
-	if (e && !ci_entry_begin(&e->seq)) {
-		ci_count_dropped(CI_SEC_GRAPH_NODES);
-		e = NULL;
-	}
-	if (!e) {
-		__atomic_fetch_add(&g->nodes_dropped, 1, __ATOMIC_RELAXED);
+	uint32_t slot;
+	struct ci_graph_node *e = ci_node_claim_locked(g, &slot);
+	if (!e)
 		return CI_NONE;
-	}
 	memset((uint8_t *)e + 8, 0, offsetof(struct ci_graph_node, params) - 8);
 	uint32_t fslot = n->func && n->type == CI_NODE_KERNEL ? ci_function_slot(n->func) : CI_NONE;
 	e->time_ns = c->t0;
@@ -560,4 +569,120 @@ void ci_on_graph_params_update(struct ci_call *c, CUresult r, uint64_t exec, uin
 {
 	struct ci_node_args n = ci_params_args(p);
 	ci_graph_node_updated(c, r, exec, node, &n, 0);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Clones, exec updates, enabling                                                             */
+
+/* The latest version of ORDINAL in GRAPH: the exec's own when EXEC is not CI_NONE and it has
+ * one, else the graph's.  Under the lock. */
+static const struct ci_graph_node *ci_node_latest_locked(uint32_t graph, uint32_t exec, uint32_t ordinal)
+{
+	const struct ci_graph_node *own = NULL, *base = NULL;
+	struct ci_sec *sec = ci_sec(CI_SEC_GRAPH_NODES);
+	uint64_t n = sec->dir ? __atomic_load_n(&sec->dir->head, __ATOMIC_RELAXED) : 0;
+	for (uint64_t i = 0; i < n && i < sec->capacity; i++) {
+		const struct ci_graph_node *e = ci_entry(CI_SEC_GRAPH_NODES, i);
+		if (e->seq != i + 1 || e->graph != graph || e->ordinal != ordinal)
+			continue;
+		if (e->exec == CI_NONE)
+			base = e;
+		else if (exec != CI_NONE && e->exec == exec)
+			own = e;
+	}
+	return own ? own : base;
+}
+
+/* A new version copied from SRC: of GRAPH's ordinal, for EXEC (CI_NONE: the graph's), with
+ * HANDLE, flags changed by SET and CLEAR.  Under the lock. */
+static void ci_node_copy_locked(struct ci_call *c, const struct ci_graph_node *src, uint32_t graph,
+				uint32_t exec, uint64_t handle, uint16_t set, uint16_t clear)
+{
+	uint32_t slot;
+	struct ci_graph_node *e = ci_node_claim_locked(ci_graph_at(graph), &slot);
+	if (!e)
+		return;
+	memcpy((uint8_t *)e + 8, (const uint8_t *)src + 8, sizeof *e - 8);
+	e->time_ns = c->t0;
+	e->graph = graph;
+	e->exec = exec;
+	e->handle = handle;
+	e->tid = ci_tid_now();
+	e->stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
+	e->flags = (uint16_t)((e->flags | set) & ~clear);
+	ci_entry_publish(&e->seq, (uint64_t)slot + 1);
+	if (handle && exec == CI_NONE)
+		ci_map_put(&ci_rec.node_map, handle, slot);
+}
+
+void ci_graph_cloned(struct ci_call *c, CUresult r, uint64_t clone, uint64_t original)
+{
+	if (r != CUDA_SUCCESS || !ci_rec.base)
+		return;
+	pthread_mutex_lock(&ci_graph_lock);
+	uint32_t os = ci_graph_slot_locked(c, original);
+	const struct ci_graph *o = ci_graph_at(os);
+	uint32_t cs = ci_graph_new_locked(c, clone, CI_GRAPH_CLONED, o ? o->ctx : CI_NONE, CI_NONE, 0, 0);
+	struct ci_graph *g = ci_graph_at(cs);
+	if (o && g) {
+		/* A clone of a captured graph keeps its breadcrumb writes, into the original's slot. */
+		g->crumb_slot = o->crumb_slot;
+		uint32_t n = __atomic_load_n(&o->nodes, __ATOMIC_RELAXED);
+		__atomic_store_n(&g->nodes, n, __ATOMIC_RELAXED);
+		for (uint32_t ord = 0; ord < n; ord++) {
+			const struct ci_graph_node *src = ci_node_latest_locked(os, CI_NONE, ord);
+			if (!src)
+				continue;
+			CUgraphNode h = NULL;
+			if (src->handle &&
+			    CI_REAL(cuGraphNodeFindInClone, &h, (CUgraphNode)src->handle, (CUgraph)clone) != CUDA_SUCCESS)
+				h = NULL;
+			ci_node_copy_locked(c, src, cs, CI_NONE, CI_U64(h), 0, CI_NODE_UPDATE);
+		}
+	}
+	pthread_mutex_unlock(&ci_graph_lock);
+}
+
+void ci_graph_exec_updated(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph)
+{
+	if (r != CUDA_SUCCESS || !ci_rec.base)
+		return;
+	pthread_mutex_lock(&ci_graph_lock);
+	uint32_t xs = ci_map_get(&ci_rec.exec_map, exec);
+	uint32_t gs = ci_graph_slot_locked(c, graph);
+	struct ci_graph_exec *x = xs != CI_NONE ? ci_entry(CI_SEC_GRAPH_EXECS, xs) : NULL;
+	/* The graphs are topologically identical (the driver checked): ordinal for ordinal, the
+	 * exec now runs the new graph's nodes. */
+	for (uint32_t ord = 0; x && gs != CI_NONE && ord < x->nodes; ord++) {
+		const struct ci_graph_node *src = ci_node_latest_locked(gs, CI_NONE, ord);
+		const struct ci_graph_node *cur = ci_node_latest_locked(x->graph, xs, ord);
+		if (!src)
+			continue;
+		/* cuGraphExecUpdate leaves a node's enabled state as it was. */
+		uint16_t keep = cur ? (uint16_t)(cur->flags & CI_NODE_DISABLED) : 0;
+		ci_node_copy_locked(c, src, x->graph, xs, cur ? cur->handle : 0,
+				    (uint16_t)(CI_NODE_UPDATE | keep), (uint16_t)(CI_NODE_DISABLED & ~keep));
+	}
+	if (x)
+		__atomic_fetch_add(&x->updates, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&ci_graph_lock);
+}
+
+void ci_graph_node_enabled(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, unsigned enabled)
+{
+	if (r != CUDA_SUCCESS || !ci_rec.base)
+		return;
+	pthread_mutex_lock(&ci_graph_lock);
+	uint32_t xs = ci_map_get(&ci_rec.exec_map, exec);
+	uint32_t ns = ci_map_get(&ci_rec.node_map, node);
+	if (xs != CI_NONE && ns != CI_NONE) {
+		const struct ci_graph_node *n = ci_entry(CI_SEC_GRAPH_NODES, ns);
+		const struct ci_graph_node *cur = ci_node_latest_locked(n->graph, xs, n->ordinal);
+		if (cur)
+			ci_node_copy_locked(c, cur, n->graph, xs, node, CI_NODE_UPDATE | (enabled ? 0 : CI_NODE_DISABLED),
+					    enabled ? CI_NODE_DISABLED : 0);
+		struct ci_graph_exec *x = ci_entry(CI_SEC_GRAPH_EXECS, xs);
+		__atomic_fetch_add(&x->updates, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&ci_graph_lock);
 }

@@ -472,6 +472,10 @@ void ci_graph_node_updated(struct ci_call *c, CUresult r, uint64_t exec, uint64_
 void ci_graph_instantiated(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph,
 			   uint64_t flags);
 void ci_graph_exec_destroyed(struct ci_call *c, CUresult r, uint64_t exec);
+void ci_graph_cloned(struct ci_call *c, CUresult r, uint64_t clone, uint64_t original);
+/* cuGraphExecUpdate: EXEC now runs GRAPH's parameters, ordinal for ordinal. */
+void ci_graph_exec_updated(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph);
+void ci_graph_node_enabled(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, unsigned enabled);
 /* A cuGraphLaunch whose launch-ring entry has seq LAUNCH_SEQ (no lock). */
 void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t launch_seq,
 		       uint64_t stream_seq);

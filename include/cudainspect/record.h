@@ -580,7 +580,8 @@ struct ci_thread {
 	X(CI_GRAPH_CAPTURED_INTO, 3, "captured_into") /* cuStreamBeginCaptureToGraph into a \
 							 graph built or seen before */   \
 	X(CI_GRAPH_UNSEEN, 4, "unseen")     /* first named by a call after its creation was  \
-					       missed (made before the recorder started) */
+					       missed (made before the recorder started) */  \
+	X(CI_GRAPH_CLONED, 5, "cloned")     /* cuGraphClone: the original's nodes, copied */
 CI_RECORD_ENUM(ci_graph_origin, CI_GRAPH_ORIGINS);
 
 /* ci_graph.flags (atomic or-updates) */
@@ -608,7 +609,7 @@ CI_RECORD_ENUM(ci_node_type, CI_NODE_TYPES);
 /* ci_graph_node.flags: CI_LAUNCH_PARAMS_EXTRA and CI_LAUNCH_PARAMS_CUT as for launches, and: */
 #define CI_NODE_CRUMB (1u << 8)    /* followed by an in-graph breadcrumb write of its ordinal */
 #define CI_NODE_UPDATE (1u << 9)   /* replaces node `ordinal` (cuGraph*SetParams) */
-#define CI_NODE_DISABLED (1u << 10) /* cuGraphNodeSetEnabled(0) in `exec` */
+#define CI_NODE_DISABLED (1u << 10) /* cuGraphNodeSetEnabled(0) in `exec`: an empty node */
 
 /* A graph, captured or built.  In-graph breadcrumbs: when crumb_slot is not CI_NONE, each
  * replay first writes 0 into breadcrumb slot crumb_slot, and after each kernel node marked

@@ -12,7 +12,10 @@
  * and replays the graph of its batch size (steps alternate 1, 4, 1, ...), so step S is replay
  * (S + 1) / 2 of its graph.  --mode explicit builds the same step with cuGraphAdd*Node and,
  * before each replay, points the attention node of the executable graph at the KV cache of the
- * step (two caches, used in turn) with cuGraphExecKernelNodeSetParams.
+ * step (two caches, used in turn) with cuGraphExecKernelNodeSetParams, or (--update exec-update)
+ * changes the node in a clone of the graph (cuGraphClone, cuGraphNodeFindInClone,
+ * cuGraphKernelNodeSetParams) and updates the exec from the clone (cuGraphExecUpdate);
+ * --skip-mlp disables the MLP node of each exec (cuGraphNodeSetEnabled).
  *
  * --fault-step S plants a fault in step S (1-based), in the kernel --fault-node names: first
  * (embed_gather), middle (paged_attention, the default) or last (sample_token).  For the middle
@@ -134,8 +137,9 @@ static void add_kernel(CUgraph g, CUgraphNode *prev, CUgraphNode *node, CUfuncti
 	*prev = *node;
 }
 
-/* The same step, built node by node; *attn_node gets the attention node. */
-static CUgraph build_step(struct buffers *b, struct step_args *a, unsigned batch, CUgraphNode *attn_node)
+/* The same step, built node by node; *attn_node and *mlp_node get those nodes. */
+static CUgraph build_step(struct buffers *b, struct step_args *a, unsigned batch, CUgraphNode *attn_node,
+			  CUgraphNode *mlp_node)
 {
 	struct step_params p;
 	step_params_fill(&p, a, b);
@@ -149,7 +153,7 @@ static CUgraph build_step(struct buffers *b, struct step_args *a, unsigned batch
 	CHECK(cuGraphAddMemsetNode(&n, g, NULL, 0, &ms, ctx));
 	prev = n;
 	add_kernel(g, &prev, &n, f_embed, (DIM * batch + 255) / 256, 256, 0, p.embed);
-	add_kernel(g, &prev, &n, f_matvec, HIDDEN / 128, 128, 0, p.matvec);
+	add_kernel(g, &prev, mlp_node, f_matvec, HIDDEN / 128, 128, 0, p.matvec);
 	add_kernel(g, &prev, attn_node, f_attn, N_HEADS, 128, (unsigned)a->n_ctx * 4, p.attn);
 	add_kernel(g, &prev, &n, f_sample, 1, 256, 0, p.sample);
 	CUDA_MEMCPY3D cp = {.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = b->token_out,
@@ -163,7 +167,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: graphengine [--mode capture|explicit] [--steps N] [--fault-step S]\n"
-		"                   [--fault-node first|middle|last] [--verbose]\n"
+		"                   [--fault-node first|middle|last] [--update node|exec-update]\n"
+		"                   [--skip-mlp] [--verbose]\n"
 		"Runs a decode step as a CUDA graph per batch size (1, 4) and replays it every step;\n"
 		"--fault-step plants a fault in that step's replay (docs/ENGINES.md).\n"
 		"Environment: sets CUDASIM_FAULT for --fault-step (for the simulated driver).\n");
@@ -173,10 +178,11 @@ int main(int argc, char **argv)
 {
 	engine_prog = "graphengine";
 	unsigned steps = 12, fault_step = 0;
-	int explicit_mode = 0;
+	int explicit_mode = 0, exec_update = 0, skip_mlp = 0;
 	const char *fault_node = "middle";
 	static const struct option opts[] = {{"mode", 1, NULL, 'm'},   {"steps", 1, NULL, 's'},
 					     {"fault-step", 1, NULL, 'f'}, {"fault-node", 1, NULL, 'n'},
+					     {"update", 1, NULL, 'u'}, {"skip-mlp", 0, NULL, 'k'},
 					     {"verbose", 0, NULL, 'v'}, {"help", 0, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
@@ -194,13 +200,21 @@ int main(int argc, char **argv)
 				engine_die(2, "--fault-node wants first, middle or last, got '%s'", optarg);
 			fault_node = optarg;
 			break;
+		case 'u':
+			if (!strcmp(optarg, "exec-update"))
+				exec_update = 1;
+			else if (strcmp(optarg, "node"))
+				engine_die(2, "--update wants node or exec-update, got '%s'", optarg);
+			break;
+		case 'k': skip_mlp = 1; break;
 		case 'v': engine_verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc || fault_step > steps)
-		engine_die(2, "unexpected arguments (or --fault-step past --steps); see --help");
+	if (optind < argc || fault_step > steps || ((exec_update || skip_mlp) && !explicit_mode))
+		engine_die(2, "unexpected arguments (--fault-step past --steps, or --update and --skip-mlp "
+			      "without --mode explicit); see --help");
 	const char *fault_kernel = !strcmp(fault_node, "first")  ? "embed_gather"
 				   : !strcmp(fault_node, "last") ? "sample_token"
 								 : "paged_attention";
@@ -259,12 +273,20 @@ int main(int argc, char **argv)
 	struct step_args args[NSIZES];
 	CUgraph graphs[NSIZES];
 	CUgraphExec execs[NSIZES];
-	CUgraphNode attn_nodes[NSIZES];
+	CUgraphNode attn_nodes[NSIZES], mlp_nodes[NSIZES], clone_attn[NSIZES];
+	CUgraph clones[NSIZES];
 	for (int i = 0; i < NSIZES; i++) {
 		step_args_init(&args[i], batch_sizes[i], &b);
-		graphs[i] = explicit_mode ? build_step(&b, &args[i], batch_sizes[i], &attn_nodes[i])
+		graphs[i] = explicit_mode ? build_step(&b, &args[i], batch_sizes[i], &attn_nodes[i], &mlp_nodes[i])
 					  : capture_step(sa, sb, fork, join, &b, &args[i], batch_sizes[i]);
 		CHECK(cuGraphInstantiateWithFlags(&execs[i], graphs[i], 0));
+		if (skip_mlp) /* as engines turn optional stages off without re-instantiating */
+			CHECK(cuGraphNodeSetEnabled(execs[i], mlp_nodes[i], 0));
+		if (exec_update) {
+			/* TensorRT-LLM's way: change a copy of the graph, then update the exec from it. */
+			CHECK(cuGraphClone(&clones[i], graphs[i]));
+			CHECK(cuGraphNodeFindInClone(&clone_attn[i], attn_nodes[i], clones[i]));
+		}
 		size_t nodes = 0;
 		CHECK(cuGraphGetNodes(graphs[i], NULL, &nodes));
 		printf("graphengine: graph of batch %u has %zu nodes\n", batch_sizes[i], nodes);
@@ -300,7 +322,13 @@ int main(int argc, char **argv)
 						      .gridDimZ = 1, .blockDimX = 128, .blockDimY = 1,
 						      .blockDimZ = 1, .sharedMemBytes = (unsigned)a.n_ctx * 4,
 						      .kernelParams = p.attn};
-			CHECK(cuGraphExecKernelNodeSetParams(execs[k], attn_nodes[k], &kp));
+			if (exec_update) {
+				CUgraphExecUpdateResultInfo info;
+				CHECK(cuGraphKernelNodeSetParams(clone_attn[k], &kp));
+				CHECK(cuGraphExecUpdate(execs[k], clones[k], &info));
+			} else {
+				CHECK(cuGraphExecKernelNodeSetParams(execs[k], attn_nodes[k], &kp));
+			}
 		}
 		replays[k]++;
 		printf("graphengine: step %u batch %u replay %u\n", s, batch, replays[k]);
@@ -312,6 +340,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NSIZES; i++) {
 		CHECK(cuGraphExecDestroy(execs[i]));
 		CHECK(cuGraphDestroy(graphs[i]));
+		if (exec_update)
+			CHECK(cuGraphDestroy(clones[i]));
 	}
 	printf("graphengine: %u steps done\n", steps);
 	return 0;

@@ -679,6 +679,17 @@ SIM_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CU
 	return r ? r : sim_kernel_node_replace(x, n, &w);
 }
 
+/* The exec's copy of node hNode (under sim.lock). */
+static CUresult sim_exec_node_slot(CUgraphExec hGraphExec, CUgraphNode hNode, struct sim_work **ret)
+{
+	struct sim_graph_exec *x = sim_exec_get(hGraphExec);
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!x || !n || n->graph->id != x->graph_id || n->index >= x->nnodes)
+		return CUDA_ERROR_INVALID_VALUE;
+	*ret = &x->nodes[n->index];
+	return CUDA_SUCCESS;
+}
+
 SIM_EXPORT CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
 						   const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -686,6 +697,154 @@ SIM_EXPORT CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgra
 		return CUDA_ERROR_INVALID_VALUE;
 	CUDA_KERNEL_NODE_PARAMS p = sim_kernel_params_v2(nodeParams);
 	return cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, &p);
+}
+
+/* "Creates a copy of originalGraph and returns it in phGraphClone. All parameters are copied
+ * into the cloned graph"; cuGraphNodeFindInClone finds a node's copy there. */
+SIM_EXPORT CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph *o = sim_graph_get(originalGraph);
+	if (!phGraphClone || !o)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_graph *g = sim_obj_new(SIM_KIND_GRAPH, sizeof(*g));
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	g->id = sim_new_id();
+	CUresult r = CUDA_SUCCESS;
+	pthread_mutex_lock(&sim.lock);
+	g->ctx = o->ctx;
+	g->clone_of = o->id;
+	for (size_t i = 0; i < o->nnodes && r == CUDA_SUCCESS; i++) {
+		struct sim_work w;
+		sim_work_copy(&w, &o->nodes[i]);
+		if (!sim_graph_append_locked(g, &w)) {
+			sim_work_release(&w);
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+		}
+	}
+	if (r)
+		sim_graph_free_locked(g);
+	pthread_mutex_unlock(&sim.lock);
+	if (r)
+		return r;
+	*phGraphClone = (CUgraph)g;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *n = sim_node_get(hOriginalNode);
+	struct sim_graph *c = sim_graph_get(hClonedGraph);
+	if (!phNode || !n || !c)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	if (c->clone_of == n->graph->id && n->index < c->nnodes) {
+		*phNode = (CUgraphNode)c->handles[n->index];
+		r = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+/* "Sets the specified node to be enabled or disabled. Disabled nodes are functionally equivalent
+ * to empty nodes until they are reenabled ... Only kernel, memset and memcpy nodes are
+ * supported", in one exec, for its later launches. */
+static CUresult sim_exec_node_slot(CUgraphExec hGraphExec, CUgraphNode hNode, struct sim_work **ret);
+
+SIM_EXPORT CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work *w;
+	pthread_mutex_lock(&sim.lock);
+	CUresult r = sim_exec_node_slot(hGraphExec, hNode, &w);
+	if (r == CUDA_SUCCESS && w->kind != SIM_OP_KERNEL && w->kind != SIM_OP_SET && w->kind != SIM_OP_COPY)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		w->disabled = !isEnabled;
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work *w;
+	if (!isEnabled)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	CUresult r = sim_exec_node_slot(hGraphExec, hNode, &w);
+	if (r == CUDA_SUCCESS)
+		*isEnabled = !w->disabled;
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+/* cuGraphExecUpdate: the graph must be topologically identical (the same nodes in the same
+ * order, each of the same type; the simulator's graphs are chains); kernel functions must stay
+ * in their context.  Then the exec takes the graph's parameters for its later launches. */
+static CUresult sim_exec_update(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResult *result,
+				CUgraphNode *error_node)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_exec *x = sim_exec_get(hGraphExec);
+	struct sim_graph *g = sim_graph_get(hGraph);
+	*result = CU_GRAPH_EXEC_UPDATE_ERROR;
+	*error_node = NULL;
+	if (!x || !g)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	CUresult r = CUDA_SUCCESS;
+	if (g->nnodes != x->nnodes) {
+		*result = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+		r = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < g->nnodes; i++) {
+		if (g->nodes[i].kind != x->nodes[i].kind) {
+			*result = CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+			*error_node = (CUgraphNode)g->handles[i];
+			r = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+		}
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < g->nnodes; i++) {
+		struct sim_work w;
+		sim_work_copy(&w, &g->nodes[i]);
+		w.disabled = x->nodes[i].disabled;
+		sim_work_release(&x->nodes[i]);
+		x->nodes[i] = w;
+	}
+	if (r == CUDA_SUCCESS)
+		*result = CU_GRAPH_EXEC_UPDATE_SUCCESS;
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
+{
+	CUgraphExecUpdateResult res;
+	CUgraphNode err;
+	if (!resultInfo)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = sim_exec_update(hGraphExec, hGraph, &res, &err);
+	resultInfo->result = res;
+	resultInfo->errorNode = err;
+	resultInfo->errorFromNode = NULL;
+	return r;
+}
+
+SIM_EXPORT CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out,
+				      CUgraphExecUpdateResult *updateResult_out)
+{
+	CUgraphExecUpdateResult res;
+	CUgraphNode err;
+	if (!hErrorNode_out || !updateResult_out)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = sim_exec_update(hGraphExec, hGraph, &res, &err);
+	*updateResult_out = res;
+	*hErrorNode_out = err;
+	return r;
 }
 
 static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h, unsigned long long flags)
@@ -801,6 +960,10 @@ static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	size_t i = 0;
 	for (; i < n && r == CUDA_SUCCESS; i++) {
+		if (works[i].disabled) { /* an empty node until reenabled */
+			sim_work_release(&works[i]);
+			works[i] = (struct sim_work){.kind = SIM_OP_MARKER};
+		}
 		/* Each replay is a launch (copy, set) again. */
 		works[i].count = works[i].kind == SIM_OP_KERNEL || works[i].kind == SIM_OP_COPY ||
 				 works[i].kind == SIM_OP_SET;

@@ -270,6 +270,7 @@ struct sim_work {
 	/* Kernels, copies and sets: what CUDASIM_FAULT/CUDASIM_HANG decided when it was accepted. */
 	enum sim_launch_fate fate;
 	int count;                   /* decide the fate when accepted (not when captured) */
+	int disabled;                /* an exec's node turned off (cuGraphNodeSetEnabled) */
 	unsigned long nth;           /* its ordinal among launches (copies, sets) of its name */
 	const struct sim_fault *fault; /* for SIM_LAUNCH_FAULT */
 	union {
@@ -474,6 +475,7 @@ struct sim_graph {
 	struct sim_obj obj;
 	struct sim_ctx *ctx;
 	unsigned long long id;         /* unique, never reused (an exec names its graph by it) */
+	unsigned long long clone_of;   /* cuGraphClone: the original's id, else 0 */
 	struct sim_work *nodes;        /* in the order they were added: the replay order */
 	struct sim_graph_node **handles; /* the CUgraphNode of each */
 	size_t nnodes, cap;

@@ -115,4 +115,14 @@ like "$(cat "$T/built.txt")" "arg 2 \(\+16\): Address $(sed -n 's/^graphengine: 
 g=$("$CI" --width 200 "$(ls "$T"/built/core* | head -1)" graphs 2>&1)
 like "$g" 'Graph 0x[0-9a-f]+: built, 6 nodes' "built graphs view: built"
 like "$g" 'update +paged_attention grid \(4,1,1\)' "built graphs view: the per-exec updates"
+# ---- built, updated from a changed clone (cuGraphExecUpdate), the MLP node disabled
+EXEC_UPDATE2=$(line 'cuGraphExecUpdate(execs')
+name=upd; engine upd --mode explicit --steps 4 --fault-step 3 --update exec-update --skip-mlp
+like "$(cat "$T/upd.txt")" 'Faulting kernel: paged_attention ' "exec-update: the node with the freed pointer"
+like "$(cat "$T/upd.txt")" "added at main \(graphengine.c:$EXEC_UPDATE2\)" \
+	"exec-update: the site of the cuGraphExecUpdate that gave the node its arguments (graphengine.c:$EXEC_UPDATE2)"
+like "$(cat "$T/upd.txt")" '\(6 nodes, 3 kernels\)' "exec-update: the disabled MLP is not counted as a kernel"
+like "$(cat "$T/upd.txt")" 'decode::matvec .*\(disabled in this exec: an empty node\)' "exec-update: the disabled node is said"
+like "$("$CI" --width 200 "$(ls "$T"/upd/core* | head -1)" graphs 2>&1)" 'Graph 0x[0-9a-f]+: cloned, 6 nodes' \
+	"exec-update: the graphs view lists the clones"
 done_testing

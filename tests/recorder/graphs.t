@@ -90,6 +90,26 @@ is "$(grep '^graph ' "$T/built.dump" | sed 's/.*crumb_slot=\([^ ]*\) .*/\1/' | s
 	"built: no in-graph breadcrumbs (they would be nodes the application did not add)"
 is "$(grep '^exec ' "$T/built.dump" | sed 's/.* launches=\([0-9]*\) updates=\([0-9]*\).*/\1 \2/' | tr '\n' ' ')" "2 2 1 1 " \
 	"built: launches and updates counted per exec"
+# ---- built, updated the TensorRT-LLM way (a clone changed, the exec updated from it), MLP off
+engine upd --mode explicit --steps 4 --fault-step 3 --update exec-update --skip-mlp
+like "$(cat "$T/upd/err")" 'CUDA_ERROR_ILLEGAL_ADDRESS' "exec-update: the fault surfaced"
+is "$(grep '^graph ' "$T/upd.dump" | sed 's/.* origin=\([a-z]*\) .* nodes=\([0-9]*\) .*/\1 \2/' | tr '\n' ' ')" \
+	"built 6 cloned 6 built 6 cloned 6 " "exec-update: two graphs, each with its clone, all nodes copied"
+is "$(grep -v 'flags=0x2' "$T/upd.dump" | awk '/^node .* graph=1 exec=- /{print $6}' | tr '\n' ' ')" \
+	"type=memset type=kernel type=kernel type=kernel type=kernel type=memcpy " "exec-update: the clone's nodes, in order"
+ok "exec-update: each cloned node has the CUgraphNode cuGraphNodeFindInClone gives" \
+	test "$(grep '^node .* graph=1 exec=- ' "$T/upd.dump" | grep -c 'handle=0x0 ')" = 0
+is "$(grep '^node .* graph=1 exec=- .*fn=paged_attention' "$T/upd.dump" | wc -l)" 3 \
+	"exec-update: the clone's attention node: the copy and a version per cuGraphKernelNodeSetParams of its exec's replays"
+dis=$(grep '^node .* graph=0 exec=0 .*fn=_ZN6decode6matvec' "$T/upd.dump" | head -1)
+like "$dis" 'flags=0x600 ' "exec-update: cuGraphNodeSetEnabled(0) recorded as a disabled version of the MLP node"
+is "$(grep '^node .* graph=0 exec=0 ' "$T/upd.dump" | wc -l)" 13 \
+	"exec-update: exec 0 got the disable and, per replay (2), a version of each of its 6 nodes"
+is "$(grep '^node .* graph=0 exec=0 .*fn=_ZN6decode6matvec' "$T/upd.dump" | grep -vc 'flags=0x600 ')" 0 \
+	"exec-update: cuGraphExecUpdate keeps the MLP node disabled"
+like "$(grep '^node .* graph=0 exec=0 .*fn=paged_attention' "$T/upd.dump" | tail -1)" "params=.{32}$(le64 "$planted")" \
+	"exec-update: the exec's last attention version points at the freed cache"
+
 # ---- the tables full: a 1 MiB record keeps 128 node versions; 200 replays update 200 more
 run_in "$T/full" env CUDASIM_MODE=null CUDAINSPECT_SIZE=1M CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" \
 	"$B/graphengine" --mode explicit --steps 200

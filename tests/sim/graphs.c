@@ -1,6 +1,7 @@
 /* Explicitly built graphs (graphs.t): cuGraphCreate, cuGraphAdd{Kernel,Memset,Host,Memcpy,
  * Empty}Node, cuGraphGetNodes, cuGraphNodeGetType, cuGraphKernelNodeGet/SetParams,
- * cuGraphInstantiateWithParams and cuGraphExecKernelNodeSetParams, with the documented
+ * cuGraphInstantiateWithParams, cuGraphClone, cuGraphNodeFindInClone, cuGraphNode{Set,Get}Enabled,
+ * cuGraphExecUpdate and cuGraphExecKernelNodeSetParams, with the documented
  * semantics: nodes replay in the order they were added, an exec keeps the parameters it was
  * instantiated with until cuGraphExec*SetParams changes them, and that change leaves the graph
  * alone.  Run with CUDASIM_FAULT=step@4:arg=0+64: the graph has two kernel nodes, so the 4th launch of
@@ -117,6 +118,31 @@ int main(void)
 	IS_CU(cuStreamSynchronize(s), CUDA_SUCCESS);
 	is_int(atomic_load(&host_calls), 1, "the first replay ran the host node");
 	is_int(host[15], 0xab, "the memcpy node ran after the memset node");
+
+	/* clones, node enabling, whole-exec updates */
+	CUgraph clone;
+	IS_CU(cuGraphClone(&clone, g), CUDA_SUCCESS);
+	size_t ncl = 0;
+	IS_CU(cuGraphGetNodes(clone, NULL, &ncl), CUDA_SUCCESS);
+	CUgraphNode k2c = NULL;
+	IS_CU(cuGraphNodeFindInClone(&k2c, n_k2, clone), CUDA_SUCCESS);
+	IS_CU(cuGraphKernelNodeGetParams(k2c, &got), CUDA_SUCCESS);
+	ok(ncl == 6 && k2c != n_k2 && *(CUdeviceptr *)got.kernelParams[0] == b,
+	   "cuGraphClone copies the nodes with their parameters; cuGraphNodeFindInClone finds them");
+	IS_CU(cuGraphNodeFindInClone(&k2c, n_k2, other), CUDA_ERROR_INVALID_VALUE);
+	unsigned en = 7;
+	IS_CU(cuGraphNodeGetEnabled(x, n_k1, &en), CUDA_SUCCESS);
+	is_int((int)en, 1, "nodes start enabled");
+	IS_CU(cuGraphNodeSetEnabled(x, n_host, 0), CUDA_ERROR_INVALID_VALUE);
+	IS_CU(cuGraphNodeSetEnabled(x, n_k1, 0), CUDA_SUCCESS);
+	IS_CU(cuGraphNodeGetEnabled(x, n_k1, &en), CUDA_SUCCESS);
+	is_int((int)en, 0, "cuGraphNodeSetEnabled(0) disables a kernel node of the exec");
+	IS_CU(cuGraphNodeSetEnabled(x, n_k1, 1), CUDA_SUCCESS);
+	CUgraphExecUpdateResultInfo info = {0};
+	IS_CU(cuGraphExecUpdate(x, other, &info), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+	is_int(info.result, CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED, "cuGraphExecUpdate: another topology is refused");
+	IS_CU(cuGraphExecUpdate(x, clone, &info), CUDA_SUCCESS);
+	is_int(info.result, CU_GRAPH_EXEC_UPDATE_SUCCESS, "cuGraphExecUpdate from the clone succeeds");
 
 	/* per-exec update between replays: the exec changes, the graph does not */
 	void *p3[] = {&c, &n2};
