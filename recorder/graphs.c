@@ -281,7 +281,17 @@ void ci_graph_capture_end(struct ci_call *c, CUresult r, uint64_t graph, uint64_
 	if (!ci_rec.base)
 		return;
 	pthread_mutex_lock(&ci_graph_lock);
-	uint32_t slot = ci_map_get(&ci_rec.graph_map, graph ? graph : began);
+	uint32_t slot = graph || began ? ci_map_get(&ci_rec.graph_map, graph ? graph : began) : CI_NONE;
+	/* An invalidated capture names no graph, before or after: the newest capture begun on
+	 * this stream that has not ended. */
+	struct ci_sec *gs = ci_sec(CI_SEC_GRAPHS);
+	uint64_t head = gs->dir ? __atomic_load_n(&gs->dir->head, __ATOMIC_RELAXED) : 0;
+	for (uint64_t i = head < gs->capacity ? head : gs->capacity; slot == CI_NONE && c->stream != CI_NONE && i-- > 0;) {
+		const struct ci_graph *o = ci_graph_at((uint32_t)i);
+		if (o->seq == i + 1 && o->stream == c->stream && o->origin != CI_GRAPH_BUILT &&
+		    !(o->flags & (CI_GRAPH_ENDED | CI_GRAPH_INVALIDATED)))
+			slot = (uint32_t)i;
+	}
 	struct ci_graph *g = ci_graph_at(slot);
 	if (g) {
 		__atomic_store_n(&g->end_ns, c->t0, __ATOMIC_RELAXED);

@@ -543,6 +543,65 @@ SIM_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph
 	return sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
 }
 
+/* cuGraphAddNode: the parameter union by type (kernel, memset, host and empty nodes are
+ * simulated; other types CUDA_ERROR_NOT_SUPPORTED).  "On return ... fields may be modified",
+ * the documentation says; nothing needs to be. */
+static CUresult sim_graph_add_params(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+				     CUgraphNodeParams *p)
+{
+	SIM_REQUIRE_INIT();
+	if (!p || p->reserved0[0] || p->reserved0[1] || p->reserved0[2] || p->reserved2)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_work w;
+	CUresult r;
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL: {
+		const CUDA_KERNEL_NODE_PARAMS_v3 *k = &p->kernel;
+		CUDA_KERNEL_NODE_PARAMS v2 = {k->func, k->gridDimX, k->gridDimY, k->gridDimZ, k->blockDimX,
+					      k->blockDimY, k->blockDimZ, k->sharedMemBytes, k->kernelParams,
+					      k->extra, k->kern, k->ctx};
+		r = sim_kernel_params_work(&v2, sim_graph_get(hGraph), &w);
+		break;
+	}
+	case CU_GRAPH_NODE_TYPE_MEMSET: {
+		const CUDA_MEMSET_NODE_PARAMS_v2 *m = &p->memset;
+		CUDA_MEMSET_NODE_PARAMS v1 = {m->dst, m->pitch, m->value, m->elementSize, m->width, m->height};
+		r = sim_memset_params_work(&v1, &w);
+		break;
+	}
+	case CU_GRAPH_NODE_TYPE_HOST:
+		if (!p->host.fn)
+			return CUDA_ERROR_INVALID_VALUE;
+		w = (struct sim_work){.kind = SIM_OP_HOST_FN, .u.host = {p->host.fn, p->host.userData}};
+		r = CUDA_SUCCESS;
+		break;
+	case CU_GRAPH_NODE_TYPE_EMPTY:
+		w = (struct sim_work){.kind = SIM_OP_MARKER};
+		r = CUDA_SUCCESS;
+		break;
+	default:
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	return r ? r : sim_graph_add(ph, hGraph, deps, ndeps, &w);
+}
+
+SIM_EXPORT CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				   size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+	return sim_graph_add_params(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
+/* Edge data other than the default (all zeros) is not simulated. */
+SIM_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				      const CUgraphEdgeData *dependencyData, size_t numDependencies,
+				      CUgraphNodeParams *nodeParams)
+{
+	for (size_t i = 0; dependencyData && i < numDependencies; i++)
+		if (dependencyData[i].from_port || dependencyData[i].to_port || dependencyData[i].type)
+			return CUDA_ERROR_NOT_SUPPORTED;
+	return sim_graph_add_params(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
 /* "If numNodes is higher than the actual number of nodes, the remaining entries in nodes will be
  * set to NULL, and the number of nodes actually obtained will be returned in numNodes." */
 SIM_EXPORT CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)

@@ -8,7 +8,7 @@
 # engine does and prints (its planted pointer), not from the recorder.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/rec-lib.sh"
-need_recorder graphengine
+need_recorder graphengine tests/recorder/graphprobe
 
 # le64 0xHEX: the 8 bytes of a pointer as params= prints them (little-endian hex).
 le64() { printf '%016x' "$1" | sed 's/../& /g' | tr ' ' '\n' | grep . | tac | tr -d '\n'; }
@@ -109,6 +109,34 @@ is "$(grep '^node .* graph=0 exec=0 .*fn=_ZN6decode6matvec' "$T/upd.dump" | grep
 	"exec-update: cuGraphExecUpdate keeps the MLP node disabled"
 like "$(grep '^node .* graph=0 exec=0 .*fn=paged_attention' "$T/upd.dump" | tail -1)" "params=.{32}$(le64 "$planted")" \
 	"exec-update: the exec's last attention version points at the freed cache"
+
+# ---- capture modes and construction paths graphengine does not use (tests/recorder/graphprobe.c)
+run_in "$T/probe" env CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" "$B/tests/recorder/graphprobe"
+is "$rc" 0 "probe: runs"
+"$DUMP" "$(snap "$T/probe" exit)" >"$T/probe.dump"
+hostfn=$(sed -n 's/^graphprobe: hostfn //p' "$T/probe/out")
+read -r p q < <(sed -n 's/^graphprobe: p \(0x[0-9a-f]*\) q \(0x[0-9a-f]*\)$/\1 \2/p' "$T/probe/out")
+g0=$(grep '^graph slot=0 ' "$T/probe.dump")
+is "$(field origin "$g0") $(field mode "$g0") $(field nodes "$g0") $(field flags "$g0")" "captured 1 4 1" \
+	"probe: a thread-local capture (mode 1) of 4 nodes, ended"
+is "$(awk '/^node .* graph=0 /{print $6}' "$T/probe.dump" | tr '\n' ' ')" "type=kernel type=host type=memset type=memcpy " \
+	"probe: cuLaunchKernelEx, cuLaunchHostFunc, a memset and a copy became nodes in order"
+like "$(grep '^node .* graph=0 .*type=kernel' "$T/probe.dump")" "fn=probe_k .* grid=2,3,1 block=32,1,1 .*params=$(le64 "$p")07000000" \
+	"probe: the cuLaunchKernelEx node's grid, block and parameters"
+like "$(grep '^node .* graph=0 .*type=host' "$T/probe.dump")" "func=$hostfn " "probe: the host node's function"
+like "$(grep '^node .* graph=0 .*type=memset' "$T/probe.dump")" "a=$p b=0x5a bytes=64 " "probe: the memset's destination, value and size"
+like "$(grep '^node .* graph=0 .*type=memcpy' "$T/probe.dump")" "a=$q b=$p bytes=64 " "probe: the copy's destination, source and size"
+like "$(grep '^exec slot=0 ' "$T/probe.dump")" ' flags=0x1 launches=1 ' "probe: the instantiation flags (AUTO_FREE_ON_LAUNCH)"
+g1=$(grep '^graph slot=1 ' "$T/probe.dump")
+like "$(cat "$T/probe/out")" 'invalidated CUDA_ERROR_STREAM_CAPTURE_INVALIDATED' "probe: the relaxed capture was invalidated"
+is "$(field mode "$g1") $(field flags "$g1") $(field nodes "$g1")" "2 2 1" \
+	"probe: the relaxed capture (mode 2) is flagged invalidated, with the node captured before"
+g2=$(grep '^graph slot=2 ' "$T/probe.dump")
+is "$(field origin "$g2") $(field nodes "$g2")" "built 2" "probe: the cuGraphAddNode graph"
+like "$(grep '^node .* graph=2 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=probe_k .* grid=5,1,1 block=64,1,1 ' \
+	"probe: cuGraphAddNode's kernel node from the parameter union"
+like "$(grep '^node .* graph=2 .*ordinal=1 ' "$T/probe.dump")" "type=memset .* a=$q b=0x11 bytes=64 " \
+	"probe: cuGraphAddNode's memset node (16 elements of 4 bytes)"
 
 # ---- the tables full: a 1 MiB record keeps 128 node versions; 200 replays update 200 more
 run_in "$T/full" env CUDASIM_MODE=null CUDAINSPECT_SIZE=1M CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" \
