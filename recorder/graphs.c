@@ -195,7 +195,9 @@ bool ci_capture_info(uint64_t stream, struct ci_capture *out)
 void ci_graph_captured(struct ci_call *c, uint32_t sslot, const struct ci_capture *known,
 		       struct ci_node_args *n)
 {
-	if (!ci_rec.base || sslot == CI_NONE)
+	/* The legacy stream never captures, and asking it while a blocking stream captures is
+	 * an implicit dependency on that capture: leave it alone. */
+	if (!ci_rec.base || sslot == CI_NONE || ci_rec.streams[sslot].kind == CI_STREAM_LEGACY)
 		return;
 	struct ci_capture cap;
 	if (known)

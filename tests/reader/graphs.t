@@ -125,4 +125,6 @@ like "$(cat "$T/upd.txt")" '\(6 nodes, 3 kernels\)' "exec-update: the disabled M
 like "$(cat "$T/upd.txt")" 'decode::matvec .*\(disabled in this exec: an empty node\)' "exec-update: the disabled node is said"
 like "$("$CI" --width 200 "$(ls "$T"/upd/core* | head -1)" graphs 2>&1)" 'Graph 0x[0-9a-f]+: cloned, 6 nodes' \
 	"exec-update: the graphs view lists the clones"
+# The sparse decode (the summary's) diagnoses every one of these cores as the complete one does.
+run_c_test "$B/tests/reader/sparse_test" $(for n in mid first last nocrumb built upd; do ls "$T/$n"/core* | head -1; done)
 done_testing
