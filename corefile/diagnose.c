@@ -761,14 +761,19 @@ static int graph_fault(const struct ci_model *m, struct ci_diagnosis *d, struct 
 	}
 	char name[256];
 	if (g->faulting_node < 0) {
+		/* Nodes passing a bad pointer: nav's tags are node indices, ascending (collected
+		 * node by node; attribute_all keeps the order). */
 		size_t bad = 0;
-		ptrdiff_t first_bad = -1;
-		for (size_t i = 0; i < g->node_count; i++)
-			if (g->nodes[i].node && launch_has_bad_pointer(&nav, i)) {
-				bad++;
-				if (first_bad < 0)
-					first_bad = (ptrdiff_t)i;
-			}
+		ptrdiff_t first_bad = -1, last_counted = -1;
+		for (size_t k = 0; k < nav.n; k++) {
+			ptrdiff_t i = (ptrdiff_t)nav.v[k].launch;
+			if (nav.v[k].relation == CI_REL_INSIDE || i == last_counted)
+				continue;
+			bad++;
+			last_counted = i;
+			if (first_bad < 0)
+				first_bad = i;
+		}
 		if (first_bad >= 0) {
 			ci_graph_replay_pick(m, g, (size_t)first_bad);
 			if (bad > 1 && d->confidence > CI_CONF_LOW)

@@ -25,6 +25,14 @@
 
 #define GRAPH_NODES_MAX 65536 /* ordinals expanded per replay, at most */
 
+static uint64_t ci_mix64_reader(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
 static bool slot_live(const void *table, size_t count, size_t size, uint32_t slot)
 {
 	return slot != CI_NONE && slot < count && ci_le64((const uint8_t *)table + (size_t)slot * size);
@@ -88,7 +96,7 @@ void ci_graph_replay_pick(const struct ci_model *m, struct ci_graph_replay *r, s
 }
 
 /* States of a replay in flight from its breadcrumb value V (see the file comment). */
-static void states_from_crumb(struct ci_graph_replay *r, uint64_t v)
+static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *r, uint64_t v)
 {
 	size_t n = r->node_count;
 	uint8_t *done = calloc(n ? n : 1, 1);
@@ -98,28 +106,41 @@ static void states_from_crumb(struct ci_graph_replay *r, uint64_t v)
 		return; /* states stay unknown */
 	}
 	/* Dependencies by capture order: the previous node on the same stream, and for a join
-	 * the event record it waits for.  Built graphs (no stream) are a chain. */
+	 * the event record it waits for.  Built graphs (no stream) are a chain.  One pass: the
+	 * last index per stream slot (CI_NONE last) and per event, in open-addressed tables. */
+	size_t nstreams = m->stream_count + 1, evcap = 64;
+	while (evcap < 2 * n)
+		evcap <<= 1;
+	size_t *last_on = malloc(nstreams * sizeof *last_on);
+	struct { uint64_t event; size_t at; } *ev = calloc(evcap, sizeof *ev);
+	if (!last_on || !ev) {
+		free(last_on), free(ev), free(done), free(dep1), free(dep2);
+		return;
+	}
+	for (size_t i = 0; i < nstreams; i++)
+		last_on[i] = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
 		dep1[i] = dep2[i] = SIZE_MAX;
 		const struct ci_graph_node *a = r->nodes[i].first;
 		if (!a)
 			continue;
-		for (size_t j = i; j-- > 0;) {
-			const struct ci_graph_node *b = r->nodes[j].first;
-			if (b && b->stream == a->stream) {
-				dep1[i] = j;
-				break;
-			}
+		size_t lane = a->stream < m->stream_count ? a->stream : m->stream_count;
+		dep1[i] = last_on[lane];
+		last_on[lane] = i;
+		if (a->type != CI_NODE_EVENT_RECORD && a->type != CI_NODE_EVENT_WAIT)
+			continue;
+		size_t h = (size_t)(ci_mix64_reader(a->a) & (evcap - 1));
+		while (ev[h].event && ev[h].event != a->a + 1)
+			h = (h + 1) & (evcap - 1);
+		if (a->type == CI_NODE_EVENT_RECORD) {
+			ev[h].event = a->a + 1; /* + 1: event 0 is a key too */
+			ev[h].at = i;
+		} else if (ev[h].event) {
+			dep2[i] = ev[h].at;
 		}
-		if (a->type == CI_NODE_EVENT_WAIT)
-			for (size_t j = i; j-- > 0;) {
-				const struct ci_graph_node *b = r->nodes[j].first;
-				if (b && b->type == CI_NODE_EVENT_RECORD && b->a == a->a) {
-					dep2[i] = j;
-					break;
-				}
-			}
 	}
+	free(last_on);
+	free(ev);
 	if (v && v - 1 < n) {
 		done[v - 1] = 1;
 		for (size_t i = (size_t)(v - 1) + 1; i-- > 0;)
@@ -219,7 +240,7 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 	if (state == CI_LS_IN_FLIGHT && g->crumb_slot != CI_NONE && g->crumb_slot < m->crumb_count) {
 		r->crumb = true;
 		r->crumb_value = m->crumbs[g->crumb_slot];
-		states_from_crumb(r, r->crumb_value);
+		states_from_crumb(m, r, r->crumb_value);
 	}
 	/* The faulting node when the facts leave one: the only kernel running, or the only kernel. */
 	ptrdiff_t pick = -1;
@@ -236,4 +257,94 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 	if (running == 1)
 		ci_graph_replay_pick(m, r, (size_t)pick);
 	return true;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Index of the graph tables for the views: chains built in one pass (bounded work however
+ * large the tables of a hostile record are). */
+
+void ci_graph_index_deinit(struct ci_graph_index *ix)
+{
+	free(ix->node_head), free(ix->node_next), free(ix->exec_head), free(ix->exec_next);
+	free(ix->upd_head), free(ix->upd_next);
+	memset(ix, 0, sizeof *ix);
+}
+
+static void chain(size_t *head, size_t *next, size_t nheads, size_t i, uint32_t key)
+{
+	if (key < nheads) {
+		next[i] = head[key];
+		head[key] = i;
+	}
+}
+
+bool ci_graph_index_init(const struct ci_model *m, struct ci_graph_index *ix)
+{
+	memset(ix, 0, sizeof *ix);
+	size_t g = m->graph_count ? m->graph_count : 1, x = m->graph_exec_count ? m->graph_exec_count : 1;
+	size_t n = m->graph_node_count ? m->graph_node_count : 1;
+	ix->node_head = malloc(g * sizeof(size_t)), ix->exec_head = malloc(g * sizeof(size_t));
+	ix->upd_head = malloc(x * sizeof(size_t)), ix->exec_next = malloc(x * sizeof(size_t));
+	ix->node_next = malloc(n * sizeof(size_t)), ix->upd_next = malloc(n * sizeof(size_t));
+	if (!ix->node_head || !ix->exec_head || !ix->upd_head || !ix->exec_next || !ix->node_next ||
+	    !ix->upd_next) {
+		ci_graph_index_deinit(ix);
+		return false;
+	}
+	for (size_t i = 0; i < g; i++)
+		ix->node_head[i] = ix->exec_head[i] = SIZE_MAX;
+	for (size_t i = 0; i < x; i++)
+		ix->upd_head[i] = SIZE_MAX;
+	/* Backwards, so that each chain is in table order. */
+	for (size_t i = m->graph_node_count; i-- > 0;) {
+		const struct ci_graph_node *e = &m->graph_nodes[i];
+		ix->node_next[i] = ix->upd_next[i] = SIZE_MAX;
+		if (!e->seq)
+			continue;
+		if (e->exec == CI_NONE)
+			chain(ix->node_head, ix->node_next, m->graph_count, i, e->graph);
+		else
+			chain(ix->upd_head, ix->upd_next, m->graph_exec_count, i, e->exec);
+	}
+	for (size_t i = m->graph_exec_count; i-- > 0;) {
+		ix->exec_next[i] = SIZE_MAX;
+		if (m->graph_execs[i].seq)
+			chain(ix->exec_head, ix->exec_next, m->graph_count, i, m->graph_execs[i].graph);
+	}
+	return true;
+}
+
+static int cmp_node_ordinal(const void *a, const void *b)
+{
+	const struct ci_graph_node *x = *(const struct ci_graph_node *const *)a;
+	const struct ci_graph_node *y = *(const struct ci_graph_node *const *)b;
+	if (x->ordinal != y->ordinal)
+		return x->ordinal < y->ordinal ? -1 : 1;
+	return x < y ? -1 : x > y; /* table order */
+}
+
+size_t ci_graph_latest_nodes(const struct ci_model *m, const struct ci_graph_index *ix, uint32_t graph,
+			     const struct ci_graph_node ***ret)
+{
+	*ret = NULL;
+	size_t k = 0;
+	if (graph >= m->graph_count)
+		return 0;
+	for (size_t i = ix->node_head[graph]; i != SIZE_MAX; i = ix->node_next[i])
+		k++;
+	const struct ci_graph_node **v = malloc((k ? k : 1) * sizeof *v);
+	if (!v)
+		return 0;
+	k = 0;
+	for (size_t i = ix->node_head[graph]; i != SIZE_MAX; i = ix->node_next[i])
+		v[k++] = &m->graph_nodes[i];
+	qsort(v, k, sizeof *v, cmp_node_ordinal);
+	size_t w = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (w && v[w - 1]->ordinal == v[i]->ordinal)
+			w--; /* a later version of the same ordinal replaces it */
+		v[w++] = v[i];
+	}
+	*ret = v;
+	return w;
 }

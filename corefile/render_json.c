@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graphs.h"
 #include "render-internal.h"
 
 #define JSON_DEPTH_MAX 32
@@ -796,6 +797,8 @@ static void j_graph_replay(struct json *j, const struct ci_graph_replay *g)
 static void j_part_graphs(struct json *j)
 {
 	const struct ci_model *m = j->m;
+	struct ci_graph_index ix;
+	bool ix_ok = ci_graph_index_init(m, &ix);
 	j_arr(j, "graphs");
 	for (size_t gi = 0; gi < m->graph_count; gi++) {
 		const struct ci_graph *g = &m->graphs[gi];
@@ -815,16 +818,17 @@ static void j_part_graphs(struct json *j)
 		j_bool(j, "destroyed", g->destroy_ns != 0);
 		j_u64(j, "stack_id", g->stack);
 		j_stack(j, "stack", g->stack);
+		/* Versions by table order: the graph's own, then each exec's (exec not null). */
 		j_arr(j, "node_versions");
-		for (size_t k = 0; k < m->graph_node_count; k++)
-			if (m->graph_nodes[k].seq && m->graph_nodes[k].graph == gi)
+		for (size_t k = ix_ok ? ix.node_head[gi] : SIZE_MAX; k != SIZE_MAX; k = ix.node_next[k])
+			j_graph_node(j, &m->graph_nodes[k], NULL);
+		for (size_t xi = ix_ok ? ix.exec_head[gi] : SIZE_MAX; xi != SIZE_MAX; xi = ix.exec_next[xi])
+			for (size_t k = ix.upd_head[xi]; k != SIZE_MAX; k = ix.upd_next[k])
 				j_graph_node(j, &m->graph_nodes[k], NULL);
 		j_close(j);
 		j_arr(j, "execs");
-		for (size_t xi = 0; xi < m->graph_exec_count; xi++) {
+		for (size_t xi = ix_ok ? ix.exec_head[gi] : SIZE_MAX; xi != SIZE_MAX; xi = ix.exec_next[xi]) {
 			const struct ci_graph_exec *x = &m->graph_execs[xi];
-			if (!x->seq || x->graph != gi)
-				continue;
 			j_obj(j, NULL);
 			j_u64(j, "slot", xi);
 			j_hex(j, "handle", x->handle);
@@ -857,6 +861,8 @@ static void j_part_graphs(struct json *j)
 		j_close(j);
 	}
 	j_close(j);
+	if (ix_ok)
+		ci_graph_index_deinit(&ix);
 }
 
 static void j_part_diagnosis(struct json *j)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graphs.h"
 #include "render-internal.h"
 
 #define SUMMARY_FRAMES 3        /* launch-site and error-thread frames in the summary */
@@ -1179,6 +1180,8 @@ void ci_text_graphs(struct ci_text_out *o)
 	for (size_t i = 0; i < m->graph_count; i++)
 		ng += m->graphs[i].seq != 0;
 	char n1[32];
+	struct ci_graph_index ix;
+	bool ix_ok = ci_graph_index_init(m, &ix);
 	line(o, "Graphs: %zu, executable graphs: %zu, graph launches in the ring: %s%s", ng,
 	     m->graph_exec_count, ci_fmt_count(m->graph_launch_count, n1, sizeof(n1)),
 	     m->sections[CI_SEC_GRAPHS].present ? "" : " (the record has no graph tables)");
@@ -1199,16 +1202,13 @@ void ci_text_graphs(struct ci_text_out *o)
 		     g->flags & CI_GRAPH_INVALIDATED ? ", capture invalidated" : "",
 		     g->crumb_slot != CI_NONE ? ", in-graph breadcrumbs" : "", g->destroy_ns ? ", destroyed" : "");
 		print_stack(o, g->origin == CI_GRAPH_CAPTURED || g->origin == CI_GRAPH_CAPTURED_INTO ? "  captured at " : "  created at ", g->stack, 3);
-		/* Its nodes as the graph has them (latest versions of its own). */
-		for (uint32_t ord = 0; ord < g->nodes; ord++) {
-			const struct ci_graph_node *last = NULL;
-			for (size_t k = 0; k < m->graph_node_count; k++) {
-				const struct ci_graph_node *e = &m->graph_nodes[k];
-				if (e->seq && e->graph == gi && e->ordinal == ord && e->exec == CI_NONE)
-					last = e;
-			}
-			if (!last)
-				continue;
+		/* Its nodes as the graph has them (latest versions of its own), or as the faulting
+		 * replay ran them. */
+		const struct ci_graph_node **latest = NULL;
+		size_t nl = ix_ok ? ci_graph_latest_nodes(m, &ix, (uint32_t)gi, &latest) : 0;
+		for (size_t k = 0; k < nl; k++) {
+			const struct ci_graph_node *last = latest[k];
+			uint32_t ord = last->ordinal;
 			const char *state = NULL;
 			if (fg && fg->graph == gi && ord < fg->node_count && fg->nodes[ord].node) {
 				state = node_state_text(fg->nodes[ord].state);
@@ -1218,26 +1218,26 @@ void ci_text_graphs(struct ci_text_out *o)
 			}
 			graph_node_line(o, last, state);
 		}
-		for (size_t xi = 0; xi < m->graph_exec_count; xi++) {
+		free(latest);
+		for (size_t xi = ix_ok ? ix.exec_head[gi] : SIZE_MAX; xi != SIZE_MAX; xi = ix.exec_next[xi]) {
 			const struct ci_graph_exec *x = &m->graph_execs[xi];
-			if (!x->seq || x->graph != gi)
-				continue;
 			char s2[768];
 			stack_site(o, x->stack, s2, sizeof(s2));
 			line(o, "  exec 0x%" PRIx64 ": %" PRIu64 " launch%s, %" PRIu32 " node update%s%s%s%s%s", x->handle,
 			     x->launches, x->launches == 1 ? "" : "es", x->updates, x->updates == 1 ? "" : "s",
 			     fg && fg->exec == xi ? ", the faulting launch is one of its replays" : "",
 			     x->destroy_ns ? ", destroyed" : "", *s2 ? ", instantiated at " : "", s2);
-			for (size_t k = 0; k < m->graph_node_count; k++) {
-				const struct ci_graph_node *e = &m->graph_nodes[k];
-				if (e->seq && e->exec == xi)
-					graph_node_line(o, e, "update");
-			}
+			for (size_t k = ix.upd_head[xi]; k != SIZE_MAX; k = ix.upd_next[k])
+				graph_node_line(o, &m->graph_nodes[k], "update");
 			if (fg && fg->exec == xi)
 				line(o, "    replay %" PRIu64 " %s%s", fg->replay,
 				     launch_state_text(o, fg->launch), fg->crumb ? " (states above from its in-graph breadcrumb)" : "");
 		}
 	}
+	if (ix_ok)
+		ci_graph_index_deinit(&ix);
+	else if (m->graph_count)
+		line(o, "(out of memory: the graphs' nodes and executable graphs are not shown)");
 }
 
 static int cmp_free_time(const void *a, const void *b)
