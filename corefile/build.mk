@@ -7,6 +7,8 @@ CLI_SRCS    := $(wildcard corefile/cli/*.c)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 # `cudainspect record` creates and reads its files through the recorder's safe-file helper.
 CLI_OBJS    += $(BUILD)/obj/recorder/safefile.o
+# ... and reads the kernel log after its child died through the recorder's reader of it.
+CLI_OBJS    += $(BUILD)/obj/recorder/kmsgread.o
 READER_LIBS := -ldw -lelf -lzstd -lz -lpthread
 
 $(BUILD)/obj/corefile/%.o: corefile/%.c include/cudainspect/cudainspect.h include/cudainspect/record.h
@@ -43,6 +45,7 @@ $(READER_OBJS): corefile/reader-internal.h
 # The input stages on their own (the input side's tests, fuzzers and tools link these).
 CI_INPUT_SRCS := corefile/errors.c corefile/names.c corefile/locate.c corefile/decode.c \
                  corefile/order.c corefile/model.c corefile/evidence.c corefile/text.c \
+                 corefile/evidence_klog.c corefile/kernel_log.c \
                  $(wildcard corefile/source*.c)
 CI_INPUT_OBJS := $(CI_INPUT_SRCS:%.c=$(BUILD)/obj/%.o)
 

@@ -49,6 +49,7 @@ const struct section_kind ci_section_kinds[CI_SECTION_KIND_MAX] = {
 	[CI_SEC_GRAPH_EXECS] = { LAYOUT_TABLE, sizeof(struct ci_graph_exec), 0, 0, 0 },
 	[CI_SEC_GRAPH_LAUNCHES] = { LAYOUT_RING, sizeof(struct ci_graph_launch), 0,
 				    RING_BY_TIME(struct ci_graph_launch) },
+	[CI_SEC_KERNEL_LOG] = { LAYOUT_BYTES, 1, 1, 0, 0 },
 };
 #undef RING_BY_TIME
 
@@ -415,7 +416,8 @@ static void tail_needs_deinit(struct tail_needs *t)
 
 /* Read the launch ring of a sparse model from its head back: every stream's launches that have
  * not finished (past its breadcrumb or its last synchronization, at most CI_OPEN_WINDOW_MAX of
- * a stream that has neither), the launch that failed behind the last API error, and, where
+ * a stream that has neither), the launch that failed behind the last API error, the newest
+ * CI_HISTORY_RING entries (the argument history's window), and, where
  * some of those are not in the ring, a margin (SPARSE_MARGIN_NS).  The entries are judged as
  * decode_entries judges them and copied into *RET in time order.  Returns false when the ring
  * must be read whole instead (not in one mapped piece, or the scan reached SPARSE_SCAN_MAX),
@@ -475,7 +477,10 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 	/* What the scan counts, to be undone when the whole ring is read after all. */
 	struct ci_section_stats saved = *stats;
 	uint64_t saved_refs[3] = { d->bad_refs[kind], d->unresolved[kind], d->late[kind] };
-	for (uint64_t idx = head; open || earliest != UINT64_MAX ? idx-- > head - total : false;) {
+	/* The argument history looks at the newest CI_HISTORY_RING entries whatever else is needed. */
+	uint64_t history = total < CI_HISTORY_RING ? total : CI_HISTORY_RING;
+	for (uint64_t idx = head;
+	     open || earliest != UINT64_MAX || scanned < history ? idx-- > head - total : false;) {
 		if (scanned == SPARSE_SCAN_MAX) {
 			*stats = saved;
 			d->bad_refs[kind] = saved_refs[0];
@@ -517,7 +522,8 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 					earliest = t;
 			}
 		}
-		if (!open && (earliest == UINT64_MAX || (this_lap && t + SPARSE_MARGIN_NS < earliest)))
+		if (!open && scanned >= history &&
+		    (earliest == UINT64_MAX || (this_lap && t + SPARSE_MARGIN_NS < earliest)))
 			break;
 	}
 	if (head > cap)
@@ -1065,6 +1071,16 @@ static struct ci_error *decode_sections(struct decoder *d)
 	strings[nstr] = 0;
 	m->strings = strings;
 	m->strings_size = nstr + 1;
+
+	/* Kernel-log lines: the used part (text; the evidence stage parses it). */
+	uint64_t nklog = area_units(d, CI_SEC_KERNEL_LOG, true);
+	if ((err = decode_area(d, CI_SEC_KERNEL_LOG, &nklog, &p)))
+		return err;
+	m->kernel_log = nklog ? p : NULL;
+	m->kernel_log_size = nklog;
+	if (!nklog)
+		free(p);
+	m->sections[CI_SEC_KERNEL_LOG].accepted = nklog;
 
 	uint64_t nframes = area_units(d, CI_SEC_FRAMES, true);
 	if ((err = decode_area(d, CI_SEC_FRAMES, &nframes, &p)))

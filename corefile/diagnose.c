@@ -10,6 +10,7 @@
  * ("How the faulting launch is chosen").
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 #include "evidence.h"
 #include "graphs.h"
+#include "kernel-log.h"
 #include "model-internal.h"
 #include "reader-internal.h"
 #include "render-internal.h"
@@ -38,6 +40,9 @@ void ci_diagnosis_destroy(struct ci_diagnosis *diag)
 	if (diag->graph)
 		ci_graph_replay_deinit(diag->graph);
 	free(diag->graph);
+	for (size_t i = 0; i < diag->evidence_count; i++)
+		free(diag->evidence[i].text);
+	free(diag->evidence);
 	free(diag);
 }
 
@@ -542,23 +547,33 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Attribute the collected arguments: one pass over the live allocations for all of them, then
  * the frees.  Values that turn out not to be plausible pointers are dropped. */
-static int attribute_all(const struct ci_model *m, struct attr_vec *av)
+static int attribute_all(const struct ci_model *m, struct attr_vec *av, struct attr_vec *hv,
+			 struct attr_vec *xv)
 {
-	size_t n = av->n;
-	if (!n)
+	/* The Xid pages are attributed with the history values (after them in HV). */
+	size_t n_hist = hv->n;
+	for (size_t i = 0; i < xv->n; i++)
+		if (attr_push(hv, &xv->v[i]))
+			return -1;
+	size_t n = av->n, nh = hv->n;
+	if (!n && !nh)
 		return 0;
-	uint64_t *vals = malloc(n * sizeof(*vals));
-	struct found *f = calloc(3 * n + 1, sizeof(*f));
-	if (!vals || !f) {
+	uint64_t *vals = malloc((n + nh) * sizeof(*vals));
+	struct found *f = calloc(3 * (n + nh) + 1, sizeof(*f));
+	uint32_t *remap = malloc((n ? n : 1) * sizeof(*remap));
+	if (!vals || !f || !remap) {
 		free(vals);
 		free(f);
+		free(remap);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
 		vals[i] = av->v[i].address;
-	qsort(vals, n, sizeof(*vals), cmp_u64);
+	for (size_t i = 0; i < nh; i++)
+		vals[n + i] = hv->v[i].address;
+	qsort(vals, n + nh, sizeof(*vals), cmp_u64);
 	size_t u = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n + nh; i++)
 		if (!u || vals[i] != vals[u - 1])
 			vals[u++] = vals[i];
 	struct lookup lk = { vals, u, f, f + u, f + 2 * u, UINT64_MAX, 0 };
@@ -589,16 +604,196 @@ static int attribute_all(const struct ci_model *m, struct attr_vec *av)
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct ci_attribution a = av->v[i];
-		if (!plausible_pointer(a.address, lk.lo, lk.hi))
+		/* History values name their suspect's index, which moves as values are dropped. */
+		bool keep = plausible_pointer(a.address, lk.lo, lk.hi);
+		remap[i] = keep ? (uint32_t)w : UINT32_MAX;
+		if (!keep)
 			continue;
 		size_t k = lower_bound(vals, u, a.address);
 		attribute(m, &lk, k, &lk.below_at[k], &lk.above_at[k + 1], &a);
 		av->v[w++] = a;
 	}
 	av->n = w;
+	for (size_t j = 0; j < n_hist; j++)
+		hv->v[j].arg = hv->v[j].arg < n ? remap[hv->v[j].arg] : UINT32_MAX;
+	free(remap);
+	/* The earlier launches' values are attributed as they are (kept in place: the history
+	 * refers to them by index). */
+	for (size_t i = 0; i < nh; i++) {
+		struct ci_attribution *a = &hv->v[i];
+		size_t k = lower_bound(vals, u, a->address);
+		if (i >= n_hist || plausible_pointer(a->address, lk.lo, lk.hi))
+			attribute(m, &lk, k, &lk.below_at[k], &lk.above_at[k + 1], a);
+		else
+			a->relation = CI_REL_UNKNOWN;
+	}
+	for (size_t i = 0; i < xv->n; i++)
+		xv->v[i] = hv->v[n_hist + i];
+	hv->n = n_hist;
 	free(vals);
 	free(f);
 	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Argument history                                                                           */
+
+/* The function a launch ran, as a key: its table slot, else the handle it was passed (0:
+ * neither is known). */
+static uint64_t function_key(const struct ci_launch *l)
+{
+	return l->function != CI_NONE ? (uint64_t)l->function + 1 : l->function_handle ? l->function_handle | (1ull << 63) : 0;
+}
+
+/* Whether ring seq SEQ is one of the newest CI_HISTORY_RING of the launch ring. */
+static bool in_history_window(const struct ci_model *m, uint64_t seq)
+{
+	uint64_t head = m->sections[CI_SEC_LAUNCHES].head;
+	return head <= CI_HISTORY_RING || seq + CI_HISTORY_RING > head;
+}
+
+/* For every suspect argument of AV, the same parameter of the earlier launches of the same
+ * function (in the history window, newest first, at most CI_HISTORY_MAX): pushed to HV with
+ * `launch` the earlier launch and `arg` the index of the suspect's attribution in AV.  The
+ * launches are visited from the newest back, at most 4 * CI_HISTORY_RING of them, so the work
+ * is bounded whatever the ring holds. */
+static int collect_history(const struct ci_model *m, const struct attr_vec *av, struct attr_vec *hv)
+{
+	size_t n = av->n;
+	if (!n)
+		return 0;
+	uint32_t *taken = calloc(n, sizeof(*taken));
+	uint64_t *fn = malloc(n * sizeof(*fn)), *seq = malloc(n * sizeof(*seq));
+	if (!taken || !fn || !seq)
+		goto fail;
+	for (size_t k = 0; k < n; k++) {
+		const struct ci_launch *s = ci_model_load_launch(m, av->v[k].launch);
+		fn[k] = s ? function_key(s) : 0;
+		seq[k] = s ? s->seq : 0;
+	}
+	size_t visited = 0, open = n;
+	for (size_t i = m->launch_count; i-- > 0 && open && visited < 4 * CI_HISTORY_RING;) {
+		const struct ci_launch *l = ci_model_load_launch(m, i);
+		visited++;
+		uint64_t key = l ? function_key(l) : 0;
+		if (!key || (l->flags & CI_LAUNCH_FAILED) || !in_history_window(m, l->seq))
+			continue;
+		size_t len = l->param_len < CI_LAUNCH_PARAM_BYTES ? l->param_len : CI_LAUNCH_PARAM_BYTES;
+		for (size_t k = 0; k < n; k++) {
+			const struct ci_attribution *a = &av->v[k];
+			if (fn[k] != key || taken[k] >= CI_HISTORY_MAX || l->seq >= seq[k] ||
+			    (size_t)a->param_offset + 8 > len)
+				continue;
+			struct ci_attribution h = { .launch = i, .arg = (uint32_t)k,
+						    .param_offset = a->param_offset,
+						    .address = ci_le64(l->params + a->param_offset) };
+			if (attr_push(hv, &h))
+				goto fail;
+			if (++taken[k] == CI_HISTORY_MAX)
+				open--;
+		}
+	}
+	free(taken);
+	free(fn);
+	free(seq);
+	return 0;
+fail:
+	free(taken);
+	free(fn);
+	free(seq);
+	return -1;
+}
+
+/* Whether the earlier launch behind history value H used allocation A while A was live. */
+static bool used_live(const struct ci_model *m, const struct ci_attribution *h)
+{
+	if (!h->alloc || (h->relation != CI_REL_INSIDE && h->relation != CI_REL_FREED))
+		return false;
+	if (h->relation == CI_REL_INSIDE)
+		return true;
+	const struct ci_launch *l = ci_model_load_launch(m, h->launch);
+	return l && l->time_ns >= h->alloc->time_ns && l->time_ns < h->alloc->free_ns;
+}
+
+/* Compare every suspect argument with its history (HV, attributed): where the earlier
+ * launches used one allocation A and this value lies outside it, near its end or start, the
+ * attribution becomes relative to A (history LEFT) with where it lies otherwise as the
+ * neighbour; where A was freed before this launch, FREED_SINCE; where it is still in A, SAME. */
+static int apply_history(const struct ci_model *m, struct attr_vec *av, const struct attr_vec *hv)
+{
+	/* HV's entries by the suspect argument they belong to, newest first within each. */
+	size_t *start = calloc(av->n + 1, sizeof(*start)), *by = malloc((hv->n + 1) * sizeof(*by));
+	if (!start || !by) {
+		free(start);
+		free(by);
+		return -1;
+	}
+	for (size_t j = 0; j < hv->n; j++)
+		if (hv->v[j].arg < av->n)
+			start[hv->v[j].arg + 1]++;
+	for (size_t k = 0; k < av->n; k++)
+		start[k + 1] += start[k];
+	for (size_t j = 0, *fill = start; j < hv->n; j++)
+		if (hv->v[j].arg < av->n)
+			by[fill[hv->v[j].arg]++] = j;
+	/* start[k] is now the end of argument k's entries. */
+	for (size_t k = 0, b = 0; k < av->n; b = start[k], k++) {
+		struct ci_attribution *a = &av->v[k];
+		size_t e = start[k];
+		uint32_t n = (uint32_t)(e - b), inside = 0;
+		if (!n || !used_live(m, &hv->v[by[b]]))
+			continue;
+		const struct ci_alloc *A = hv->v[by[b]].alloc;
+		for (size_t j = b; j < e; j++)
+			inside += used_live(m, &hv->v[by[j]]) && hv->v[by[j]].alloc->id == A->id;
+		a->history_launches = n;
+		a->history_inside = inside;
+		a->history_alloc = A;
+		const struct ci_launch *l = ci_model_load_launch(m, a->launch);
+		if (a->alloc && a->alloc->id == A->id) {
+			bool freed = a->relation == CI_REL_FREED && l && A->free_ns && l->time_ns >= A->free_ns;
+			a->history = freed && inside ? CI_HISTORY_FREED_SINCE : CI_HISTORY_SAME;
+			continue;
+		}
+		/* Every earlier launch used A (two at least where the value is in another live
+		 * allocation: one launch is no pattern), and the value is near A. */
+		if (inside != n || (n < 2 && a->relation == CI_REL_INSIDE) || !A->size)
+			continue;
+		uint64_t end = A->address + A->size < A->address ? UINT64_MAX : A->address + A->size;
+		uint64_t near = A->size > NEAR_BYTES_MIN ? A->size : NEAR_BYTES_MIN;
+		enum ci_relation rel;
+		uint64_t off;
+		if (a->address >= end) {
+			rel = CI_REL_PAST_END;
+			off = a->address - end;
+		} else if (a->address < A->address) {
+			rel = CI_REL_BEFORE_START;
+			off = A->address - a->address;
+		} else {
+			continue; /* inside A's range but attributed elsewhere: a smaller one inside it */
+		}
+		if (off >= near)
+			continue;
+		a->neighbour_relation = a->relation;
+		a->neighbour = a->alloc;
+		a->neighbour_offset = a->offset;
+		a->relation = rel;
+		a->alloc = A;
+		a->offset = off;
+		a->history = CI_HISTORY_LEFT;
+	}
+	free(start);
+	free(by);
+	return 0;
+}
+
+static bool launch_left_history(const struct attr_vec *av, size_t i)
+{
+	for (size_t k = 0; k < av->n; k++)
+		if (av->v[k].launch == i && (av->v[k].history == CI_HISTORY_LEFT ||
+					     av->v[k].history == CI_HISTORY_FREED_SINCE))
+			return true;
+	return false;
 }
 
 static bool launch_has_bad_pointer(const struct attr_vec *av, size_t i)
@@ -755,7 +950,11 @@ static int graph_fault(const struct ci_model *m, struct ci_diagnosis *d, struct 
 			return -1;
 		}
 	}
-	if (attribute_all(m, &nav)) {
+	struct attr_vec no_hist = { 0 }, no_xid = { 0 };
+	int fail = attribute_all(m, &nav, &no_hist, &no_xid);
+	attr_vec_deinit(&no_hist);
+	attr_vec_deinit(&no_xid);
+	if (fail) {
 		attr_vec_deinit(&nav);
 		return -1;
 	}
@@ -919,14 +1118,19 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 		return;
 	}
 
-	size_t n_bad = 0, streams = 0;
-	ptrdiff_t bad_oldest = -1;
+	size_t n_bad = 0, streams = 0, n_hist = 0;
+	ptrdiff_t bad_oldest = -1, hist_oldest = -1;
 	for (size_t k = 0; k < n; k++) {
 		const struct ci_launch_brief *l = ci_brief_at(c->lb, cand[k]);
 		bool first_of_stream = true;
 		for (size_t j = 0; j < k && first_of_stream; j++)
 			first_of_stream = ci_brief_at(c->lb, cand[j])->stream != l->stream;
 		streams += first_of_stream;
+		if (launch_left_history(av, cand[k])) {
+			n_hist++;
+			if (hist_oldest < 0 || l->time_ns < ci_brief_at(c->lb, hist_oldest)->time_ns)
+				hist_oldest = (ptrdiff_t)cand[k];
+		}
 		if (launch_has_bad_pointer(av, cand[k])) {
 			n_bad++;
 			if (bad_oldest < 0 || l->time_ns < ci_brief_at(c->lb, bad_oldest)->time_ns)
@@ -943,7 +1147,20 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 	else
 		snprintf(pool, sizeof(pool), "%zu launch%s %s", n, n == 1 ? "" : "es",
 			 n_window ? "may have been in flight" : "were in flight");
-	if (n_bad == 1) {
+	if (n_hist) {
+		d->faulting_launch = hist_oldest;
+		d->confidence = n_hist == 1 && !open_only ? CI_CONF_MEDIUM : CI_CONF_LOW;
+		pointer_rule = true;
+		if (n_hist == 1)
+			text_add(why, "Rule: argument history. %s; only this one passes a pointer outside "
+				      "the allocation that the same parameter pointed into in the earlier "
+				      "launches of its kernel.", pool);
+		else
+			text_add(why, "Rule: argument history, the oldest. %s; %zu of them pass a pointer "
+				      "outside the allocation that the same parameter pointed into in the "
+				      "earlier launches of their kernel, and this is the oldest of those.",
+				 pool, n_hist);
+	} else if (n_bad == 1) {
 		d->faulting_launch = bad_oldest;
 		d->confidence = open_only ? CI_CONF_LOW : CI_CONF_MEDIUM;
 		pointer_rule = true;
@@ -979,6 +1196,395 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 }
 
 /* ---------------------------------------------------------------------------------------- */
+
+/* ---------------------------------------------------------------------------------------- */
+/* Evidence items and the driver's fault address                                              */
+
+struct item_vec {
+	struct ci_evidence_item *v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void item_vec_deinit(struct item_vec *iv)
+{
+	for (size_t i = 0; i < iv->n; i++)
+		free(iv->v[i].text);
+	free(iv->v);
+}
+
+__attribute__((format(printf, 3, 4)))
+static struct ci_evidence_item *item_add(struct item_vec *iv, enum ci_evidence_kind kind,
+					 const char *fmt, ...)
+{
+	if (iv->failed || ci_vec_reserve((void **)&iv->v, &iv->cap, iv->n + 1, sizeof(*iv->v))) {
+		iv->failed = true;
+		return NULL;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = NULL;
+	int r = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		iv->failed = true;
+		return NULL;
+	}
+	struct ci_evidence_item *it = &iv->v[iv->n++];
+	*it = (struct ci_evidence_item){ .kind = kind, .text = text, .launch = -1, .event = -1,
+					 .xid = -1 };
+	return it;
+}
+
+/* Xid 31 lines whose page the diagnosis attributes, at most. */
+#define XID_PAGES_MAX 16
+/* Below this an address is a NULL pointer plus an offset. */
+#define NULL_PAGE_END 0x10000ull
+
+/* The Xid 31 lines that belong to the process and carry an address: their page's first and
+ * last byte go to XV (launch = the line's index), to be attributed with the arguments. */
+static int collect_xid_pages(const struct ci_evidence *ev, struct attr_vec *xv)
+{
+	const struct ci_klog *log = ev->kernel_log;
+	size_t pages = 0;
+	for (size_t i = 0; log && i < log->count && pages < XID_PAGES_MAX; i++) {
+		const struct ci_xid *x = &log->items[i];
+		if (!ev->kernel_log_match[i].belongs || x->xid != 31 || !x->mmu.has_address ||
+		    (x->flags & CI_XID_DUPLICATE))
+			continue;
+		uint64_t page = x->mmu.address & ~0xfffull;
+		struct ci_attribution a = { .launch = i, .address = page };
+		if (attr_push(xv, &a))
+			return -1;
+		a.address = page + 0xfff;
+		if (attr_push(xv, &a))
+			return -1;
+		pages++;
+	}
+	return 0;
+}
+
+/* Where the page of Xid line I lies, from its two attributed bytes in XV. */
+static bool xid_page_of(const struct attr_vec *xv, size_t i, struct ci_attribution *ret)
+{
+	const struct ci_attribution *first = NULL, *last = NULL;
+	for (size_t k = 0; k < xv->n; k++)
+		if (xv->v[k].launch == i) {
+			if (!first)
+				first = &xv->v[k];
+			else
+				last = &xv->v[k];
+		}
+	if (!first || !last)
+		return false;
+	*ret = *first;
+	/* A page that holds the start of an allocation overlaps it: "inside" that one. */
+	if (first->relation != CI_REL_INSIDE && first->relation != CI_REL_FREED &&
+	    (last->relation == CI_REL_INSIDE || last->relation == CI_REL_FREED)) {
+		*ret = *last;
+		ret->address = first->address;
+		ret->offset = 0;
+	}
+	return true;
+}
+
+/* "64 bytes past the end of #2 (256.0 KiB)", "the NULL page", ... */
+static void page_relation_text(const struct ci_attribution *p, char *buf, size_t n)
+{
+	char off[48], size[32];
+	const struct ci_alloc *al = p->alloc;
+	if (p->address < NULL_PAGE_END) {
+		snprintf(buf, n, "the NULL page (a NULL pointer plus an offset)");
+		return;
+	}
+	if (!al) {
+		snprintf(buf, n, "in no recorded allocation, live or recently freed");
+		return;
+	}
+	ci_fmt_size(al->size, size, sizeof size);
+	ci_fmt_count(p->offset, off, sizeof off);
+	switch (p->relation) {
+	case CI_REL_INSIDE:
+		snprintf(buf, n, "inside #%" PRIu64 " (%s) at offset %s", al->id, size, off);
+		break;
+	case CI_REL_FREED:
+		snprintf(buf, n, "inside #%" PRIu64 " (%s), FREED, at offset %s", al->id, size, off);
+		break;
+	case CI_REL_PAST_END:
+		if (p->offset == 0)
+			snprintf(buf, n, "right after the end of #%" PRIu64 " (%s)", al->id, size);
+		else
+			snprintf(buf, n, "%s bytes past the end of #%" PRIu64 " (%s)", off, al->id, size);
+		break;
+	case CI_REL_BEFORE_START:
+		if (p->offset % 4096 == 0 && p->offset / 4096 <= 4)
+			snprintf(buf, n, "%s page%s before #%" PRIu64 " (%s)",
+				 (const char *[]){ "", "one", "two", "three", "four" }[p->offset / 4096],
+				 p->offset == 4096 ? "" : "s", al->id, size);
+		else
+			snprintf(buf, n, "%s bytes before the start of #%" PRIu64 " (%s)", off, al->id, size);
+		break;
+	default:
+		snprintf(buf, n, "in no recorded allocation");
+		break;
+	}
+}
+
+/* Whether attribution A (of a suspect's argument) references allocation ID: points into it,
+ * near it, or left it (argument history), or lies in it as the neighbour. */
+static bool refers_to(const struct ci_attribution *a, uint64_t id)
+{
+	return (a->alloc && a->alloc->id == id) || (a->history_alloc && a->history_alloc->id == id) ||
+	       (a->neighbour && a->neighbour->id == id);
+}
+
+static bool launch_refers_to(const struct attr_vec *av, size_t launch, uint64_t id)
+{
+	for (size_t k = 0; k < av->n; k++)
+		if (av->v[k].launch == launch && refers_to(&av->v[k], id))
+			return true;
+	return false;
+}
+
+/* The copies and sets that may have been running when the copy engine faulted on page
+ * [PAGE, PAGE + 4 KiB): recorded before the first sticky error, after the last synchronization
+ * that covers their stream, and touching that page or the page's allocation A (destination, or
+ * a copy's source, within one page of its range). */
+static bool copy_touches(const struct ci_event *e, uint64_t page, const struct ci_alloc *A)
+{
+	uint64_t ends[2] = { e->a, e->kind == CI_EV_MEMCPY ? e->b : 0 };
+	for (int k = 0; k < 2; k++) {
+		uint64_t x = ends[k];
+		if (!x)
+			continue;
+		uint64_t lo = (x & ~0xfffull) > 4096 ? (x & ~0xfffull) - 4096 : 0;
+		uint64_t hi = x + e->value + 4096 < x ? UINT64_MAX : x + e->value + 4096;
+		if (page + 4096 > lo && page < hi)
+			return true;
+		if (A && A->size && x >= A->address && x - A->address < A->size)
+			return true;
+	}
+	return false;
+}
+
+static void describe_copy(struct text *t, const struct ci_model *m, const struct ci_event *e)
+{
+	char bytes[32], stream[96];
+	if (e->kind == CI_EV_MEMCPY)
+		text_add(t, "the copy of %s from 0x%" PRIx64 " to 0x%" PRIx64,
+			 ci_fmt_count(e->value, bytes, sizeof bytes), e->b, e->a);
+	else
+		text_add(t, "the set of %s at 0x%" PRIx64, ci_fmt_count(e->value, bytes, sizeof bytes), e->a);
+	text_add(t, " bytes on %s by thread %" PRIu32,
+		 e->stream != CI_NONE ? ci_stream_label(m, e->stream, stream, sizeof stream)
+				      : "no stream (a synchronous call)", e->tid);
+}
+
+/* Reasoning and evidence from the driver's Xid lines (docs/KERNEL-LOG.md, "How a report uses
+ * the lines"): the first Xid 31 of the process names a page; the suspects whose arguments
+ * reference the page's allocation (or, by their history, the allocation next to it) are the
+ * launches that can have made the access; a copy-engine fault names the copy or set instead. */
+static void xid_rule(struct diag_ctx *c, bool decide, const size_t *cand, size_t n_cand,
+		     const struct attr_vec *av, const struct attr_vec *xv, struct item_vec *iv,
+		     struct text *why)
+{
+	const struct ci_model *m = c->model;
+	const struct ci_evidence *ev = c->ev;
+	const struct ci_klog *log = ev->kernel_log;
+	struct ci_diagnosis *d = c->diag;
+	if (!log)
+		return;
+	char line[320], rel[160];
+	/* Every line that belongs, as evidence; the first Xid 31 with an address decides. */
+	size_t shown = 0;
+	for (size_t i = 0; i < log->count; i++) {
+		const struct ci_klog_match *mt = &ev->kernel_log_match[i];
+		const struct ci_xid *x = &log->items[i];
+		if (!mt->belongs || (x->flags & CI_XID_DUPLICATE))
+			continue;
+		struct ci_attribution page;
+		bool decides = d->xid < 0 && x->xid == 31 && x->mmu.has_address &&
+			       xid_page_of(xv, i, &page);
+		if (!decides && shown >= 8)
+			continue;
+		shown++;
+		ci_xid_summary(x, line, sizeof line);
+		struct ci_evidence_item *it;
+		if (decides) {
+			d->xid = (ptrdiff_t)i;
+			d->xid_page = page;
+			page_relation_text(&page, rel, sizeof rel);
+			it = item_add(iv, CI_EVK_XID_PAGE, "%s: the page lies %s; %s line %" PRIu64
+				      ", by %s", line, rel, ev->kernel_log_origin, x->line,
+				      ci_klog_rule_name(mt->rule));
+			if (it) {
+				it->decisive = true;
+				it->alloc = page.alloc;
+			}
+		} else {
+			it = item_add(iv, CI_EVK_XID, "%s (%s line %" PRIu64 ", by %s)", line,
+				      ev->kernel_log_origin, x->line, ci_klog_rule_name(mt->rule));
+		}
+		if (it) {
+			it->rule = ci_klog_rule_name(mt->rule);
+			it->xid = (ptrdiff_t)i;
+		}
+	}
+	if (d->xid < 0 || !decide)
+		return;
+	const struct ci_xid *x = &log->items[d->xid];
+	const struct ci_alloc *A = d->xid_page.alloc;
+	ci_xid_summary(x, line, sizeof line);
+	page_relation_text(&d->xid_page, rel, sizeof rel);
+
+	if (x->mmu.unit == CI_XID_UNIT_COPY) {
+		/* A copy engine: a copy or set, not a kernel. */
+		uint64_t sticky_ns = d->first_sticky_error >= 0 ? m->errors[d->first_sticky_error].time_ns
+								: UINT64_MAX;
+		ptrdiff_t first = -1;
+		size_t n = 0;
+		for (size_t i = 0; i < m->event_count; i++) {
+			const struct ci_event *e = &m->events[i];
+			if ((e->kind != CI_EV_MEMCPY && e->kind != CI_EV_MEMSET) || e->result != 0 ||
+			    e->time_ns > sticky_ns)
+				continue;
+			if (e->stream < ev->stream_count && ev->streams[e->stream].synced_ns &&
+			    e->time_ns < ev->streams[e->stream].synced_ns)
+				continue;
+			if (!copy_touches(e, d->xid_page.address, A))
+				continue;
+			if (first < 0)
+				first = (ptrdiff_t)i;
+			n++;
+		}
+		d->faulting_launch = -1;
+		if (why->s && why->len) {
+			struct ci_evidence_item *r = item_add(iv, CI_EVK_RULE, "%s",
+							      why->s + (why->s[0] == ' '));
+			if (r)
+				r->rule = "record";
+			why->len = 0;
+			why->s[0] = '\0';
+		}
+		text_add(why, "Rule: the driver's fault address. The kernel log's Xid 31 names a page "
+			      "%s, and the fault is the copy engine's: a copy or set made the access, not "
+			      "a kernel", rel);
+		if (n == 0) {
+			d->confidence = CI_CONF_NONE;
+			text_add(why, "; the record holds no copy or set in flight that touches that "
+				      "page.");
+			return;
+		}
+		d->faulting_copy = first;
+		d->confidence = n == 1 ? CI_CONF_EXACT : CI_CONF_LOW;
+		text_add(why, n == 1 ? "; exactly one recorded copy or set in flight touches it: "
+				     : "; %zu recorded copies or sets in flight touch it, the oldest: ", n);
+		describe_copy(why, m, &m->events[first]);
+		text_add(why, ".");
+		struct ci_evidence_item *it = item_add(iv, CI_EVK_XID_LAUNCH, "%s: %s", n == 1 ?
+						       "the only copy or set in flight that touches the page"
+						       : "the oldest copy or set in flight that touches the page",
+						       "see the reasoning");
+		if (it) {
+			it->event = first;
+			it->decisive = true;
+			it->rule = n == 1 ? "exact" : "oldest";
+		}
+		return;
+	}
+
+	/* A kernel's access: the suspects that reference the page's allocation. */
+	size_t n = 0;
+	ptrdiff_t oldest = -1;
+	for (size_t k = 0; A && k < n_cand; k++)
+		if (launch_refers_to(av, cand[k], A->id)) {
+			n++;
+			if (oldest < 0 || ci_brief_at(c->lb, cand[k])->time_ns <
+						  ci_brief_at(c->lb, (size_t)oldest)->time_ns)
+				oldest = (ptrdiff_t)cand[k];
+		}
+	bool keep = d->faulting_launch >= 0 && A && launch_refers_to(av, (size_t)d->faulting_launch, A->id);
+	if (n == 0) {
+		text_add(why, " Kernel log: %s; the page lies %s.", line, rel);
+		if (A)
+			text_add(why, " No launch that may have been in flight passes a pointer into or "
+				      "next to #%" PRIu64 ".", A->id);
+		else
+			text_add(why, " Nothing in the record lies there, so the page names no "
+				      "launch.");
+		return;
+	}
+	ptrdiff_t pick = keep ? d->faulting_launch : oldest;
+	bool exact = n == 1 && (n_cand > 0);
+	d->faulting_launch = pick;
+	d->confidence = exact ? CI_CONF_EXACT : CI_CONF_MEDIUM;
+	/* The driver's word decides: the rules from the record alone become evidence. */
+	if (why->s && why->len) {
+		struct ci_evidence_item *r = item_add(iv, CI_EVK_RULE, "%s", why->s + (why->s[0] == ' '));
+		if (r)
+			r->rule = "record";
+		why->len = 0;
+		why->s[0] = '\0';
+	}
+	if (exact)
+		text_add(why, "Rule: the driver's fault address. Of the %zu launch%s that may have been "
+			      "in flight, only this one points into or next to #%" PRIu64 ", where the "
+			      "page lies.", n_cand, n_cand == 1 ? "" : "es", A->id);
+	else
+		text_add(why, "Rule: the driver's fault address. %zu of the launches that may have "
+			      "been in flight pass a pointer into or next to #%" PRIu64 ", where the "
+			      "faulting page lies; this is %s.", n, A->id,
+			 keep ? "the one the record's own rules chose" : "the oldest of them");
+	struct text t = { 0 };
+	describe_launch(&t, m, (size_t)pick);
+	struct ci_evidence_item *it = item_add(iv, CI_EVK_XID_LAUNCH, "%s %s passes a pointer into or "
+					       "next to #%" PRIu64, exact ? "only" : "of several,",
+					       t.s ? t.s : "the launch", A->id);
+	text_deinit(&t);
+	if (it) {
+		it->launch = pick;
+		it->alloc = A;
+		it->decisive = true;
+		it->rule = exact ? "exact" : "several";
+	}
+}
+
+/* The argument-history items of the faulting launch. */
+static void history_items(const struct ci_model *m, const struct ci_diagnosis *d,
+			  const struct attr_vec *av, struct item_vec *iv)
+{
+	for (size_t k = 0; d->faulting_launch >= 0 && k < av->n; k++) {
+		const struct ci_attribution *a = &av->v[k];
+		if (a->launch != (size_t)d->faulting_launch ||
+		    (a->history != CI_HISTORY_LEFT && a->history != CI_HISTORY_FREED_SINCE))
+			continue;
+		char off[48];
+		struct ci_evidence_item *it;
+		if (a->history == CI_HISTORY_LEFT)
+			it = item_add(iv, CI_EVK_ARG_HISTORY, "arg %" PRIu32 " is %s bytes %s #%" PRIu64
+				      ", which this parameter pointed into in the %" PRIu32 " earlier "
+				      "launch%s of the kernel; it lies %s #%" PRIu64, a->arg,
+				      ci_fmt_count(a->offset, off, sizeof off),
+				      a->relation == CI_REL_PAST_END ? "past the end of" : "before the start of",
+				      a->alloc->id, a->history_launches, a->history_launches == 1 ? "" : "es",
+				      a->neighbour ? (a->neighbour_relation == CI_REL_INSIDE ? "inside"
+						      : a->neighbour_relation == CI_REL_FREED ? "inside FREED"
+						      : "near") : "in no allocation, not even near",
+				      a->neighbour ? a->neighbour->id : a->alloc->id);
+		else
+			it = item_add(iv, CI_EVK_ARG_HISTORY, "arg %" PRIu32 " points into #%" PRIu64
+				      ", freed before this launch; %" PRIu32 " of the %" PRIu32 " earlier "
+				      "launches of the kernel used it while it was live", a->arg,
+				      a->alloc->id, a->history_inside, a->history_launches);
+		if (it) {
+			it->launch = d->faulting_launch;
+			it->alloc = a->alloc;
+			it->rule = ci_history_name(a->history);
+			it->decisive = d->xid < 0;
+		}
+	}
+	(void)m;
+}
 
 static struct ci_error *nomem(void)
 {
@@ -1092,12 +1698,17 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evide
 		.open = malloc(slots * sizeof(size_t)),
 	};
 	struct attr_vec av __attribute__((cleanup(attr_vec_deinit))) = { 0 };
+	struct attr_vec hv __attribute__((cleanup(attr_vec_deinit))) = { 0 };
+	struct attr_vec xv __attribute__((cleanup(attr_vec_deinit))) = { 0 };
+	struct item_vec iv __attribute__((cleanup(item_vec_deinit))) = { 0 };
 	struct text why __attribute__((cleanup(text_deinit))) = { 0 };
 
 	if (!d || !order || !window || !sus.in_flight || !sus.window || !sus.open)
 		return nomem();
 	d->faulting_launch = -1;
 	d->failed_launch = -1;
+	d->xid = -1;
+	d->faulting_copy = -1;
 	if (!(d->launch_state = calloc(slots, sizeof(*d->launch_state))))
 		return nomem();
 	/* What is read of every launch: a lazy model has it at hand, else one pass copies it. */
@@ -1139,7 +1750,10 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evide
 			if (collect_args(m, lists[li][j], &av))
 				return nomem();
 	}
-	if (attribute_all(m, &av))
+	if (collect_history(m, &av, &hv) || collect_xid_pages(ev, &xv) ||
+	    attribute_all(m, &av, &hv, &xv))
+		return nomem();
+	if (apply_history(m, &av, &hv))
 		return nomem();
 
 	if (suspecting)
@@ -1147,9 +1761,24 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evide
 				sus.n_open, &av, &why);
 	else
 		explain_other(m, d, &why);
+	/* The driver's word on the fault, where a kernel log gave it: the launches that may have
+	 * been in flight, or those made since their stream's last synchronization. */
+	bool inflight = sus.n_in_flight || sus.n_window;
+	size_t n_cand = inflight ? sus.n_in_flight + sus.n_window : sus.n_open;
+	_cleanup_free_ size_t *cand = malloc((n_cand ? n_cand : 1) * sizeof(*cand));
+	if (!cand)
+		return nomem();
+	if (inflight) {
+		memcpy(cand, sus.in_flight, sus.n_in_flight * sizeof(*cand));
+		memcpy(cand + sus.n_in_flight, sus.window, sus.n_window * sizeof(*cand));
+	} else {
+		memcpy(cand, sus.open, sus.n_open * sizeof(*cand));
+	}
+	xid_rule(&c, suspecting, cand, n_cand, &av, &xv, &iv, &why);
+	history_items(m, d, &av, &iv);
 	if (suspecting && d->faulting_launch >= 0 && graph_fault(m, d, &av, &why))
 		return nomem();
-	if (why.failed)
+	if (why.failed || iv.failed)
 		return nomem();
 	/* Keep the faulting launch's attributions first. */
 	if (d->faulting_launch >= 0) {
@@ -1163,6 +1792,9 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evide
 	}
 	d->attribution_count = av.n;
 	d->attributions = ci_steal(av.v);
+	d->evidence_count = iv.n;
+	d->evidence = ci_steal(iv.v);
+	iv.n = 0;
 	d->reasoning = why.s ? ci_steal(why.s) : strdup("");
 	if (!d->reasoning)
 		return nomem();

@@ -164,6 +164,7 @@ void ci_evidence_destroy(struct ci_evidence *ev)
 {
 	if (!ev)
 		return;
+	ci_evidence_kernel_log_clear(ev);
 	free(ev->streams);
 	free(ev);
 }

@@ -44,4 +44,12 @@ static inline bool ci_evidence_failed_launch_at(const struct ci_evidence *ev, ui
 	       time_ns >= ev->failed_launch_from;
 }
 
+/* Free EV's kernel-log evidence and forget it (corefile/evidence_klog.c). */
+void ci_evidence_kernel_log_clear(struct ci_evidence *ev);
+
+struct ci_xid;
+/* One line for an Xid: "Xid 31 at 0x7f1f_619ff000, FAULT_PDE read, GPC1 GPCCLIENT_T1_3" (the
+ * address as the driver prints it), "Xid 43 (...): ...".  Strings from the log are scrubbed. */
+void ci_xid_summary(const struct ci_xid *x, char *buf, size_t n);
+
 #endif /* CI_EVIDENCE_H */

@@ -260,6 +260,7 @@ void ci_model_destroy(struct ci_model *m)
 	free(m->stacks);
 	free(m->frames);
 	free(m->strings);
+	free(m->kernel_log);
 	ci_lazy_destroy(m->lazy);
 	ci_warnings_deinit(&m->warnings);
 	free(m);

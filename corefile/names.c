@@ -143,6 +143,8 @@ CI_WORDS(ci_locate_method_phrase, uint32_t, CI_LOCATE_METHODS, CI_SECOND_ENTRY, 
 CI_WORDS(ci_launch_state_name, enum ci_launch_state, CI_LAUNCH_STATES, CI_WORD_ENTRY, "unknown")
 CI_WORDS(ci_confidence_name, enum ci_confidence, CI_CONFIDENCES, CI_WORD_ENTRY, "none")
 CI_WORDS(ci_relation_name, enum ci_relation, CI_RELATIONS, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_history_name, enum ci_history, CI_HISTORIES, CI_WORD_ENTRY, "none")
+CI_WORDS(ci_evidence_kind_name, enum ci_evidence_kind, CI_EVIDENCE_KINDS, CI_WORD_ENTRY, "unknown")
 CI_WORDS(ci_verdict_name, enum ci_verdict, CI_VERDICTS, CI_WORD_ENTRY, "none")
 
 #define CI_FLAG_WORD(name, bit, word) [bit] = word,

@@ -45,7 +45,12 @@ struct ci_report {
 	 * for a stack the view does not show. */
 	struct ci_resolved_pc **pcs;
 	const struct ci_warnings *warnings[3]; size_t warning_lists;
+	/* The crash signature (corefile/fingerprint.c) and the four words it hashes. */
+	char fingerprint[24];
+	char fingerprint_basis[720];
 };
+/* Fill R's signature from its diagnosis and resolved stacks (the last step of the session). */
+void ci_report_fingerprint_make(struct ci_report *r);
 
 /* The resolution of frame I of recorded stack ID, or NULL when it was not resolved. */
 static inline const struct ci_resolved_pc *ci_report_pc(const struct ci_report *r, uint32_t id,

@@ -14,6 +14,7 @@
 
 #include "graphs.h"
 #include "render-internal.h"
+#include "kernel-log.h"
 
 #define JSON_DEPTH_MAX 32
 
@@ -865,6 +866,121 @@ static void j_part_graphs(struct json *j)
 		ci_graph_index_deinit(&ix);
 }
 
+/* The kernel-log lines, at most this many (the counts say how many there were). */
+#define J_KLOG_LINES_MAX 256
+
+/* Schema 3: the evidence the diagnosis weighed, the kernel log's lines, the Xid page, the
+ * faulting copy and the crash signature (docs/JSON.md). */
+static void j_diag_evidence(struct json *j)
+{
+	const struct ci_model *m = j->m;
+	const struct ci_diagnosis *d = j->d;
+	const struct ci_evidence *ev = ci_report_evidence(j->r);
+	j_arr(j, "evidence");
+	for (size_t i = 0; i < d->evidence_count; i++) {
+		const struct ci_evidence_item *it = &d->evidence[i];
+		j_obj(j, NULL);
+		j_str(j, "kind", ci_evidence_kind_name(it->kind));
+		j_str(j, "text", it->text);
+		j_str(j, "rule", it->rule);
+		j_bool(j, "decisive", it->decisive);
+		if (it->launch >= 0)
+			j_u64(j, "launch", ci_report_launch(j->r, (size_t)it->launch)->seq);
+		else
+			j_null(j, "launch");
+		if (it->alloc)
+			j_u64(j, "allocation", it->alloc->id);
+		else
+			j_null(j, "allocation");
+		if (it->event >= 0)
+			j_u64(j, "event", m->events[it->event].seq);
+		else
+			j_null(j, "event");
+		if (it->xid >= 0 && ev && ev->kernel_log)
+			j_u64(j, "kernel_log_line", ev->kernel_log->items[it->xid].line);
+		else
+			j_null(j, "kernel_log_line");
+		j_close(j);
+	}
+	j_close(j);
+	if (d->xid >= 0) {
+		const struct ci_attribution *p = &d->xid_page;
+		j_obj(j, "xid_page");
+		j_u64(j, "kernel_log_line", ev->kernel_log->items[d->xid].line);
+		j_addr(j, "address", p->address);
+		j_str(j, "relation", p->address < 0x10000 ? "null_page" : p->alloc ?
+				     ci_relation_name(p->relation) : "unknown");
+		if (p->alloc) {
+			j_u64(j, "allocation", p->alloc->id);
+			j_u64(j, "offset", p->offset);
+		} else {
+			j_null(j, "allocation");
+			j_null(j, "offset");
+		}
+		j_close(j);
+	} else {
+		j_null(j, "xid_page");
+	}
+	if (d->faulting_copy >= 0) {
+		const struct ci_event *e = &m->events[d->faulting_copy];
+		j_obj(j, "faulting_copy");
+		j_u64(j, "event", e->seq);
+		j_str(j, "kind", ci_event_kind_name(e->kind));
+		j_addr(j, "destination", e->a);
+		if (e->kind == CI_EV_MEMCPY)
+			j_addr(j, "source", e->b);
+		j_u64(j, "bytes", e->value);
+		j_stream(j, "stream", e->stream);
+		j_u64(j, "tid", e->tid);
+		j_close(j);
+	} else {
+		j_null(j, "faulting_copy");
+	}
+	if (ev && ev->kernel_log) {
+		const struct ci_klog *log = ev->kernel_log;
+		j_obj(j, "kernel_log");
+		j_str(j, "origin", ev->kernel_log_origin);
+		j_u64(j, "xid_lines", log->count);
+		j_u64(j, "selected", ev->kernel_log_selected);
+		j_arr(j, "lines");
+		size_t shown = 0;
+		for (size_t i = 0; i < log->count && shown < J_KLOG_LINES_MAX; i++, shown++) {
+			const struct ci_xid *x = &log->items[i];
+			const struct ci_klog_match *mt = &ev->kernel_log_match[i];
+			j_obj(j, NULL);
+			j_u64(j, "line", x->line);
+			j_u64(j, "xid", x->xid);
+			j_str(j, "format", ci_klog_format_name(x->format));
+			j_bool(j, "belongs", mt->belongs);
+			j_str(j, "rule", mt->belongs ? ci_klog_rule_name(mt->rule) : NULL);
+			j_str(j, "reject", mt->belongs ? NULL : ci_klog_reject_name(mt->reject));
+			if (x->pid_form == CI_XID_PID_NUMBER)
+				j_u64(j, "pid", x->pid);
+			else
+				j_null(j, "pid");
+			j_str(j, "name", x->name);
+			char pci[32];
+			snprintf(pci, sizeof pci, "%04x:%02x:%02x", x->pci.domain, x->pci.bus, x->pci.device);
+			j_str(j, "pci", pci);
+			if (x->xid == 31 && x->mmu.has_address)
+				j_addr(j, "address", x->mmu.address);
+			else
+				j_null(j, "address");
+			j_str(j, "message", x->message);
+			j_close(j);
+		}
+		j_close(j);
+		j_u64(j, "lines_omitted", log->count - shown);
+		j_close(j);
+	} else {
+		j_null(j, "kernel_log");
+	}
+	j_obj(j, "fingerprint");
+	j_str(j, "id", ci_report_fingerprint(j->r));
+	j_str(j, "basis", ci_report_fingerprint_basis(j->r));
+	j_close(j);
+}
+
 static void j_part_diagnosis(struct json *j)
 {
 	const struct ci_model *m = j->m;
@@ -923,9 +1039,30 @@ static void j_part_diagnosis(struct json *j)
 			j_null(j, "allocation");
 			j_null(j, "offset");
 		}
+		/* Argument history (docs/JSON.md). */
+		j_obj(j, "history");
+		j_str(j, "rule", ci_history_name(a->history));
+		j_u64(j, "earlier_launches", a->history_launches);
+		j_u64(j, "inside", a->history_inside);
+		if (a->history_alloc)
+			j_u64(j, "allocation", a->history_alloc->id);
+		else
+			j_null(j, "allocation");
+		if (a->history == CI_HISTORY_LEFT) {
+			j_str(j, "neighbour_relation", ci_relation_name(a->neighbour_relation));
+			if (a->neighbour) {
+				j_u64(j, "neighbour", a->neighbour->id);
+				j_u64(j, "neighbour_offset", a->neighbour_offset);
+			} else {
+				j_null(j, "neighbour");
+				j_null(j, "neighbour_offset");
+			}
+		}
+		j_close(j);
 		j_close(j);
 	}
 	j_close(j);
+	j_diag_evidence(j);
 	j_close(j);
 }
 

@@ -13,6 +13,7 @@
 
 #include "graphs.h"
 #include "render-internal.h"
+#include "kernel-log.h"
 
 #define SUMMARY_FRAMES 3        /* launch-site and error-thread frames in the summary */
 #define NARROW 100              /* below this width the summary's launch site has a frame less */
@@ -348,10 +349,53 @@ static char *program_name(struct ci_text_out *o, char *buf, size_t n)
 /* ---------------------------------------------------------------------------------------- */
 /* Attribution wording (compute-sanitizer style)                                             */
 
-static void attribution_text(struct ci_text_out *o, const struct ci_attribution *a, char *buf, size_t n)
+/* "the 5 earlier launches", "4 of the 5 earlier launches" */
+static void history_count(const struct ci_attribution *a, char *buf, size_t n)
 {
-	char size[48], off[48], when[96], who[64], freed[224] = "";
+	if (a->history_inside == a->history_launches)
+		snprintf(buf, n, "the %" PRIu32 " earlier launch%s", a->history_inside,
+			 a->history_inside == 1 ? "" : "es");
+	else
+		snprintf(buf, n, "%" PRIu32 " of the %" PRIu32 " earlier launches", a->history_inside,
+			 a->history_launches);
+}
+
+/* What the argument history adds: "which this parameter pointed into in the 5 earlier
+ * launches of attn_decode; it lies inside allocation #3 at offset 64". */
+static void history_text(struct ci_text_out *o, const struct ci_attribution *a, char *buf, size_t n)
+{
+	char name[256], cnt[64], off[48];
+	*buf = '\0';
+	if (a->history != CI_HISTORY_LEFT && a->history != CI_HISTORY_FREED_SINCE)
+		return;
+	short_kernel(o, ci_report_launch(o->r, a->launch), name, sizeof(name));
+	history_count(a, cnt, sizeof(cnt));
+	int k = snprintf(buf, n, " This parameter pointed into #%" PRIu64 " in %s of %s%s",
+			 a->history_alloc->id, cnt, name,
+			 a->history == CI_HISTORY_FREED_SINCE ? ", while it was live; it was freed before "
+								"this launch was made." : "");
+	if (k < 0 || (size_t)k >= n || a->history == CI_HISTORY_FREED_SINCE)
+		return;
+	const struct ci_alloc *nb = a->neighbour;
+	if (!nb)
+		snprintf(buf + k, n - (size_t)k, "; it lies in no recorded allocation.");
+	else if (a->neighbour_relation == CI_REL_INSIDE || a->neighbour_relation == CI_REL_FREED)
+		snprintf(buf + k, n - (size_t)k, "; it lies inside %sallocation #%" PRIu64 " at offset %s.",
+			 a->neighbour_relation == CI_REL_FREED ? "FREED " : "", nb->id,
+			 ci_fmt_count(a->neighbour_offset, off, sizeof(off)));
+	else
+		snprintf(buf + k, n - (size_t)k, "; it lies %s bytes %s allocation #%" PRIu64 ".",
+			 ci_fmt_count(a->neighbour_offset, off, sizeof(off)),
+			 a->neighbour_relation == CI_REL_PAST_END ? "after" : "before", nb->id);
+}
+
+static void attribution_text(struct ci_text_out *o, const struct ci_attribution *a, bool full,
+			     char *buf, size_t n)
+{
+	char size[48], off[48], when[96], who[64], freed[224] = "", hist[512] = "";
 	const struct ci_alloc *al = a->alloc;
+	if (full)
+		history_text(o, a, hist, sizeof(hist));
 	if (al && (a->relation == CI_REL_INSIDE || a->relation == CI_REL_FREED)) {
 		if (a->relation == CI_REL_FREED)
 			snprintf(freed, sizeof(freed), ", which was FREED %s by %s",
@@ -359,9 +403,10 @@ static void attribution_text(struct ci_text_out *o, const struct ci_attribution 
 				 thread_desc(o, al->free_tid, who, sizeof(who)));
 		snprintf(buf, n,
 			 "Address 0x%" PRIx64 " is inside allocation #%" PRIu64 " at 0x%" PRIx64
-			 " of size %s bytes (%s), at offset %s%s.",
+			 " of size %s bytes (%s), at offset %s%s.%s",
 			 a->address, al->id, al->address, ci_fmt_count(al->size, size, sizeof(size)),
-			 ci_alloc_kind_name(al->kind), ci_fmt_count(a->offset, off, sizeof(off)), freed);
+			 ci_alloc_kind_name(al->kind), ci_fmt_count(a->offset, off, sizeof(off)), freed,
+			 hist);
 		return;
 	}
 	/* An address outside what was recorded may be inside what was not. */
@@ -377,6 +422,16 @@ static void attribution_text(struct ci_text_out *o, const struct ci_attribution 
 			 "(live or recently freed).%s", a->address, lost);
 		return;
 	}
+	if (a->history == CI_HISTORY_LEFT) {
+		snprintf(buf, n,
+			 "Address 0x%" PRIx64 " is %s bytes %s allocation #%" PRIu64 " at 0x%" PRIx64
+			 " of size %s bytes (%s).%s",
+			 a->address, ci_fmt_count(a->offset, off, sizeof(off)),
+			 a->relation == CI_REL_PAST_END ? "past the end of" : "before the start of",
+			 al->id, al->address, ci_fmt_count(al->size, size, sizeof(size)),
+			 ci_alloc_kind_name(al->kind), hist);
+		return;
+	}
 	snprintf(buf, n,
 		 "Address 0x%" PRIx64 " is %s bytes %s the nearest allocation #%" PRIu64
 		 " at 0x%" PRIx64 " of size %s bytes (%s).%s",
@@ -386,9 +441,33 @@ static void attribution_text(struct ci_text_out *o, const struct ci_attribution 
 
 static void print_attribution(struct ci_text_out *o, const struct ci_attribution *a, bool full)
 {
-	char text[640], label[64], site[768], who[64];
-	attribution_text(o, a, text, sizeof(text));
+	char text[1152], label[64], site[768], who[64];
 	snprintf(label, sizeof(label), "  arg %" PRIu32 " (+%" PRIu32 "): ", a->arg, a->param_offset);
+	if (!full && a->history == CI_HISTORY_LEFT && a->alloc) {
+		/* The summary's one sentence: "0x… is 64 bytes past the end of #2 (262,144 B,
+		 * allocated at load_weights), which this parameter pointed into in the 5 earlier
+		 * launches of attn_decode; it lies inside #3 at offset 64." */
+		char size[32], off[48], hist[512], name[256], cnt[64];
+		stack_site(o, a->alloc->stack, site, sizeof(site));
+		history_text(o, a, hist, sizeof(hist));
+		const char *rest = strchr(hist, ';');
+		short_kernel(o, ci_report_launch(o->r, a->launch), name, sizeof(name));
+		history_count(a, cnt, sizeof(cnt));
+		site[strcspn(site, " ")] = '\0';
+		const char *site_word = *site ? site : NULL;
+		int k = snprintf(text, sizeof(text), "0x%" PRIx64 " is %s bytes %s #%" PRIu64 " (%s%s%s), which "
+			 "this parameter pointed into in %s of %s%s", a->address,
+			 ci_fmt_count(a->offset, off, sizeof(off)),
+			 a->relation == CI_REL_PAST_END ? "past the end of" : "before the start of",
+			 a->alloc->id, ci_fmt_size(a->alloc->size, size, sizeof(size)),
+			 site_word ? ", allocated at " : "", site_word ? site_word : "", cnt, name,
+			 rest ? rest : ".");
+		if (k < 0)
+			return;
+		para(o, label, 6, text);
+		return;
+	}
+	attribution_text(o, a, full, text, sizeof(text));
 	para(o, label, 6, text);
 	if (!a->alloc)
 		return;
@@ -595,6 +674,39 @@ static void launch_lines(struct ci_text_out *o, size_t li, size_t frames)
 		    l->stack, frames);
 }
 
+/* The faulting copy or set (an ENGINE CE fault): what it was, where it was made. */
+static void copy_lines(struct ci_text_out *o, bool summary)
+{
+	const struct ci_diagnosis *d = o->d;
+	const struct ci_event *e = &o->m->events[d->faulting_copy];
+	char buf[320], bytes[32], stream[96], who[64], when[96];
+	ci_fmt_count(e->value, bytes, sizeof bytes);
+	if (e->kind == CI_EV_MEMCPY)
+		snprintf(buf, sizeof buf, "Faulting copy: %s bytes from 0x%" PRIx64 " to 0x%" PRIx64
+			 "   [confidence: %s]", bytes, e->b, e->a, ci_confidence_name(d->confidence));
+	else
+		snprintf(buf, sizeof buf, "Faulting set: %s bytes at 0x%" PRIx64 "   [confidence: %s]",
+			 bytes, e->a, ci_confidence_name(d->confidence));
+	heading(o, buf);
+	line(o, "  on %s, by %s, %s",
+	     e->stream != CI_NONE ? ci_stream_label(o->m, e->stream, stream, sizeof stream)
+				  : "no stream (a synchronous call)",
+	     thread_desc(o, e->tid, who, sizeof who), ago(o, e->time_ns, when, sizeof when));
+	print_stack(o, "  called at ", e->stack, summary ? SUMMARY_FRAMES : 32);
+}
+
+/* The decisive evidence, one item (the driver's fault address, else an argument's history),
+ * in a paragraph of its own. */
+static void summary_evidence(struct ci_text_out *o)
+{
+	const struct ci_diagnosis *d = o->d;
+	for (size_t i = 0; i < d->evidence_count; i++)
+		if (d->evidence[i].decisive && d->evidence[i].kind == CI_EVK_XID_PAGE) {
+			para(o, "  evidence: ", 12, d->evidence[i].text);
+			return;
+		}
+}
+
 static void summary_fault(struct ci_text_out *o)
 {
 	const struct ci_diagnosis *d = o->d;
@@ -603,6 +715,12 @@ static void summary_fault(struct ci_text_out *o)
 	switch (d->verdict) {
 	case CI_VERDICT_DEVICE_FAULT:
 	case CI_VERDICT_PENDING:
+		if (d->faulting_launch < 0 && d->faulting_copy >= 0) {
+			copy_lines(o, true);
+			summary_evidence(o);
+			para(o, "  why: ", 7, d->reasoning);
+			return;
+		}
 		if (d->faulting_launch < 0) {
 			if (d->verdict == CI_VERDICT_PENDING)
 				return;
@@ -654,6 +772,7 @@ static void summary_fault(struct ci_text_out *o)
 	launch_lines(o, (size_t)d->faulting_launch,
 		     o->width < NARROW ? SUMMARY_FRAMES - 1 : SUMMARY_FRAMES);
 	graph_fault_lines(o, o->width < NARROW ? SUMMARY_FRAMES - 1 : SUMMARY_FRAMES);
+	summary_evidence(o);
 	para(o, "  why: ", 7, d->reasoning);
 }
 
@@ -670,9 +789,10 @@ static void attribution_brief(struct ci_text_out *o, const struct ci_attribution
 			 a->relation == CI_REL_FREED ? "FREED " : "", al->id,
 			 ci_fmt_count(a->offset, off, sizeof(off)));
 	else
-		snprintf(rel, sizeof(rel), "%s bytes %s allocation #%" PRIu64,
+		snprintf(rel, sizeof(rel), "%s bytes %s allocation #%" PRIu64 "%s",
 			 ci_fmt_count(a->offset, off, sizeof(off)),
-			 a->relation == CI_REL_PAST_END ? "after" : "before", al->id);
+			 a->relation == CI_REL_PAST_END ? "after" : "before", al->id,
+			 a->history == CI_HISTORY_LEFT ? " (its earlier launches' one)" : "");
 	line(o, "  arg %" PRIu32 " (+%" PRIu32 "): 0x%" PRIx64 ", %s", a->arg, a->param_offset,
 	     a->address, rel);
 }
@@ -836,12 +956,15 @@ static char *view_cmd(struct ci_text_out *o, const char *view, const char *args,
 	return buf;
 }
 
-static void summary_next(struct ci_text_out *o)
+static void summary_next(struct ci_text_out *o, const char *sig)
 {
 	const struct ci_diagnosis *d = o->d;
 	char name[256], cmd[512], args[64];
 	fputc('\n', o->f);
-	heading(o, "What to do next");
+	/* The crash signature, where the title line had no room for it. */
+	snprintf(cmd, sizeof cmd, "What to do next%s%s%s", sig ? "   [" : "", sig ? sig : "",
+		 sig ? "]" : "");
+	heading(o, cmd);
 	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING) {
 		hint(o, view_cmd(o, "fault", "", cmd, sizeof(cmd)),
 		     "why this launch; every argument with its stacks");
@@ -870,7 +993,8 @@ static void summary_next(struct ci_text_out *o)
 				hint(o, cmd, "where it faults");
 			}
 		}
-		if (d->verdict == CI_VERDICT_DEVICE_FAULT)
+		/* Which launch faulted is settled when the driver's address says it (exact). */
+		if (d->verdict == CI_VERDICT_DEVICE_FAULT && d->confidence != CI_CONF_EXACT)
 			line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD (slow), or CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 "
 				"CMD for a GPU core dump");
 		else {
@@ -921,8 +1045,14 @@ void ci_text_summary(struct ci_text_out *o)
 			   : o->d->verdict == CI_VERDICT_PENDING    ? "CUDA work still in flight in"
 			   : o->d->verdict == CI_VERDICT_INCOMPLETE ? "incomplete flight record of"
 								    : "no CUDA failure in";
-	snprintf(title, sizeof(title), "cudainspect: %s %s (pid %" PRIu32 ")", what,
-		 program_name(o, name, sizeof(name)), o->m->header.pid);
+	int n = snprintf(title, sizeof(title), "cudainspect: %s %s (pid %" PRIu32 ")", what,
+			 program_name(o, name, sizeof(name)), o->m->header.pid);
+	/* The crash signature where it fits the title line, else on its own line below. */
+	const char *sig = ci_report_fingerprint(o->r);
+	bool in_title = sig[0] && o->d->verdict != CI_VERDICT_NONE && n > 0 &&
+			(size_t)n + 4 + strlen(sig) <= (size_t)o->width;
+	if (in_title)
+		snprintf(title + n, sizeof(title) - (size_t)n, "  [%s]", sig);
 	heading(o, title);
 	summary_process(o);
 	summary_error(o, true);
@@ -930,7 +1060,7 @@ void ci_text_summary(struct ci_text_out *o)
 	summary_attributions(o);
 	summary_pending(o);
 	summary_error_thread(o);
-	summary_next(o);
+	summary_next(o, in_title || o->d->verdict == CI_VERDICT_NONE ? NULL : sig);
 	print_warnings(o, SUMMARY_WARNINGS);
 }
 
@@ -1418,6 +1548,43 @@ static void params_dump(struct ci_text_out *o, const struct ci_launch *l)
 	}
 }
 
+/* Every piece of evidence and the rule that weighed it; the kernel log's lines that were not
+ * taken, counted by reason. */
+static void fault_evidence(struct ci_text_out *o)
+{
+	const struct ci_diagnosis *d = o->d;
+	const struct ci_evidence *ev = ci_report_evidence(o->r);
+	if (!d->evidence_count && !(ev && ev->kernel_log))
+		return;
+	fputc('\n', o->f);
+	heading(o, "Evidence");
+	for (size_t i = 0; i < d->evidence_count; i++) {
+		const struct ci_evidence_item *it = &d->evidence[i];
+		char label[64];
+		snprintf(label, sizeof label, "  %s%s%s: ", ci_evidence_kind_name(it->kind),
+			 it->rule ? "/" : "", it->rule ? it->rule : "");
+		para(o, label, 6, it->text);
+	}
+	if (!ev || !ev->kernel_log)
+		return;
+	const struct ci_klog *log = ev->kernel_log;
+	char text[512];
+	size_t used = (size_t)snprintf(text, sizeof text, "%s: %zu Xid line%s, %zu of them the "
+				       "process's", ev->kernel_log_origin, log->count,
+				       log->count == 1 ? "" : "s", ev->kernel_log_selected);
+	size_t by[16] = { 0 };
+	for (size_t i = 0; i < log->count; i++)
+		if (!ev->kernel_log_match[i].belongs && ev->kernel_log_match[i].reject < 16)
+			by[ev->kernel_log_match[i].reject]++;
+	for (int r = 1; r < 16 && used < sizeof text; r++)
+		if (by[r])
+			used += (size_t)snprintf(text + used, sizeof text - used, "; %zu %s", by[r],
+						 ci_klog_reject_text((enum ci_klog_reject)r));
+	if (used < sizeof text)
+		snprintf(text + used, sizeof text - used, " (rules: docs/KERNEL-LOG.md).");
+	para(o, "  kernel log: ", 6, text);
+}
+
 void ci_text_fault(struct ci_text_out *o)
 {
 	const struct ci_model *m = o->m;
@@ -1450,6 +1617,11 @@ void ci_text_fault(struct ci_text_out *o)
 			graph_fault_lines(o, 32);
 		params_dump(o, l);
 	}
+	if (d->faulting_launch < 0 && d->faulting_copy >= 0) {
+		fputc('\n', o->f);
+		copy_lines(o, false);
+	}
+	fault_evidence(o);
 	if (d->attribution_count) {
 		fputc('\n', o->f);
 		heading(o, "Pointer arguments of suspect launches");
@@ -1486,6 +1658,9 @@ void ci_text_fault(struct ci_text_out *o)
 		line(o, "  no streams recorded");
 	fputc('\n', o->f);
 	summary_error(o, false);
+	char basis[sizeof o->r->fingerprint_basis];
+	line(o, "Signature %s  (of: %s)", ci_report_fingerprint(o->r),
+	     ci_scrub(ci_report_fingerprint_basis(o->r), basis, sizeof basis));
 }
 
 static void view_record(struct ci_text_out *o)
@@ -1509,7 +1684,7 @@ static void view_record(struct ci_text_out *o)
 		const struct ci_section_stats *s = &m->sections[k];
 		/* The byte areas have no entries to count. */
 		if (!ci_section_title(k) || !s->present || k == CI_SEC_FRAMES || k == CI_SEC_STRINGS ||
-		    k == CI_SEC_BREADCRUMBS || k == CI_SEC_SYMBOL_IMAGE)
+		    k == CI_SEC_BREADCRUMBS || k == CI_SEC_SYMBOL_IMAGE || k == CI_SEC_KERNEL_LOG)
 			continue;
 		line(o, "  %-17s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64
 			" %11" PRIu64 " %8" PRIu64 " %8" PRIu64,

@@ -196,6 +196,8 @@ static int load_diagnosed(struct ci_report *r, bool stacks)
 		if (l && stacks && resolve_stack(r, l->stack))
 			return -1;
 	}
+	if (stacks && d->faulting_copy >= 0 && resolve_stack(r, r->model->events[d->faulting_copy].stack))
+		return -1;
 	for (size_t i = 0; stacks && i < d->attribution_count; i++) {
 		const struct ci_attribution *a = &d->attributions[i];
 		if (a->alloc && resolve_alloc(r, a->alloc, a->relation == CI_REL_FREED))
@@ -250,6 +252,30 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 /* ---------------------------------------------------------------------------------------- */
 /* The stages after decode                                                                    */
 
+/* The kernel-log lines: those the record keeps, replaced by the --kernel-log file's when one
+ * is given (a log the user hands over is the whole story; the record's are a copy of part). */
+static struct ci_error *kernel_log_evidence(struct ci_report *r)
+{
+	struct ci_error *err = NULL;
+	const struct ci_model *m = r->model;
+	if (m->kernel_log_size &&
+	    (err = ci_evidence_kernel_log(r->evidence, m, r->source, m->kernel_log,
+					  m->kernel_log_size, "the record's kernel log")))
+		return err;
+	const char *path = r->request.kernel_log;
+	if (!path)
+		return NULL;
+	char *buf = NULL, shown[300], origin[320];
+	size_t len = 0;
+	if ((err = ci_kernel_log_read(path, &buf, &len)))
+		return err;
+	snprintf(origin, sizeof origin, "%s", strcmp(path, "-") == 0 ? "the kernel log on standard input"
+								    : ci_scrub(path, shown, sizeof shown));
+	err = ci_evidence_kernel_log(r->evidence, m, r->source, buf, len, origin);
+	free(buf);
+	return err;
+}
+
 static struct ci_error *report_finish(struct ci_report *r)
 {
 	struct ci_error *err;
@@ -260,6 +286,7 @@ static struct ci_error *report_finish(struct ci_report *r)
 		.signal_tid = r->request.signal_tid,
 	};
 	if ((err = check_signal_thread(r)) || (err = ci_evidence_gather(r->model, &r->evidence)) ||
+	    (err = kernel_log_evidence(r)) ||
 	    (err = ci_diagnose(r->model, r->evidence, &dopts, &r->diagnosis)))
 		return err;
 	if (!r->request.no_symbols &&
@@ -281,6 +308,7 @@ static struct ci_error *report_finish(struct ci_report *r)
 	r->warnings[r->warning_lists++] = &r->model->warnings;
 	if (r->symbolizer)
 		r->warnings[r->warning_lists++] = ci_symbolizer_warnings(r->symbolizer);
+	ci_report_fingerprint_make(r);
 	return NULL;
 }
 

@@ -6,6 +6,7 @@
  * module table) with the file GDB read the JIT descriptor from.
  */
 #include "target.h"
+#include "../corefile/hostside.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -264,13 +265,29 @@ void cigdb_no_record_explain(pid_t gdb_pid, char *msg, size_t len)
 		 * record": say what the reader found, as the CLI would. */
 		snprintf(msg, len, "cudainspect: %s (GDB works as usual)", err->message);
 	} else {
-		snprintf(msg, len, "cudainspect: no flight record in %s (%s); GDB works as usual",
+		int n = snprintf(msg, len, "cudainspect: no flight record in %s (%s); GDB works as usual",
 			 kind == CIGDB_TARGET_NONE ? "this process" : what,
 			 kind == CIGDB_TARGET_CORE
 				 ? "the process did not run with libcudainspect-rec.so, or had not made "
 				   "its first CUDA call"
 				 : "it does not run with libcudainspect-rec.so, or has not made its first "
 				   "CUDA call yet");
+		/* A core: the gist of what its host side shows (corefile/hostside.c), as `cuda
+		 * summary` prints it in full. */
+		struct ci_hostside *h = NULL;
+		struct ci_error *herr = kind == CIGDB_TARGET_CORE && src && n > 0 && (size_t)n < len
+						? ci_hostside_create(src, NULL, &h)
+						: NULL;
+		if (h) {
+			char gist[2048], cmd[1024];
+			ci_hostside_gist(h, gist, sizeof gist);
+			snprintf(msg + n, len - (size_t)n,
+				 "\ncudainspect: %s; `cuda summary` shows more%s%s", gist,
+				 h->next_command ? "; next time: " : "",
+				 h->next_command ? ci_scrub(h->next_command, cmd, sizeof cmd) : "");
+		}
+		ci_error_destroy(herr);
+		ci_hostside_destroy(h);
 	}
 	ci_error_destroy(err);
 	ci_model_destroy(model);

@@ -16,7 +16,8 @@ REC_CFLAGS := -fPIC -fvisibility=hidden -fno-strict-aliasing -I$(BUILD)/gen \
               -DCI_RECORDER_VERSION='"$(REC_VERSION)"'
 REC_LDLIBS := -ldl -lpthread
 REC_DEPS := recorder/recorder.h recorder/api.h recorder/hooks.h recorder/symimage.h \
-            recorder/safefile.h include/cudainspect/record.h $(BUILD)/gen/cuda-results.h
+            recorder/safefile.h recorder/kmsgread.h include/cudainspect/record.h \
+            $(BUILD)/gen/cuda-results.h
 
 $(BUILD)/obj/recorder/%.o: recorder/%.c $(REC_DEPS)
 	@mkdir -p $(dir $@)
@@ -160,3 +161,11 @@ $(REC_TEST)/crashprobe-linked: tests/recorder/crashprobe.c tests/recorder/probe.
 		-Wl,-rpath,$(abspath $(BUILD)):$(abspath $(BUILD))/sim
 
 TEST_DEPS += $(REC_TEST)/crashprobe-linked
+
+# The kernel-log reader's libFuzzer harness (tests/recorder/fuzz_kmsg.c, run by
+# tests/recorder/fuzz-kmsg.t), built like the reader's (corefile/build.mk: clang, ASan, UBSan).
+$(BUILD)/fuzz/fuzz_kmsg: tests/recorder/fuzz_kmsg.c recorder/kmsgread.c recorder/kmsgread.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ tests/recorder/fuzz_kmsg.c \
+		recorder/kmsgread.c
+TEST_DEPS += $(BUILD)/fuzz/fuzz_kmsg

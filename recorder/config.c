@@ -26,7 +26,8 @@ static const char *const ci_known_vars[] = {
 	"CUDAINSPECT_CRUMBS",	     "CUDAINSPECT_CRUMB_EVERY", "CUDAINSPECT_CRUMB_US",
 	"CUDAINSPECT_CRUMB_BARRIER", "CUDAINSPECT_CRUMB_WIDTH", "CUDAINSPECT_PARAM_BYTES",
 	"CUDAINSPECT_SIGNALS",	     "CUDAINSPECT_JIT",		"CUDAINSPECT_DRIVER",
-	"CUDAINSPECT_LOG",	     "CUDAINSPECT_GRAPH_CRUMBS",
+	"CUDAINSPECT_LOG",	     "CUDAINSPECT_KMSG",
+	"CUDAINSPECT_GRAPH_CRUMBS",
 	"CUDAINSPECT_CLI", /* the GDB command file's, inherited by programs GDB starts */
 };
 
@@ -157,6 +158,14 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 		return false;
 
 	const char *v;
+	if ((v = ci_env("CUDAINSPECT_KMSG")) && ci_parse_bool(v) == 0) {
+		cfg->kmsg_off = true;
+	} else if (v && !strcmp(v, "/dev/kmsg")) {
+		/* the default */
+	} else if (v && ci_parse_bool(v) < 0 &&
+		   !ci_path_var("CUDAINSPECT_KMSG", cfg->kmsg, sizeof cfg->kmsg, err, errlen)) {
+		return false;
+	}
 	if ((v = ci_env("CUDAINSPECT_SIZE"))) {
 		if (!ci_parse_size(v, &cfg->size))
 			CI_BAD("CUDAINSPECT_SIZE='%s' is not a size (use bytes or a K/M/G suffix, "

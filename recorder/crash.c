@@ -359,10 +359,12 @@ bool ci_sticky_claim(void)
 					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
-/* The thread that claimed the first sticky error: GDB first (the record, whose registration
+/* The thread that claimed the first sticky error: the clocks and the kernel log's lines
+ * (klog.c), then GDB (the record, whose registration
  * makes the plugin print the summary, and the symbol image as it is now), then the snapshot. */
 void ci_sticky_error_seen(void)
 {
+	ci_klog_at_sticky();
 	ci_jit_refresh(true, CI_JIT_WAIT_MS);
 	__atomic_store_n(&ci_sticky_state, CI_STICKY_DONE, __ATOMIC_RELEASE);
 	if (ci_cfg.snapshot_mask & 1u << CI_SNAP_STICKY_ERROR)

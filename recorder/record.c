@@ -61,6 +61,7 @@ static const struct {
 	{ CI_SEC_GRAPH_EXECS, sizeof(struct ci_graph_exec), 3, 64 },
 	{ CI_SEC_GRAPH_LAUNCHES, sizeof(struct ci_graph_launch), 8, 128 },
 	{ CI_SEC_SYMBOL_IMAGE, 1, 0, 0 },  /* sized by the allocation table */
+	{ CI_SEC_KERNEL_LOG, 1, 2, 4096 }, /* NVIDIA kernel-log lines (klog.c) */
 };
 
 static uint64_t ci_align(uint64_t x, uint64_t a)
@@ -258,6 +259,7 @@ static void ci_start_clocks(void)
 	ci_start_realtime_ns = ci_clock(CLOCK_REALTIME);
 	uint64_t m2 = ci_clock(CLOCK_MONOTONIC);
 	ci_start_monotonic_ns = m1 + (m2 - m1) / 2;
+	ci_klog_note_start();
 }
 
 /* Reserve SIZE bytes of blocks for FD; 0 or an errno.  posix_fallocate is the fallocate system
@@ -566,6 +568,7 @@ void ci_record_describe_process(void)
 	gethostname(h->host, sizeof h->host - 1);
 	h->start_realtime_ns = ci_start_realtime_ns;
 	h->start_monotonic_ns = ci_start_monotonic_ns;
+	h->start_boottime_ns = ci_klog_start_boottime();
 	ci_sf_boot_id(h->boot_id);
 
 	char buf[4096];

@@ -34,7 +34,7 @@
 /* The recorder reads nothing of the reader's API (include/cudainspect/cudainspect.h): its
  * version string, CI_RECORDER_VERSION, comes from the build (recorder/build.mk takes it from
  * there), and it keeps its own bound on section kinds. */
-#define CI_REC_SECTION_MAX (CI_SEC_GRAPH_LAUNCHES + 1) /* one past the highest kind written */
+#define CI_REC_SECTION_MAX (CI_SEC_KERNEL_LOG + 1) /* one past the highest kind written */
 
 #define CI_HIDDEN __attribute__((visibility("hidden")))
 #define CI_EXPORT __attribute__((visibility("default")))
@@ -129,6 +129,8 @@ struct ci_config {
 	bool jit;
 	char driver[PATH_MAX];
 	char log[PATH_MAX];        /* CUDAINSPECT_LOG: messages go there */
+	char kmsg[PATH_MAX];       /* CUDAINSPECT_KMSG: the kernel log to read ("" = /dev/kmsg) */
+	bool kmsg_off;             /* CUDAINSPECT_KMSG=off */
 	char notes[512];           /* warnings about the configuration, said at the first CUDA call */
 };
 extern struct ci_config ci_cfg;
@@ -282,6 +284,13 @@ bool ci_record_create(void);
 void ci_record_forget(void);
 /* Fill the record header's process fields (pid, times, exe, cmdline). */
 void ci_record_describe_process(void);
+
+/* Kernel-log lines (klog.c): note CLOCK_BOOTTIME and the creating thread's name when the
+ * record is made; at the first sticky error (never in a signal handler) stamp the three clocks
+ * in the header and keep this process's NVIDIA lines of the kernel log in CI_SEC_KERNEL_LOG. */
+void ci_klog_note_start(void);
+uint64_t ci_klog_start_boottime(void);
+void ci_klog_at_sticky(void);
 
 static inline struct ci_sec *ci_sec(enum ci_section_kind kind)
 {

@@ -27,13 +27,25 @@ struct cli_inspect_args {
 	const struct ci_render_options *render;
 	const struct ci_symbolizer_options *sym;
 	uint64_t max_core_size; /* --max-core-size: 0 the default, UINT64_MAX none */
+	const char *kernel_log; /* --kernel-log FILE or "-", NULL if not given */
 };
 
 /* Returns the process exit code (enum ci_exit). */
 int cli_inspect(const struct cli_inspect_args *a);
+/* A core without a flight record (WHY is the reader's error): print what its host side shows
+ * (norecord.c); nothing for other inputs. */
+void cli_no_record_report(const struct cli_inspect_args *a, const struct ci_error *why);
 
 /* `cudainspect record ...`: ARGV[0] is "record".  Returns the process exit code. */
 int cli_record(int argc, char **argv);
+
+/* `record` after its child PID (COMM) died: the kernel log's NVIDIA lines of it since FROM_US
+ * (CLOCK_MONOTONIC µs, cli_klog_now_us), read like the recorder does (CUDAINSPECT_KMSG), into
+ * the file BESIDE + ".kernel-log" (record_klog.c).  Its path (free it), or NULL when there were
+ * none, the log cannot be read (a note unless QUIET) or BESIDE is NULL. */
+char *cli_record_kernel_log(pid_t pid, const char *comm, uint64_t from_us, const char *beside,
+			    bool quiet);
+uint64_t cli_klog_now_us(void);
 
 /* "cudainspect: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -68,6 +68,9 @@ static const char usage_text[] =
 	"                          DEBUGINFOD_URLS (off by default: it is ignored)\n"
 	"      --max-core-size SIZE  the most a .zst core may decompress to (K, M, G, T\n"
 	"                          suffixes; default 64G; 0 or unlimited: no bound)\n"
+	"      --kernel-log FILE   the NVIDIA driver's Xid lines from a kernel log\n"
+	"                          (dmesg, /dev/kmsg, journalctl -k, kern.log,\n"
+	"                          nvidia-bug-report.log.gz; `-`: standard input)\n"
 	"  -w, --width N           text width (default: the terminal's, else 100)\n"
 	"      --color[=WHEN]      auto (default), always or never\n"
 	"  -q, --quiet             no warnings\n"
@@ -76,7 +79,8 @@ static const char usage_text[] =
 	"  -V, --version           the version\n"
 	"\n"
 	"Exit status: 0 report printed, 1 internal error, 2 usage error, 3 input\n"
-	"missing, unreadable or corrupt, 4 input has no flight record.\n"
+	"missing, unreadable or corrupt, 4 input has no flight record (for a core,\n"
+	"what its host side shows is printed first).\n"
 	"Run `cudainspect record --help` for the record subcommand.\n"
 	"Full reference: docs/CLI.md.\n";
 
@@ -199,6 +203,7 @@ struct options {
 	int signal;
 	uint32_t signal_tid;
 	const char *registers;
+	const char *kernel_log;
 	bool held;
 	bool have_pid;
 	pid_t pid;
@@ -268,7 +273,7 @@ static int parse(int argc, char **argv, struct options *o)
 {
 	enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
 	       OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS, OPT_HELD,
-	       OPT_MAX_CORE_SIZE };
+	       OPT_MAX_CORE_SIZE, OPT_KERNEL_LOG };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
@@ -292,6 +297,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "list-views", no_argument, NULL, OPT_LIST_VIEWS },
 		{ "held", no_argument, NULL, OPT_HELD },
 		{ "max-core-size", required_argument, NULL, OPT_MAX_CORE_SIZE },
+		{ "kernel-log", required_argument, NULL, OPT_KERNEL_LOG },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -372,6 +378,12 @@ static int parse(int argc, char **argv, struct options *o)
 				return cli_usage_error("--max-core-size needs a size such as 200G, 512M or "
 						       "unlimited, not '%s'", optarg);
 			break;
+		case OPT_KERNEL_LOG:
+			if (!*optarg)
+				return cli_usage_error("--kernel-log needs a file (dmesg, journalctl -k, "
+						       "kern.log, nvidia-bug-report.log.gz) or '-'");
+			o->kernel_log = optarg;
+			break;
 		case 'h': print_usage(stdout); return -1;
 		case 'V': printf("cudainspect %s\n", CUDAINSPECT_VERSION); return -1;
 		case ':': return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -386,6 +398,10 @@ static int parse(int argc, char **argv, struct options *o)
 				       "received)");
 	if (o->held && !o->have_pid)
 		return cli_usage_error("--held needs --pid (a debugger holds a live process)");
+	if (o->kernel_log && o->registers && strcmp(o->kernel_log, "-") == 0 &&
+	    strcmp(o->registers, "-") == 0)
+		return cli_usage_error("--kernel-log - and --registers - both read standard input: "
+				       "give one of them as a file");
 	if (o->registers && !o->have_pid)
 		return cli_usage_error("--registers needs --pid (the registers are those of a live "
 				       "process's threads)");
@@ -451,12 +467,15 @@ int cli_inspect(const struct cli_inspect_args *a)
 		.held = a->held,
 		.source = { .progress = isatty(STDERR_FILENO), .max_core_size = a->max_core_size },
 		.symbols = *a->sym,
+		.kernel_log = a->kernel_log,
 	};
 	/* JSON keeps its warnings: a pipeline wants them even when a person does not. */
 	req.render.quiet = a->quiet && !a->json;
 	struct ci_input in = { .path = a->have_pid ? NULL : a->input, .pid = a->have_pid ? a->pid : 0 };
 	struct ci_report *report = NULL;
 	struct ci_error *err = ci_report_create(&in, &req, &report);
+	if (err && err->code == CI_ERR_NO_RECORD)
+		cli_no_record_report(a, err);
 	if (!err)
 		err = ci_report_print(stdout, report);
 	ci_report_destroy(report);
@@ -499,6 +518,7 @@ int main(int argc, char **argv)
 		.render = &o.render,
 		.sym = &o.sym,
 		.max_core_size = o.max_core_size,
+		.kernel_log = o.kernel_log,
 	};
 	r = cli_inspect(&a);
 	free(regs);

@@ -449,6 +449,7 @@ int cli_record(int argc, char **argv)
 	}
 
 	time_t start = time(NULL);
+	uint64_t start_us = cli_klog_now_us();
 	struct record_owner owner = { .from_ns = realtime_ns() };
 	ci_sf_boot_id(owner.boot_id);
 	/* Like a shell: ^C goes to CMD, and we stay to report what happened. */
@@ -528,6 +529,8 @@ int cli_record(int argc, char **argv)
 			  "not dump core)");
 	if (snap)
 		cli_error("record: record snapshot: %s", snap);
+	char *klog = cli_record_kernel_log(pid, comm, start_us, core ? core : snap, quiet);
+	free(klog);
 
 	/* A persistent record is a file mapping, which cores do not include by default: then the
 	 * snapshot is the one to read. */

@@ -265,6 +265,9 @@ struct ci_model {
 	uint64_t *frames; size_t frame_count;
 
 	char *strings; size_t strings_size;   /* always NUL-terminated at strings_size - 1 */
+	/* Format 1.1: the record's kernel-log lines (CI_SEC_KERNEL_LOG), text as the recorder kept
+	 * it; NULL and 0 when the record has none. */
+	char *kernel_log; size_t kernel_log_size;
 
 	struct ci_warnings warnings;
 
@@ -379,13 +382,37 @@ struct ci_evidence {
 	bool failed_launch_window;
 	uint64_t failed_launch_from, failed_launch_to;
 	struct ci_stream_facts *streams; size_t stream_count; /* by model stream slot */
+	/* Kernel-log lines (docs/KERNEL-LOG.md, "How a report uses the lines"): the NVIDIA Xid
+	 * lines of --kernel-log or of the record's kernel-log section, parsed, and for each one
+	 * whether it belongs to the process and by which rule (ci_evidence_kernel_log).  NULL:
+	 * no kernel log was given and the record holds none. */
+	struct ci_klog *kernel_log;
+	struct ci_klog_match *kernel_log_match;  /* kernel_log->count entries */
+	size_t kernel_log_selected;              /* how many belong */
+	char *kernel_log_origin;                 /* "--kernel-log FILE", "the record's kernel log" */
 };
+
+struct ci_klog;
+struct ci_klog_match;
 
 /* Gather the evidence of MODEL.  Reads the tables, the breadcrumbs and the small rings (errors,
  * events), not the launches or allocations, so it can run on a model whose launch ring is still
  * to be read. */
 struct ci_error *ci_evidence_gather(const struct ci_model *model, struct ci_evidence **ret);
 void ci_evidence_destroy(struct ci_evidence *ev);
+/* Add the kernel-log evidence to EV: LEN bytes of log text (any format docs/KERNEL-LOG.md
+ * lists, gzip included) from ORIGIN (a phrase for messages), matched against what MODEL and
+ * INFO (NULL: none) say of the process (pid, thread names, devices' PCI ids, boot id, the
+ * record's clocks).  MODEL may be NULL (a core without a record): pid and names then come from
+ * INFO alone.  Lines already there (the record's own) are replaced by the new log's. */
+struct ci_error *ci_evidence_kernel_log(struct ci_evidence *ev, const struct ci_model *model,
+					const struct ci_source_info *info, const void *buf,
+					size_t len, const char *origin);
+/* Read a kernel log from PATH ("-": standard input) into *BUF (free it), at most
+ * CI_KERNEL_LOG_MAX bytes; a file is opened as the reader opens every file (regular files
+ * only).  CI_ERR_IO with a sentence on failure. */
+#define CI_KERNEL_LOG_MAX (4ull << 30)
+struct ci_error *ci_kernel_log_read(const char *path, char **buf, size_t *len);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Stage 5: diagnose                                                                          */
@@ -440,6 +467,19 @@ struct ci_stream_progress {
 				  * no synchronization says so (ci_diagnose) */
 };
 
+/* What the argument history says of an attribution (ci_attribution.history). */
+#define CI_HISTORIES(X)                                                                      \
+	X(CI_HISTORY_NONE, 0, "none")          /* no earlier launch used one allocation */  \
+	X(CI_HISTORY_SAME, 1, "same")          /* the earlier launches used this allocation too */ \
+	X(CI_HISTORY_LEFT, 2, "left")          /* they all used A; this value lies outside A */ \
+	X(CI_HISTORY_FREED_SINCE, 3, "freed_since") /* they used A while it was live; A was freed \
+						     * before this launch was made */
+CI_RECORD_ENUM(ci_history, CI_HISTORIES);
+/* Launch-ring entries the argument history looks back over (the newest ones), and earlier
+ * launches it weighs per argument, at most. */
+#define CI_HISTORY_RING 1024
+#define CI_HISTORY_MAX 16
+
 struct ci_attribution {
 	size_t launch;           /* index into model->launches */
 	uint32_t arg;            /* parameter index (8-byte word index when the layout is unknown) */
@@ -448,6 +488,39 @@ struct ci_attribution {
 	enum ci_relation relation;
 	const struct ci_alloc *alloc; /* live (model->allocs) or freed (model->frees), or NULL */
 	uint64_t offset;         /* from start (inside, before_start) or from end (past_end) */
+	/* Argument history (docs/USAGE.md, "Argument history"): the same parameter of the earlier
+	 * launches of the same function among the newest CI_HISTORY_RING launch-ring entries,
+	 * newest first, at most CI_HISTORY_MAX of them.  With history LEFT, relation, alloc and
+	 * offset are relative to history_alloc (the allocation the earlier launches used), and
+	 * neighbour_* say where the value lies otherwise (inside a neighbour, a gap, freed...). */
+	enum ci_history history;
+	uint32_t history_launches;   /* earlier launches looked at */
+	uint32_t history_inside;     /* of those, how many passed a pointer into history_alloc */
+	const struct ci_alloc *history_alloc; /* live or freed, or NULL */
+	enum ci_relation neighbour_relation;  /* with LEFT; 0 otherwise */
+	const struct ci_alloc *neighbour;     /* with LEFT: live or freed, or NULL */
+	uint64_t neighbour_offset;
+};
+
+/* One piece of evidence the diagnosis weighed (ci_diagnosis.evidence), for the renderers: the
+ * summary shows the decisive ones, the fault view all of them, the JSON lists them. */
+#define CI_EVIDENCE_KINDS(X)                                                                 \
+	X(CI_EVK_XID, 1, "xid")                 /* a kernel-log Xid line of the process */  \
+	X(CI_EVK_XID_PAGE, 2, "xid_page")       /* where an Xid 31 fault page lies */       \
+	X(CI_EVK_XID_LAUNCH, 3, "xid_launch")   /* the in-flight operations that reference it */ \
+	X(CI_EVK_ARG_HISTORY, 4, "argument_history") /* an argument left its history */     \
+	X(CI_EVK_RULE, 5, "rule")               /* the rule that chose the faulting launch */
+CI_RECORD_ENUM(ci_evidence_kind, CI_EVIDENCE_KINDS);
+
+struct ci_evidence_item {
+	enum ci_evidence_kind kind;
+	char *text;              /* one sentence (strings from the log already scrubbed) */
+	const char *rule;        /* the rule's word ("pid", "name+time", "exact"...) or NULL */
+	bool decisive;           /* the summary shows it */
+	ptrdiff_t launch;        /* index into model->launches, -1 if none */
+	const struct ci_alloc *alloc; /* live or freed, or NULL */
+	ptrdiff_t event;         /* a copy or set: index into model->events, -1 if none */
+	ptrdiff_t xid;           /* index into evidence->kernel_log->items, -1 if none */
 };
 
 /* A graph launch expanded into the nodes its executable graph ran (corefile/graphs.c). */
@@ -492,6 +565,13 @@ struct ci_diagnosis {
 	uint32_t signal_tid;
 	ptrdiff_t failed_launch;     /* API error: the launch whose call returned it, -1 if none */
 	ptrdiff_t last_error;        /* last error that is not CUDA_ERROR_NOT_READY, -1 if none */
+	/* Kernel-log evidence (docs/KERNEL-LOG.md, "How a report uses the lines"). */
+	ptrdiff_t xid;               /* the Xid 31 line whose page was attributed: index into
+				      * evidence->kernel_log->items, -1 if none */
+	struct ci_attribution xid_page; /* where its page lies (launch and arg unused) */
+	ptrdiff_t faulting_copy;     /* an ENGINE CE fault: the copy or set it names, index into
+				      * model->events, -1 if none */
+	struct ci_evidence_item *evidence; size_t evidence_count;
 	/* The faulting launch is a graph launch: its replay, nodes and faulting kernel node (the
 	 * attributions of the faulting launch are that node's arguments).  NULL otherwise. */
 	struct ci_graph_replay *graph;
@@ -517,6 +597,8 @@ void ci_diagnosis_destroy(struct ci_diagnosis *diag);
 const char *ci_launch_state_name(enum ci_launch_state s);   /* "finished", "in_flight", … */
 const char *ci_confidence_name(enum ci_confidence c);       /* "low", "medium", "high", "exact" */
 const char *ci_relation_name(enum ci_relation r);           /* "inside", "past_end", … */
+const char *ci_history_name(enum ci_history h);             /* "none", "same", "left", … */
+const char *ci_evidence_kind_name(enum ci_evidence_kind k); /* "xid", "xid_page", … */
 const char *ci_verdict_name(enum ci_verdict v);             /* "device_fault", "api_error", … */
 
 /* ---------------------------------------------------------------------------------------- */
@@ -706,6 +788,9 @@ struct ci_request {
 	/* No symbolizer at all: addresses only, no host backtraces (tests, fuzzers of hostile
 	 * records, which name files to open). */
 	bool no_symbols;
+	/* A kernel log to take the driver's Xid lines from (the CLI's --kernel-log): a path, or
+	 * "-" for standard input; NULL: only the lines the record holds. */
+	const char *kernel_log;
 };
 
 /* Run the stages source -> locate -> decode -> evidence -> diagnose -> symbolize on IN for REQ:
@@ -728,6 +813,11 @@ struct ci_error *ci_report_print(FILE *out, const struct ci_report *report);
 const struct ci_model *ci_report_model(const struct ci_report *report);
 const struct ci_diagnosis *ci_report_diagnosis(const struct ci_report *report);
 const struct ci_evidence *ci_report_evidence(const struct ci_report *report);
+/* The crash signature: "ci1-" and 12 hex digits, the same for the same bug across processes,
+ * hosts and builds (docs/USAGE.md, "The crash signature"); and the four words it hashes
+ * (error, faulting kernel, launch site, relation of the bad address), space-separated. */
+const char *ci_report_fingerprint(const struct ci_report *report);
+const char *ci_report_fingerprint_basis(const struct ci_report *report);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,5 @@
-# testcases/engine: the test engines (build/miniengine, build/launchstorm, build/apitour) and the
+# testcases/engine: the test engines (build/miniengine, build/launchstorm, build/apitour,
+# build/xidengine) and the
 # GPU-validation helpers (build/gpu/...).  See docs/ENGINES.md and docs/GPU-VALIDATION.md.
 #
 # The kernels come from testcases/engine/kernels.cu through `nvcc -ptx -arch=sm_90`; when nvcc is
@@ -57,7 +58,10 @@ $(BUILD)/apitour: $(ENGINE_OBJ)/apitour.o $(ENGINE_COMMON)
 $(BUILD)/graphengine: $(ENGINE_OBJ)/graphengine.o $(ENGINE_COMMON)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ENGINE_LIBS)
 
-ENGINE_PROGS := $(BUILD)/miniengine $(BUILD)/launchstorm $(BUILD)/graphengine \
+$(BUILD)/xidengine: $(ENGINE_OBJ)/xidengine.o $(ENGINE_COMMON)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ENGINE_LIBS)
+
+ENGINE_PROGS := $(BUILD)/miniengine $(BUILD)/launchstorm $(BUILD)/graphengine $(BUILD)/xidengine \
 		$(if $(wildcard $(ENGINE_DIR)/apitour.c),$(BUILD)/apitour)
 ALL += $(ENGINE_PROGS)
 

@@ -69,7 +69,14 @@ static bool cmp_diagnoses(const struct ci_model *ma, const struct ci_diagnosis *
 			     x->arg != y->arg || x->address != y->address ||
 			     x->relation != y->relation || x->offset != y->offset || !x->alloc != !y->alloc ||
 			     (x->alloc && (x->alloc->id != y->alloc->id || x->alloc->size != y->alloc->size ||
-					   x->alloc->stack != y->alloc->stack)),
+					   x->alloc->stack != y->alloc->stack)) ||
+			     x->history != y->history || x->history_launches != y->history_launches ||
+			     x->history_inside != y->history_inside ||
+			     !x->history_alloc != !y->history_alloc ||
+			     (x->history_alloc && x->history_alloc->id != y->history_alloc->id) ||
+			     x->neighbour_relation != y->neighbour_relation ||
+			     x->neighbour_offset != y->neighbour_offset || !x->neighbour != !y->neighbour ||
+			     (x->neighbour && x->neighbour->id != y->neighbour->id),
 		     "attribution %zu", i);
 	}
 	DIFF(!a->graph != !b->graph, "a graph replay in one diagnosis only");

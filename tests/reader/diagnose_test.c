@@ -527,8 +527,110 @@ static void test_incomplete(void)
 	ci_model_destroy(m);
 }
 
+
+/* Argument history: attn_decode's arg 1 pointed into the 262,144-byte KV buffer #2 in its 5
+ * earlier launches; the 6th passes 64 bytes past its end, which lands inside the next
+ * allocation #3 (carved right after it).  Another stream has an older kernel in flight whose
+ * pointers are all good.  Without the history the 6th would look fine ("inside #3") and the
+ * oldest launch in flight would be named. */
+static void test_history_neighbour(void)
+{
+	struct ci_model *m = mb_new();
+	static const uint16_t sizes[] = { 8, 8, 4 };
+	uint32_t attn = mb_function(m, "attn_decode", 3, sizes);
+	uint32_t mlp = mb_function(m, "mlp", 3, sizes);
+	const uint64_t W = 0x7f1000000000ull, KV = W + (1 << 20), NEXT = KV + 262144;
+	mb_alloc(m, 1, W, 1 << 20, 1);
+	mb_alloc(m, 2, KV, 262144, 1);
+	mb_alloc(m, 3, NEXT, 262144, 1);
+	uint32_t a = mb_stream(m, 0xa000, true, 5, 6);
+	uint32_t b = mb_stream(m, 0xb000, true, 0, 1);
+	size_t other = mb_launch(m, b, 1, mlp, 1, CI_LAUNCH_CRUMB, 8, 3, (uint64_t[]){ W, W + 64, 3 });
+	for (int i = 0; i < 5; i++)
+		mb_launch(m, a, (uint64_t)i + 1, attn, 2 + (uint64_t)i, CI_LAUNCH_CRUMB, 7, 3,
+			  (uint64_t[]){ W, KV + (uint64_t)i * 4096, 1 });
+	size_t bad = mb_launch(m, a, 6, attn, 9, CI_LAUNCH_CRUMB, 7, 3,
+			       (uint64_t[]){ W, KV + 262144 + 64, 1 });
+	mb_error(m, 12, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->launch_state[other], CI_LS_IN_FLIGHT, "history: the older mlp launch is in flight too");
+	is_int(d->faulting_launch, (long long)bad, "history: the launch whose arg left its allocation is named");
+	is_int(d->confidence, CI_CONF_MEDIUM, "history: confidence medium");
+	ok(strstr(d->reasoning, "argument history") != NULL, "history: the reasoning names the rule");
+	const struct ci_attribution *p = attr_of(d, bad, 1);
+	ok(p && p->history == CI_HISTORY_LEFT, "history: arg 1 left the allocation of its history");
+	ok(p && p->relation == CI_REL_PAST_END && p->alloc && p->alloc->id == 2 && p->offset == 64,
+	   "history: arg 1 is 64 bytes past the end of #2");
+	ok(p && p->neighbour && p->neighbour->id == 3 && p->neighbour_relation == CI_REL_INSIDE &&
+	   p->neighbour_offset == 64, "history: ... and lies inside #3 at offset 64");
+	ok(p && p->history_launches == 5 && p->history_inside == 5,
+	   "history: 5 earlier launches looked at, all of them inside #2");
+	const struct ci_attribution *w = attr_of(d, bad, 0);
+	ok(w && w->history == CI_HISTORY_SAME && w->relation == CI_REL_INSIDE,
+	   "history: arg 0 points where it always did");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* A parameter that walks over adjacent buffers (one per layer) is no pattern: no LEFT. */
+static void test_history_layers(void)
+{
+	struct ci_model *m = mb_new();
+	static const uint16_t sizes[] = { 8 };
+	uint32_t mv = mb_function(m, "matvec", 1, sizes);
+	const uint64_t B = 0x7f2000000000ull;
+	for (uint64_t i = 0; i < 4; i++)
+		mb_alloc(m, i + 1, B + i * 65536, 65536, 1);
+	uint32_t a = mb_stream(m, 0xa000, true, 3, 4);
+	uint32_t b = mb_stream(m, 0xb000, true, 0, 1);
+	size_t other = mb_launch(m, b, 1, mv, 1, CI_LAUNCH_CRUMB, 8, 1, (uint64_t[]){ B + 3 * 65536 + 8 });
+	size_t l = 0;
+	for (uint64_t i = 0; i < 4; i++)
+		l = mb_launch(m, a, i + 1, mv, 2 + i, CI_LAUNCH_CRUMB, 7, 1, (uint64_t[]){ B + i * 65536 });
+	mb_error(m, 12, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	const struct ci_attribution *p = attr_of(d, l, 0);
+	ok(p && p->history == CI_HISTORY_NONE && p->relation == CI_REL_INSIDE && p->alloc->id == 4,
+	   "layers: the 4th layer's buffer is not taken for an overrun of the 3rd");
+	is_int(d->faulting_launch, (long long)other, "layers: the oldest launch in flight is named");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* The earlier launches used #2 while it was live; it was freed before the in-flight launch,
+ * which still passes it. */
+static void test_history_freed(void)
+{
+	struct ci_model *m = mb_new();
+	static const uint16_t sizes[] = { 8 };
+	uint32_t k = mb_function(m, "embed", 1, sizes);
+	uint32_t o = mb_function(m, "other", 1, sizes);
+	const uint64_t T = 0x7f3000000000ull;
+	mb_free(m, 2, T, 1 << 20, 6, 9);
+	mb_alloc(m, 6, T + (4 << 20), 4096, 1);
+	uint32_t a = mb_stream(m, 0xa000, true, 2, 3);
+	uint32_t b = mb_stream(m, 0xb000, true, 0, 1);
+	mb_launch(m, a, 1, k, 3, CI_LAUNCH_CRUMB, 7, 1, (uint64_t[]){ T + 128 });
+	mb_launch(m, a, 2, k, 4, CI_LAUNCH_CRUMB, 7, 1, (uint64_t[]){ T + 256 });
+	size_t other = mb_launch(m, b, 1, o, 5, CI_LAUNCH_CRUMB, 8, 1, (uint64_t[]){ T + (4 << 20) });
+	size_t l = mb_launch(m, a, 3, k, 7, CI_LAUNCH_CRUMB, 7, 1, (uint64_t[]){ T + 512 });
+	mb_error(m, 12, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	const struct ci_attribution *p = attr_of(d, l, 0);
+	ok(p && p->relation == CI_REL_FREED && p->history == CI_HISTORY_FREED_SINCE &&
+	   p->history_launches == 2 && p->history_inside == 2 && p->history_alloc->id == 2,
+	   "freed: arg 0 points into #2, freed since the 2 earlier launches used it");
+	is_int(d->faulting_launch, (long long)l, "freed: that launch outranks the older one in flight");
+	(void)other;
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
 int main(void)
 {
+	test_history_neighbour();
+	test_history_layers();
+	test_history_freed();
 	test_single_stream();
 	test_cadence_window();
 	test_two_streams_bad_pointer();

@@ -5,7 +5,8 @@
  * the tests see exactly what the reader accepts; this program only prints.  Lines start with
  * the entry kind followed by key=value words (names resolved), for grep and awk.
  *
- *   recdump FILE|core            every entry
+ *   recdump FILE|core            every entry, then the header's clocks and the kernel-log
+ *                                section's lines ("klog LINE")
  *   recdump --pid PID            a live process
  *   recdump --storm FILE         check launches of storm_probe against the launch-storm contract
  *                                (testcases/engine/storm.h) and print "storm ok=N bad=M ..."
@@ -320,6 +321,50 @@ static int storm(void)
 	return bad ? 1 : 0;
 }
 
+/* The kernel-log section as the recorder wrote it, read from the input itself (not from the
+ * model), one "klog" line per line, and the clocks the header keeps for comparing its times. */
+static void dump_kernel_log(struct ci_source *src, const struct ci_location *loc)
+{
+	const struct ci_header *h = &M->header;
+	printf("clocks start_realtime=%" PRIu64 " start_monotonic=%" PRIu64 " start_boottime=%" PRIu64
+	       " sticky_realtime=%" PRIu64 " sticky_monotonic=%" PRIu64 " sticky_boottime=%" PRIu64 "\n",
+	       h->start_realtime_ns, h->start_monotonic_ns, h->start_boottime_ns,
+	       h->sticky_realtime_ns, h->sticky_monotonic_ns, h->sticky_boottime_ns);
+	if (h->section_count > 64 || h->section_entry_size < sizeof(struct ci_section))
+		return;
+	for (uint32_t i = 0; i < h->section_count; i++) {
+		struct ci_section sec;
+		uint64_t at = loc->address + h->section_dir_offset + (uint64_t)i * h->section_entry_size;
+		struct ci_error *err = ci_source_read(src, at, &sec, sizeof sec);
+		if (err) {
+			ci_error_destroy(err);
+			return;
+		}
+		if (sec.kind != CI_SEC_KERNEL_LOG || sec.entry_size != 1 || sec.capacity > (64u << 20))
+			continue;
+		uint64_t n = sec.head < sec.capacity ? sec.head : sec.capacity;
+		printf("kernel_log capacity=%" PRIu64 " head=%" PRIu64 " dropped=%" PRIu64 "\n",
+		       sec.capacity, sec.head, sec.dropped);
+		char *buf = malloc(n + 1);
+		if (!buf)
+			return;
+		err = n ? ci_source_read(src, loc->address + sec.offset, buf, n) : NULL;
+		if (err) {
+			ci_error_destroy(err);
+			free(buf);
+			return;
+		}
+		for (uint64_t a = 0; a < n;) {
+			uint64_t b = a;
+			while (b < n && buf[b] != '\n')
+				b++;
+			printf("klog %.*s\n", (int)(b - a), buf + a);
+			a = b + 1;
+		}
+		free(buf);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	bool check_storm = false;
@@ -355,7 +400,13 @@ int main(int argc, char **argv)
 	}
 	M = model;
 	printf("location method=%d address=0x%" PRIx64 "\n", loc.method, loc.address);
-	int rc = check_storm ? storm() : (dump(), 0);
+	int rc = 0;
+	if (check_storm) {
+		rc = storm();
+	} else {
+		dump();
+		dump_kernel_log(src, &loc);
+	}
 	ci_model_destroy(model);
 	ci_source_close(src);
 	return rc;
