@@ -57,9 +57,9 @@ static const struct {
 	{ CI_SEC_GRAPHS, sizeof(struct ci_graph), 2, 64 }, /* before the breadcrumbs they use */
 	{ CI_SEC_BREADCRUMBS, 8, 0, 0 },   /* one per stream slot, then one per graph slot */
 	{ CI_SEC_THREADS, sizeof(struct ci_thread), 10, 64 },
-	{ CI_SEC_GRAPH_NODES, sizeof(struct ci_graph_node), 24, 128 },
-	{ CI_SEC_GRAPH_EXECS, sizeof(struct ci_graph_exec), 3, 64 },
-	{ CI_SEC_GRAPH_LAUNCHES, sizeof(struct ci_graph_launch), 8, 128 },
+	{ CI_SEC_GRAPH_NODES, sizeof(struct ci_graph_node), 20, 128 },
+	{ CI_SEC_GRAPH_EXECS, sizeof(struct ci_graph_exec), 2, 64 },
+	{ CI_SEC_GRAPH_LAUNCHES, sizeof(struct ci_graph_launch), 6, 128 },
 	{ CI_SEC_SYMBOL_IMAGE, 1, 0, 0 },  /* sized by the allocation table */
 	{ CI_SEC_KERNEL_LOG, 1, 2, 4096 }, /* NVIDIA kernel-log lines (klog.c) */
 };

@@ -125,6 +125,18 @@ like "$(cat "$T/upd.txt")" '\(6 nodes, 3 kernels\)' "exec-update: the disabled M
 like "$(cat "$T/upd.txt")" 'decode::matvec .*\(disabled in this exec: an empty node\)' "exec-update: the disabled node is said"
 like "$("$CI" --width 200 "$(ls "$T"/upd/core* | head -1)" graphs 2>&1)" 'Graph 0x[0-9a-f]+: cloned, 6 nodes' \
 	"exec-update: the graphs view lists the clones"
+# ---- without in-graph breadcrumbs, the kernel log's fault page names the node (the Xid rule
+# weighs the suspect graph launches' kernel nodes): the attention node's access 64 bytes into
+# its k_cache argument, logged by the simulator as the driver would
+name=klog; RECORDER_ENV="CUDAINSPECT_GRAPH_CRUMBS=off CUDASIM_FAULT=paged_attention@5:arg=2+64 CUDASIM_KERNEL_LOG=$T/klog/kern.log" \
+	engine klog --steps 6 --fault-step 5
+"$CI" --width 200 --kernel-log "$T/klog/kern.log" "$core" >"$T/klog.txt" 2>&1
+like "$(cat "$T/klog.txt")" 'Faulting kernel: paged_attention +\[confidence: exact\]' \
+	"kernel log: the attention node, exact (the only suspect whose pointers reach the fault page)"
+like "$(cat "$T/klog.txt")" 'only paged_attention \(node 7\) passes a pointer into or next to #[0-9]+, where the kernel log.s fault page lies' \
+	"kernel log: the reasoning names the node the page points to"
+like "$(cat "$T/klog.txt")" 'evidence: Xid 31 at 0x' "kernel log: the Xid line is the evidence"
+
 # The sparse decode (the summary's) diagnoses every one of these cores as the complete one does.
-run_c_test "$B/tests/reader/sparse_test" $(for n in mid first last nocrumb built upd; do ls "$T/$n"/core* | head -1; done)
+run_c_test "$B/tests/reader/sparse_test" $(for n in mid first last nocrumb built upd klog; do ls "$T/$n"/core* | head -1; done)
 done_testing
