@@ -111,6 +111,27 @@ static uint32_t ci_graph_slot_locked(struct ci_call *c, uint64_t handle)
 /* ---------------------------------------------------------------------------------------- */
 /* Nodes                                                                                      */
 
+/* In-graph breadcrumbs need a driver that captures stream memory operations as nodes (CUDA
+ * 11.7): asked once.  An operation a capture does not support would invalidate the
+ * application's capture, so on older drivers, or once a write was refused, there are none.
+ * 0: not asked yet, 1: yes, 2: no. */
+static int ci_graph_crumbs_state;
+
+static bool ci_graph_crumbs_capturable(void)
+{
+	int st = __atomic_load_n(&ci_graph_crumbs_state, __ATOMIC_RELAXED);
+	if (!st) {
+		int v = 0;
+		st = CI_REAL(cuDriverGetVersion, &v) == CUDA_SUCCESS && v >= 11070 ? 1 : 2;
+		__atomic_store_n(&ci_graph_crumbs_state, st, __ATOMIC_RELAXED);
+		if (st == 2)
+			ci_say("in-graph breadcrumbs are off: this driver (CUDA %d.%d) cannot capture "
+			       "stream memory operations (CUDA 11.7 can); graphs are recorded without them",
+			       v / 1000, v % 1000 / 10);
+	}
+	return st == 1;
+}
+
 /* A node table entry for a version of a node of G, being written (publish it); NULL when the
  * table is full or the slot busy, counted as dropped there and in G. */
 static struct ci_graph_node *ci_node_claim_locked(struct ci_graph *g, uint32_t *slot)
@@ -218,7 +239,7 @@ void ci_graph_captured(struct ci_call *c, uint32_t sslot, const struct ci_captur
 	uint32_t crumb_slot = g ? g->crumb_slot : CI_NONE;
 	uint64_t at = 0;
 	uint32_t width = 8;
-	if (crumb_slot != CI_NONE && n->type == CI_NODE_KERNEL)
+	if (crumb_slot != CI_NONE && n->type == CI_NODE_KERNEL && ci_graph_crumbs_capturable())
 		at = ci_crumb_address(ci_rec.streams[sslot].ctx, crumb_slot, &width);
 	uint32_t slot = ci_node_record_locked(c, graph, CI_NONE, CI_NONE, n, at ? CI_NODE_CRUMB : 0);
 	if (at && slot != CI_NONE) {
@@ -229,8 +250,11 @@ void ci_graph_captured(struct ci_call *c, uint32_t sslot, const struct ci_captur
 		ci_setup_enter(&sc);
 		CUresult r = ci_crumb_write(ci_rec.streams[sslot].handle, at, width, e->ordinal + 1ull);
 		ci_setup_leave(&sc);
-		if (r != CUDA_SUCCESS)
+		if (r != CUDA_SUCCESS) {
 			__atomic_fetch_and(&e->flags, (uint16_t)~CI_NODE_CRUMB, __ATOMIC_RELAXED);
+			/* The driver refused the write in a capture: never try again. */
+			__atomic_store_n(&ci_graph_crumbs_state, 2, __ATOMIC_RELAXED);
+		}
 	}
 	pthread_mutex_unlock(&ci_graph_lock);
 }
