@@ -297,8 +297,17 @@ void ci_graph_capture_begin(struct ci_call *c, uint32_t sslot, unsigned mode, ui
 	if (slot == CI_NONE)
 		slot = ci_graph_new_locked(c, handle, into ? CI_GRAPH_CAPTURED_INTO : CI_GRAPH_CAPTURED,
 					   ci_rec.streams[sslot].ctx, sslot, mode, cap.id);
-	else if (ci_graph_at(slot)->origin == CI_GRAPH_BUILT)
-		ci_graph_at(slot)->origin = CI_GRAPH_CAPTURED_INTO; /* 32-bit store, never torn */
+	else if (ci_graph_at(slot)->origin == CI_GRAPH_BUILT) {
+		struct ci_graph *g = ci_graph_at(slot);
+		g->origin = CI_GRAPH_CAPTURED_INTO; /* 32-bit stores, never torn */
+		/* What the capture adds may carry in-graph breadcrumbs now. */
+		uint64_t crumb = ci_sec(CI_SEC_STREAMS)->capacity + slot;
+		if (g->crumb_slot == CI_NONE && ci_cfg.crumbs && ci_cfg.graph_crumbs &&
+		    crumb < ci_sec(CI_SEC_BREADCRUMBS)->capacity) {
+			__atomic_store_n((uint64_t *)ci_entry(CI_SEC_BREADCRUMBS, crumb), 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&g->crumb_slot, (uint32_t)crumb, __ATOMIC_RELEASE);
+		}
+	}
 	pthread_mutex_unlock(&ci_graph_lock);
 }
 

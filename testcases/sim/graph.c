@@ -152,7 +152,13 @@ static void sim_graph_free_locked(struct sim_graph *g)
 
 /* ---- capture ------------------------------------------------------------------------------------- */
 
-static CUresult sim_begin_capture(CUstream h, CUstreamCaptureMode mode, int per_thread)
+static struct sim_graph *sim_graph_get(CUgraph h);
+static struct sim_graph_node *sim_node_get(CUgraphNode h);
+
+/* Begin a capture on stream H into a new graph, or (INTO) into an existing one after its
+ * node LAST (cuStreamBeginCaptureToGraph; NULL: no dependency). */
+static CUresult sim_begin_capture_into(CUstream h, CUstreamCaptureMode mode, int per_thread,
+				       struct sim_graph *into, CUgraphNode last)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_stream *s;
@@ -163,24 +169,30 @@ static CUresult sim_begin_capture(CUstream h, CUstreamCaptureMode mode, int per_
 		return CUDA_ERROR_INVALID_VALUE;
 	if (s->kind == SIM_STREAM_LEGACY)
 		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-	struct sim_graph *g = sim_obj_new(SIM_KIND_GRAPH, sizeof(*g));
+	struct sim_graph *g = into ? into : sim_obj_new(SIM_KIND_GRAPH, sizeof(*g));
 	if (!g)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	g->ctx = s->ctx;
-	g->id = sim_new_id();
+	if (!into) {
+		g->ctx = s->ctx;
+		g->id = sim_new_id();
+	}
 	pthread_mutex_lock(&sim.lock);
 	if (s->capture_status != SIM_CAPTURE_NONE) {
 		pthread_mutex_unlock(&sim.lock);
-		sim_obj_free(g, SIM_KIND_GRAPH);
+		if (!into)
+			sim_obj_free(g, SIM_KIND_GRAPH);
 		return CUDA_ERROR_ILLEGAL_STATE;
 	}
+	if (into && !g->ctx)
+		g->ctx = s->ctx;
+	s->capture_into = into != NULL;
 	s->capture_graph = g;
 	s->capture_status = SIM_CAPTURE_ACTIVE;
 	s->capture_mode = mode;
 	s->capture_id = sim_new_id();
 	s->capture_origin = 1;
 	s->capture_thread = &sim_thr;
-	s->capture_last = NULL;
+	s->capture_last = last;
 	atomic_fetch_add(&s->ctx->captures, 1);
 	atomic_store_explicit(&s->capturing, 1, memory_order_release);
 	pthread_mutex_unlock(&sim.lock);
@@ -191,6 +203,45 @@ static CUresult sim_begin_capture(CUstream h, CUstreamCaptureMode mode, int per_
 		atomic_fetch_add(&sim.global_captures, 1);
 	}
 	return CUDA_SUCCESS;
+}
+
+static CUresult sim_begin_capture(CUstream h, CUstreamCaptureMode mode, int per_thread)
+{
+	return sim_begin_capture_into(h, mode, per_thread, NULL, NULL);
+}
+
+/* "Begins graph capture on a stream to an existing graph ... dependencies: the set of nodes the
+ * first captured operation will depend on"; they must be nodes of hGraph (the simulator appends
+ * after the graph's nodes, an order that honours them); default edge data only. */
+static CUresult sim_begin_capture_to_graph(CUstream h, CUgraph hGraph, const CUgraphNode *deps,
+					   const CUgraphEdgeData *data, size_t ndeps,
+					   CUstreamCaptureMode mode, int per_thread)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph *g = sim_graph_get(hGraph);
+	if (!g || (ndeps && !deps))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < ndeps; i++) {
+		struct sim_graph_node *d = sim_node_get(deps[i]);
+		if (!d || d->graph != g)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (data && (data[i].from_port || data[i].to_port || data[i].type))
+			return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	return sim_begin_capture_into(h, mode, per_thread, g, ndeps ? deps[ndeps - 1] : NULL);
+}
+
+SIM_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+						const CUgraphEdgeData *dependencyData, size_t numDependencies,
+						CUstreamCaptureMode mode)
+{
+	return sim_begin_capture_to_graph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode, 0);
+}
+SIM_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+						     const CUgraphEdgeData *dependencyData, size_t numDependencies,
+						     CUstreamCaptureMode mode)
+{
+	return sim_begin_capture_to_graph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode, 1);
 }
 
 SIM_EXPORT CUresult cuStreamBeginCapture(CUstream hStream) { return sim_begin_capture(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, 0); }
@@ -221,7 +272,7 @@ static CUresult sim_end_capture(CUstream h, CUgraph *phGraph, int per_thread)
 		return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
 	}
 	struct sim_graph *g = s->capture_graph;
-	int invalidated = 0;
+	int invalidated = 0, into = s->capture_into;
 	/* End the capture on the origin and on every stream that joined it. */
 	struct sim_ctx *ctx = s->ctx;
 	for (struct sim_stream *t = ctx->streams; t; t = t->next_in_ctx) {
@@ -242,7 +293,8 @@ static CUresult sim_end_capture(CUstream h, CUgraph *phGraph, int per_thread)
 	}
 	if (invalidated) {
 		pthread_mutex_lock(&sim.lock);
-		sim_graph_free_locked(g);
+		if (!into)
+			sim_graph_free_locked(g); /* the caller's own graph stays, with what was added */
 		pthread_mutex_unlock(&sim.lock);
 		*phGraph = NULL;
 		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;

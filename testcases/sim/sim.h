@@ -213,6 +213,7 @@ struct sim_stream {
 	struct sim_graph *capture_graph;
 	unsigned long long capture_id;
 	int capture_origin;        /* this stream began the capture (others joined via events) */
+	int capture_into;          /* into the caller's graph (cuStreamBeginCaptureToGraph) */
 	void *capture_thread;      /* per-thread state of the thread that began it */
 	CUgraphNode capture_last;  /* the node this stream's last captured op became, or NULL:
 				    * the capture's dependency set (cuStreamGetCaptureInfo) */

@@ -3,8 +3,9 @@
  * graphprobe: the capture modes and construction paths graphengine does not use, for
  * graphs.t.  In thread-local mode it captures a cuLaunchKernelEx (grid 2x3x1), a host function,
  * a memset and a device-to-device copy; in relaxed mode a capture that cuStreamSynchronize
- * invalidates; and it builds a graph with cuGraphAddNode (a kernel node and a memset node from
- * the parameter union).  Each graph that was made is launched once.  Prints what the test
+ * invalidates; it builds a graph with cuGraphAddNode (a kernel node and a memset node from
+ * the parameter union); and it captures a launch into a graph it built (cuStreamBeginCaptureToGraph
+ * after the graph's empty node).  Each graph that was made is launched once.  Prints what the test
  * compares with the record: "graphprobe: hostfn 0x..", "graphprobe: p 0x.. q 0x..",
  * "graphprobe: invalidated RESULT".
  */
@@ -85,6 +86,21 @@ int main(void)
 	CHECK(cuGraphInstantiateWithFlags(&x3, g3, 0));
 	CHECK(cuGraphLaunch(x3, a));
 	CHECK(cuStreamSynchronize(a));
+
+	/* a capture into a graph built before, after its node */
+	CUgraph g4, g4_out = NULL;
+	CUgraphNode first;
+	CUgraphExec x4;
+	CHECK(cuGraphCreate(&g4, 0));
+	CHECK(cuGraphAddEmptyNode(&first, g4, NULL, 0));
+	CHECK(cuStreamBeginCaptureToGraph(a, g4, &first, NULL, 1, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CHECK(cuLaunchKernel(k, 4, 1, 1, 32, 1, 1, 0, a, params, NULL));
+	CHECK(cuStreamEndCapture(a, &g4_out));
+	printf("graphprobe: captured into the same graph: %s\n", g4_out == g4 ? "yes" : "no");
+	CHECK(cuGraphInstantiateWithFlags(&x4, g4, 0));
+	CHECK(cuGraphLaunch(x4, a));
+	CHECK(cuStreamSynchronize(a));
+	CHECK(cuGraphExecDestroy(x4));
 	CHECK(cuGraphExecDestroy(x3));
 	CHECK(cuGraphExecDestroy(x));
 	CHECK(cuGraphDestroy(g3));

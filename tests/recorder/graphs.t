@@ -138,6 +138,14 @@ like "$(grep '^node .* graph=2 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=p
 like "$(grep '^node .* graph=2 .*ordinal=1 ' "$T/probe.dump")" "type=memset .* a=$q b=0x11 bytes=64 " \
 	"probe: cuGraphAddNode's memset node (16 elements of 4 bytes)"
 
+g3=$(grep '^graph slot=3 ' "$T/probe.dump")
+like "$(cat "$T/probe/out")" 'captured into the same graph: yes' "probe: cuStreamBeginCaptureToGraph captures into the caller's graph"
+is "$(field origin "$g3") $(field nodes "$g3") $(field flags "$g3")" "captured_into 2 1" \
+	"probe: the built graph became captured_into, its empty node and the captured kernel"
+like "$(grep '^node .* graph=3 .*ordinal=1 ' "$T/probe.dump")" 'type=kernel fn=probe_k .* grid=4,1,1 .*flags=0x100 ' \
+	"probe: the kernel captured into it, with its in-graph breadcrumb"
+is "$(field crumb "$g3")" 2 "probe: its replay finished the kernel (ordinal 1)"
+
 # ---- the tables full: a 1 MiB record keeps 128 node versions; 200 replays update 200 more
 run_in "$T/full" env CUDASIM_MODE=null CUDAINSPECT_SIZE=1M CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" \
 	"$B/graphengine" --mode explicit --steps 200
