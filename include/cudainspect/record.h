@@ -519,7 +519,7 @@ struct ci_api_error {
 	X(CI_EV_STREAM_WAIT_EVENT, 5, "stream_wait_event") /* a = event, stream = waiter */ \
 	X(CI_EV_CAPTURE_BEGIN, 6, "capture_begin")   /* value = mode */                     \
 	X(CI_EV_CAPTURE_END, 7, "capture_end")       /* a = CUgraph */                      \
-	X(CI_EV_GRAPH_INSTANTIATE, 8, "graph_instantiate") /* a = CUgraphExec, b = CUgraph */ \
+	X(CI_EV_GRAPH_INSTANTIATE, 8, "graph_instantiate") /* a = CUgraphExec, b = CUgraph, value = flags */ \
 	X(CI_EV_GRAPH_LAUNCH, 9, "graph_launch")     /* a = CUgraphExec (also in the launch \
 							ring) */                            \
 	X(CI_EV_MODULE_LOAD, 10, "module_load")      /* a = handle, value = code module     \
