@@ -307,13 +307,13 @@
 	X(cuGraphKernelNodeSetParams_v2, h_graph_kernel_set, 0, (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
 	X(cuGraphAddMemcpyNode, h_graph_add_memcpy, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx), (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx)) \
 	X(cuGraphMemcpyNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphMemcpyNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams), (hNode, nodeParams)) \
+	X(cuGraphMemcpyNodeSetParams, h_graph_memcpy_set, 0, (CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams), (hNode, nodeParams)) \
 	X(cuGraphAddMemsetNode, h_graph_add_memset, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx), (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx)) \
 	X(cuGraphMemsetNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphMemsetNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
+	X(cuGraphMemsetNodeSetParams, h_graph_memset_set, 0, (CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
 	X(cuGraphAddHostNode, h_graph_add_host, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuGraphHostNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphHostNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
+	X(cuGraphHostNodeSetParams, h_graph_host_set, 0, (CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
 	X(cuGraphAddChildGraphNode, h_graph_add_child, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph), (phGraphNode, hGraph, dependencies, numDependencies, childGraph)) \
 	X(cuGraphChildGraphNodeGetGraph, none, 0, (CUgraphNode hNode, CUgraph *phGraph), (hNode, phGraph)) \
 	X(cuGraphAddEmptyNode, h_graph_add_empty, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies), (phGraphNode, hGraph, dependencies, numDependencies)) \
@@ -355,9 +355,9 @@
 	X(cuGraphInstantiateWithParams_ptsz, h_graph_instantiate_params, CI_F_PTSZ, (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams), (phGraphExec, hGraph, instantiateParams)) \
 	X(cuGraphExecGetFlags, none, 0, (CUgraphExec hGraphExec, cuuint64_t *flags), (hGraphExec, flags)) \
 	X(cuGraphExecKernelNodeSetParams_v2, h_graph_exec_kernel_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
-	X(cuGraphExecMemcpyNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx), (hGraphExec, hNode, copyParams, ctx)) \
-	X(cuGraphExecMemsetNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx), (hGraphExec, hNode, memsetParams, ctx)) \
-	X(cuGraphExecHostNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
+	X(cuGraphExecMemcpyNodeSetParams, h_graph_exec_memcpy_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx), (hGraphExec, hNode, copyParams, ctx)) \
+	X(cuGraphExecMemsetNodeSetParams, h_graph_exec_memset_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx), (hGraphExec, hNode, memsetParams, ctx)) \
+	X(cuGraphExecHostNodeSetParams, h_graph_exec_host_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
 	X(cuGraphExecChildGraphNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph), (hGraphExec, hNode, childGraph)) \
 	X(cuGraphExecEventRecordNodeSetEvent, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event)) \
 	X(cuGraphExecEventWaitNodeSetEvent, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event)) \

@@ -731,3 +731,25 @@ void ci_graph_node_enabled(struct ci_call *c, CUresult r, uint64_t exec, uint64_
 	}
 	pthread_mutex_unlock(&ci_graph_lock);
 }
+
+void ci_on_graph_memset_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			       const CUDA_MEMSET_NODE_PARAMS *p)
+{
+	struct ci_node_args n = p ? ci_memset_args(p->dst, p->value, p->elementSize, p->width, p->height)
+				  : (struct ci_node_args){ .type = CI_NODE_MEMSET };
+	ci_graph_node_updated(c, r, exec, node, &n, 0);
+}
+
+void ci_on_graph_memcpy_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			       const CUDA_MEMCPY3D *p)
+{
+	struct ci_node_args n = ci_memcpy_args(p);
+	ci_graph_node_updated(c, r, exec, node, &n, 0);
+}
+
+void ci_on_graph_host_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			     const CUDA_HOST_NODE_PARAMS *p)
+{
+	struct ci_node_args n = { .type = CI_NODE_HOST, .func = p ? CI_U64(p->fn) : 0 };
+	ci_graph_node_updated(c, r, exec, node, &n, 0);
+}

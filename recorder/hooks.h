@@ -81,6 +81,12 @@ void ci_on_graph_kernel_update(struct ci_call *c, CUresult r, uint64_t exec, uin
 			       const CUDA_KERNEL_NODE_PARAMS *p);
 void ci_on_graph_params_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
 			       const CUgraphNodeParams *p);
+void ci_on_graph_memset_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			       const CUDA_MEMSET_NODE_PARAMS *p);
+void ci_on_graph_memcpy_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			       const CUDA_MEMCPY3D *p);
+void ci_on_graph_host_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			     const CUDA_HOST_NODE_PARAMS *p);
 /* The CUDA 10 kernel node parameters as the 12.0 ones (kern and ctx NULL). */
 #define CI_KNP_V2(p)                                                                           \
 	((p) ? &(CUDA_KERNEL_NODE_PARAMS){ (p)->func, (p)->gridDimX, (p)->gridDimY, (p)->gridDimZ, \
@@ -182,6 +188,18 @@ void ci_on_graph_params_update(struct ci_call *c, CUresult r, uint64_t exec, uin
 #define CI_PRE_h_graph_exec_update_v1(c, ...) ((void)0)
 #define CI_HOOK_h_graph_node_enable(c, r, x, node, en) ci_graph_node_enabled(c, r, CI_U64(x), CI_U64(node), en)
 #define CI_PRE_h_graph_node_enable(c, ...) ((void)0)
+#define CI_HOOK_h_graph_memset_set(c, r, node, p) ci_on_graph_memset_update(c, r, 0, CI_U64(node), p)
+#define CI_PRE_h_graph_memset_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_memset_set(c, r, x, node, p, ctx) ci_on_graph_memset_update(c, r, CI_U64(x), CI_U64(node), p)
+#define CI_PRE_h_graph_exec_memset_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_memcpy_set(c, r, node, p) ci_on_graph_memcpy_update(c, r, 0, CI_U64(node), p)
+#define CI_PRE_h_graph_memcpy_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_memcpy_set(c, r, x, node, p, ctx) ci_on_graph_memcpy_update(c, r, CI_U64(x), CI_U64(node), p)
+#define CI_PRE_h_graph_exec_memcpy_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_host_set(c, r, node, p) ci_on_graph_host_update(c, r, 0, CI_U64(node), p)
+#define CI_PRE_h_graph_host_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_host_set(c, r, x, node, p) ci_on_graph_host_update(c, r, CI_U64(x), CI_U64(node), p)
+#define CI_PRE_h_graph_exec_host_set(c, ...) ((void)0)
 #define CI_HOOK_h_graph_node_set(c, r, node, p) ci_on_graph_params_update(c, r, 0, CI_U64(node), p)
 #define CI_PRE_h_graph_node_set(c, ...) ((void)0)
 #define CI_HOOK_h_graph_exec_node_set(c, r, x, node, p) ci_on_graph_params_update(c, r, CI_U64(x), CI_U64(node), p)

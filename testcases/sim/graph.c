@@ -520,10 +520,8 @@ SIM_EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGrap
 }
 
 /* 1D copies between host, device and unified memory; arrays and 2D/3D shapes are not simulated. */
-SIM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
-					 size_t numDependencies, const CUDA_MEMCPY3D *p, CUcontext ctx)
+static CUresult sim_memcpy_params_work(const CUDA_MEMCPY3D *p, struct sim_work *w)
 {
-	SIM_REQUIRE_INIT();
 	if (!p || !p->WidthInBytes)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (p->Height > 1 || p->Depth > 1 || p->srcY || p->srcZ || p->dstY || p->dstZ || p->srcLOD || p->dstLOD ||
@@ -547,8 +545,17 @@ SIM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGrap
 	}
 	if (!d || !src)
 		return CUDA_ERROR_INVALID_VALUE;
-	struct sim_work w = {.kind = SIM_OP_COPY, .count = 1, .u.copy = {d, src, n, NULL}};
-	return sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+	*w = (struct sim_work){.kind = SIM_OP_COPY, .count = 1, .u.copy = {d, src, n, NULL}};
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					 size_t numDependencies, const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	CUresult r = sim_memcpy_params_work(p, &w);
+	return r ? r : sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
 }
 
 static CUresult sim_memset_params_work(const CUDA_MEMSET_NODE_PARAMS *p, struct sim_work *w)
@@ -720,14 +727,15 @@ SIM_EXPORT CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NO
 	return r;
 }
 
-/* Replace node N's work in the graph (exec NULL) or in exec X, after checking it is a kernel
- * node there.  Takes ownership of the work. */
-static CUresult sim_kernel_node_replace(struct sim_graph_exec *x, struct sim_graph_node *n, struct sim_work *w)
+/* Replace node N's work in the graph (exec NULL) or in exec X, after checking it is a node of
+ * TYPE there; an exec's node keeps its enabled state.  Takes ownership of the work. */
+static CUresult sim_node_replace(struct sim_graph_exec *x, struct sim_graph_node *n, CUgraphNodeType type,
+				 struct sim_work *w)
 {
 	CUresult r = CUDA_SUCCESS;
 	pthread_mutex_lock(&sim.lock);
 	struct sim_work *slot = NULL;
-	if (n->type != CU_GRAPH_NODE_TYPE_KERNEL)
+	if (n->type != type)
 		r = CUDA_ERROR_INVALID_VALUE;
 	else if (!x)
 		slot = &n->graph->nodes[n->index];
@@ -738,6 +746,7 @@ static CUresult sim_kernel_node_replace(struct sim_graph_exec *x, struct sim_gra
 	if (slot) {
 		struct sim_work old = *slot;
 		*slot = *w;
+		slot->disabled = x ? old.disabled : 0;
 		sim_work_release(&old);
 	}
 	pthread_mutex_unlock(&sim.lock);
@@ -754,7 +763,7 @@ SIM_EXPORT CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_
 		return CUDA_ERROR_INVALID_VALUE;
 	struct sim_work w;
 	CUresult r = sim_kernel_params_work(nodeParams, n->graph, &w);
-	return r ? r : sim_kernel_node_replace(NULL, n, &w);
+	return r ? r : sim_node_replace(NULL, n, CU_GRAPH_NODE_TYPE_KERNEL, &w);
 }
 
 SIM_EXPORT CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
@@ -787,7 +796,7 @@ SIM_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CU
 		return CUDA_ERROR_INVALID_VALUE;
 	struct sim_work w;
 	CUresult r = sim_kernel_params_work(nodeParams, n->graph, &w);
-	return r ? r : sim_kernel_node_replace(x, n, &w);
+	return r ? r : sim_node_replace(x, n, CU_GRAPH_NODE_TYPE_KERNEL, &w);
 }
 
 /* The exec's copy of node hNode (under sim.lock). */
@@ -956,6 +965,67 @@ SIM_EXPORT CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CU
 	*updateResult_out = res;
 	*hErrorNode_out = err;
 	return r;
+}
+
+/* The memset, memcpy and host setters: of the graph's node, or of one exec's (for its later
+ * launches, the graph unchanged), as for kernel nodes. */
+static CUresult sim_set_node(int exec_form, CUgraphExec hx, CUgraphNode hNode, CUgraphNodeType type,
+			     CUresult built, struct sim_work *w)
+{
+	struct sim_graph_node *n = sim_node_get(hNode);
+	struct sim_graph_exec *x = exec_form ? sim_exec_get(hx) : NULL;
+	if (built == CUDA_SUCCESS && (!n || (exec_form && !x))) {
+		sim_work_release(w);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return built ? built : sim_node_replace(x, n, type, w);
+}
+
+SIM_EXPORT CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(0, NULL, hNode, CU_GRAPH_NODE_TYPE_MEMSET, sim_memset_params_work(nodeParams, &w), &w);
+}
+SIM_EXPORT CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+						   const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(1, hGraphExec, hNode, CU_GRAPH_NODE_TYPE_MEMSET, sim_memset_params_work(memsetParams, &w), &w);
+}
+SIM_EXPORT CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(0, NULL, hNode, CU_GRAPH_NODE_TYPE_MEMCPY, sim_memcpy_params_work(nodeParams, &w), &w);
+}
+SIM_EXPORT CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+						   const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(1, hGraphExec, hNode, CU_GRAPH_NODE_TYPE_MEMCPY, sim_memcpy_params_work(copyParams, &w), &w);
+}
+static CUresult sim_host_params_work(const CUDA_HOST_NODE_PARAMS *p, struct sim_work *w)
+{
+	if (!p || !p->fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	*w = (struct sim_work){.kind = SIM_OP_HOST_FN, .u.host = {p->fn, p->userData}};
+	return CUDA_SUCCESS;
+}
+SIM_EXPORT CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(0, NULL, hNode, CU_GRAPH_NODE_TYPE_HOST, sim_host_params_work(nodeParams, &w), &w);
+}
+SIM_EXPORT CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+						 const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(1, hGraphExec, hNode, CU_GRAPH_NODE_TYPE_HOST, sim_host_params_work(nodeParams, &w), &w);
 }
 
 static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h, unsigned long long flags)

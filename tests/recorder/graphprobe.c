@@ -4,7 +4,8 @@
  * graphs.t.  In thread-local mode it captures a cuLaunchKernelEx (grid 2x3x1), a host function,
  * a memset and a device-to-device copy; in relaxed mode a capture that cuStreamSynchronize
  * invalidates; it builds a graph with cuGraphAddNode (a kernel node and a memset node from
- * the parameter union); and it captures a launch into a graph it built (cuStreamBeginCaptureToGraph
+ * the parameter union), changes its memset node in the exec, then in the graph
+ * (cuGraphExecMemsetNodeSetParams, cuGraphMemsetNodeSetParams); and it captures a launch into a graph it built (cuStreamBeginCaptureToGraph
  * after the graph's empty node).  Each graph that was made is launched once.  Prints what the test
  * compares with the record: "graphprobe: hostfn 0x..", "graphprobe: p 0x.. q 0x..",
  * "graphprobe: invalidated RESULT".
@@ -86,6 +87,16 @@ int main(void)
 	CHECK(cuGraphInstantiateWithFlags(&x3, g3, 0));
 	CHECK(cuGraphLaunch(x3, a));
 	CHECK(cuStreamSynchronize(a));
+	/* the memset node changed in the exec (0x22), then in the graph (0x33) */
+	CUDA_MEMSET_NODE_PARAMS ms = { .dst = q, .value = 0x22, .elementSize = 4, .width = 8, .height = 1 };
+	CHECK(cuGraphExecMemsetNodeSetParams(x3, mn, &ms, NULL));
+	ms.value = 0x33;
+	CHECK(cuGraphMemsetNodeSetParams(mn, &ms));
+	CHECK(cuGraphLaunch(x3, a));
+	CHECK(cuStreamSynchronize(a));
+	unsigned got = 0;
+	CHECK(cuMemcpyDtoH(&got, q, sizeof got));
+	printf("graphprobe: after the exec's memset update q holds 0x%x\n", got);
 
 	/* a capture into a graph built before, after its node */
 	CUgraph g4, g4_out = NULL;

@@ -138,6 +138,12 @@ like "$(grep '^node .* graph=2 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=p
 like "$(grep '^node .* graph=2 .*ordinal=1 ' "$T/probe.dump")" "type=memset .* a=$q b=0x11 bytes=64 " \
 	"probe: cuGraphAddNode's memset node (16 elements of 4 bytes)"
 
+like "$(cat "$T/probe/out")" 'after the exec.s memset update q holds 0x22$' \
+	"probe: the exec's memset update took effect in the replay, the graph's did not"
+like "$(grep '^node .* graph=2 exec=1 ordinal=1 ' "$T/probe.dump")" "type=memset .* a=$q b=0x22 bytes=32 flags=0x200 " \
+	"probe: cuGraphExecMemsetNodeSetParams recorded as the exec's version"
+like "$(grep '^node .* graph=2 exec=- ordinal=1 ' "$T/probe.dump" | tail -1)" "type=memset .* a=$q b=0x33 bytes=32 flags=0x200 " \
+	"probe: cuGraphMemsetNodeSetParams recorded as the graph's new version"
 g3=$(grep '^graph slot=3 ' "$T/probe.dump")
 like "$(cat "$T/probe/out")" 'captured into the same graph: yes' "probe: cuStreamBeginCaptureToGraph captures into the caller's graph"
 is "$(field origin "$g3") $(field nodes "$g3") $(field flags "$g3")" "captured_into 2 1" \
