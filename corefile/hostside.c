@@ -508,6 +508,7 @@ static void read_exception(struct ci_hostside *h, struct ci_source *src,
 		return;
 	}
 	if (!caught) {
+		h->no_exception = true;
 		set_note(&h->exception_note, "no C++ exception is in flight on the crashing thread");
 		return;
 	}

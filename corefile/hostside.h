@@ -51,6 +51,7 @@ struct ci_hostside {
 	char *exception_type;    /* the in-flight C++ exception's type (demangled), or NULL */
 	char *exception_what;    /* its what() for std::exception types that keep a string */
 	char *exception_note;    /* why it could not be read, or NULL */
+	bool no_exception;       /* std::terminate with no exception in flight (read: none) */
 	char *next_command;      /* `cudainspect record -- ...`, shell-quoted */
 	struct ci_warnings warnings;
 };

@@ -27,7 +27,10 @@ static char *frame_text(const struct ci_frame *f, char *buf, size_t n)
 	char fn[256], file[256], mod[128];
 	ci_scrub(f->function ? f->function : "??", fn, sizeof fn);
 	ci_scrub(base_name(f->module), mod, sizeof mod);
-	if (f->file)
+	if (f->kind == CI_FRAME_PYTHON)
+		snprintf(buf, n, "%s (%s:%d) [Python]", fn,
+			 f->file ? ci_scrub(base_name(f->file), file, sizeof file) : "??", f->line);
+	else if (f->file)
 		snprintf(buf, n, "%s (%s:%d) in %s", fn, ci_scrub(base_name(f->file), file, sizeof file),
 			 f->line, mod);
 	else
@@ -67,6 +70,8 @@ static void text(FILE *out, const struct ci_hostside *h, const char *why)
 			ci_scrub(h->exception_type, a, sizeof a));
 		if (h->exception_what)
 			fprintf(out, "    what(): %s\n", ci_scrub(h->exception_what, a, sizeof a));
+	} else if (h->terminate && h->no_exception) {
+		fprintf(out, "  std::terminate with no C++ exception in flight (not an uncaught exception)\n");
 	} else if (h->terminate && h->exception_note) {
 		fprintf(out, "  std::terminate, exception not read: %s\n", ci_scrub(h->exception_note, a, sizeof a));
 	}
@@ -178,9 +183,10 @@ static void jframe(FILE *out, const struct ci_frame *f)
 	fputc(',', out);
 	jkey(out, "file", f->file);
 	if (f->file)
-		fprintf(out, ",\"line\":%d}", f->line);
+		fprintf(out, ",\"line\":%d", f->line);
 	else
-		fputs(",\"line\":null}", out);
+		fputs(",\"line\":null", out);
+	fprintf(out, ",\"kind\":\"%s\"}", f->kind == CI_FRAME_PYTHON ? "python" : "native");
 }
 
 static void json(FILE *out, const struct ci_hostside *h, const char *why)

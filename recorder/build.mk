@@ -169,3 +169,14 @@ $(BUILD)/fuzz/fuzz_kmsg: tests/recorder/fuzz_kmsg.c recorder/kmsgread.c recorder
 	$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ tests/recorder/fuzz_kmsg.c \
 		recorder/kmsgread.c
 TEST_DEPS += $(BUILD)/fuzz/fuzz_kmsg
+
+.PHONY: fuzz-kmsg
+fuzz-kmsg: $(BUILD)/fuzz/fuzz_kmsg
+	@corpus=$(BUILD)/fuzz/corpus-fuzz_kmsg; mkdir -p $$corpus $(BUILD)/fuzz/artifacts; \
+	cp tests/kernel-log/fixtures/*.log tests/kernel-log/fixtures/*.txt $$corpus/; \
+	echo "fuzz: fuzz_kmsg for $(FUZZ_SECONDS)s (corpus $$corpus)"; \
+	$(BUILD)/fuzz/fuzz_kmsg -max_total_time=$(FUZZ_SECONDS) -max_len=20000 -timeout=10 \
+		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/artifacts/fuzz_kmsg- \
+		$$corpus >$(BUILD)/fuzz/fuzz_kmsg.log 2>&1 || { tail -40 $(BUILD)/fuzz/fuzz_kmsg.log; exit 1; }; \
+	grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(BUILD)/fuzz/fuzz_kmsg.log | tail -2
+FUZZ_TARGETS += fuzz-kmsg

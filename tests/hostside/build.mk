@@ -23,3 +23,14 @@ $(FUZZ_DIR)/fuzz_hostside: tests/hostside/fuzz_hostside.c $(FUZZ_OBJS) $(FUZZ_OU
 		$(FUZZ_OUT_OBJS) $(FUZZ_HS_OBJS) -ldw -lelf -lzstd -lz
 .SECONDARY: $(FUZZ_HS_OBJS)
 TEST_DEPS += $(FUZZ_DIR)/fuzz_hostside
+
+.PHONY: fuzz-hostside
+fuzz-hostside: $(FUZZ_DIR)/fuzz_hostside $(RI_DIR)/mkcore
+	@corpus=$(FUZZ_DIR)/corpus-fuzz_hostside; mkdir -p $$corpus $(FUZZ_DIR)/artifacts; \
+	tests/reader-input/fuzz-seeds.sh $(RI_DIR) $$corpus fuzz_core || exit 1; \
+	echo "fuzz: fuzz_hostside for $(FUZZ_SECONDS)s (corpus $$corpus)"; \
+	$(FUZZ_DIR)/fuzz_hostside -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/fuzz_hostside- $$corpus \
+		>$(FUZZ_DIR)/fuzz_hostside.log 2>&1 || { tail -40 $(FUZZ_DIR)/fuzz_hostside.log; exit 1; }; \
+	grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(FUZZ_DIR)/fuzz_hostside.log | tail -2
+FUZZ_TARGETS += fuzz-hostside

@@ -11,7 +11,14 @@ CI=$B/cudainspect
 for f in cudainspect sim/libcuda.so.1 tests/hostside/assertprobe tests/hostside/throwprobe; do
 	[ -e "$B/$f" ] || skip_all "$B/$f is not built (make check builds it)"
 done
-[ "$(cat /proc/sys/kernel/core_pattern)" = core ] || skip_all "kernel.core_pattern is not 'core' (no kernel core to read)"
+# Kernel cores where core_pattern writes them here; else GDB's gcore of the process stopped at
+# its fatal signal (the same notes: NT_SIGINFO, the threads, the file mappings), said once.
+kernel_cores=false
+[ "$(cat /proc/sys/kernel/core_pattern)" = core ] && kernel_cores=true
+if ! $kernel_cores; then
+	command -v gdb >/dev/null || skip_all "kernel.core_pattern is not 'core' and there is no gdb for gcore"
+	diag "kernel.core_pattern is not 'core': the cores are GDB's gcore of the process at its fatal signal"
+fi
 unset CUDASIM_FAULT CUDASIM_HANG CUDAINSPECT_SNAPSHOT_DIR CUDAINSPECT_DIR LD_PRELOAD
 AP=$B/tests/hostside/assertprobe TP=$B/tests/hostside/throwprobe
 
@@ -20,7 +27,12 @@ crash() {
 	local dir=$1 lib=$2
 	shift 2
 	mkdir -p "$dir"
-	{ ( cd "$dir" && ulimit -c unlimited && LD_LIBRARY_PATH=$lib exec "$@" ) >"$dir/out" 2>"$dir/err"; } 2>/dev/null
+	if $kernel_cores; then
+		{ ( cd "$dir" && ulimit -c unlimited && LD_LIBRARY_PATH=$lib exec "$@" ) >"$dir/out" 2>"$dir/err"; } 2>/dev/null
+	else
+		( cd "$dir" && LD_LIBRARY_PATH=$lib gdb -nx -batch -ex 'set debuginfod enabled off' \
+			-ex 'set startup-with-shell off' -ex run -ex "gcore $dir/core" --args "$@" ) >"$dir/out" 2>"$dir/err"
+	fi
 	true
 }
 
@@ -76,9 +88,12 @@ crash "$T/v" "$T/drv" "$AP"
 out=$("$CI" "$T/v/core" 2>/dev/null)
 like "$out" "libcuda\.so\.580\.65\.06 \(CUDA driver 580\.65\.06\)" "a driver named libcuda.so.580.65.06 (libcuda.so.1 links to it): listed"
 like "$out" "Driver version: 580\.65\.06 \(from libcuda's file name\)" "... and its version is the driver's"
+is "$("$CI" --json "$T/v/core" 2>/dev/null | jq -r '.host_side.driver_version, (.host_side.cuda_libraries[] | select(.family == "CUDA driver") | .path)' | tr '\n' ' ')" \
+	"580.65.06 $T/drv/libcuda.so.580.65.06 " "--json: driver_version, and the library by the path the core maps"
 
 # ---- a C++ exception through std::terminate --------------------------------------------------
 planted="p$$ it's kv" # short: the core keeps 80 bytes of the command line
+$kernel_cores || planted="p$$" # GDB's run quotes arguments its own way
 crash "$T/t" "$B/sim" "$TP" "$planted"
 [ -e "$T/t/core" ] || { diag "throwprobe left no core"; done_testing; exit; }
 "$CI" "$T/t/core" >"$T/t.txt" 2>/dev/null
@@ -95,11 +110,31 @@ is "$("$CI" --json "$T/t/core" 2>/dev/null | jq -r '.host_side.exception | [.typ
 	"--json: the exception's type and what()"
 # The command for next time is shell-quoted: word by word it gives back the command line.
 cmd=$(sed -n '/^Next time/{n;s/^  //p;}' "$T/t.txt")
-eval "set -- ${cmd#cudainspect record -- }"
-is "$# $1 $3" "4 $TP it's" "the next-time command is shell-quoted (a word with a quote survives)"
+if $kernel_cores; then
+	eval "set -- ${cmd#cudainspect record -- }"
+	is "$# $1 $3" "4 $TP it's" "the next-time command is shell-quoted (a word with a quote survives)"
+else
+	is "$cmd" "cudainspect record -- $TP $planted" "the next-time command"
+fi
+
+# std::terminate() called with no exception: said so, no type claimed.
+crash "$T/n" "$B/sim" "$TP" --terminate
+"$CI" "$T/n/core" >"$T/n.txt" 2>/dev/null
+like "$(cat "$T/n.txt")" "  std::terminate with no C\+\+ exception in flight \(not an uncaught exception\)" \
+	"std::terminate() without an exception: said so"
+unlike "$(cat "$T/n.txt")" "exception in flight at std::terminate:" "... and no exception type is claimed"
+
+# A segmentation fault: the signal with the faulting address, nothing about terminate.
+crash "$T/s" "$B/sim" "$TP" --segv
+"$CI" "$T/s/core" >"$T/s.txt" 2>/dev/null
+like "$(cat "$T/s.txt")" "Crash: SIGSEGV \(Segmentation fault\) at address 0x10 in thread [0-9]+" "SIGSEGV: the signal and the address written to"
+like "$(cat "$T/s.txt")" "#0  +main \(throwprobe\.cc:[0-9]+\) in throwprobe" "... in main, frame #0"
+unlike "$(cat "$T/s.txt")" "terminate|abort message" "... and no abort message or exception claimed"
+is "$("$CI" --json "$T/s/core" 2>/dev/null | jq -r '.host_side.signal | [.name, .fault_address_hex] | @tsv')" "SIGSEGV	0x10" \
+	"--json: the signal and its address"
 
 # ---- an engine that aborts after its own CUDA error check (no abort message) -----------------
-if [ -x "$B/miniengine" ]; then
+if [ -x "$B/miniengine" ] && $kernel_cores; then
 	crash "$T/m" "$B/sim" "$B/miniengine" --fault oob --quiet
 	"$CI" "$T/m/core" >"$T/m.txt" 2>/dev/null
 	is "$?" 4 "miniengine without the recorder: exit code 4"
@@ -119,7 +154,7 @@ if [ -x "$B/miniengine" ]; then
 	fi
 	like "$out" "    called from [a-z_]+ \(miniengine\.c:[0-9]+\) in miniengine" "... called from the engine"
 else
-	for _ in 1 2 3 4 5 6 7; do skip "miniengine is not built"; done
+	for _ in 1 2 3 4 5 6 7; do skip "miniengine is not built, or no kernel cores (under GDB its threads stop elsewhere)"; done
 fi
 
 # ---- a core with a record is not affected ----------------------------------------------------

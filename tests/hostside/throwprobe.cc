@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
 // A C++ CUDA program without the recorder whose CUDA error check throws an exception nothing
 // catches: std::terminate prints the type and what() and aborts.  The message is planted by the
-// test (argv[1]); tests/hostside/norecord.t finds the same type and text in the core.
+// test (argv[1]); tests/hostside/norecord.t finds the same type and text in the core.  With
+// --terminate it calls std::terminate() itself, with no exception in flight; with --segv it
+// writes to address 0x10 (NULL plus a member's offset).
+#include <cstdint>
+#include <cstring>
 #include <cuda.h>
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -35,6 +40,10 @@ int main(int argc, char **argv)
 	check(cuDeviceGet(&dev, 0), "cuDeviceGet");
 	check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
 	check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+	if (argc > 1 && !strcmp(argv[1], "--terminate"))
+		std::terminate();
+	if (argc > 1 && !strcmp(argv[1], "--segv"))
+		*(volatile int *)(uintptr_t)0x10 = 1;
 	load_weights(argc > 1 ? argv[1] : "cuMemAlloc");
 	return 0;
 }

@@ -65,8 +65,12 @@ ok "sticky_boottime is not behind sticky_monotonic, and moved as much as it sinc
 	test "$sb" -ge $((sm - 1000000)) -a $(( (sb - stb) - (sm - st) )) -lt 50000000 -a $(( (sb - stb) - (sm - st) )) -gt -50000000
 ok "the Xid line's stamp ($xus µs) lies between the start and the sticky error" \
 	test "$xus" -ge $((st / 1000)) -a "$xus" -le $((sm / 1000))
-unlike "$("$B/cudainspect" "$core" 2>&1)" "kernel log section .*unusable|entry size is wrong" \
+summary=$("$B/cudainspect" "$core" 2>&1)
+unlike "$summary" "kernel log section .*unusable|entry size is wrong" \
 	"the reader takes the record's kernel-log section without a warning"
+page=$(sed -n "s/.*31, pid=$pid, .* faulted @ \(0x[0-9a-f]*_[0-9a-f]*\)\. .*/\1/p" "$T/x31/kern.log")
+like "$(printf '%s' "$summary" | tr -s '\n ' '  ')" "evidence: Xid 31 at $page .* the record's kernel log line 2, by pid" \
+	"... and without a flag its summary's evidence is that Xid 31 ($page), from the record's lines"
 
 # ---- other processes, other GPUs, old lines ----------------------------------------------
 # Planted before the run (stamped far in the future, so that time does not decide, except the

@@ -29,6 +29,31 @@ is "$(cat "$T/a/core.kernel-log")" "$(grep -E "NVRM: (GPU at|Xid \(PCI:0000:18:0
 	"the file beside the core holds the simulator's GPU line and Xid 31 for that pid, as written"
 is "$(stat -c '%a %u' "$T/a/core.kernel-log")" "600 $(id -u)" "... mode 0600, ours"
 
+# The reader uses them: in record's own summary, and in `cudainspect CORE` later, without a
+# flag.  The engine here keeps no lines in its record (CUDAINSPECT_KMSG=off for it alone), so
+# the evidence can only come from the file beside the core.
+mkdir -p "$T/u"
+run_in "$T/u" env CUDASIM_FAULT="$FAULT" CUDASIM_KERNEL_LOG="$T/u/kern.log" CUDASIM_KERNEL_LOG_FORMAT=kmsg \
+	CUDAINSPECT_KMSG="$T/u/kern.log" "$CI" record -d "$T/u/snaps" -- env CUDAINSPECT_KMSG=off \
+	"$B/miniengine" --fault oob --quiet
+page=$(sed -n 's/.* faulted @ \(0x[0-9a-f]*_[0-9a-f]*\)\. .*/\1/p' "$T/u/kern.log")
+like "$page" "^0x[0-9a-f]+_[0-9a-f]{8}$" "(the simulator's Xid 31 names page $page)"
+like "$(cat "$T/u/out")" "evidence: Xid 31 at $page " "record's summary has the Xid 31 evidence, from the file beside the core"
+out=$(cd "$T/u" && "$CI" core 2>&1)
+like "$out" "note: reading the kernel log's lines kept beside the core, core\.kernel-log" \
+	"cudainspect CORE later: the file beside the core is read without a flag, and said"
+like "$out" "evidence: Xid 31 at $page " "... and its Xid 31 is the evidence"
+: >"$T/empty.log"
+out=$(cd "$T/u" && "$CI" --kernel-log "$T/empty.log" core 2>&1)
+unlike "$out" "kept beside the core|evidence: Xid" "--kernel-log FILE: that log instead, the one beside the core left alone"
+cp "$T/u/core.kernel-log" "$T/u/saved.kernel-log"
+chown nobody "$T/u/core.kernel-log" 2>/dev/null && {
+	unlike "$(cd "$T/u" && "$CI" core 2>&1)" "kept beside the core" "a file beside the core owned by another user: not read"
+} || skip "cannot chown (not root)"
+rm -f "$T/u/core.kernel-log"
+ln -s "$T/u/saved.kernel-log" "$T/u/core.kernel-log"
+unlike "$(cd "$T/u" && "$CI" core 2>&1)" "kept beside the core" "a symbolic link beside the core: not read"
+
 # Another process's lines in the same log stay out.
 mkdir -p "$T/b"
 printf '4,900,99999999999,-;NVRM: Xid (PCI:0000:18:00): 31, pid=1, name=other, channel 0x00000009, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_0 faulted @ 0x7f00_00000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ\n' >"$T/b/kern.log"
@@ -44,6 +69,15 @@ is "$(cat "$T/victim")" private "a link planted at core.kernel-log: its target i
 tagged=$(ls "$T"/c/core-*.kernel-log 2>/dev/null | head -1)
 like "$tagged" "/core-[0-9a-f]{16}\.kernel-log$" "... the lines went to a tagged name ($tagged)"
 like "$(cat "$T/c/err")" "record: kernel log: $tagged " "... which record names"
+
+# No core (a core-size limit of 0, which --no-core keeps): the lines go beside the snapshot.
+mkdir -p "$T/n"
+{ ( cd "$T/n" && ulimit -c 0 && exec env CUDASIM_FAULT="$FAULT" CUDASIM_KERNEL_LOG="$T/n/kern.log" \
+	CUDASIM_KERNEL_LOG_FORMAT=kmsg CUDAINSPECT_KMSG="$T/n/kern.log" \
+	"$CI" record --no-core -d "$T/n/snaps" -- "$B/miniengine" --fault oob --quiet ) >"$T/n/out" 2>"$T/n/err"; } 2>/dev/null
+snapfile=$(sed -n 's/.*record: record snapshot: //p' "$T/n/err")
+like "$(cat "$T/n/err")" "record: kernel log: $snapfile\.kernel-log \(2 NVIDIA lines" "no core: the lines go beside the snapshot ($snapfile.kernel-log)"
+ok "... which exists" test -s "$snapfile.kernel-log"
 
 # A log that cannot be read: one note; none with -q; nothing with CUDAINSPECT_KMSG=off.
 crash "$T/d" CUDAINSPECT_KMSG="$T/no-such-log"
