@@ -44,6 +44,11 @@ const struct section_kind ci_section_kinds[CI_SECTION_KIND_MAX] = {
 	[CI_SEC_BREADCRUMBS] = { LAYOUT_BYTES, 4, 0, 0, 0 },
 	[CI_SEC_THREADS] = { LAYOUT_TABLE, sizeof(struct ci_thread), 0, 0, 0 },
 	[CI_SEC_SYMBOL_IMAGE] = { LAYOUT_BYTES, 1, 1, 0, 0 },
+	[CI_SEC_GRAPHS] = { LAYOUT_TABLE, sizeof(struct ci_graph), 0, 0, 0 },
+	[CI_SEC_GRAPH_NODES] = { LAYOUT_TABLE, sizeof(struct ci_graph_node), 0, 0, 0 },
+	[CI_SEC_GRAPH_EXECS] = { LAYOUT_TABLE, sizeof(struct ci_graph_exec), 0, 0, 0 },
+	[CI_SEC_GRAPH_LAUNCHES] = { LAYOUT_RING, sizeof(struct ci_graph_launch), 0,
+				    RING_BY_TIME(struct ci_graph_launch) },
 	[CI_SEC_KERNEL_LOG] = { LAYOUT_BYTES, 1, 1, 0, 0 },
 	[CI_SEC_PYTHON] = { LAYOUT_TABLE, sizeof(struct ci_python), 0, 0, 0 },
 	[CI_SEC_PY_CODES] = { LAYOUT_TABLE, sizeof(struct ci_py_code), 0, 0, 0 },
@@ -750,6 +755,36 @@ static void check_tables(struct decoder *d)
 	}
 	for (size_t i = 0; i < m->thread_count; i++)
 		TERMINATE(m->threads[i].name);
+	for (size_t i = 0; i < m->graph_count; i++) {
+		struct ci_graph *g = &m->graphs[i];
+		CHECK_CTX(CI_SEC_GRAPHS, g->ctx);
+		CHECK_STREAM(CI_SEC_GRAPHS, g->stream);
+		check_stack(r, CI_SEC_GRAPHS, &g->stack);
+		check_stack(r, CI_SEC_GRAPHS, &g->end_stack);
+		if (g->crumb_slot != CI_NONE && g->crumb_slot >= m->crumb_count) {
+			g->crumb_slot = CI_NONE;
+			d->bad_refs[CI_SEC_GRAPHS]++;
+		}
+	}
+	for (size_t i = 0; i < m->graph_exec_count; i++) {
+		struct ci_graph_exec *x = &m->graph_execs[i];
+		CHECK_SLOT(r, CI_SEC_GRAPH_EXECS, x->graph, CI_SEC_GRAPHS, m->graphs, m->graph_count);
+		check_stack(r, CI_SEC_GRAPH_EXECS, &x->stack);
+	}
+	for (size_t i = 0; i < m->graph_node_count; i++) {
+		struct ci_graph_node *n = &m->graph_nodes[i];
+		if (!n->seq)
+			continue;
+		CHECK_SLOT(r, CI_SEC_GRAPH_NODES, n->graph, CI_SEC_GRAPHS, m->graphs, m->graph_count);
+		CHECK_SLOT(r, CI_SEC_GRAPH_NODES, n->exec, CI_SEC_GRAPH_EXECS, m->graph_execs, m->graph_exec_count);
+		CHECK_SLOT(r, CI_SEC_GRAPH_NODES, n->function, CI_SEC_FUNCTIONS, m->functions, m->function_count);
+		CHECK_STREAM(CI_SEC_GRAPH_NODES, n->stream);
+		check_stack(r, CI_SEC_GRAPH_NODES, &n->stack);
+		if (n->param_len > CI_LAUNCH_PARAM_BYTES) {
+			n->param_len = CI_LAUNCH_PARAM_BYTES;
+			d->bad_refs[CI_SEC_GRAPH_NODES]++;
+		}
+	}
 }
 
 /* One entry of a ring or of the allocation table, checked as it is copied into the model (the
@@ -794,6 +829,12 @@ void ci_check_entry(struct refcheck *r, uint32_t kind, void *entry)
 		CHECK_CTX(CI_SEC_EVENTS, e->ctx);
 		CHECK_STREAM(CI_SEC_EVENTS, e->stream);
 		check_stack(r, CI_SEC_EVENTS, &e->stack);
+		break;
+	}
+	case CI_SEC_GRAPH_LAUNCHES: {
+		struct ci_graph_launch *g = entry;
+		CHECK_SLOT(r, CI_SEC_GRAPH_LAUNCHES, g->exec, CI_SEC_GRAPH_EXECS, m->graph_execs, m->graph_exec_count);
+		CHECK_STREAM(CI_SEC_GRAPH_LAUNCHES, g->stream);
 		break;
 	}
 	}
@@ -1028,6 +1069,9 @@ static struct ci_error *decode_sections(struct decoder *d)
 	DECODE(CI_SEC_THREADS, threads, thread_count);
 	DECODE(CI_SEC_PYTHON, python, python_count);
 	DECODE(CI_SEC_PY_CODES, py_codes, py_code_count);
+	DECODE(CI_SEC_GRAPHS, graphs, graph_count);
+	DECODE(CI_SEC_GRAPH_EXECS, graph_execs, graph_exec_count);
+	DECODE(CI_SEC_GRAPH_NODES, graph_nodes, graph_node_count);
 	refresh_head(d, CI_SEC_STRINGS);
 	refresh_head(d, CI_SEC_FRAMES);
 
@@ -1090,6 +1134,7 @@ static struct ci_error *decode_sections(struct decoder *d)
 	DECODE(CI_SEC_FREES, frees, free_count);
 	DECODE(CI_SEC_ERRORS, errors, error_count);
 	DECODE(CI_SEC_EVENTS, events, event_count);
+	DECODE(CI_SEC_GRAPH_LAUNCHES, graph_launches, graph_launch_count);
 	if (!d->sparse || !decode_launch_tail(d, &p, &m->launch_count, &err)) {
 		if (err)
 			return err;

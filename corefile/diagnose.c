@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "evidence.h"
+#include "graphs.h"
 #include "kernel-log.h"
 #include "model-internal.h"
 #include "reader-internal.h"
@@ -39,6 +40,9 @@ void ci_diagnosis_destroy(struct ci_diagnosis *diag)
 	free(diag->streams);
 	free(diag->reasoning);
 	free(diag->attributions);
+	if (diag->graph)
+		ci_graph_replay_deinit(diag->graph);
+	free(diag->graph);
 	for (size_t i = 0; i < diag->evidence_count; i++)
 		free(diag->evidence[i].text);
 	free(diag->evidence);
@@ -503,11 +507,11 @@ static int attr_push(struct attr_vec *av, const struct ci_attribution *a)
 	return 0;
 }
 
-/* Every pointer-sized argument of launch I that could be an address, unattributed yet (the
- * address in `address`).  Returns -1 on out-of-memory. */
-static int collect_args(const struct ci_model *m, size_t i, struct attr_vec *av)
+/* Every pointer-sized argument of launch L that could be an address, unattributed yet (the
+ * address in `address`, `launch` = TAG).  Returns -1 on out-of-memory. */
+static int collect_args_of(const struct ci_model *m, const struct ci_launch *l, size_t i,
+			   struct attr_vec *av)
 {
-	const struct ci_launch *l = ci_model_load_launch(m, i);
 	if (!l)
 		return 0;
 	size_t len = l->param_len < CI_LAUNCH_PARAM_BYTES ? l->param_len : CI_LAUNCH_PARAM_BYTES;
@@ -531,6 +535,11 @@ static int collect_args(const struct ci_model *m, size_t i, struct attr_vec *av)
 			return -1;
 	}
 	return 0;
+}
+
+static int collect_args(const struct ci_model *m, size_t i, struct attr_vec *av)
+{
+	return collect_args_of(m, ci_model_load_launch(m, i), i, av);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -895,6 +904,194 @@ static void record_losses(const struct ci_model *m, struct ci_diagnosis *d, bool
 	} else {
 		text_add(why, ".");
 	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* A faulting graph launch: the kernel node                                                    */
+
+#define GRAPH_ATTRIBUTED_NODES_MAX 64
+#define GRAPH_SUSPECTS_MAX 8 /* suspect graph launches whose nodes the Xid rule weighs */
+
+static bool launch_refers_to(const struct attr_vec *av, size_t launch, uint64_t id);
+
+/* Before the driver's word is weighed (xid_rule): the arguments of the kernel nodes of the
+ * suspect graph launches, as the graph launches' own (tagged with their index), so that a
+ * kernel log's fault page can name a graph launch; graph_fault keeps only the faulting node's. */
+static int graph_suspect_args(const struct ci_model *m, const struct ci_diagnosis *d, const size_t *cand,
+			      size_t n_cand, struct attr_vec *av)
+{
+	struct attr_vec gv = { 0 }, no_hist = { 0 }, no_xid = { 0 };
+	size_t graphs = 0;
+	int fail = 0;
+	for (size_t k = 0; k < n_cand && graphs < GRAPH_SUSPECTS_MAX && !fail; k++) {
+		const struct ci_launch *l = ci_model_load_launch(m, cand[k]);
+		struct ci_graph_replay r;
+		if (!l || l->api != CI_LAUNCH_GRAPH ||
+		    !ci_graph_replay_expand(m, cand[k], d->launch_state[cand[k]], &r))
+			continue;
+		graphs++;
+		for (size_t i = 0, n = 0; i < r.node_count && n < GRAPH_ATTRIBUTED_NODES_MAX && !fail; i++) {
+			const struct ci_graph_node *e = r.nodes[i].node;
+			if (!e || e->type != CI_NODE_KERNEL || (e->flags & CI_NODE_DISABLED))
+				continue;
+			n++;
+			ci_graph_replay_pick(m, &r, i);
+			fail = collect_args_of(m, &r.kernel, cand[k], &gv);
+		}
+		ci_graph_replay_deinit(&r);
+	}
+	if (!fail)
+		fail = attribute_all(m, &gv, &no_hist, &no_xid);
+	for (size_t k = 0; !fail && k < gv.n; k++)
+		fail = attr_push(av, &gv.v[k]);
+	attr_vec_deinit(&gv);
+	attr_vec_deinit(&no_hist);
+	attr_vec_deinit(&no_xid);
+	return fail;
+}
+
+/* The faulting launch is a cuGraphLaunch: expand it (corefile/graphs.c), name the kernel node
+ * the in-graph breadcrumb or the graph's shape leaves, else the only one (or oldest) passing a
+ * bad pointer, and attribute that node's arguments as the faulting launch's. */
+static int graph_fault(const struct ci_model *m, const struct ci_evidence *ev, struct ci_diagnosis *d,
+		       struct attr_vec *av, struct text *why)
+{
+	size_t fl = (size_t)d->faulting_launch;
+	const struct ci_launch *l = ci_model_load_launch(m, fl);
+	if (!l || l->api != CI_LAUNCH_GRAPH)
+		return 0;
+	struct ci_graph_replay *g = calloc(1, sizeof *g);
+	if (!g)
+		return -1;
+	if (!ci_graph_replay_expand(m, fl, d->launch_state[fl], g)) {
+		free(g);
+		text_add(why, " It is a graph launch (exec 0x%llx) that the record has no graph "
+			      "tables for (a recorder before format 1.1, or the exec was made before "
+			      "the recorder started), so its kernels are not known.",
+			 (unsigned long long)l->aux);
+		return 0;
+	}
+	d->graph = g;
+	/* The arguments of the candidate kernel nodes, tagged by node index. */
+	struct attr_vec nav = { 0 };
+	size_t cands = 0;
+	for (size_t i = 0; i < g->node_count && cands < GRAPH_ATTRIBUTED_NODES_MAX; i++) {
+		const struct ci_graph_node *e = g->nodes[i].node;
+		if (!e || e->type != CI_NODE_KERNEL || (e->flags & CI_NODE_DISABLED))
+			continue;
+		if (g->faulting_node >= 0 && (size_t)g->faulting_node != i)
+			continue;
+		if (g->faulting_node < 0 && g->nodes[i].state != CI_LS_UNKNOWN &&
+		    g->nodes[i].state != CI_LS_IN_FLIGHT)
+			continue;
+		struct ci_graph_replay tmp = *g;
+		ci_graph_replay_pick(m, &tmp, i);
+		cands++;
+		if (collect_args_of(m, &tmp.kernel, i, &nav)) {
+			attr_vec_deinit(&nav);
+			return -1;
+		}
+	}
+	struct attr_vec no_hist = { 0 }, no_xid = { 0 };
+	int fail = attribute_all(m, &nav, &no_hist, &no_xid);
+	attr_vec_deinit(&no_hist);
+	attr_vec_deinit(&no_xid);
+	if (fail) {
+		attr_vec_deinit(&nav);
+		return -1;
+	}
+	char name[256];
+	/* The driver's word: a kernel log's fault page (a kernel's access) names the nodes that
+	 * pass a pointer into or next to its allocation. */
+	bool by_xid = false;
+	const struct ci_alloc *A = d->xid >= 0 ? d->xid_page.alloc : NULL;
+	if (A && ev->kernel_log && (size_t)d->xid < ev->kernel_log->count &&
+	    ev->kernel_log->items[d->xid].mmu.unit == CI_XID_UNIT_COPY)
+		A = NULL;
+	if (A && g->faulting_node < 0) {
+		size_t n = 0;
+		ptrdiff_t first = -1;
+		for (size_t i = 0; i < g->node_count; i++)
+			if (g->nodes[i].node && g->nodes[i].node->type == CI_NODE_KERNEL &&
+			    launch_refers_to(&nav, i, A->id)) {
+				n++;
+				if (first < 0)
+					first = (ptrdiff_t)i;
+			}
+		if (first >= 0) {
+			ci_graph_replay_pick(m, g, (size_t)first);
+			by_xid = true;
+			if (n > 1 && d->confidence > CI_CONF_MEDIUM)
+				d->confidence = CI_CONF_MEDIUM;
+			text_add(why, " It is replay %llu of a graph; of its %zu kernel node%s, %s %s (node "
+				      "%zd) passes a pointer into or next to #%llu, where the kernel log's "
+				      "fault page lies.",
+				 (unsigned long long)g->replay, g->kernel_count, g->kernel_count == 1 ? "" : "s",
+				 n == 1 ? "only" : "the first of those that do,",
+				 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)), g->faulting_node,
+				 (unsigned long long)A->id);
+		}
+	}
+	if (g->faulting_node < 0) {
+		/* Nodes passing a bad pointer: nav's tags are node indices, ascending (collected
+		 * node by node; attribute_all keeps the order). */
+		size_t bad = 0;
+		ptrdiff_t first_bad = -1, last_counted = -1;
+		for (size_t k = 0; k < nav.n; k++) {
+			ptrdiff_t i = (ptrdiff_t)nav.v[k].launch;
+			if (nav.v[k].relation == CI_REL_INSIDE || i == last_counted)
+				continue;
+			bad++;
+			last_counted = i;
+			if (first_bad < 0)
+				first_bad = i;
+		}
+		if (first_bad >= 0) {
+			ci_graph_replay_pick(m, g, (size_t)first_bad);
+			if (bad > 1 && d->confidence > CI_CONF_LOW)
+				d->confidence = CI_CONF_LOW;
+			text_add(why, " It is replay %llu of a graph; of its %zu kernel node%s %s %s, "
+				      "node %zd, passes a pointer outside every live allocation%s.",
+				 (unsigned long long)g->replay, g->kernel_count,
+				 g->kernel_count == 1 ? "" : "s", bad == 1 ? "only" : "the first of those that",
+				 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)), g->faulting_node,
+				 bad == 1 ? "" : " (others do too)");
+		} else {
+			text_add(why, " It is replay %llu of a graph with %zu kernel node%s; %s, and none "
+				      "passes a bad pointer, so the kernel that faulted is not known.",
+				 (unsigned long long)g->replay, g->kernel_count,
+				 g->kernel_count == 1 ? "" : "s",
+				 g->crumb ? "its in-graph breadcrumb does not single one out"
+					  : "the graph has no in-graph breadcrumb (built explicitly, "
+					    "or CUDAINSPECT_GRAPH_CRUMBS=off)");
+		}
+	} else if (by_xid) {
+		/* said above */
+	} else if (g->crumb) {
+		text_add(why, " It is replay %llu of a graph: its in-graph breadcrumb reads %llu, so "
+			      "the kernel nodes up to node %llu finished and node %zd, %s, was running.",
+			 (unsigned long long)g->replay, (unsigned long long)g->crumb_value,
+			 (unsigned long long)(g->crumb_value ? g->crumb_value - 1 : 0), g->faulting_node,
+			 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)));
+		if (!g->crumb_value)
+			text_add(why, " (The breadcrumb is 0: no kernel of this replay had finished.)");
+	} else {
+		text_add(why, " It is replay %llu of a graph whose only kernel node is node %zd, %s.",
+			 (unsigned long long)g->replay, g->faulting_node,
+			 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)));
+	}
+	/* The faulting node's arguments are the faulting launch's. */
+	for (size_t j = 0; j < nav.n; j++)
+		if (g->faulting_node >= 0 && nav.v[j].launch == (size_t)g->faulting_node) {
+			struct ci_attribution a = nav.v[j];
+			a.launch = fl;
+			if (attr_push(av, &a)) {
+				attr_vec_deinit(&nav);
+				return -1;
+			}
+		}
+	attr_vec_deinit(&nav);
+	return 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1668,8 +1865,21 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evide
 	} else {
 		memcpy(cand, sus.open, sus.n_open * sizeof(*cand));
 	}
+	if (suspecting && ev->kernel_log && graph_suspect_args(m, d, cand, n_cand, &av))
+		return nomem();
 	xid_rule(&c, suspecting, cand, n_cand, &av, &xv, &iv, &why);
 	history_items(d, &av, &iv);
+	/* The node arguments graph_suspect_args lent the graph launches served the Xid rule: a
+	 * graph launch's own arguments are its faulting node's (graph_fault), no other's. */
+	size_t kept = 0;
+	for (size_t k = 0; k < av.n; k++) {
+		const struct ci_launch *fl = ci_model_load_launch(m, av.v[k].launch);
+		if (!fl || fl->api != CI_LAUNCH_GRAPH)
+			av.v[kept++] = av.v[k];
+	}
+	av.n = kept;
+	if (suspecting && d->faulting_launch >= 0 && graph_fault(m, ev, d, &av, &why))
+		return nomem();
 	if (why.failed || iv.failed)
 		return nomem();
 	/* Keep the faulting launch's attributions first. */

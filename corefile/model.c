@@ -249,6 +249,10 @@ void ci_model_destroy(struct ci_model *m)
 	free(m->threads);
 	free(m->python);
 	free(m->py_codes);
+	free(m->graphs);
+	free(m->graph_nodes);
+	free(m->graph_execs);
+	free(m->graph_launches);
 	free(m->launches);
 	free(m->errors);
 	free(m->events);

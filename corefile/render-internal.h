@@ -116,7 +116,7 @@ const struct ci_view_row *ci_view_row(enum ci_view view);
 
 /* The text views (render_text.c). */
 ci_text_view_fn ci_text_summary, ci_text_fault, ci_text_contexts, ci_text_streams,
-	ci_text_kernels, ci_text_allocs, ci_text_errors, ci_text_threads, ci_text_all;
+	ci_text_kernels, ci_text_graphs, ci_text_allocs, ci_text_errors, ci_text_threads, ci_text_all;
 
 
 /* Demangled C++ name (malloc'd) or NULL when NAME is not mangled or no demangler is available

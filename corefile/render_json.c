@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graphs.h"
 #include "render-internal.h"
 #include "kernel-log.h"
 
@@ -32,6 +33,7 @@ struct json {
 	const struct ci_model *m;
 	const struct ci_diagnosis *d;
 	const struct ci_render_options *o;
+	bool in_diagnosis;          /* writing diagnosis.faulting_launch */
 };
 
 
@@ -307,7 +309,13 @@ static void j_stack(struct json *j, const char *key, uint32_t id)
 static void j_launch_fields(struct json *j, size_t i)
 {
 	const struct ci_model *m = j->m;
-	const struct ci_launch *l = ci_report_launch(j->r, i);
+	const struct ci_diagnosis *d = j->d;
+	/* A faulting graph launch whose kernel node is known is shown as that node (its kernel,
+	 * shape, arguments and capture stack); diagnosis.faulting_launch.graph says more. */
+	const struct ci_launch *l = d->graph && d->graph->faulting_node >= 0 && d->faulting_launch >= 0 &&
+						    i == (size_t)d->faulting_launch && j->in_diagnosis
+					    ? &d->graph->kernel
+					    : ci_report_launch(j->r, i);
 	char name[512];
 	j_u64(j, "seq", l->seq);
 	j_str(j, "kernel", ci_launch_kernel_name(m, l, name, sizeof(name)));
@@ -734,6 +742,151 @@ static void j_part_threads(struct json *j)
 	j_close(j);
 }
 
+/* One node version of a graph. */
+static void j_graph_node(struct json *j, const struct ci_graph_node *e, const char *state)
+{
+	const struct ci_model *m = j->m;
+	char name[512];
+	j_obj(j, NULL);
+	j_u64(j, "ordinal", e->ordinal);
+	j_str(j, "type", ci_node_type_name(e->type));
+	j_hex(j, "handle", e->handle);
+	if (e->type == CI_NODE_KERNEL) {
+		struct ci_launch k = { .function = e->function, .function_handle = e->function_handle };
+		j_str(j, "kernel", ci_launch_kernel_name(m, &k, name, sizeof(name)));
+		j_dim3(j, "grid", e->grid);
+		j_dim3(j, "block", e->block);
+		j_u64(j, "shared_mem", e->shared_mem);
+		char hexs[2 * CI_LAUNCH_PARAM_BYTES + 1];
+		size_t h = 0, len = e->param_len < CI_LAUNCH_PARAM_BYTES ? e->param_len : CI_LAUNCH_PARAM_BYTES;
+		hexs[0] = '\0';
+		for (size_t b = 0; b < len; b++)
+			h += (size_t)snprintf(hexs + h, sizeof(hexs) - h, "%02x", e->params[b]);
+		j_str(j, "params", hexs);
+	} else {
+		j_str(j, "kernel", NULL);
+	}
+	j_hex(j, "a", e->a);
+	j_hex(j, "b", e->b);
+	j_u64(j, "bytes", e->bytes);
+	j_stream(j, "stream", e->stream);
+	j_slot(j, "exec", e->exec);
+	j_bool(j, "update", (e->flags & CI_NODE_UPDATE) != 0);
+	j_bool(j, "breadcrumb", (e->flags & CI_NODE_CRUMB) != 0);
+	j_bool(j, "disabled", (e->flags & CI_NODE_DISABLED) != 0);
+	j_u64(j, "time_ns", e->time_ns);
+	if (state)
+		j_str(j, "state", state);
+	j_u64(j, "stack_id", e->stack);
+	j_stack(j, "stack", e->stack);
+	j_close(j);
+}
+
+/* diagnosis.faulting_launch.graph: the replay the faulting graph launch was. */
+static void j_graph_replay(struct json *j, const struct ci_graph_replay *g)
+{
+	const struct ci_model *m = j->m;
+	const struct ci_launch *gl = ci_report_launch(j->r, g->launch);
+	j_obj(j, "graph");
+	j_hex(j, "exec", gl->aux);
+	j_slot(j, "exec_slot", g->exec);
+	if (g->graph != CI_NONE && g->graph < m->graph_count && m->graphs[g->graph].seq)
+		j_hex(j, "graph", m->graphs[g->graph].handle);
+	else
+		j_null(j, "graph");
+	j_slot(j, "graph_slot", g->graph);
+	j_u64(j, "replay", g->replay);
+	j_u64(j, "kernel_nodes", g->kernel_count);
+	if (g->faulting_node >= 0)
+		j_u64(j, "faulting_node", (uint64_t)g->faulting_node);
+	else
+		j_null(j, "faulting_node");
+	j_bool(j, "breadcrumb", g->crumb);
+	if (g->crumb)
+		j_u64(j, "breadcrumb_value", g->crumb_value);
+	else
+		j_null(j, "breadcrumb_value");
+	j_u64(j, "graph_launch_stack_id", gl->stack);
+	j_stack(j, "graph_launch_stack", gl->stack);
+	j_arr(j, "nodes");
+	for (size_t i = 0; i < g->node_count; i++)
+		if (g->nodes[i].node)
+			j_graph_node(j, g->nodes[i].node, ci_launch_state_name(g->nodes[i].state));
+	j_close(j);
+	j_close(j);
+}
+
+static void j_part_graphs(struct json *j)
+{
+	const struct ci_model *m = j->m;
+	struct ci_graph_index ix;
+	bool ix_ok = ci_graph_index_init(m, &ix);
+	j_arr(j, "graphs");
+	for (size_t gi = 0; gi < m->graph_count; gi++) {
+		const struct ci_graph *g = &m->graphs[gi];
+		if (!g->seq)
+			continue;
+		j_obj(j, NULL);
+		j_u64(j, "slot", gi);
+		j_hex(j, "handle", g->handle);
+		j_str(j, "origin", ci_graph_origin_name(g->origin));
+		j_bool(j, "capture_ended", (g->flags & CI_GRAPH_ENDED) != 0);
+		j_bool(j, "capture_invalidated", (g->flags & CI_GRAPH_INVALIDATED) != 0);
+		j_stream(j, "stream", g->stream);
+		j_u64(j, "capture_mode", g->capture_mode);
+		j_u64(j, "nodes", g->nodes);
+		j_u64(j, "nodes_not_recorded", g->nodes_dropped);
+		j_bool(j, "breadcrumbs", g->crumb_slot != CI_NONE);
+		j_bool(j, "destroyed", g->destroy_ns != 0);
+		j_u64(j, "stack_id", g->stack);
+		j_stack(j, "stack", g->stack);
+		/* Versions by table order: the graph's own, then each exec's (exec not null). */
+		j_arr(j, "node_versions");
+		for (size_t k = ix_ok ? ix.node_head[gi] : SIZE_MAX; k != SIZE_MAX; k = ix.node_next[k])
+			j_graph_node(j, &m->graph_nodes[k], NULL);
+		for (size_t xi = ix_ok ? ix.exec_head[gi] : SIZE_MAX; xi != SIZE_MAX; xi = ix.exec_next[xi])
+			for (size_t k = ix.upd_head[xi]; k != SIZE_MAX; k = ix.upd_next[k])
+				j_graph_node(j, &m->graph_nodes[k], NULL);
+		j_close(j);
+		j_arr(j, "execs");
+		for (size_t xi = ix_ok ? ix.exec_head[gi] : SIZE_MAX; xi != SIZE_MAX; xi = ix.exec_next[xi]) {
+			const struct ci_graph_exec *x = &m->graph_execs[xi];
+			j_obj(j, NULL);
+			j_u64(j, "slot", xi);
+			j_hex(j, "handle", x->handle);
+			j_u64(j, "nodes", x->nodes);
+			j_hex(j, "flags", x->flags);
+			j_u64(j, "launches", x->launches);
+			j_u64(j, "updates", x->updates);
+			j_bool(j, "destroyed", x->destroy_ns != 0);
+			j_u64(j, "stack_id", x->stack);
+			j_stack(j, "stack", x->stack);
+			j_close(j);
+		}
+		j_close(j);
+		j_close(j);
+	}
+	j_close(j);
+	j_arr(j, "graph_launches");
+	for (size_t i = 0; i < m->graph_launch_count; i++) {
+		const struct ci_graph_launch *gl = &m->graph_launches[i];
+		j_obj(j, NULL);
+		j_hex(j, "exec", gl->exec_handle);
+		j_slot(j, "exec_slot", gl->exec);
+		j_stream(j, "stream", gl->stream);
+		j_u64(j, "replay", gl->replay);
+		j_u64(j, "launch", gl->launch_seq);
+		j_u64(j, "stream_seq", gl->stream_seq);
+		j_u64(j, "thread", gl->tid);
+		j_u64(j, "time_ns", gl->time_ns);
+		j_str(j, "result_name", ci_cuda_result_name(gl->result));
+		j_close(j);
+	}
+	j_close(j);
+	if (ix_ok)
+		ci_graph_index_deinit(&ix);
+}
+
 /* The kernel-log lines, at most this many (the counts say how many there were). */
 #define J_KLOG_LINES_MAX 256
 
@@ -857,8 +1010,14 @@ static void j_part_diagnosis(struct json *j)
 	j_str(j, "verdict", ci_verdict_name(d->verdict));
 	if (d->faulting_launch >= 0) {
 		j_obj(j, "faulting_launch");
+		j->in_diagnosis = true;
 		j_launch_fields(j, (size_t)d->faulting_launch);
+		j->in_diagnosis = false;
 		j_str(j, "confidence", ci_confidence_name(d->confidence));
+		if (d->graph)
+			j_graph_replay(j, d->graph);
+		else
+			j_null(j, "graph");
 		j_close(j);
 	} else {
 		j_null(j, "faulting_launch");
@@ -953,6 +1112,7 @@ static void (*const parts[])(struct json *) = {
 	j_part_frees,
 	j_part_errors,
 	j_part_threads,
+	j_part_graphs,
 	j_part_diagnosis,
 	j_part_warnings,
 };

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graphs.h"
 #include "render-internal.h"
 #include "kernel-log.h"
 
@@ -606,9 +607,91 @@ static void summary_error(struct ci_text_out *o, bool brief)
 	     ago(o, e->time_ns, when, sizeof(when)));
 }
 
+/* Launch I as the views show it: a faulting graph launch whose kernel node the diagnosis
+ * named is that node (its kernel, shape, arguments and capture stack). */
+static const struct ci_launch *shown_launch(const struct ci_text_out *o, size_t i)
+{
+	const struct ci_diagnosis *d = o->d;
+	if (d->graph && d->graph->faulting_node >= 0 && d->faulting_launch >= 0 &&
+	    i == (size_t)d->faulting_launch)
+		return &d->graph->kernel;
+	return ci_report_launch(o->r, i);
+}
+
+/* "graph 0x55…": the graph of slot SLOT, or "a graph the record lacks". */
+static const char *graph_label(const struct ci_model *m, uint32_t slot, char *buf, size_t n)
+{
+	if (slot != CI_NONE && slot < m->graph_count && m->graphs[slot].seq)
+		snprintf(buf, n, "%s graph 0x%" PRIx64, ci_graph_origin_name(m->graphs[slot].origin),
+			 m->graphs[slot].handle);
+	else
+		snprintf(buf, n, "a graph the record lacks");
+	return buf;
+}
+
+static const char *node_state_text(enum ci_launch_state s)
+{
+	switch (s) {
+	case CI_LS_FINISHED: return "finished";
+	case CI_LS_IN_FLIGHT: return "RUNNING";
+	case CI_LS_NOT_STARTED: return "not started";
+	default: return "unknown";
+	}
+}
+
+/* The kernel nodes of a replay with their states, a line each (at most MAX). */
+static void graph_node_lines(struct ci_text_out *o, const struct ci_graph_replay *g, const char *indent,
+			     size_t max)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < g->node_count; i++) {
+		const struct ci_graph_node *e = g->nodes[i].node;
+		if (!e || e->type != CI_NODE_KERNEL)
+			continue;
+		if (shown++ >= max) {
+			line(o, "%s… and %zu more kernel nodes (view: graphs)", indent, g->kernel_count - max);
+			break;
+		}
+		struct ci_launch k = { .function = e->function, .function_handle = e->function_handle };
+		char name[256], shortn[256];
+		ci_kernel_short_name(ci_launch_kernel_name(o->m, &k, name, sizeof(name)), shortn, sizeof(shortn));
+		line(o, "%snode %-3zu %-12s %s  grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32
+			",%" PRIu32 ",%" PRIu32 ")%s%s",
+		     indent, i, node_state_text(g->nodes[i].state), shortn, e->grid[0], e->grid[1], e->grid[2],
+		     e->block[0], e->block[1], e->block[2],
+		     e->flags & CI_NODE_DISABLED ? "  (disabled in this exec: an empty node)"
+		     : e->exec != CI_NONE        ? "  (updated in this exec)" : "",
+		     o->d->graph == g && g->faulting_node == (ptrdiff_t)i ? "  <- faulted" : "");
+	}
+}
+
+/* What a faulting graph launch adds: which node of which graph, which replay, where the graph
+ * was launched, and how far the replay got. */
+static void graph_fault_lines(struct ci_text_out *o, size_t frames)
+{
+	const struct ci_graph_replay *g = o->d->graph;
+	if (!g)
+		return;
+	const struct ci_model *m = o->m;
+	const struct ci_launch *gl = ci_report_launch(o->r, g->launch);
+	char graph[96], nodes[64] = "";
+	if (g->faulting_node >= 0)
+		snprintf(nodes, sizeof(nodes), "node %zd of ", g->faulting_node);
+	const struct ci_graph_exec *x = g->exec != CI_NONE ? &m->graph_execs[g->exec] : NULL;
+	line(o, "  %s%s (%zu nodes, %zu kernels), replay %" PRIu64 " of exec 0x%" PRIx64, nodes,
+	     graph_label(m, g->graph, graph, sizeof(graph)), g->node_count, g->kernel_count, g->replay,
+	     x ? x->handle : gl->aux);
+	print_stack(o, "  graph launched at ", gl->stack, frames);
+	if (g->crumb)
+		line(o, "  in-graph breadcrumb %" PRIu64 ": how far this replay got", g->crumb_value);
+	else if (o->d->launch_state[g->launch] == CI_LS_IN_FLIGHT)
+		line(o, "  no in-graph breadcrumb: the states of its nodes are unknown");
+	graph_node_lines(o, g, "    ", 12);
+}
+
 static void launch_lines(struct ci_text_out *o, size_t li, size_t frames)
 {
-	const struct ci_launch *l = ci_report_launch(o->r, li);
+	const struct ci_launch *l = shown_launch(o, li);
 	char stream[96], who[64], when[96], smem[32];
 	char nth[48] = "a launch";
 	if (l->stream_seq)
@@ -619,7 +702,11 @@ static void launch_lines(struct ci_text_out *o, size_t li, size_t frames)
 	     ",%" PRIu32 ")  shared memory %s  via %s",
 	     l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
 	     ci_fmt_size(l->shared_mem, smem, sizeof(smem)), ci_launch_api_text(l->api));
-	print_stack(o, "  launched at ", l->stack, frames);
+	const struct ci_graph_replay *g = o->d->graph;
+	bool node = g && l == &g->kernel;
+	print_stack(o, !node ? "  launched at " : g->crumb || (g->graph != CI_NONE &&
+				 o->m->graphs[g->graph].origin != CI_GRAPH_BUILT) ? "  captured at " : "  added at ",
+		    l->stack, frames);
 }
 
 /* The faulting copy or set (an ENGINE CE fault): what it was, where it was made. */
@@ -680,9 +767,13 @@ static void summary_fault(struct ci_text_out *o)
 		}
 		snprintf(buf, sizeof(buf), "%s kernel: %s   [confidence: %s]",
 			 d->verdict == CI_VERDICT_PENDING ? "Unfinished" : "Faulting",
-			 ci_launch_kernel_name(o->m, ci_report_launch(o->r, d->faulting_launch), name,
+			 ci_launch_kernel_name(o->m, shown_launch(o, d->faulting_launch), name,
 					       sizeof(name)),
 			 ci_confidence_name(d->confidence));
+		if (d->graph && d->graph->faulting_node < 0)
+			snprintf(buf, sizeof(buf), "%s kernel: one of the %zu kernels of a graph   "
+				 "[confidence: %s]", d->verdict == CI_VERDICT_PENDING ? "Unfinished" : "Faulting",
+				 d->graph->kernel_count, ci_confidence_name(d->confidence));
 		break;
 	case CI_VERDICT_API_ERROR:
 		if (d->failed_launch >= 0) {
@@ -717,6 +808,7 @@ static void summary_fault(struct ci_text_out *o)
 	heading(o, buf);
 	launch_lines(o, (size_t)d->faulting_launch,
 		     o->width < NARROW ? SUMMARY_FRAMES - 1 : SUMMARY_FRAMES);
+	graph_fault_lines(o, o->width < NARROW ? SUMMARY_FRAMES - 1 : SUMMARY_FRAMES);
 	summary_evidence(o);
 	para(o, "  why: ", 7, d->reasoning);
 }
@@ -942,7 +1034,10 @@ static void summary_next(struct ci_text_out *o, const char *sig)
 				 ev->kernel_log_selected, ev->kernel_log_selected == 1 ? "" : "s");
 		hint(o, view_cmd(o, "fault", "", cmd, sizeof(cmd)), why);
 		if (d->faulting_launch >= 0) {
-			const struct ci_launch *l = ci_report_launch(o->r, d->faulting_launch);
+			const struct ci_launch *l = shown_launch(o, d->faulting_launch);
+			if (d->graph)
+				hint(o, view_cmd(o, "graphs", "", cmd, sizeof(cmd)),
+				     "the graph and its nodes");
 			if (ci_stream_valid(o->m, l->stream)) {
 				snprintf(args, sizeof(args), "--stream 0x%" PRIx64,
 					 o->m->streams[l->stream].handle);
@@ -1214,7 +1309,131 @@ void ci_text_kernels(struct ci_text_out *o)
 		line(o, "         grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32 ",%" PRIu32
 		     ",%" PRIu32 ")%s%s", l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
 		     l->block[2], *site ? " at " : "", site);
+		if (l->api == CI_LAUNCH_GRAPH) {
+			/* The replay inline: the kernels the exec ran (the faulting one's states). */
+			const struct ci_graph_replay *fg = o->d->graph;
+			struct ci_graph_replay own;
+			const struct ci_graph_replay *g = fg && fg->launch == i ? fg : NULL;
+			if (!g && ci_graph_replay_expand(m, i, o->d->launch_state[i], &own))
+				g = &own;
+			if (g) {
+				line(o, "         replay %" PRIu64 " of exec 0x%" PRIx64 ", %zu kernel node%s:", g->replay,
+				     l->aux, g->kernel_count, g->kernel_count == 1 ? "" : "s");
+				graph_node_lines(o, g, "           ", 16);
+			}
+			if (g == &own)
+				ci_graph_replay_deinit(&own);
+		}
 	}
+}
+
+/* One node version, a line: ordinal, type, what it does, where it was captured or added. */
+static void graph_node_line(struct ci_text_out *o, const struct ci_graph_node *e, const char *state)
+{
+	char what[400], site[768], stream[96] = "";
+	switch (e->type) {
+	case CI_NODE_KERNEL: {
+		struct ci_launch k = { .function = e->function, .function_handle = e->function_handle };
+		char name[256], shortn[256];
+		ci_kernel_short_name(ci_launch_kernel_name(o->m, &k, name, sizeof(name)), shortn, sizeof(shortn));
+		snprintf(what, sizeof(what), "%s grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32
+			 ",%" PRIu32 ",%" PRIu32 ")%s", shortn, e->grid[0], e->grid[1], e->grid[2],
+			 e->block[0], e->block[1], e->block[2],
+			 e->flags & CI_NODE_DISABLED ? " (disabled)" : e->flags & CI_NODE_CRUMB ? " +crumb" : "");
+		break;
+	}
+	case CI_NODE_MEMCPY:
+		snprintf(what, sizeof(what), "0x%" PRIx64 " <- 0x%" PRIx64 ", %" PRIu64 " bytes", e->a, e->b, e->bytes);
+		break;
+	case CI_NODE_MEMSET:
+		snprintf(what, sizeof(what), "0x%" PRIx64 " = 0x%" PRIx64 ", %" PRIu64 " bytes", e->a, e->b, e->bytes);
+		break;
+	case CI_NODE_HOST:
+		snprintf(what, sizeof(what), "host function 0x%" PRIx64, e->function_handle);
+		break;
+	case CI_NODE_EVENT_RECORD:
+	case CI_NODE_EVENT_WAIT:
+		snprintf(what, sizeof(what), "event 0x%" PRIx64 "%s", e->a,
+			 e->handle ? "" : e->type == CI_NODE_EVENT_RECORD ? " (recorded in the capture)"
+									  : " (waited for: joins the capture)");
+		break;
+	default:
+		snprintf(what, sizeof(what), "0x%" PRIx64, e->a);
+		break;
+	}
+	if (e->stream != CI_NONE && ci_stream_valid(o->m, e->stream))
+		snprintf(stream, sizeof(stream), " on stream 0x%" PRIx64, o->m->streams[e->stream].handle);
+	stack_site(o, e->stack, site, sizeof(site));
+	line(o, "    %-4" PRIu32 " %-12s %s%s%s%s%s%s", e->ordinal, ci_node_type_name(e->type),
+	     state ? state : "", state ? "  " : "", what, stream, *site ? " at " : "", site);
+}
+
+void ci_text_graphs(struct ci_text_out *o)
+{
+	const struct ci_model *m = o->m;
+	const struct ci_graph_replay *fg = o->d->graph;
+	size_t ng = 0;
+	for (size_t i = 0; i < m->graph_count; i++)
+		ng += m->graphs[i].seq != 0;
+	char n1[32];
+	struct ci_graph_index ix;
+	bool ix_ok = ci_graph_index_init(m, &ix);
+	line(o, "Graphs: %zu, executable graphs: %zu, graph launches in the ring: %s%s", ng,
+	     m->graph_exec_count, ci_fmt_count(m->graph_launch_count, n1, sizeof(n1)),
+	     m->sections[CI_SEC_GRAPHS].present ? "" : " (the record has no graph tables)");
+	for (size_t gi = 0; gi < m->graph_count; gi++) {
+		const struct ci_graph *g = &m->graphs[gi];
+		if (!g->seq)
+			continue;
+		char stream[96] = "", site[768];
+		if (g->stream != CI_NONE)
+			snprintf(stream, sizeof(stream), " on %s", ci_stream_label(m, g->stream, site, sizeof(site)));
+		fputc('\n', o->f);
+		char lost[96] = "";
+		if (g->nodes_dropped)
+			snprintf(lost, sizeof(lost), " (%" PRIu32 " node version%s not recorded: the node table "
+				 "was full)", g->nodes_dropped, g->nodes_dropped == 1 ? "" : "s");
+		line(o, "Graph 0x%" PRIx64 ": %s%s, %" PRIu32 " nodes%s%s%s%s", g->handle,
+		     ci_graph_origin_name(g->origin), stream, g->nodes, lost,
+		     g->flags & CI_GRAPH_INVALIDATED ? ", capture invalidated" : "",
+		     g->crumb_slot != CI_NONE ? ", in-graph breadcrumbs" : "", g->destroy_ns ? ", destroyed" : "");
+		print_stack(o, g->origin == CI_GRAPH_CAPTURED || g->origin == CI_GRAPH_CAPTURED_INTO ? "  captured at " : "  created at ", g->stack, 3);
+		/* Its nodes as the graph has them (latest versions of its own), or as the faulting
+		 * replay ran them. */
+		const struct ci_graph_node **latest = NULL;
+		size_t nl = ix_ok ? ci_graph_latest_nodes(m, &ix, (uint32_t)gi, &latest) : 0;
+		for (size_t k = 0; k < nl; k++) {
+			const struct ci_graph_node *last = latest[k];
+			uint32_t ord = last->ordinal;
+			const char *state = NULL;
+			if (fg && fg->graph == gi && ord < fg->node_count && fg->nodes[ord].node) {
+				state = node_state_text(fg->nodes[ord].state);
+				if (fg->nodes[ord].state == CI_LS_IN_FLIGHT && fg->nodes[ord].node->type != CI_NODE_KERNEL)
+					state = "in flight"; /* no breadcrumb of its own: maybe done */
+				last = fg->nodes[ord].node;
+			}
+			graph_node_line(o, last, state);
+		}
+		free(latest);
+		for (size_t xi = ix_ok ? ix.exec_head[gi] : SIZE_MAX; xi != SIZE_MAX; xi = ix.exec_next[xi]) {
+			const struct ci_graph_exec *x = &m->graph_execs[xi];
+			char s2[768];
+			stack_site(o, x->stack, s2, sizeof(s2));
+			line(o, "  exec 0x%" PRIx64 ": %" PRIu64 " launch%s, %" PRIu32 " node update%s%s%s%s%s", x->handle,
+			     x->launches, x->launches == 1 ? "" : "es", x->updates, x->updates == 1 ? "" : "s",
+			     fg && fg->exec == xi ? ", the faulting launch is one of its replays" : "",
+			     x->destroy_ns ? ", destroyed" : "", *s2 ? ", instantiated at " : "", s2);
+			for (size_t k = ix.upd_head[xi]; k != SIZE_MAX; k = ix.upd_next[k])
+				graph_node_line(o, &m->graph_nodes[k], "update");
+			if (fg && fg->exec == xi)
+				line(o, "    replay %" PRIu64 " %s%s", fg->replay,
+				     launch_state_text(o, fg->launch), fg->crumb ? " (states above from its in-graph breadcrumb)" : "");
+		}
+	}
+	if (ix_ok)
+		ci_graph_index_deinit(&ix);
+	else if (m->graph_count)
+		line(o, "(out of memory: the graphs' nodes and executable graphs are not shown)");
 }
 
 static int cmp_free_time(const void *a, const void *b)
@@ -1453,7 +1672,7 @@ void ci_text_fault(struct ci_text_out *o)
 	para(o, "  ", 2, d->reasoning);
 	ptrdiff_t li = d->faulting_launch >= 0 ? d->faulting_launch : d->failed_launch;
 	if (li >= 0) {
-		const struct ci_launch *l = ci_report_launch(o->r, li);
+		const struct ci_launch *l = shown_launch(o, li);
 		fputc('\n', o->f);
 		snprintf(buf, sizeof(buf), "%s %s (confidence: %s)",
 			 d->faulting_launch >= 0 ? "Launch" : "Failed launch",
@@ -1471,6 +1690,8 @@ void ci_text_fault(struct ci_text_out *o)
 			     l->cluster[1], l->cluster[2]);
 		line(o, "  ring seq %" PRIu64 ", state %s, call returned %s", l->seq,
 		     launch_state_text(o, (size_t)li), ci_cuda_result_name(l->result));
+		if (d->faulting_launch >= 0)
+			graph_fault_lines(o, 32);
 		params_dump(o, l);
 	}
 	if (d->faulting_launch < 0 && d->faulting_copy >= 0) {
@@ -1487,7 +1708,7 @@ void ci_text_fault(struct ci_text_out *o)
 			size_t ai = d->attributions[i].launch;
 			if (i > 0 && d->attributions[i - 1].launch == ai)
 				continue;
-			const struct ci_launch *l = ci_report_launch(o->r, ai);
+			const struct ci_launch *l = shown_launch(o, ai);
 			line(o, " %s, launch %" PRIu64 " (%s):",
 			     ci_launch_kernel_name(m, l, name, sizeof(name)), l->stream_seq,
 			     launch_state_text(o, ai));
@@ -1553,7 +1774,7 @@ void ci_text_all(struct ci_text_out *o)
 {
 	static ci_text_view_fn *const parts[] = {
 		ci_text_summary, ci_text_fault, ci_text_contexts, ci_text_streams, ci_text_kernels,
-		ci_text_allocs, ci_text_errors, ci_text_threads,
+		ci_text_graphs, ci_text_allocs, ci_text_errors, ci_text_threads,
 	};
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
 		parts[i](o);

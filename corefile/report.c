@@ -213,6 +213,18 @@ static int load_diagnosed(struct ci_report *r, bool stacks)
 		if (a->alloc && resolve_alloc(r, a->alloc, a->relation == CI_REL_FREED))
 			return -1;
 	}
+	/* The graphs' own stacks (bounded tables): the faulting node's capture stack, and what
+	 * the graphs view shows. */
+	const struct ci_model *m = r->model;
+	for (size_t i = 0; stacks && i < m->graph_count; i++)
+		if (m->graphs[i].seq && resolve_stack(r, m->graphs[i].stack))
+			return -1;
+	for (size_t i = 0; stacks && i < m->graph_exec_count; i++)
+		if (m->graph_execs[i].seq && resolve_stack(r, m->graph_execs[i].stack))
+			return -1;
+	for (size_t i = 0; stacks && i < m->graph_node_count; i++)
+		if (m->graph_nodes[i].seq && resolve_stack(r, m->graph_nodes[i].stack))
+			return -1;
 	return 0;
 }
 

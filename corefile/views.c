@@ -36,6 +36,11 @@ static const struct ci_view_row rows[] = {
 	    "N is how many launches to show (default 20).  S is a stream handle or id.\n"
 	    "Example: cuda kernels 50 --kernel attn" },
 	  CI_NEEDS_FULL_MODEL | CI_NEEDS_LAUNCH_STACKS, ci_text_kernels },
+	{ { "graphs", CI_VIEW_GRAPHS, 0,
+	    "CUDA graphs: how each was captured or built, its nodes, its executable graphs\n"
+	    "with their updates, and the replay in flight with the state of each node.",
+	    "Usage: cuda graphs [CLI OPTIONS]" },
+	  CI_NEEDS_FULL_MODEL | CI_NEEDS_DIAGNOSIS_STACKS, ci_text_graphs },
 	{ { "allocs", CI_VIEW_ALLOCS, CI_FILTER_THREAD | CI_FILTER_LAST | CI_FILTER_FREED,
 	    "Live device allocations, optionally with the recently freed ones.",
 	    "Usage: cuda allocs [N] [freed] [--thread TID]\n"

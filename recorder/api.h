@@ -301,46 +301,46 @@
 	X(cuLaunchGridAsync, h_launch_grid_async, 0, (CUfunction f, int grid_width, int grid_height, CUstream hStream), (f, grid_width, grid_height, hStream)) \
 	X(cuParamSetTexRef, none, 0, (CUfunction hfunc, int texunit, CUtexref hTexRef), (hfunc, texunit, hTexRef)) \
 	X(cuFuncSetSharedMemConfig, none, 0, (CUfunction hfunc, CUsharedconfig config), (hfunc, config)) \
-	X(cuGraphCreate, none, 0, (CUgraph *phGraph, unsigned int flags), (phGraph, flags)) \
-	X(cuGraphAddKernelNode_v2, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
+	X(cuGraphCreate, h_graph_create, 0, (CUgraph *phGraph, unsigned int flags), (phGraph, flags)) \
+	X(cuGraphAddKernelNode_v2, h_graph_add_kernel, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuGraphKernelNodeGetParams_v2, none, 0, (CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphKernelNodeSetParams_v2, none, 0, (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphAddMemcpyNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx), (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx)) \
+	X(cuGraphKernelNodeSetParams_v2, h_graph_kernel_set, 0, (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
+	X(cuGraphAddMemcpyNode, h_graph_add_memcpy, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx), (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx)) \
 	X(cuGraphMemcpyNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphMemcpyNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphAddMemsetNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx), (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx)) \
+	X(cuGraphMemcpyNodeSetParams, h_graph_memcpy_set, 0, (CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams), (hNode, nodeParams)) \
+	X(cuGraphAddMemsetNode, h_graph_add_memset, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx), (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx)) \
 	X(cuGraphMemsetNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphMemsetNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphAddHostNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
+	X(cuGraphMemsetNodeSetParams, h_graph_memset_set, 0, (CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
+	X(cuGraphAddHostNode, h_graph_add_host, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuGraphHostNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphHostNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphAddChildGraphNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph), (phGraphNode, hGraph, dependencies, numDependencies, childGraph)) \
+	X(cuGraphHostNodeSetParams, h_graph_host_set, 0, (CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
+	X(cuGraphAddChildGraphNode, h_graph_add_child, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph), (phGraphNode, hGraph, dependencies, numDependencies, childGraph)) \
 	X(cuGraphChildGraphNodeGetGraph, none, 0, (CUgraphNode hNode, CUgraph *phGraph), (hNode, phGraph)) \
-	X(cuGraphAddEmptyNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies), (phGraphNode, hGraph, dependencies, numDependencies)) \
-	X(cuGraphAddEventRecordNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event), (phGraphNode, hGraph, dependencies, numDependencies, event)) \
+	X(cuGraphAddEmptyNode, h_graph_add_empty, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies), (phGraphNode, hGraph, dependencies, numDependencies)) \
+	X(cuGraphAddEventRecordNode, h_graph_add_event_record, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event), (phGraphNode, hGraph, dependencies, numDependencies, event)) \
 	X(cuGraphEventRecordNodeGetEvent, none, 0, (CUgraphNode hNode, CUevent *event_out), (hNode, event_out)) \
 	X(cuGraphEventRecordNodeSetEvent, none, 0, (CUgraphNode hNode, CUevent event), (hNode, event)) \
-	X(cuGraphAddEventWaitNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event), (phGraphNode, hGraph, dependencies, numDependencies, event)) \
+	X(cuGraphAddEventWaitNode, h_graph_add_event_wait, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event), (phGraphNode, hGraph, dependencies, numDependencies, event)) \
 	X(cuGraphEventWaitNodeGetEvent, none, 0, (CUgraphNode hNode, CUevent *event_out), (hNode, event_out)) \
 	X(cuGraphEventWaitNodeSetEvent, none, 0, (CUgraphNode hNode, CUevent event), (hNode, event)) \
-	X(cuGraphAddExternalSemaphoresSignalNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
+	X(cuGraphAddExternalSemaphoresSignalNode, h_graph_add_sem_signal, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuGraphExternalSemaphoresSignalNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out), (hNode, params_out)) \
 	X(cuGraphExternalSemaphoresSignalNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphAddExternalSemaphoresWaitNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
+	X(cuGraphAddExternalSemaphoresWaitNode, h_graph_add_sem_wait, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuGraphExternalSemaphoresWaitNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out), (hNode, params_out)) \
 	X(cuGraphExternalSemaphoresWaitNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphAddBatchMemOpNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
+	X(cuGraphAddBatchMemOpNode, h_graph_add_memop, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuGraphBatchMemOpNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out), (hNode, nodeParams_out)) \
 	X(cuGraphBatchMemOpNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
 	X(cuGraphExecBatchMemOpNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
-	X(cuGraphAddMemAllocNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
+	X(cuGraphAddMemAllocNode, h_graph_add_mem_alloc, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuGraphMemAllocNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out), (hNode, params_out)) \
-	X(cuGraphAddMemFreeNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr), (phGraphNode, hGraph, dependencies, numDependencies, dptr)) \
+	X(cuGraphAddMemFreeNode, h_graph_add_mem_free, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr), (phGraphNode, hGraph, dependencies, numDependencies, dptr)) \
 	X(cuGraphMemFreeNodeGetParams, none, 0, (CUgraphNode hNode, CUdeviceptr *dptr_out), (hNode, dptr_out)) \
 	X(cuDeviceGraphMemTrim, none, 0, (CUdevice device), (device)) \
 	X(cuDeviceGetGraphMemAttribute, none, 0, (CUdevice device, CUgraphMem_attribute attr, void* value), (device, attr, value)) \
 	X(cuDeviceSetGraphMemAttribute, none, 0, (CUdevice device, CUgraphMem_attribute attr, void* value), (device, attr, value)) \
-	X(cuGraphClone, none, 0, (CUgraph *phGraphClone, CUgraph originalGraph), (phGraphClone, originalGraph)) \
+	X(cuGraphClone, h_graph_clone, 0, (CUgraph *phGraphClone, CUgraph originalGraph), (phGraphClone, originalGraph)) \
 	X(cuGraphNodeFindInClone, none, 0, (CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph), (phNode, hOriginalNode, hClonedGraph)) \
 	X(cuGraphNodeGetType, none, 0, (CUgraphNode hNode, CUgraphNodeType *type), (hNode, type)) \
 	X(cuGraphGetNodes, none, 0, (CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes), (hGraph, nodes, numNodes)) \
@@ -354,22 +354,22 @@
 	X(cuGraphInstantiateWithFlags, h_graph_instantiate_flags, 0, (CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags), (phGraphExec, hGraph, flags)) \
 	X(cuGraphInstantiateWithParams_ptsz, h_graph_instantiate_params, CI_F_PTSZ, (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams), (phGraphExec, hGraph, instantiateParams)) \
 	X(cuGraphExecGetFlags, none, 0, (CUgraphExec hGraphExec, cuuint64_t *flags), (hGraphExec, flags)) \
-	X(cuGraphExecKernelNodeSetParams_v2, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
-	X(cuGraphExecMemcpyNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx), (hGraphExec, hNode, copyParams, ctx)) \
-	X(cuGraphExecMemsetNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx), (hGraphExec, hNode, memsetParams, ctx)) \
-	X(cuGraphExecHostNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
+	X(cuGraphExecKernelNodeSetParams_v2, h_graph_exec_kernel_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
+	X(cuGraphExecMemcpyNodeSetParams, h_graph_exec_memcpy_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx), (hGraphExec, hNode, copyParams, ctx)) \
+	X(cuGraphExecMemsetNodeSetParams, h_graph_exec_memset_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx), (hGraphExec, hNode, memsetParams, ctx)) \
+	X(cuGraphExecHostNodeSetParams, h_graph_exec_host_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
 	X(cuGraphExecChildGraphNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph), (hGraphExec, hNode, childGraph)) \
 	X(cuGraphExecEventRecordNodeSetEvent, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event)) \
 	X(cuGraphExecEventWaitNodeSetEvent, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event)) \
 	X(cuGraphExecExternalSemaphoresSignalNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
 	X(cuGraphExecExternalSemaphoresWaitNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
-	X(cuGraphNodeSetEnabled, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled), (hGraphExec, hNode, isEnabled)) \
+	X(cuGraphNodeSetEnabled, h_graph_node_enable, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled), (hGraphExec, hNode, isEnabled)) \
 	X(cuGraphNodeGetEnabled, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled), (hGraphExec, hNode, isEnabled)) \
 	X(cuGraphUpload_ptsz, none, CI_F_PTSZ, (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream)) \
 	X(cuGraphLaunch_ptsz, h_graph_launch, CI_F_PTSZ, (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream)) \
-	X(cuGraphExecDestroy, none, 0, (CUgraphExec hGraphExec), (hGraphExec)) \
-	X(cuGraphDestroy, none, 0, (CUgraph hGraph), (hGraph)) \
-	X(cuGraphExecUpdate_v2, none, 0, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo), (hGraphExec, hGraph, resultInfo)) \
+	X(cuGraphExecDestroy, h_graph_exec_destroy, 0, (CUgraphExec hGraphExec), (hGraphExec)) \
+	X(cuGraphDestroy, h_graph_destroy, 0, (CUgraph hGraph), (hGraph)) \
+	X(cuGraphExecUpdate_v2, h_graph_exec_update, 0, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo), (hGraphExec, hGraph, resultInfo)) \
 	X(cuGraphKernelNodeCopyAttributes, none, 0, (CUgraphNode dst, CUgraphNode src), (dst, src)) \
 	X(cuGraphKernelNodeGetAttribute, none, 0, (CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out), (hNode, attr, value_out)) \
 	X(cuGraphKernelNodeSetAttribute, none, 0, (CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value), (hNode, attr, value)) \
@@ -379,9 +379,9 @@
 	X(cuUserObjectRelease, none, 0, (CUuserObject object, unsigned int count), (object, count)) \
 	X(cuGraphRetainUserObject, none, 0, (CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags), (graph, object, count, flags)) \
 	X(cuGraphReleaseUserObject, none, 0, (CUgraph graph, CUuserObject object, unsigned int count), (graph, object, count)) \
-	X(cuGraphAddNode_v2, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams), (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams)) \
-	X(cuGraphNodeSetParams, none, 0, (CUgraphNode hNode, CUgraphNodeParams *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphExecNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams), (hGraphExec, hNode, nodeParams)) \
+	X(cuGraphAddNode_v2, h_graph_add_node_v2, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams), (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams)) \
+	X(cuGraphNodeSetParams, h_graph_node_set, 0, (CUgraphNode hNode, CUgraphNodeParams *nodeParams), (hNode, nodeParams)) \
+	X(cuGraphExecNodeSetParams, h_graph_exec_node_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams), (hGraphExec, hNode, nodeParams)) \
 	X(cuGraphConditionalHandleCreate, none, 0, (CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags), (pHandle_out, hGraph, ctx, defaultLaunchValue, flags)) \
 	X(cuOccupancyMaxActiveBlocksPerMultiprocessor, none, 0, (int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize), (numBlocks, func, blockSize, dynamicSMemSize)) \
 	X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, none, 0, (int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags), (numBlocks, func, blockSize, dynamicSMemSize, flags)) \
@@ -622,12 +622,12 @@
 	X(cuStreamGetCaptureInfo_v2, none, 0, (CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out), (hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)) \
 	X(cuStreamGetCaptureInfo_v2_ptsz, none, CI_F_PTSZ, (CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out), (hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)) \
 	X(cuStreamGetCaptureInfo_v3, none, 0, (CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out), (hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out)) \
-	X(cuGraphAddKernelNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
+	X(cuGraphAddKernelNode, h_graph_add_kernel_v1, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuGraphKernelNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphKernelNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams), (hNode, nodeParams)) \
-	X(cuGraphExecKernelNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams), (hGraphExec, hNode, nodeParams)) \
+	X(cuGraphKernelNodeSetParams, h_graph_kernel_set_v1, 0, (CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams), (hNode, nodeParams)) \
+	X(cuGraphExecKernelNodeSetParams, h_graph_exec_kernel_set_v1, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams), (hGraphExec, hNode, nodeParams)) \
 	X(cuGraphInstantiateWithParams, h_graph_instantiate_params, 0, (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams), (phGraphExec, hGraph, instantiateParams)) \
-	X(cuGraphExecUpdate, none, 0, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out, CUgraphExecUpdateResult *updateResult_out), (hGraphExec, hGraph, hErrorNode_out, updateResult_out)) \
+	X(cuGraphExecUpdate, h_graph_exec_update_v1, 0, (CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out, CUgraphExecUpdateResult *updateResult_out), (hGraphExec, hGraph, hErrorNode_out, updateResult_out)) \
 	X(cuGraphUpload, none, 0, (CUgraphExec hGraph, CUstream hStream), (hGraph, hStream)) \
 	X(cuGraphLaunch, h_graph_launch, 0, (CUgraphExec hGraph, CUstream hStream), (hGraph, hStream)) \
 	X(cuGraphGetEdges, none, 0, (CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges), (hGraph, from, to, numEdges)) \
@@ -635,7 +635,7 @@
 	X(cuGraphNodeGetDependentNodes, none, 0, (CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes), (hNode, dependentNodes, numDependentNodes)) \
 	X(cuGraphAddDependencies, none, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies), (hGraph, from, to, numDependencies)) \
 	X(cuGraphRemoveDependencies, none, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies), (hGraph, from, to, numDependencies)) \
-	X(cuGraphAddNode, none, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
+	X(cuGraphAddNode, h_graph_add_node, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuStreamCopyAttributes, none, 0, (CUstream dstStream, CUstream srcStream), (dstStream, srcStream)) \
 	X(cuStreamGetAttribute, none, 0, (CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value), (hStream, attr, value)) \
 	X(cuStreamSetAttribute, none, 0, (CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *param), (hStream, attr, param)) \

@@ -73,6 +73,12 @@ $(REC_TEST)/crumbprobe: tests/recorder/crumbprobe.c tests/recorder/probe.h
 
 TEST_DEPS += $(REC_TEST)/crumbprobe
 
+$(REC_TEST)/graphprobe: tests/recorder/graphprobe.c tests/recorder/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+TEST_DEPS += $(REC_TEST)/graphprobe
+
 $(REC_TEST)/shareprobe: tests/recorder/shareprobe.c tests/recorder/probe.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread

@@ -27,6 +27,7 @@ static const char *const ci_known_vars[] = {
 	"CUDAINSPECT_CRUMB_BARRIER", "CUDAINSPECT_CRUMB_WIDTH", "CUDAINSPECT_PARAM_BYTES",
 	"CUDAINSPECT_SIGNALS",	     "CUDAINSPECT_JIT",		"CUDAINSPECT_DRIVER",
 	"CUDAINSPECT_LOG",	     "CUDAINSPECT_KMSG",	"CUDAINSPECT_PYTHON",
+	"CUDAINSPECT_GRAPH_CRUMBS",
 	"CUDAINSPECT_CLI", /* the GDB command file's, inherited by programs GDB starts */
 };
 
@@ -124,6 +125,7 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	cfg->stack_mode = CI_STACKS_FAST;
 	cfg->stack_depth = 16;
 	cfg->crumbs = true;
+	cfg->graph_crumbs = true;
 	cfg->crumb_every = 1;
 	cfg->crumb_barrier = true;
 	cfg->param_bytes = CI_LAUNCH_PARAM_BYTES;
@@ -145,6 +147,7 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	    !ci_bool_var("CUDAINSPECT_DISABLE", &cfg->disabled, err, errlen) ||
 	    !ci_bool_var("CUDAINSPECT_VERBOSE", &cfg->verbose, err, errlen) ||
 	    !ci_bool_var("CUDAINSPECT_CRUMBS", &cfg->crumbs, err, errlen) ||
+	    !ci_bool_var("CUDAINSPECT_GRAPH_CRUMBS", &cfg->graph_crumbs, err, errlen) ||
 	    !ci_bool_var("CUDAINSPECT_CRUMB_BARRIER", &cfg->crumb_barrier, err, errlen) ||
 	    !ci_bool_var("CUDAINSPECT_SIGNALS", &cfg->signals, err, errlen) ||
 	    !ci_bool_var("CUDAINSPECT_JIT", &cfg->jit, err, errlen) ||

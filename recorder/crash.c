@@ -465,6 +465,7 @@ static void ci_fork_child(void)
 	}
 	ci_modules_forget();
 	ci_crumbs_forget();
+	ci_graphs_forget();
 	ci_in_fatal = 0;
 	ci_sticky_state = CI_STICKY_NONE;
 	ci_snapshot_busy = 0;

@@ -185,6 +185,14 @@ void ci_on_event_record(struct ci_call *c, CUresult r, uint32_t kind, uint64_t e
 {
 	ci_resolve_stream(c, s);
 	ci_event_record(c, kind, r, event, 0, flags, 0);
+	/* In a capture an event record or wait is a fork or join of the capture's streams (a
+	 * waiting stream joins the capture by this very call). */
+	if (r == CUDA_SUCCESS && __atomic_load_n(&ci_captures_active, __ATOMIC_RELAXED) > 0)
+		ci_graph_captured(c, c->stream, NULL,
+				  &(struct ci_node_args){ .type = kind == CI_EV_EVENT_RECORD
+									  ? CI_NODE_EVENT_RECORD
+									  : CI_NODE_EVENT_WAIT,
+							  .a = event });
 }
 
 void ci_on_capture_begin(struct ci_call *c, CUresult r, CUstream s, unsigned mode,
@@ -194,6 +202,15 @@ void ci_on_capture_begin(struct ci_call *c, CUresult r, CUstream s, unsigned mod
 		__atomic_fetch_add(&ci_captures_active, 1, __ATOMIC_RELAXED);
 	ci_resolve_stream(c, s);
 	ci_event_record(c, CI_EV_CAPTURE_BEGIN, r, CI_U64(s), graph, mode, 0);
+	if (r == CUDA_SUCCESS)
+		ci_graph_capture_begin(c, c->stream, mode, graph);
+}
+
+void ci_on_capture_end_pre(struct ci_call *c, CUstream s)
+{
+	/* An invalidated capture returns no graph: remember which one it was building. */
+	if (__atomic_load_n(&ci_captures_active, __ATOMIC_RELAXED) > 0)
+		c->pre_value = ci_graph_of_capture(ci_stream_slot(s, c));
 }
 
 void ci_on_capture_end(struct ci_call *c, CUresult r, CUstream s, uint64_t graph)
@@ -207,11 +224,15 @@ void ci_on_capture_end(struct ci_call *c, CUresult r, CUstream s, uint64_t graph
 	}
 	ci_resolve_stream(c, s);
 	ci_event_record(c, CI_EV_CAPTURE_END, r, graph, CI_U64(s), 0, 0);
+	if (r == CUDA_SUCCESS || r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
+		ci_graph_capture_end(c, r, graph, c->pre_value);
 }
 
-void ci_on_graph_instantiate(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph)
+void ci_on_graph_instantiate(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph,
+			     uint64_t flags)
 {
-	ci_event_record(c, CI_EV_GRAPH_INSTANTIATE, r, exec, graph, 0, 0);
+	ci_event_record(c, CI_EV_GRAPH_INSTANTIATE, r, exec, graph, flags, 0);
+	ci_graph_instantiated(c, r, exec, graph, flags);
 }
 
 void ci_on_copy(struct ci_call *c, CUresult r, uint32_t kind, uint64_t dst, uint64_t src,
@@ -224,4 +245,9 @@ void ci_on_copy(struct ci_call *c, CUresult r, uint32_t kind, uint64_t dst, uint
 	if (c->ctx == CI_NONE)
 		c->ctx = ci_ctx_current_slot();
 	ci_event_record(c, kind, r, dst, src, bytes, 0);
+	if (r == CUDA_SUCCESS && __atomic_load_n(&ci_captures_active, __ATOMIC_RELAXED) > 0)
+		ci_graph_captured(c, c->stream, NULL,
+				  &(struct ci_node_args){ .type = kind == CI_EV_MEMSET ? CI_NODE_MEMSET
+										      : CI_NODE_MEMCPY,
+							  .a = dst, .b = src, .bytes = bytes });
 }

@@ -62,8 +62,38 @@ void ci_on_event_record(struct ci_call *c, CUresult r, uint32_t kind, uint64_t e
 void ci_on_capture_begin(struct ci_call *c, CUresult r, CUstream s, unsigned mode,
 			 uint64_t graph);
 void ci_on_capture_end(struct ci_call *c, CUresult r, CUstream s, uint64_t graph);
-void ci_on_graph_instantiate(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph);
+void ci_on_capture_end_pre(struct ci_call *c, CUstream s);
+void ci_on_graph_instantiate(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph,
+			     uint64_t flags);
 void ci_on_graph_launch(struct ci_call *c, CUresult r, uint64_t exec, CUstream s);
+/* graphs.c */
+void ci_on_graph_add_kernel(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph,
+			    const CUDA_KERNEL_NODE_PARAMS *p);
+void ci_on_graph_add_memcpy(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph,
+			    const CUDA_MEMCPY3D *p);
+void ci_on_graph_add_memset(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph,
+			    const CUDA_MEMSET_NODE_PARAMS *p);
+void ci_on_graph_add(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph, uint32_t type,
+		     uint64_t func, uint64_t a, uint64_t bytes);
+void ci_on_graph_add_params(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph,
+			    const CUgraphNodeParams *p);
+void ci_on_graph_kernel_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			       const CUDA_KERNEL_NODE_PARAMS *p);
+void ci_on_graph_params_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			       const CUgraphNodeParams *p);
+void ci_on_graph_memset_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			       const CUDA_MEMSET_NODE_PARAMS *p);
+void ci_on_graph_memcpy_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			       const CUDA_MEMCPY3D *p);
+void ci_on_graph_host_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			     const CUDA_HOST_NODE_PARAMS *p);
+/* The CUDA 10 kernel node parameters as the 12.0 ones (kern and ctx NULL). */
+#define CI_KNP_V2(p)                                                                           \
+	((p) ? &(CUDA_KERNEL_NODE_PARAMS){ (p)->func, (p)->gridDimX, (p)->gridDimY, (p)->gridDimZ, \
+					   (p)->blockDimX, (p)->blockDimY, (p)->blockDimZ,         \
+					   (p)->sharedMemBytes, (p)->kernelParams, (p)->extra,     \
+					   NULL, NULL }                                            \
+	     : NULL)
 
 #define CI_HOOK_h_stream_create(c, r, ps, fl) ci_on_stream_create(c, r, CI_OUT(ps), fl, 0, 0)
 #define CI_PRE_h_stream_create(c, ...) ((void)0)
@@ -95,15 +125,85 @@ void ci_on_graph_launch(struct ci_call *c, CUresult r, uint64_t exec, CUstream s
 #define CI_HOOK_h_capture_begin_to_graph(c, r, s, g, deps, data, n, mode) ci_on_capture_begin(c, r, s, mode, CI_U64(g))
 #define CI_PRE_h_capture_begin_to_graph(c, ...) ((void)0)
 #define CI_HOOK_h_capture_end(c, r, s, pg) ci_on_capture_end(c, r, s, CI_OUT(pg))
-#define CI_PRE_h_capture_end(c, ...) ((void)0)
-#define CI_HOOK_h_graph_instantiate_v1(c, r, pe, g, en, log, n) ci_on_graph_instantiate(c, r, CI_OUT(pe), CI_U64(g))
+#define CI_PRE_h_capture_end(c, s, pg) ci_on_capture_end_pre(c, s)
+#define CI_HOOK_h_graph_instantiate_v1(c, r, pe, g, en, log, n) ci_on_graph_instantiate(c, r, CI_OUT(pe), CI_U64(g), 0)
 #define CI_PRE_h_graph_instantiate_v1(c, ...) ((void)0)
-#define CI_HOOK_h_graph_instantiate_flags(c, r, pe, g, fl) ci_on_graph_instantiate(c, r, CI_OUT(pe), CI_U64(g))
+#define CI_HOOK_h_graph_instantiate_flags(c, r, pe, g, fl) ci_on_graph_instantiate(c, r, CI_OUT(pe), CI_U64(g), fl)
 #define CI_PRE_h_graph_instantiate_flags(c, ...) ((void)0)
-#define CI_HOOK_h_graph_instantiate_params(c, r, pe, g, p) ci_on_graph_instantiate(c, r, CI_OUT(pe), CI_U64(g))
+#define CI_HOOK_h_graph_instantiate_params(c, r, pe, g, p) ci_on_graph_instantiate(c, r, CI_OUT(pe), CI_U64(g), (p) ? (p)->flags : 0)
 #define CI_PRE_h_graph_instantiate_params(c, ...) ((void)0)
 #define CI_HOOK_h_graph_launch(c, r, e, s) ci_on_graph_launch(c, r, CI_U64(e), s)
-#define CI_PRE_h_graph_launch(c, ...) ((void)0)
+#define CI_PRE_h_graph_launch(c, e, s) ci_graph_launch_pre(c, CI_U64(e), s)
+#define CI_HOOK_h_graph_create(c, r, pg, fl) ci_graph_created(c, r, CI_OUT(pg))
+#define CI_PRE_h_graph_create(c, ...) ((void)0)
+#define CI_HOOK_h_graph_destroy(c, r, g) ci_graph_destroyed(c, r, CI_U64(g))
+#define CI_PRE_h_graph_destroy(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_destroy(c, r, e) ci_graph_exec_destroyed(c, r, CI_U64(e))
+#define CI_PRE_h_graph_exec_destroy(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_kernel(c, r, pn, g, d, n, p) ci_on_graph_add_kernel(c, r, CI_OUT(pn), CI_U64(g), p)
+#define CI_PRE_h_graph_add_kernel(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_kernel_v1(c, r, pn, g, d, n, p) ci_on_graph_add_kernel(c, r, CI_OUT(pn), CI_U64(g), CI_KNP_V2(p))
+#define CI_PRE_h_graph_add_kernel_v1(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_memcpy(c, r, pn, g, d, n, p, ctx) ci_on_graph_add_memcpy(c, r, CI_OUT(pn), CI_U64(g), p)
+#define CI_PRE_h_graph_add_memcpy(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_memset(c, r, pn, g, d, n, p, ctx) ci_on_graph_add_memset(c, r, CI_OUT(pn), CI_U64(g), p)
+#define CI_PRE_h_graph_add_memset(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_host(c, r, pn, g, d, n, p) ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_HOST, (p) ? CI_U64((p)->fn) : 0, 0, 0)
+#define CI_PRE_h_graph_add_host(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_child(c, r, pn, g, d, n, child) ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_CHILD_GRAPH, 0, CI_U64(child), 0)
+#define CI_PRE_h_graph_add_child(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_empty(c, r, pn, g, d, n) ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_EMPTY, 0, 0, 0)
+#define CI_PRE_h_graph_add_empty(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_event_record(c, r, pn, g, d, n, e) ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_EVENT_RECORD, 0, CI_U64(e), 0)
+#define CI_PRE_h_graph_add_event_record(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_event_wait(c, r, pn, g, d, n, e) ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_EVENT_WAIT, 0, CI_U64(e), 0)
+#define CI_PRE_h_graph_add_event_wait(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_memop(c, r, pn, g, d, n, p) ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_MEMOP, 0, 0, 0)
+#define CI_PRE_h_graph_add_memop(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_sem_signal(c, r, pn, g, d, n, p) ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_SEM_SIGNAL, 0, 0, 0)
+#define CI_PRE_h_graph_add_sem_signal(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_sem_wait(c, r, pn, g, d, n, p) ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_SEM_WAIT, 0, 0, 0)
+#define CI_PRE_h_graph_add_sem_wait(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_mem_alloc(c, r, pn, g, d, n, p) ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_MEM_ALLOC, 0, (p) ? (p)->dptr : 0, (p) ? (p)->bytesize : 0)
+#define CI_PRE_h_graph_add_mem_alloc(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_mem_free(c, r, pn, g, d, n, p) ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_MEM_FREE, 0, p, 0)
+#define CI_PRE_h_graph_add_mem_free(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_node(c, r, pn, g, d, n, p) ci_on_graph_add_params(c, r, CI_OUT(pn), CI_U64(g), p)
+#define CI_PRE_h_graph_add_node(c, ...) ((void)0)
+#define CI_HOOK_h_graph_add_node_v2(c, r, pn, g, d, dd, n, p) ci_on_graph_add_params(c, r, CI_OUT(pn), CI_U64(g), p)
+#define CI_PRE_h_graph_add_node_v2(c, ...) ((void)0)
+#define CI_HOOK_h_graph_kernel_set(c, r, node, p) ci_on_graph_kernel_update(c, r, 0, CI_U64(node), p)
+#define CI_PRE_h_graph_kernel_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_kernel_set_v1(c, r, node, p) ci_on_graph_kernel_update(c, r, 0, CI_U64(node), CI_KNP_V2(p))
+#define CI_PRE_h_graph_kernel_set_v1(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_kernel_set(c, r, x, node, p) ci_on_graph_kernel_update(c, r, CI_U64(x), CI_U64(node), p)
+#define CI_PRE_h_graph_exec_kernel_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_kernel_set_v1(c, r, x, node, p) ci_on_graph_kernel_update(c, r, CI_U64(x), CI_U64(node), CI_KNP_V2(p))
+#define CI_PRE_h_graph_exec_kernel_set_v1(c, ...) ((void)0)
+#define CI_HOOK_h_graph_clone(c, r, pg, o) ci_graph_cloned(c, r, CI_OUT(pg), CI_U64(o))
+#define CI_PRE_h_graph_clone(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_update(c, r, x, g, info) ci_graph_exec_updated(c, r, CI_U64(x), CI_U64(g))
+#define CI_PRE_h_graph_exec_update(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_update_v1(c, r, x, g, en, res) ci_graph_exec_updated(c, r, CI_U64(x), CI_U64(g))
+#define CI_PRE_h_graph_exec_update_v1(c, ...) ((void)0)
+#define CI_HOOK_h_graph_node_enable(c, r, x, node, en) ci_graph_node_enabled(c, r, CI_U64(x), CI_U64(node), en)
+#define CI_PRE_h_graph_node_enable(c, ...) ((void)0)
+#define CI_HOOK_h_graph_memset_set(c, r, node, p) ci_on_graph_memset_update(c, r, 0, CI_U64(node), p)
+#define CI_PRE_h_graph_memset_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_memset_set(c, r, x, node, p, ctx) ci_on_graph_memset_update(c, r, CI_U64(x), CI_U64(node), p)
+#define CI_PRE_h_graph_exec_memset_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_memcpy_set(c, r, node, p) ci_on_graph_memcpy_update(c, r, 0, CI_U64(node), p)
+#define CI_PRE_h_graph_memcpy_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_memcpy_set(c, r, x, node, p, ctx) ci_on_graph_memcpy_update(c, r, CI_U64(x), CI_U64(node), p)
+#define CI_PRE_h_graph_exec_memcpy_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_host_set(c, r, node, p) ci_on_graph_host_update(c, r, 0, CI_U64(node), p)
+#define CI_PRE_h_graph_host_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_host_set(c, r, x, node, p) ci_on_graph_host_update(c, r, CI_U64(x), CI_U64(node), p)
+#define CI_PRE_h_graph_exec_host_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_node_set(c, r, node, p) ci_on_graph_params_update(c, r, 0, CI_U64(node), p)
+#define CI_PRE_h_graph_node_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_node_set(c, r, x, node, p) ci_on_graph_params_update(c, r, CI_U64(x), CI_U64(node), p)
+#define CI_PRE_h_graph_exec_node_set(c, ...) ((void)0)
 
 /* ---- modules, libraries, functions, kernels ------------------------------------------------ */
 void ci_on_module_load(struct ci_call *c, CUresult r, uint64_t module, uint32_t kind,

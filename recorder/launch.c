@@ -168,6 +168,27 @@ static void ci_crumb_skip(struct ci_stream *s, uint32_t status)
 	ci_count_up(&s->crumb_skipped);
 }
 
+uint64_t ci_crumb_address(uint32_t ctx, uint32_t slot, uint32_t *width)
+{
+	if (ctx == CI_NONE || slot == CI_NONE)
+		return 0;
+	struct ci_ctx_priv *cp = &ci_rec.ctxs[ctx];
+	if (CI_UNLIKELY(__atomic_load_n(&cp->crumb_ready, __ATOMIC_ACQUIRE) != 2))
+		ci_crumbs_ctx_setup(ctx);
+	uint64_t alias = __atomic_load_n(&cp->crumb_alias, __ATOMIC_ACQUIRE);
+	*width = cp->crumb_width;
+	return alias ? alias + 8ull * slot : 0;
+}
+
+CUresult ci_crumb_write(uint64_t stream, uint64_t address, uint32_t width, uint64_t value)
+{
+	unsigned wflags = ci_cfg.crumb_barrier ? CU_STREAM_WRITE_VALUE_DEFAULT
+					       : CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER;
+	return width == 4 ? CI_REAL(cuStreamWriteValue32_v2, (CUstream)stream, address,
+				    (cuuint32_t)value, wflags)
+			  : CI_REAL(cuStreamWriteValue64_v2, (CUstream)stream, address, value, wflags);
+}
+
 /* After launch SEQ on stream SLOT: write the breadcrumb if the cadence says so. */
 static void ci_crumb_after(uint32_t slot, struct ci_stream *s, uint64_t seq, uint64_t now,
 			   uint16_t *flags)
@@ -263,13 +284,6 @@ static uint64_t ci_stream_next_shared(struct ci_stream_priv *p, struct ci_stream
 	return __atomic_add_fetch(&s->launches, 1, __ATOMIC_RELAXED);
 }
 
-static bool ci_stream_is_capturing(const struct ci_stream_priv *p)
-{
-	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-	return CI_REAL(cuStreamIsCapturing, (CUstream)p->handle, &st) == CUDA_SUCCESS &&
-	       st != CU_STREAM_CAPTURE_STATUS_NONE;
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* The launch ring                                                                            */
 
@@ -333,8 +347,8 @@ void ci_launch_plan(uint32_t slot, const struct ci_function *fn)
 
 /* Copy the kernel's parameters as the kernel sees them (the function's plan, from the offsets
  * cuFuncGetParamInfo gave), or the packed buffer passed through `extra`. */
-static uint16_t ci_copy_params(struct ci_launch *e, const struct ci_func_priv *fp, void **params,
-			       void **extra, uint16_t *flags)
+uint16_t ci_params_copy(uint8_t *out, const struct ci_func_priv *fp, void **params, void **extra,
+			uint16_t *flags)
 {
 	uint32_t max = ci_cfg.param_bytes;
 	if (!max)
@@ -342,13 +356,13 @@ static uint16_t ci_copy_params(struct ci_launch *e, const struct ci_func_priv *f
 	/* Clear what an older entry left (gaps between parameters stay zero); vector stores, not
 	 * a `rep stos`, which costs more than the rest of the copy at this size. */
 	typedef uint64_t ci_v16 __attribute__((vector_size(16), aligned(8), may_alias));
-	_Static_assert(sizeof e->params == 8 * sizeof(ci_v16), "eight stores clear the params");
-	ci_v16 *v = (ci_v16 *)e->params, z = { 0, 0 };
+	_Static_assert(CI_LAUNCH_PARAM_BYTES == 8 * sizeof(ci_v16), "eight stores clear the params");
+	ci_v16 *v = (ci_v16 *)out, z = { 0, 0 };
 	v[0] = z, v[1] = z, v[2] = z, v[3] = z, v[4] = z, v[5] = z, v[6] = z, v[7] = z;
 	if (params && fp && fp->known) {
 		for (uint32_t i = 0; i < fp->n; i++) {
 			const void *src = params[i];
-			uint8_t *dst = e->params + fp->off[i];
+			uint8_t *dst = out + fp->off[i];
 			uint32_t size = fp->size[i];
 			if (!src)
 				;
@@ -377,14 +391,16 @@ static uint16_t ci_copy_params(struct ci_launch *e, const struct ci_func_priv *f
 				*flags |= CI_LAUNCH_PARAMS_CUT;
 				size = max;
 			}
-			memcpy(e->params, buf, size);
+			memcpy(out, buf, size);
 			return (uint16_t)size;
 		}
 	}
 	return 0;
 }
 
-void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
+/* Record a launch; returns its launch-ring seq (0 when dropped) and its number on its stream. */
+static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch_args *a,
+				 uint64_t *stream_seq_out)
 {
 	struct ci_tls *t = ci_thread();
 	/* The last function and stream this thread launched, cached until some stream, context
@@ -422,14 +438,25 @@ void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 	c->ctx = s ? s->ctx : CI_NONE;
 	uint16_t flags = a->flags | (c->flags & CI_F_PTSZ ? CI_LAUNCH_PTSZ : 0);
 	bool numbered = false;
+	struct ci_capture cap;
 	if (r != CUDA_SUCCESS) {
 		flags |= CI_LAUNCH_FAILED;
 	} else if (s) {
 		if (CI_UNLIKELY(__atomic_load_n(&ci_captures_active, __ATOMIC_RELAXED) > 0) &&
-		    ci_stream_is_capturing(&ci_rec.streams[sslot])) {
+		    ci_capture_info(ci_rec.streams[sslot].handle, &cap)) {
 			/* Recorded into a graph, not run now: no sequence number, no breadcrumb. */
 			flags |= CI_LAUNCH_CAPTURED;
 			ci_crumb_skip(s, CI_CRUMB_CAPTURING);
+			ci_graph_captured(c, sslot, &cap,
+					  &(struct ci_node_args){
+						  .type = a->api == CI_LAUNCH_HOST_FUNC ? CI_NODE_HOST
+											 : CI_NODE_KERNEL,
+						  .func = a->api == CI_LAUNCH_HOST_FUNC ? a->aux : a->func,
+						  .grid = { a->grid[0], a->grid[1], a->grid[2] },
+						  .block = { a->block[0], a->block[1], a->block[2] },
+						  .shared = a->shared_mem,
+						  .params = a->params,
+						  .extra = a->extra });
 		} else {
 			numbered = true;
 		}
@@ -458,8 +485,9 @@ void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 		ci_crumb_after(sslot, s, stream_seq, c->t0, &flags);
 	}
 	uint32_t stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
+	*stream_seq_out = stream_seq;
 	if (!e)
-		return;
+		return 0;
 	e->time_ns = c->t0;
 	e->stream_seq = stream_seq;
 	e->aux = a->aux;
@@ -479,9 +507,16 @@ void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 	e->pad = 0;
 	e->reserved = 0;
 	const struct ci_func_priv *fp = fslot != CI_NONE ? &ci_rec.funcs[fslot] : NULL;
-	e->param_len = r == CUDA_SUCCESS ? ci_copy_params(e, fp, a->params, a->extra, &flags) : 0;
+	e->param_len = r == CUDA_SUCCESS ? ci_params_copy(e->params, fp, a->params, a->extra, &flags) : 0;
 	e->flags = flags;
 	ci_entry_publish(&e->seq, seq);
+	return seq;
+}
+
+void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
+{
+	uint64_t stream_seq;
+	ci_launch_record(c, r, a, &stream_seq);
 }
 
 void ci_on_launch_ex(struct ci_call *c, CUresult r, const CUlaunchConfig *config, CUfunction f,
@@ -543,7 +578,10 @@ void ci_on_launch_cooperative_multi(struct ci_call *c, CUresult r,
 
 void ci_on_graph_launch(struct ci_call *c, CUresult r, uint64_t exec, CUstream s)
 {
-	ci_on_launch(c, r, CI_LAUNCH_ARGS(CI_LAUNCH_GRAPH, 0, 0, 0, 0, 0, 0, 0, 0, s, NULL, NULL,
-					  exec));
+	uint64_t stream_seq = 0;
+	uint64_t seq = ci_launch_record(c, r, CI_LAUNCH_ARGS(CI_LAUNCH_GRAPH, 0, 0, 0, 0, 0, 0, 0, 0,
+							     s, NULL, NULL, exec),
+					&stream_seq);
+	ci_graph_launched(c, r, exec, seq, stream_seq);
 	ci_event_record(c, CI_EV_GRAPH_LAUNCH, r, exec, 0, 0, 0);
 }

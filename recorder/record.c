@@ -54,8 +54,12 @@ static const struct {
 	{ CI_SEC_STACKS, sizeof(struct ci_stack), 30, 256 },
 	{ CI_SEC_FRAMES, 8, 120, 4096 },
 	{ CI_SEC_STRINGS, 1, 50, 65536 },
-	{ CI_SEC_BREADCRUMBS, 8, 0, 0 },   /* one per stream slot */
+	{ CI_SEC_GRAPHS, sizeof(struct ci_graph), 2, 64 }, /* before the breadcrumbs they use */
+	{ CI_SEC_BREADCRUMBS, 8, 0, 0 },   /* one per stream slot, then one per graph slot */
 	{ CI_SEC_THREADS, sizeof(struct ci_thread), 10, 64 },
+	{ CI_SEC_GRAPH_NODES, sizeof(struct ci_graph_node), 20, 128 },
+	{ CI_SEC_GRAPH_EXECS, sizeof(struct ci_graph_exec), 2, 64 },
+	{ CI_SEC_GRAPH_LAUNCHES, sizeof(struct ci_graph_launch), 6, 128 },
 	{ CI_SEC_SYMBOL_IMAGE, 1, 0, 0 },  /* sized by the allocation table */
 	{ CI_SEC_KERNEL_LOG, 1, 2, 4096 }, /* NVIDIA kernel-log lines (klog.c) */
 	{ CI_SEC_PYTHON, sizeof(struct ci_python), 0, 1 },
@@ -87,7 +91,7 @@ static bool ci_layout_try(uint64_t size, uint32_t page_size, uint32_t scale, str
 	l->dir_offset = ci_align(sizeof(struct ci_header), CI_SECTION_ALIGN);
 	l->count = sizeof ci_shares / sizeof ci_shares[0];
 	uint64_t off = ci_align(l->dir_offset + l->count * sizeof(struct ci_section), page_size);
-	uint64_t streams = 0, allocs = 0, frees = 0;
+	uint64_t streams = 0, graphs = 0, allocs = 0, frees = 0;
 	for (uint32_t i = 0; i < l->count; i++) {
 		uint32_t kind = ci_shares[i].kind;
 		uint64_t budget = size / 1000 * ci_shares[i].permille / 1000 * scale;
@@ -101,7 +105,7 @@ static bool ci_layout_try(uint64_t size, uint32_t page_size, uint32_t scale, str
 			cap &= ~1ull; /* streams take two slots each (objects.c) */
 		if (kind == CI_SEC_BREADCRUMBS) {
 			/* Registered with the driver on its own pages. */
-			cap = ci_align(streams * 8, page_size) / 8;
+			cap = ci_align((streams + graphs) * 8, page_size) / 8;
 			align = page_size;
 		}
 		uint64_t bytes = cap * ci_shares[i].entry_size;
@@ -114,6 +118,8 @@ static bool ci_layout_try(uint64_t size, uint32_t page_size, uint32_t scale, str
 		}
 		if (kind == CI_SEC_STREAMS)
 			streams = cap;
+		if (kind == CI_SEC_GRAPHS)
+			graphs = cap;
 		if (kind == CI_SEC_ALLOCS)
 			allocs = cap;
 		if (kind == CI_SEC_FREES)
@@ -334,6 +340,9 @@ static bool ci_private_create(const struct ci_layout *l)
 	       ci_map_init(&ci_rec.string_map, cap[CI_SEC_STRINGS] / 32) &&
 	       ci_map_init(&ci_rec.device_map, cap[CI_SEC_DEVICES]) &&
 	       ci_map_init(&ci_rec.py_code_map, cap[CI_SEC_PY_CODES]) &&
+	       ci_map_init(&ci_rec.graph_map, cap[CI_SEC_GRAPHS]) &&
+	       ci_map_init(&ci_rec.node_map, cap[CI_SEC_GRAPH_NODES]) &&
+	       ci_map_init(&ci_rec.exec_map, cap[CI_SEC_GRAPH_EXECS]) &&
 	       ci_private_alloc((void **)&ci_rec.streams,
 				cap[CI_SEC_STREAMS] * sizeof(struct ci_stream_priv)) &&
 	       ci_private_alloc((void **)&ci_rec.ctxs,
@@ -347,7 +356,8 @@ static void ci_private_destroy(void)
 {
 	struct ci_map *maps[] = { &ci_rec.ctx_map,   &ci_rec.stream_map, &ci_rec.func_map,
 				  &ci_rec.module_map, &ci_rec.stack_map, &ci_rec.string_map,
-				  &ci_rec.device_map, &ci_rec.py_code_map };
+				  &ci_rec.device_map, &ci_rec.py_code_map, &ci_rec.graph_map,
+				  &ci_rec.node_map, &ci_rec.exec_map };
 	for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
 		if (maps[i]->slots)
 			munmap(maps[i]->slots, (maps[i]->mask + 1) * sizeof(struct ci_map_slot));

@@ -119,6 +119,7 @@ struct ci_config {
 	int stack_mode;            /* enum ci_stack_mode */
 	unsigned stack_depth;
 	bool crumbs;
+	bool graph_crumbs;         /* in-graph breadcrumbs (CUDAINSPECT_GRAPH_CRUMBS) */
 	unsigned crumb_every;      /* K launches, 0 = time only */
 	unsigned crumb_us;         /* T microseconds, 0 = not by time */
 	bool crumb_barrier;        /* flags 0 (memory barrier) or NO_MEMORY_BARRIER */
@@ -246,6 +247,9 @@ struct ci_rec {
 	struct ci_map string_map;  /* string hash -> string offset */
 	struct ci_map device_map;  /* CUdevice + 1 -> device slot */
 	struct ci_map py_code_map; /* code object fingerprint -> CI_SEC_PY_CODES slot */
+	struct ci_map graph_map;   /* CUgraph -> graph slot (graphs.c) */
+	struct ci_map node_map;    /* CUgraphNode -> its newest node entry */
+	struct ci_map exec_map;    /* CUgraphExec -> exec slot */
 	struct ci_stream_priv *streams; /* parallel to CI_SEC_STREAMS */
 	struct ci_ctx_priv *ctxs;       /* parallel to CI_SEC_CONTEXTS */
 	struct ci_func_priv *funcs;     /* parallel to CI_SEC_FUNCTIONS */
@@ -451,6 +455,62 @@ bool ci_result_is_sticky(CUresult r);
 void ci_event_record(struct ci_call *call, uint32_t kind, CUresult r, uint64_t a, uint64_t b,
 		     uint64_t value, uint64_t duration_ns);
 extern int ci_captures_active; /* atomic: captures begun and not yet ended */
+
+/* ---------------------------------------------------------------------------------------- */
+/* Graphs (graphs.c)                                                                          */
+
+/* What a node is, from the call that captured, added or changed it. */
+struct ci_node_args {
+	uint32_t type;            /* enum ci_node_type (0 on an update: the node's own) */
+	uint32_t stream;          /* set by graphs.c */
+	uint64_t handle;          /* CUgraphNode (set by graphs.c for captured nodes) */
+	uint64_t func;            /* kernels: CUfunction/CUkernel; host nodes: CUhostFn */
+	uint32_t grid[3], block[3], shared;
+	void **params, **extra;
+	uint64_t a, b, bytes;
+};
+/* A stream's capture, from cuStreamGetCaptureInfo. */
+struct ci_capture {
+	bool active;              /* ACTIVE (not invalidated) */
+	uint64_t id, graph, node; /* node: the one the last operation became, 0 if not one */
+};
+/* Whether STREAM (a handle as a stream slot keeps it) is capturing (active or invalidated). */
+bool ci_capture_info(uint64_t stream, struct ci_capture *out);
+/* An operation enqueued on stream slot SSLOT became a node if the stream captures (KNOWN: its
+ * capture as the caller asked after the operation, or NULL to ask). */
+void ci_graph_captured(struct ci_call *c, uint32_t sslot, const struct ci_capture *known,
+		       struct ci_node_args *n);
+void ci_graph_capture_begin(struct ci_call *c, uint32_t sslot, unsigned mode, uint64_t into);
+void ci_graph_capture_end(struct ci_call *c, CUresult r, uint64_t graph, uint64_t began);
+uint64_t ci_graph_of_capture(uint32_t sslot);
+void ci_graph_created(struct ci_call *c, CUresult r, uint64_t graph);
+void ci_graph_destroyed(struct ci_call *c, CUresult r, uint64_t graph);
+void ci_graph_node_added(struct ci_call *c, CUresult r, uint64_t graph, struct ci_node_args *n);
+/* Node NODE changed: in the graph (EXEC 0) or in executable graph EXEC. */
+void ci_graph_node_updated(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
+			   struct ci_node_args *n, uint16_t flags);
+void ci_graph_instantiated(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph,
+			   uint64_t flags);
+void ci_graph_exec_destroyed(struct ci_call *c, CUresult r, uint64_t exec);
+void ci_graph_cloned(struct ci_call *c, CUresult r, uint64_t clone, uint64_t original);
+/* cuGraphExecUpdate: EXEC now runs GRAPH's parameters, ordinal for ordinal. */
+void ci_graph_exec_updated(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph);
+void ci_graph_node_enabled(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, unsigned enabled);
+/* A cuGraphLaunch whose launch-ring entry has seq LAUNCH_SEQ (no lock). */
+void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t launch_seq,
+		       uint64_t stream_seq);
+void ci_graphs_forget(void);
+/* Before a cuGraphLaunch: reset the in-graph breadcrumb of EXEC's graph on stream S. */
+void ci_graph_launch_pre(struct ci_call *c, uint64_t exec, CUstream s);
+/* The device address of breadcrumb slot SLOT for context slot CTX (setting the context's
+ * breadcrumbs up first if needed) and the width of its writes; 0 when breadcrumbs are off
+ * there (launch.c). */
+uint64_t ci_crumb_address(uint32_t ctx, uint32_t slot, uint32_t *width);
+/* Enqueue the write of VALUE at ADDRESS (from ci_crumb_address) on STREAM. */
+CUresult ci_crumb_write(uint64_t stream, uint64_t address, uint32_t width, uint64_t value);
+/* Copy a kernel's parameters into OUT (CI_LAUNCH_PARAM_BYTES) as launch.c does for launches. */
+uint16_t ci_params_copy(uint8_t *out, const struct ci_func_priv *fp, void **params, void **extra,
+			uint16_t *flags);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Crashes, snapshots, fork (crash.c), fatal signals (signals.c)                              */

@@ -11,6 +11,11 @@
  *   launchbench crumb THREADS OPS REPS    cuStreamWriteValue64 into host-registered memory,
  *                                         each thread on its own stream: the driver call a
  *                                         breadcrumb adds after each launch, measured alone
+ *   launchbench graph THREADS OPS REPS    cuGraphLaunch of a graph of 4 kernel launches each
+ *                                         thread captured on its own stream
+ *   launchbench capture THREADS OPS REPS  cuLaunchKernel into a stream capture (relaxed mode),
+ *                                         64 launches per capture; each op's share of the
+ *                                         capture's begin, end and cuGraphDestroy included
  *
  * Time is each thread's CPU time (CLOCK_THREAD_CPUTIME_ID) over its OPS calls, so that 8 threads
  * on 2 cores measure the cost per call, not the machine's oversubscription.  Prints
@@ -32,7 +37,10 @@ static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
 static CUcontext ctx;
 static CUfunction fn;
 static long ops;
-enum { MODE_LAUNCH, MODE_ALLOC, MODE_CRUMB };
+enum { MODE_LAUNCH, MODE_ALLOC, MODE_CRUMB, MODE_GRAPH, MODE_CAPTURE };
+#define GRAPH_KERNELS 4
+#define CAPTURE_LAUNCHES 64
+static __thread CUgraphExec thread_exec;
 static int mode;
 static uint64_t crumbs[64];       /* host memory the crumb mode writes, one word per thread */
 static CUdeviceptr crumbs_alias;
@@ -55,6 +63,17 @@ static inline __attribute__((always_inline)) void op(CUstream s, void **params, 
 		CHECK(cuMemFree(p));
 	} else if (mode == MODE_CRUMB) {
 		CHECK(cuStreamWriteValue64(s, crumbs_alias + 8 * (CUdeviceptr)thread, i, 0));
+	} else if (mode == MODE_GRAPH) {
+		CHECK(cuGraphLaunch(thread_exec, s));
+	} else if (mode == MODE_CAPTURE) {
+		if (i % CAPTURE_LAUNCHES == 0)
+			CHECK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
+		CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
+		if (i % CAPTURE_LAUNCHES == CAPTURE_LAUNCHES - 1) {
+			CUgraph g;
+			CHECK(cuStreamEndCapture(s, &g));
+			CHECK(cuGraphDestroy(g));
+		}
 	} else {
 		CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
 	}
@@ -74,6 +93,15 @@ static void *worker(void *argp)
 	uint64_t a = 1, c = 3;
 	uint32_t b = 2;
 	void *params[] = { &a, &b, &c };
+	if (mode == MODE_GRAPH) {
+		CUgraph g;
+		CHECK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_RELAXED));
+		for (int k = 0; k < GRAPH_KERNELS; k++)
+			CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));
+		CHECK(cuStreamEndCapture(s, &g));
+		CHECK(cuGraphInstantiateWithFlags(&thread_exec, g, 0));
+		CHECK(cuGraphDestroy(g));
+	}
 	/* Warm up: the first launch's setup of the thread, stream and function, and the first lap
 	 * around the default record's launch ring (whose pages the kernel allocates on first
 	 * touch), are not the steady cost. */
@@ -82,11 +110,15 @@ static void *worker(void *argp)
 	CHECK(cuStreamSynchronize(s));
 	pthread_barrier_wait(&start);
 	double t0 = thread_ns();
-	for (long i = 0; i < ops; i++) {
+	long n = mode == MODE_CAPTURE ? (ops + CAPTURE_LAUNCHES - 1) / CAPTURE_LAUNCHES * CAPTURE_LAUNCHES : ops;
+	for (long i = 0; i < n; i++) {
 		a = (uint64_t)i;
 		op(s, params, arg->thread, (uint64_t)i);
 	}
-	arg->ns = (thread_ns() - t0) / (double)ops;
+	arg->ns = (thread_ns() - t0) / (double)n;
+	if (thread_exec)
+		CHECK(cuGraphExecDestroy(thread_exec));
+	thread_exec = NULL;
 	CHECK(cuStreamSynchronize(s));
 	CHECK(cuStreamDestroy(s));
 	return NULL;
@@ -100,13 +132,15 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5 || (strcmp(argv[1], "launch") && strcmp(argv[1], "alloc") &&
-			  strcmp(argv[1], "crumb"))) {
-		fprintf(stderr, "usage: launchbench launch|alloc|crumb THREADS OPS REPS\n");
+	static const char *const modes[] = { "launch", "alloc", "crumb", "graph", "capture" };
+	mode = -1;
+	for (int k = 0; argc == 5 && k < 5; k++)
+		if (!strcmp(argv[1], modes[k]))
+			mode = k;
+	if (mode < 0) {
+		fprintf(stderr, "usage: launchbench launch|alloc|crumb|graph|capture THREADS OPS REPS\n");
 		return 2;
 	}
-	mode = !strcmp(argv[1], "alloc") ? MODE_ALLOC : !strcmp(argv[1], "crumb") ? MODE_CRUMB
-										     : MODE_LAUNCH;
 	int threads = atoi(argv[2]);
 	ops = atol(argv[3]);
 	int reps = atoi(argv[4]);

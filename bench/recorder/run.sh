@@ -65,3 +65,21 @@ for t in 1 8; do
 	with=$(ns alloc $t CUDAINSPECT_STACKS=off)
 	line "recorder.alloc_free.added.stacks_off.${t}t" "$(sub "$with" "$base")" ns
 done
+# Graphs: added per cuGraphLaunch of a 4-kernel captured graph (with and without the in-graph
+# breadcrumbs, whose writes the simulator replays as nodes: their replay-time cost on the
+# simulator), and per launch made into a stream capture (the node it becomes, recorded under the
+# graph lock, its cuStreamGetCaptureInfo, and its in-graph breadcrumb write).
+for t in 1 8; do
+	base=$(ns graph $t)
+	line "recorder.graph_launch.baseline.${t}t" "$base" ns
+	with=$(ns graph $t CUDAINSPECT_STACKS=fast)
+	line "recorder.graph_launch.added.stacks_fast.${t}t" "$(sub "$with" "$base")" ns
+	with=$(ns graph $t CUDAINSPECT_STACKS=fast CUDAINSPECT_GRAPH_CRUMBS=off)
+	line "recorder.graph_launch.added.graph_crumbs_off.${t}t" "$(sub "$with" "$base")" ns
+	base=$(ns capture $t)
+	line "recorder.captured_launch.baseline.${t}t" "$base" ns
+	with=$(ns capture $t CUDAINSPECT_STACKS=fast)
+	line "recorder.captured_launch.added.stacks_fast.${t}t" "$(sub "$with" "$base")" ns
+	with=$(ns capture $t CUDAINSPECT_STACKS=fast CUDAINSPECT_GRAPH_CRUMBS=off)
+	line "recorder.captured_launch.added.graph_crumbs_off.${t}t" "$(sub "$with" "$base")" ns
+done

@@ -243,12 +243,18 @@ struct ci_model {
 	/* Python (sections 18 and 19; empty where the recorder found no interpreter). */
 	struct ci_python *python; size_t python_count;
 	struct ci_py_code *py_codes; size_t py_code_count;
+	/* Graphs (format 1.1): tables, slot numbers kept; a node's versions share its graph and
+	 * ordinal (record.h, struct ci_graph_node). */
+	struct ci_graph *graphs; size_t graph_count;
+	struct ci_graph_node *graph_nodes; size_t graph_node_count;
+	struct ci_graph_exec *graph_execs; size_t graph_exec_count;
 
 	/* Rings: accepted entries only, sorted by time_ns then seq (oldest first).  In a lazy model
 	 * (ci_decode_with) `launches` is NULL: read them with ci_model_launch(). */
 	struct ci_launch *launches; size_t launch_count;
 	struct ci_api_error *errors; size_t error_count;
 	struct ci_event *events; size_t event_count;
+	struct ci_graph_launch *graph_launches; size_t graph_launch_count;
 	struct ci_alloc *frees; size_t free_count;
 	/* Live allocations (state LIVE, complete), sorted by address (then id).  NULL in a lazy
 	 * model: read them with ci_model_alloc(). */
@@ -332,6 +338,8 @@ const char *ci_model_function_name(const struct ci_model *model, uint32_t functi
 const char *ci_alloc_kind_name(uint32_t kind);
 const char *ci_launch_api_name(uint32_t api);
 const char *ci_event_kind_name(uint32_t kind);
+const char *ci_node_type_name(uint32_t type);     /* "kernel", "memcpy": CI_NODE_TYPES */
+const char *ci_graph_origin_name(uint32_t origin); /* "captured", "built": CI_GRAPH_ORIGINS */
 const char *ci_stream_kind_name(uint32_t kind);
 const char *ci_crumb_status_name(uint32_t status);
 const char *ci_context_kind_name(uint32_t kind);
@@ -524,6 +532,33 @@ struct ci_evidence_item {
 	ptrdiff_t xid;           /* index into evidence->kernel_log->items, -1 if none */
 };
 
+/* A graph launch expanded into the nodes its executable graph ran (corefile/graphs.c). */
+struct ci_graph_node_state {
+	const struct ci_graph_node *node;  /* the version this replay ran (model->graph_nodes) */
+	const struct ci_graph_node *first; /* the graph's first version of that ordinal */
+	enum ci_launch_state state;        /* in_flight: running when the record was taken */
+};
+struct ci_graph_replay {
+	size_t launch;             /* index into model->launches of the cuGraphLaunch */
+	uint32_t exec, graph;      /* CI_SEC_GRAPH_EXECS / CI_SEC_GRAPHS slots, CI_NONE */
+	uint64_t replay;           /* the exec's launch number, 0 when unknown */
+	struct ci_graph_node_state *nodes; size_t node_count; /* by ordinal */
+	size_t kernel_count;       /* kernel nodes among them */
+	bool crumb;                /* node states come from the in-graph breadcrumb */
+	uint64_t crumb_value;      /* its value: ordinal + 1 of the last kernel node finished */
+	ptrdiff_t faulting_node;   /* index into nodes, -1 when not identified */
+	/* The faulting kernel node as a launch (function, grid, block, parameters, the capture or
+	 * add stack), with the graph launch's stream, thread, time and number: what the views show
+	 * as the faulting kernel.  Valid when faulting_node >= 0. */
+	struct ci_launch kernel;
+};
+/* Expand launch LAUNCH (a cuGraphLaunch) of MODEL whose state is STATE; false when the record
+ * has no graph tables for it (a 1.0 record, an exec it missed).  RET->nodes is malloc'd: free it
+ * with ci_graph_replay_deinit. */
+bool ci_graph_replay_expand(const struct ci_model *model, size_t launch, enum ci_launch_state state,
+			    struct ci_graph_replay *ret);
+void ci_graph_replay_deinit(struct ci_graph_replay *r);
+
 struct ci_diagnosis {
 	enum ci_verdict verdict;
 	enum ci_launch_state *launch_state; /* parallel to model->launches */
@@ -546,6 +581,9 @@ struct ci_diagnosis {
 	ptrdiff_t faulting_copy;     /* an ENGINE CE fault: the copy or set it names, index into
 				      * model->events, -1 if none */
 	struct ci_evidence_item *evidence; size_t evidence_count;
+	/* The faulting launch is a graph launch: its replay, nodes and faulting kernel node (the
+	 * attributions of the faulting launch are that node's arguments).  NULL otherwise. */
+	struct ci_graph_replay *graph;
 };
 
 /* What the diagnosis takes besides the record and its evidence. */
@@ -674,6 +712,7 @@ enum ci_view {
 	CI_VIEW_THREADS,
 	CI_VIEW_FAULT,
 	CI_VIEW_ALL,
+	CI_VIEW_GRAPHS,
 };
 
 /* The filters a view may accept (ci_view_info.filters): X(NAME, BIT, OPTION), NAME = 1 << BIT. */

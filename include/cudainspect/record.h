@@ -223,6 +223,14 @@ struct ci_header {
 	X(CI_SEC_PYTHON, 18, "python", "Python")                                             \
 	/* struct ci_py_code, append-only: Python code objects interned at first sight */     \
 	X(CI_SEC_PY_CODES, 19, "python_codes", "Python code objects")                        \
+	/* struct ci_graph, append-only table (18-19 are Python's) */                        \
+	X(CI_SEC_GRAPHS, 20, "graphs", "graphs")                                             \
+	/* struct ci_graph_node, append-only table: nodes and their updates */               \
+	X(CI_SEC_GRAPH_NODES, 21, "graph_nodes", "graph nodes")                              \
+	/* struct ci_graph_exec, append-only table */                                        \
+	X(CI_SEC_GRAPH_EXECS, 22, "graph_execs", "executable graphs")                        \
+	/* struct ci_graph_launch, ring */                                                   \
+	X(CI_SEC_GRAPH_LAUNCHES, 23, "graph_launches", "graph launches")                     \
 	/* kernel-log lines of this process (byte area, text ci_klog_parse reads: one /dev/kmsg \
 	 * record or log line per '\\n'); 20-23 graphs are taken */                         \
 	X(CI_SEC_KERNEL_LOG, 24, "kernel_log", "kernel log")
@@ -519,7 +527,7 @@ struct ci_api_error {
 	X(CI_EV_STREAM_WAIT_EVENT, 5, "stream_wait_event") /* a = event, stream = waiter */ \
 	X(CI_EV_CAPTURE_BEGIN, 6, "capture_begin")   /* value = mode */                     \
 	X(CI_EV_CAPTURE_END, 7, "capture_end")       /* a = CUgraph */                      \
-	X(CI_EV_GRAPH_INSTANTIATE, 8, "graph_instantiate") /* a = CUgraphExec, b = CUgraph */ \
+	X(CI_EV_GRAPH_INSTANTIATE, 8, "graph_instantiate") /* a = CUgraphExec, b = CUgraph, value = flags */ \
 	X(CI_EV_GRAPH_LAUNCH, 9, "graph_launch")     /* a = CUgraphExec (also in the launch \
 							ring) */                            \
 	X(CI_EV_MODULE_LOAD, 10, "module_load")      /* a = handle, value = code module     \
@@ -624,6 +632,132 @@ struct ci_thread {
 };
 
 /* ---------------------------------------------------------------------------------------- */
+/* Graphs (format 1.1)                                                                        */
+
+/* How a graph came to be (ci_graph.origin). */
+#define CI_GRAPH_ORIGINS(X)                                                                  \
+	X(CI_GRAPH_CAPTURED, 1, "captured") /* cuStreamBeginCapture ... cuStreamEndCapture */ \
+	X(CI_GRAPH_BUILT, 2, "built")       /* cuGraphCreate and cuGraphAdd*Node */          \
+	X(CI_GRAPH_CAPTURED_INTO, 3, "captured_into") /* cuStreamBeginCaptureToGraph into a \
+							 graph built or seen before */   \
+	X(CI_GRAPH_UNSEEN, 4, "unseen")     /* first named by a call after its creation was  \
+					       missed (made before the recorder started) */  \
+	X(CI_GRAPH_CLONED, 5, "cloned")     /* cuGraphClone: the original's nodes, copied */
+CI_RECORD_ENUM(ci_graph_origin, CI_GRAPH_ORIGINS);
+
+/* ci_graph.flags (atomic or-updates) */
+#define CI_GRAPH_ENDED (1u << 0)       /* the capture ended with a graph */
+#define CI_GRAPH_INVALIDATED (1u << 1) /* the capture was invalidated: no graph came of it */
+
+/* A node's type: CUgraphNodeType + 1 (cuda.h), and the event joins a capture records. */
+#define CI_NODE_TYPES(X)                                                                     \
+	X(CI_NODE_KERNEL, 1, "kernel")                                                      \
+	X(CI_NODE_MEMCPY, 2, "memcpy")                                                      \
+	X(CI_NODE_MEMSET, 3, "memset")                                                      \
+	X(CI_NODE_HOST, 4, "host")                                                          \
+	X(CI_NODE_CHILD_GRAPH, 5, "child_graph")                                            \
+	X(CI_NODE_EMPTY, 6, "empty")                                                        \
+	X(CI_NODE_EVENT_WAIT, 7, "event_wait")                                              \
+	X(CI_NODE_EVENT_RECORD, 8, "event_record")                                          \
+	X(CI_NODE_SEM_SIGNAL, 9, "ext_semaphore_signal")                                    \
+	X(CI_NODE_SEM_WAIT, 10, "ext_semaphore_wait")                                       \
+	X(CI_NODE_MEM_ALLOC, 11, "mem_alloc")                                               \
+	X(CI_NODE_MEM_FREE, 12, "mem_free")                                                 \
+	X(CI_NODE_MEMOP, 13, "memop")                                                       \
+	X(CI_NODE_CONDITIONAL, 14, "conditional")
+CI_RECORD_ENUM(ci_node_type, CI_NODE_TYPES);
+
+/* ci_graph_node.flags: CI_LAUNCH_PARAMS_EXTRA and CI_LAUNCH_PARAMS_CUT as for launches, and: */
+#define CI_NODE_CRUMB (1u << 8)    /* followed by an in-graph breadcrumb write of its ordinal */
+#define CI_NODE_UPDATE (1u << 9)   /* replaces node `ordinal` (cuGraph*SetParams) */
+#define CI_NODE_DISABLED (1u << 10) /* cuGraphNodeSetEnabled(0) in `exec`: an empty node */
+
+/* A graph, captured or built.  In-graph breadcrumbs: when crumb_slot is not CI_NONE, each
+ * replay first writes 0 into breadcrumb slot crumb_slot, and after each kernel node marked
+ * CI_NODE_CRUMB the GPU writes that node's ordinal + 1 there. */
+struct ci_graph {
+	uint64_t seq;
+	uint64_t handle;          /* CUgraph */
+	uint64_t capture_id;      /* cuStreamGetCaptureInfo's id, 0 for built graphs */
+	uint64_t create_ns;       /* capture begin, cuGraphCreate */
+	uint64_t end_ns;          /* capture end (atomic), 0 otherwise */
+	uint64_t destroy_ns;      /* cuGraphDestroy (atomic), 0 while alive */
+	uint32_t origin;          /* enum ci_graph_origin */
+	uint32_t flags;           /* CI_GRAPH_* (atomic) */
+	uint32_t ctx;             /* CI_SEC_CONTEXTS slot or CI_NONE */
+	uint32_t stream;          /* the capture's origin stream slot, CI_NONE */
+	uint32_t capture_mode;    /* CUstreamCaptureMode */
+	uint32_t tid;
+	uint32_t stack;           /* where it was created (capture begin, cuGraphCreate) */
+	uint32_t end_stack;       /* capture end */
+	uint32_t nodes;           /* ordinals handed out (atomic) */
+	uint32_t nodes_dropped;   /* nodes the node table had no room for (atomic) */
+	uint32_t crumb_slot;      /* index into CI_SEC_BREADCRUMBS, CI_NONE */
+	uint32_t pad;
+};
+
+/* A node of a graph (exec == CI_NONE) or an update of one node in one executable graph.  The
+ * entries of one graph ordinal are its versions: the graph's node is the latest with exec
+ * CI_NONE made before an instantiation, an exec's node the latest of its updates before a
+ * launch, else the graph's. */
+struct ci_graph_node {
+	uint64_t seq;
+	uint64_t time_ns;
+	uint64_t handle;          /* CUgraphNode, 0 if unknown */
+	uint64_t function_handle; /* kernels: CUfunction/CUkernel; host nodes: CUhostFn */
+	uint64_t a;               /* memcpy, memset, memop: destination; events: CUevent;
+				     child graphs: CUgraph */
+	uint64_t b;               /* memcpy: source; memset, memop: value */
+	uint64_t bytes;           /* memcpy, memset: bytes */
+	uint32_t graph;           /* CI_SEC_GRAPHS slot */
+	uint32_t exec;            /* CI_SEC_GRAPH_EXECS slot, CI_NONE for the graph's own */
+	uint32_t ordinal;         /* 0-based, in the order the graph's nodes were added */
+	uint32_t type;            /* enum ci_node_type */
+	uint32_t function;        /* CI_SEC_FUNCTIONS slot or CI_NONE */
+	uint32_t stream;          /* captured: the stream it was enqueued on, else CI_NONE */
+	uint32_t tid;
+	uint32_t stack;           /* where it was captured, added or updated */
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t shared_mem;
+	uint16_t flags;           /* CI_LAUNCH_PARAMS_*, CI_NODE_* */
+	uint16_t param_len;       /* valid bytes in params[] */
+	uint32_t pad[2];
+	uint8_t params[CI_LAUNCH_PARAM_BYTES]; /* as ci_launch.params */
+};
+
+/* An executable graph. */
+struct ci_graph_exec {
+	uint64_t seq;
+	uint64_t handle;          /* CUgraphExec */
+	uint64_t graph_handle;    /* the CUgraph it was instantiated from */
+	uint64_t instantiate_ns;
+	uint64_t destroy_ns;      /* atomic, 0 while alive */
+	uint64_t flags;           /* CUDA_GRAPH_INSTANTIATE_FLAG_* */
+	uint64_t launches;        /* cuGraphLaunch calls accepted so far (atomic) */
+	uint32_t graph;           /* CI_SEC_GRAPHS slot or CI_NONE */
+	uint32_t nodes;           /* the graph's ordinals at instantiation */
+	uint32_t tid;
+	uint32_t stack;
+	uint32_t updates;         /* node updates recorded (atomic) */
+	uint32_t pad;
+};
+
+/* One cuGraphLaunch: which exec, which stream, which replay. */
+struct ci_graph_launch {
+	uint64_t seq;
+	uint64_t time_ns;
+	uint64_t exec_handle;
+	uint64_t replay;          /* 1-based: the exec's launches counter after this one */
+	uint64_t launch_seq;      /* seq of its CI_SEC_LAUNCHES entry, 0 if that was dropped */
+	uint64_t stream_seq;      /* its number on its stream (as the launch entry's) */
+	uint32_t exec;            /* CI_SEC_GRAPH_EXECS slot or CI_NONE */
+	uint32_t stream;          /* CI_SEC_STREAMS slot or CI_NONE */
+	uint32_t tid;
+	int32_t result;
+};
+
+/* ---------------------------------------------------------------------------------------- */
 /* Size pins: changing any of these is a format change (see docs/FORMAT.md).                  */
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
@@ -643,6 +777,10 @@ _Static_assert(sizeof(struct ci_stack) == 24, "ci_stack size");
 _Static_assert(sizeof(struct ci_thread) == 40, "ci_thread size");
 _Static_assert(sizeof(struct ci_python) == 200, "ci_python size");
 _Static_assert(sizeof(struct ci_py_code) == 40, "ci_py_code size");
+_Static_assert(sizeof(struct ci_graph) == 96, "ci_graph size");
+_Static_assert(sizeof(struct ci_graph_node) == 256, "ci_graph_node size");
+_Static_assert(sizeof(struct ci_graph_exec) == 80, "ci_graph_exec size");
+_Static_assert(sizeof(struct ci_graph_launch) == 64, "ci_graph_launch size");
 #define CI_SECTION_KIND_FITS(name, value, ...) _Static_assert(value < CI_SECTION_KIND_MAX, #name);
 CI_SECTION_KINDS(CI_SECTION_KIND_FITS)
 #undef CI_SECTION_KIND_FITS

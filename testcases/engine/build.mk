@@ -55,10 +55,13 @@ $(BUILD)/launchstorm: $(ENGINE_OBJ)/launchstorm.o $(ENGINE_COMMON)
 $(BUILD)/apitour: $(ENGINE_OBJ)/apitour.o $(ENGINE_COMMON)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ENGINE_LIBS)
 
+$(BUILD)/graphengine: $(ENGINE_OBJ)/graphengine.o $(ENGINE_COMMON)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ENGINE_LIBS)
+
 $(BUILD)/xidengine: $(ENGINE_OBJ)/xidengine.o $(ENGINE_COMMON)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ENGINE_LIBS)
 
-ENGINE_PROGS := $(BUILD)/miniengine $(BUILD)/launchstorm $(BUILD)/xidengine \
+ENGINE_PROGS := $(BUILD)/miniengine $(BUILD)/launchstorm $(BUILD)/graphengine $(BUILD)/xidengine \
 		$(if $(wildcard $(ENGINE_DIR)/apitour.c),$(BUILD)/apitour)
 ALL += $(ENGINE_PROGS)
 

@@ -36,6 +36,7 @@ STEPS=(
 	"hang:90:--hang under the recorder: cudainspect --pid on the live process, then SIGUSR1 releases it -> hang/"
 	"overhead:90:crumbbench launch cost and launchstorm throughput without the recorder, with it, without its breadcrumbs, without stacks -> overhead/"
 	"crumbs:60:crumbbench: cost of cuStreamWriteValue64 per launch (CPU/GPU ns, barrier or not, 32-bit) and the slot after an illegal address -> crumbs/"
+	"graphs:60:graphengine's fault inside a graph replay (captured: a stale page index; explicit: a freed KV cache) without the recorder (does it fault?) and with it: the report names the kernel node -> graphs/MODE/"
 	"procaddr:90:dlsym/dlvsym/dlmopen/cuGetProcAddress traffic of miniengine --bootstrap and of cudart (static, shared, per-thread) probes; the probes under the recorder -> procaddr/"
 	"summary:15:collect step results and key facts -> summary.txt, summary.json"
 )
@@ -207,7 +208,7 @@ loads_here() {
 }
 
 step_build() {
-	local progs=("$B/miniengine" "$B/launchstorm" "$B/apitour" "$B/gpu/crumbbench"
+	local progs=("$B/miniengine" "$B/launchstorm" "$B/apitour" "$B/graphengine" "$B/gpu/crumbbench"
 		"$B/gpu/libprocaddr-log.so" "$B/libcudainspect-rec.so" "$B/cudainspect")
 	local usable=1 p
 	for p in "${progs[@]}"; do
@@ -313,23 +314,27 @@ step_engines() {
 	return "$fail"
 }
 
-# One fault run: DIR, RECORDED, KIND.  Without the recorder only the outcome matters (does the
-# planted bug really fault?); with it the core (or, when core_pattern pipes cores away, a gcore
-# taken in gdb) and the recorder's snapshots are inspected.
+# One fault run: DIR, RECORDED, KIND [CMD...] (default CMD: miniengine --fault KIND --verbose).
+# Without the recorder only the outcome matters (does the planted bug really fault?); with it
+# the core (or, when core_pattern pipes cores away, a gcore taken in gdb) and the recorder's
+# snapshots are inspected.
 fault_run() {
 	local dir=$1 rec=$2 kind=$3 pattern core="" snap
+	shift 3
+	local cmd=("$@")
+	[ ${#cmd[@]} -gt 0 ] || cmd=("$B/miniengine" --fault "$kind" --verbose)
 	pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
 	mkdir -p "$dir"
 	if [ "$rec" = 1 ] && [ "${pattern#|}" != "$pattern" ] && have gdb; then
 		local wrapper="set exec-wrapper env LD_PRELOAD=$REC ${REC_ENV[*]} CUDAINSPECT_SNAPSHOT_DIR=$dir"
 		(cd "$dir" && t 90 gdb -q -nx -batch -iex 'set debuginfod enabled off' -iex "$wrapper" \
 			-ex 'set pagination off' -ex run -ex 'gcore core.gdb' -ex 'kill' \
-			--args "$B/miniengine" --fault "$kind" --verbose) >"$dir/gdb.out" 2>"$dir/err"
+			--args "${cmd[@]}") >"$dir/gdb.out" 2>"$dir/err"
 		if grep -q 'SIGABRT' "$dir/gdb.out"; then echo 134; else echo "no SIGABRT (see gdb.out)"; fi >"$dir/rc"
 		[ -f "$dir/core.gdb" ] && core=$dir/core.gdb
 		note "$kind: core_pattern pipes cores ($pattern): used gdb + gcore"
 	else
-		run_engine "$dir" "$rec" "$B/miniengine" --fault "$kind" --verbose
+		run_engine "$dir" "$rec" "${cmd[@]}"
 		[ "$rec" = 1 ] && core=$(find_core "$dir")
 	fi
 	[ "$rec" = 1 ] || return 0
@@ -371,6 +376,31 @@ step_faults() {
 				note "$kind: neither a core nor a snapshot to inspect"
 				fail=1
 			fi
+		fi
+	done
+	return "$fail"
+}
+
+step_graphs() {
+	local mode fail=0 d rc line report
+	for mode in capture explicit; do
+		d=$OUT/graphs/$mode
+		fault_run "$d/plain" 0 "graph-$mode" "$B/graphengine" --mode "$mode" --steps 8 --fault-step 5
+		rc=$(cat "$d/plain/rc")
+		line=$(grep -m1 'CUDA error:' "$d/plain/err" | sed 's/.*CUDA error: //')
+		fact "graph_${mode}_without_recorder" "exit $rc: ${line:-no CUDA error}"
+		echo "  graph $mode without recorder: exit $rc: ${line:-no CUDA error line}"
+		have_rec || continue
+		fault_run "$d/recorded" 1 "graph-$mode" "$B/graphengine" --mode "$mode" --steps 8 --fault-step 5
+		for report in report report-signal report-error ""; do
+			[ -f "$d/recorded/$report.txt" ] && break
+		done
+		if [ -n "$report" ]; then
+			fact "graph_${mode}_diagnosis" "$report: $(grep -m1 -E '^(Faulting kernel|Unfinished kernel)' "$d/recorded/$report.txt")"
+			grep -m1 -E 'node [0-9]+ of .* replay' "$d/recorded/$report.txt" | sed 's/^/    /'
+		elif [ "$(cat "$d/plain/rc")" = 134 ]; then
+			note "graph $mode: it faulted, but neither a core nor a snapshot to inspect"
+			fail=1
 		fi
 	done
 	return "$fail"

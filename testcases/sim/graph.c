@@ -41,15 +41,20 @@ SIM_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 	return CUDA_SUCCESS;
 }
 
-void sim_work_copy(struct sim_work *dst, const struct sim_work *src)
+/* A deep copy of work; a kernel node's parameter copy only WITH_PARAMS (an exec keeps it, a
+ * replay does not need it). */
+static void sim_work_dup(struct sim_work *dst, const struct sim_work *src, int with_params)
 {
 	*dst = *src;
-	if (src->kind == SIM_OP_KERNEL && src->u.kernel.argv) {
-		dst->u.kernel.argv = malloc(src->u.kernel.argc * sizeof(*dst->u.kernel.argv));
-		if (dst->u.kernel.argv)
-			memcpy(dst->u.kernel.argv, src->u.kernel.argv, src->u.kernel.argc * sizeof(*dst->u.kernel.argv));
-		else
-			dst->u.kernel.argc = 0; /* best effort without memory: no argument, no Xid line */
+	if (src->kind == SIM_OP_KERNEL) {
+		dst->u.kernel.kp = with_params ? sim_kparams_copy(src->u.kernel.kp) : NULL;
+		if (src->u.kernel.argv) {
+			dst->u.kernel.argv = malloc(src->u.kernel.argc * sizeof(*dst->u.kernel.argv));
+			if (dst->u.kernel.argv)
+				memcpy(dst->u.kernel.argv, src->u.kernel.argv, src->u.kernel.argc * sizeof(*dst->u.kernel.argv));
+			else
+				dst->u.kernel.argc = 0; /* best effort without memory: no argument, no Xid line */
+		}
 	}
 	if (src->kind == SIM_OP_COPY && src->u.copy.staging) {
 		dst->u.copy.staging = malloc(src->u.copy.bytes);
@@ -60,17 +65,49 @@ void sim_work_copy(struct sim_work *dst, const struct sim_work *src)
 	}
 }
 
-void sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w)
+void sim_work_copy(struct sim_work *dst, const struct sim_work *src)
+{
+	sim_work_dup(dst, src, 1);
+}
+
+static CUgraphNodeType sim_work_node_type(const struct sim_work *w)
+{
+	switch (w->kind) {
+	case SIM_OP_KERNEL: return CU_GRAPH_NODE_TYPE_KERNEL;
+	case SIM_OP_HOST_FN: return CU_GRAPH_NODE_TYPE_HOST;
+	case SIM_OP_COPY: return CU_GRAPH_NODE_TYPE_MEMCPY;
+	case SIM_OP_SET: return CU_GRAPH_NODE_TYPE_MEMSET;
+	case SIM_OP_WRITE:
+	case SIM_OP_WAIT_VALUE: return CU_GRAPH_NODE_TYPE_BATCH_MEM_OP;
+	case SIM_OP_EVENT: return CU_GRAPH_NODE_TYPE_EVENT_RECORD;
+	case SIM_OP_FREE: return CU_GRAPH_NODE_TYPE_MEM_FREE;
+	default: return CU_GRAPH_NODE_TYPE_EMPTY;
+	}
+}
+
+struct sim_graph_node *sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w)
 {
 	if (g->nnodes == g->cap) {
 		size_t ncap = g->cap ? g->cap * 2 : 16;
 		struct sim_work *n = realloc(g->nodes, ncap * sizeof(*n));
 		if (!n)
-			return;
+			return NULL;
 		g->nodes = n;
+		struct sim_graph_node **h = realloc(g->handles, ncap * sizeof(*h));
+		if (!h)
+			return NULL;
+		g->handles = h;
 		g->cap = ncap;
 	}
+	struct sim_graph_node *node = sim_obj_new(SIM_KIND_GRAPH_NODE, sizeof(*node));
+	if (!node)
+		return NULL;
+	node->graph = g;
+	node->index = g->nnodes;
+	node->type = sim_work_node_type(w);
+	g->handles[g->nnodes] = node;
 	g->nodes[g->nnodes++] = *w;
+	return node;
 }
 
 /* Takes ownership of the work's resources. */
@@ -84,10 +121,11 @@ CUresult sim_capture_add(struct sim_stream *s, const struct sim_work *w)
 	else if (s->capture_status != SIM_CAPTURE_ACTIVE || !s->capture_graph)
 		r = CUDA_ERROR_ILLEGAL_STATE;
 	else {
-		size_t before = s->capture_graph->nnodes;
-		sim_graph_append_locked(s->capture_graph, &copy);
-		if (s->capture_graph->nnodes == before)
+		struct sim_graph_node *node = sim_graph_append_locked(s->capture_graph, &copy);
+		if (!node)
 			r = CUDA_ERROR_OUT_OF_MEMORY;
+		else
+			s->capture_last = (CUgraphNode)node;
 	}
 	pthread_mutex_unlock(&sim.lock);
 	if (r)
@@ -102,9 +140,25 @@ static void sim_graph_nodes_free(struct sim_work *nodes, size_t n)
 	free(nodes);
 }
 
+/* A graph's nodes and their handles (under sim.lock). */
+static void sim_graph_free_locked(struct sim_graph *g)
+{
+	sim_graph_nodes_free(g->nodes, g->nnodes);
+	for (size_t i = 0; i < g->nnodes; i++)
+		sim_obj_free(g->handles[i], SIM_KIND_GRAPH_NODE);
+	free(g->handles);
+	sim_obj_free(g, SIM_KIND_GRAPH);
+}
+
 /* ---- capture ------------------------------------------------------------------------------------- */
 
-static CUresult sim_begin_capture(CUstream h, CUstreamCaptureMode mode, int per_thread)
+static struct sim_graph *sim_graph_get(CUgraph h);
+static struct sim_graph_node *sim_node_get(CUgraphNode h);
+
+/* Begin a capture on stream H into a new graph, or (INTO) into an existing one after its
+ * node LAST (cuStreamBeginCaptureToGraph; NULL: no dependency). */
+static CUresult sim_begin_capture_into(CUstream h, CUstreamCaptureMode mode, int per_thread,
+				       struct sim_graph *into, CUgraphNode last)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_stream *s;
@@ -115,22 +169,30 @@ static CUresult sim_begin_capture(CUstream h, CUstreamCaptureMode mode, int per_
 		return CUDA_ERROR_INVALID_VALUE;
 	if (s->kind == SIM_STREAM_LEGACY)
 		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-	struct sim_graph *g = sim_obj_new(SIM_KIND_GRAPH, sizeof(*g));
+	struct sim_graph *g = into ? into : sim_obj_new(SIM_KIND_GRAPH, sizeof(*g));
 	if (!g)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	g->ctx = s->ctx;
+	if (!into) {
+		g->ctx = s->ctx;
+		g->id = sim_new_id();
+	}
 	pthread_mutex_lock(&sim.lock);
 	if (s->capture_status != SIM_CAPTURE_NONE) {
 		pthread_mutex_unlock(&sim.lock);
-		sim_obj_free(g, SIM_KIND_GRAPH);
+		if (!into)
+			sim_obj_free(g, SIM_KIND_GRAPH);
 		return CUDA_ERROR_ILLEGAL_STATE;
 	}
+	if (into && !g->ctx)
+		g->ctx = s->ctx;
+	s->capture_into = into != NULL;
 	s->capture_graph = g;
 	s->capture_status = SIM_CAPTURE_ACTIVE;
 	s->capture_mode = mode;
 	s->capture_id = sim_new_id();
 	s->capture_origin = 1;
 	s->capture_thread = &sim_thr;
+	s->capture_last = last;
 	atomic_fetch_add(&s->ctx->captures, 1);
 	atomic_store_explicit(&s->capturing, 1, memory_order_release);
 	pthread_mutex_unlock(&sim.lock);
@@ -141,6 +203,45 @@ static CUresult sim_begin_capture(CUstream h, CUstreamCaptureMode mode, int per_
 		atomic_fetch_add(&sim.global_captures, 1);
 	}
 	return CUDA_SUCCESS;
+}
+
+static CUresult sim_begin_capture(CUstream h, CUstreamCaptureMode mode, int per_thread)
+{
+	return sim_begin_capture_into(h, mode, per_thread, NULL, NULL);
+}
+
+/* "Begins graph capture on a stream to an existing graph ... dependencies: the set of nodes the
+ * first captured operation will depend on"; they must be nodes of hGraph (the simulator appends
+ * after the graph's nodes, an order that honours them); default edge data only. */
+static CUresult sim_begin_capture_to_graph(CUstream h, CUgraph hGraph, const CUgraphNode *deps,
+					   const CUgraphEdgeData *data, size_t ndeps,
+					   CUstreamCaptureMode mode, int per_thread)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph *g = sim_graph_get(hGraph);
+	if (!g || (ndeps && !deps))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < ndeps; i++) {
+		struct sim_graph_node *d = sim_node_get(deps[i]);
+		if (!d || d->graph != g)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (data && (data[i].from_port || data[i].to_port || data[i].type))
+			return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	return sim_begin_capture_into(h, mode, per_thread, g, ndeps ? deps[ndeps - 1] : NULL);
+}
+
+SIM_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+						const CUgraphEdgeData *dependencyData, size_t numDependencies,
+						CUstreamCaptureMode mode)
+{
+	return sim_begin_capture_to_graph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode, 0);
+}
+SIM_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+						     const CUgraphEdgeData *dependencyData, size_t numDependencies,
+						     CUstreamCaptureMode mode)
+{
+	return sim_begin_capture_to_graph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode, 1);
 }
 
 SIM_EXPORT CUresult cuStreamBeginCapture(CUstream hStream) { return sim_begin_capture(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, 0); }
@@ -171,7 +272,7 @@ static CUresult sim_end_capture(CUstream h, CUgraph *phGraph, int per_thread)
 		return CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
 	}
 	struct sim_graph *g = s->capture_graph;
-	int invalidated = 0;
+	int invalidated = 0, into = s->capture_into;
 	/* End the capture on the origin and on every stream that joined it. */
 	struct sim_ctx *ctx = s->ctx;
 	for (struct sim_stream *t = ctx->streams; t; t = t->next_in_ctx) {
@@ -192,8 +293,8 @@ static CUresult sim_end_capture(CUstream h, CUgraph *phGraph, int per_thread)
 	}
 	if (invalidated) {
 		pthread_mutex_lock(&sim.lock);
-		sim_graph_nodes_free(g->nodes, g->nnodes);
-		sim_obj_free(g, SIM_KIND_GRAPH);
+		if (!into)
+			sim_graph_free_locked(g); /* the caller's own graph stays, with what was added */
 		pthread_mutex_unlock(&sim.lock);
 		*phGraph = NULL;
 		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
@@ -257,20 +358,25 @@ SIM_EXPORT CUresult cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptur
 	return sim_capture_status(hStream, 1, captureStatus_out, id_out, NULL);
 }
 
-/* The simulator's graphs are linear, so the capture's "current dependencies" are never
- * reported: *numDependencies_out is 0. */
+/* The capture's "current dependencies": the node the stream's last captured operation became
+ * (after a join, the node the event was recorded after), none at the start.  The array is the
+ * stream's and stays valid until its next captured operation, as documented. */
 static CUresult sim_capture_info(CUstream h, int per_thread, CUstreamCaptureStatus *status, cuuint64_t *id,
 				 CUgraph *graph, const CUgraphNode **deps, const CUgraphEdgeData **edges,
 				 size_t *ndeps)
 {
 	CUresult r = sim_capture_status(h, per_thread, status, id, graph);
+	struct sim_stream *s = NULL;
+	if (r == CUDA_SUCCESS && (deps || ndeps) && sim_stream_resolve(h, per_thread, &s) != CUDA_SUCCESS)
+		s = NULL;
+	int active = r == CUDA_SUCCESS && *status == CU_STREAM_CAPTURE_STATUS_ACTIVE && s && s->capture_last;
 	if (r == CUDA_SUCCESS) {
 		if (deps)
-			*deps = NULL;
+			*deps = active ? &s->capture_last : NULL;
 		if (edges)
 			*edges = NULL;
 		if (ndeps)
-			*ndeps = 0;
+			*ndeps = active ? 1 : 0;
 	}
 	return r;
 }
@@ -314,7 +420,615 @@ static struct sim_graph_exec *sim_exec_get(CUgraphExec h)
 	return sim_obj_is(h, SIM_KIND_GRAPH_EXEC) ? (struct sim_graph_exec *)h : NULL;
 }
 
-static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h)
+static struct sim_graph_node *sim_node_get(CUgraphNode h)
+{
+	return sim_obj_is(h, SIM_KIND_GRAPH_NODE) ? (struct sim_graph_node *)h : NULL;
+}
+
+SIM_EXPORT CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
+{
+	SIM_REQUIRE_INIT();
+	if (!phGraph || flags) /* "flags: Graph creation flags, must be 0" */
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_graph *g = sim_obj_new(SIM_KIND_GRAPH, sizeof(*g));
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	struct sim_ctx *ctx = NULL;
+	if (sim_ctx_current(&ctx) != CUDA_SUCCESS)
+		ctx = NULL; /* graphs belong to no context; a launch checks its nodes' */
+	g->ctx = ctx;
+	g->id = sim_new_id();
+	*phGraph = (CUgraph)g;
+	return CUDA_SUCCESS;
+}
+
+/* Add work as a node of hGraph after `deps`, which must be nodes of that graph.  Nodes replay in
+ * the order they were added, which honours every dependency given here (a dependency exists
+ * before its dependents).  Takes ownership of the work's resources. */
+static CUresult sim_graph_add(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+			      struct sim_work *w)
+{
+	CUresult r = CUDA_SUCCESS;
+	struct sim_graph *g = sim_graph_get(hGraph);
+	if (!ph || !g || (ndeps && !deps))
+		r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	for (size_t i = 0; r == CUDA_SUCCESS && i < ndeps; i++) {
+		struct sim_graph_node *d = sim_node_get(deps[i]);
+		if (!d || d->graph != g)
+			r = CUDA_ERROR_INVALID_VALUE;
+		for (size_t j = 0; j < i && r == CUDA_SUCCESS; j++)
+			if (deps[j] == deps[i])
+				r = CUDA_ERROR_INVALID_VALUE; /* "must not contain duplicates" */
+	}
+	struct sim_graph_node *node = NULL;
+	if (r == CUDA_SUCCESS && !(node = sim_graph_append_locked(g, w)))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_unlock(&sim.lock);
+	if (r) {
+		sim_work_release(w);
+		return r;
+	}
+	*ph = (CUgraphNode)node;
+	return CUDA_SUCCESS;
+}
+
+/* The context a kernel node's function runs in: its module's, else the current one. */
+static struct sim_ctx *sim_node_ctx(struct sim_graph *g)
+{
+	struct sim_ctx *ctx = NULL;
+	if (g && g->ctx)
+		return g->ctx;
+	return sim_ctx_current(&ctx) == CUDA_SUCCESS ? ctx : NULL;
+}
+
+static CUresult sim_kernel_params_work(const CUDA_KERNEL_NODE_PARAMS *p, struct sim_graph *g,
+				       struct sim_work *w)
+{
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUfunction f = p->func ? p->func : (CUfunction)p->kern;
+	unsigned grid[3] = {p->gridDimX, p->gridDimY, p->gridDimZ};
+	unsigned block[3] = {p->blockDimX, p->blockDimY, p->blockDimZ};
+	return sim_kernel_node_work(f, grid, block, p->sharedMemBytes, p->kernelParams, p->extra,
+				    sim_node_ctx(g), w);
+}
+
+static CUDA_KERNEL_NODE_PARAMS sim_kernel_params_v2(const CUDA_KERNEL_NODE_PARAMS_v1 *p)
+{
+	return (CUDA_KERNEL_NODE_PARAMS){p->func, p->gridDimX, p->gridDimY, p->gridDimZ, p->blockDimX,
+					 p->blockDimY, p->blockDimZ, p->sharedMemBytes,
+					 p->kernelParams, p->extra, NULL, NULL};
+}
+
+SIM_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					    size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	CUresult r = sim_kernel_params_work(nodeParams, sim_graph_get(hGraph), &w);
+	return r ? r : sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+}
+
+SIM_EXPORT CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					 size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
+{
+	if (!nodeParams)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUDA_KERNEL_NODE_PARAMS p = sim_kernel_params_v2(nodeParams);
+	return cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, &p);
+}
+
+/* 1D copies between host, device and unified memory; arrays and 2D/3D shapes are not simulated. */
+static CUresult sim_memcpy_params_work(const CUDA_MEMCPY3D *p, struct sim_work *w)
+{
+	if (!p || !p->WidthInBytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (p->Height > 1 || p->Depth > 1 || p->srcY || p->srcZ || p->dstY || p->dstZ || p->srcLOD || p->dstLOD ||
+	    p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	size_t n = p->WidthInBytes;
+	void *d = NULL;
+	const void *src = NULL;
+	int dev;
+	switch (p->dstMemoryType) {
+	case CU_MEMORYTYPE_HOST: d = (char *)p->dstHost + p->dstXInBytes; break;
+	case CU_MEMORYTYPE_DEVICE: d = sim_mem_translate(p->dstDevice + p->dstXInBytes, n, NULL); break;
+	case CU_MEMORYTYPE_UNIFIED: d = sim_mem_translate_any(p->dstDevice + p->dstXInBytes, n, &dev); break;
+	default: break;
+	}
+	switch (p->srcMemoryType) {
+	case CU_MEMORYTYPE_HOST: src = (const char *)p->srcHost + p->srcXInBytes; break;
+	case CU_MEMORYTYPE_DEVICE: src = sim_mem_translate(p->srcDevice + p->srcXInBytes, n, NULL); break;
+	case CU_MEMORYTYPE_UNIFIED: src = sim_mem_translate_any(p->srcDevice + p->srcXInBytes, n, &dev); break;
+	default: break;
+	}
+	if (!d || !src)
+		return CUDA_ERROR_INVALID_VALUE;
+	*w = (struct sim_work){.kind = SIM_OP_COPY, .count = 1, .u.copy = {d, src, n, NULL}};
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					 size_t numDependencies, const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	CUresult r = sim_memcpy_params_work(p, &w);
+	return r ? r : sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+}
+
+static CUresult sim_memset_params_work(const CUDA_MEMSET_NODE_PARAMS *p, struct sim_work *w)
+{
+	if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) || !p->width ||
+	    p->dst % p->elementSize)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (p->height > 1)
+		return CUDA_ERROR_NOT_SUPPORTED; /* 2D sets are not simulated */
+	if (p->width > SIZE_MAX / p->elementSize)
+		return CUDA_ERROR_INVALID_VALUE;
+	void *d = sim_mem_translate(p->dst, p->width * p->elementSize, NULL);
+	if (!d)
+		return CUDA_ERROR_INVALID_VALUE;
+	*w = (struct sim_work){.kind = SIM_OP_SET, .count = 1,
+			       .u.set = {d, p->value, p->elementSize, p->width}};
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					 size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	CUresult r = sim_memset_params_work(memsetParams, &w);
+	return r ? r : sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+}
+
+SIM_EXPORT CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				       size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	if (!nodeParams || !nodeParams->fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_work w = {.kind = SIM_OP_HOST_FN, .u.host = {nodeParams->fn, nodeParams->userData}};
+	return sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+}
+
+SIM_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					size_t numDependencies)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w = {.kind = SIM_OP_MARKER};
+	return sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+}
+
+/* cuGraphAddNode: the parameter union by type (kernel, memset, host and empty nodes are
+ * simulated; other types CUDA_ERROR_NOT_SUPPORTED).  "On return ... fields may be modified",
+ * the documentation says; nothing needs to be. */
+static CUresult sim_graph_add_params(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+				     CUgraphNodeParams *p)
+{
+	SIM_REQUIRE_INIT();
+	if (!p || p->reserved0[0] || p->reserved0[1] || p->reserved0[2] || p->reserved2)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_work w;
+	CUresult r;
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL: {
+		const CUDA_KERNEL_NODE_PARAMS_v3 *k = &p->kernel;
+		CUDA_KERNEL_NODE_PARAMS v2 = {k->func, k->gridDimX, k->gridDimY, k->gridDimZ, k->blockDimX,
+					      k->blockDimY, k->blockDimZ, k->sharedMemBytes, k->kernelParams,
+					      k->extra, k->kern, k->ctx};
+		r = sim_kernel_params_work(&v2, sim_graph_get(hGraph), &w);
+		break;
+	}
+	case CU_GRAPH_NODE_TYPE_MEMSET: {
+		const CUDA_MEMSET_NODE_PARAMS_v2 *m = &p->memset;
+		CUDA_MEMSET_NODE_PARAMS v1 = {m->dst, m->pitch, m->value, m->elementSize, m->width, m->height};
+		r = sim_memset_params_work(&v1, &w);
+		break;
+	}
+	case CU_GRAPH_NODE_TYPE_HOST:
+		if (!p->host.fn)
+			return CUDA_ERROR_INVALID_VALUE;
+		w = (struct sim_work){.kind = SIM_OP_HOST_FN, .u.host = {p->host.fn, p->host.userData}};
+		r = CUDA_SUCCESS;
+		break;
+	case CU_GRAPH_NODE_TYPE_EMPTY:
+		w = (struct sim_work){.kind = SIM_OP_MARKER};
+		r = CUDA_SUCCESS;
+		break;
+	default:
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	return r ? r : sim_graph_add(ph, hGraph, deps, ndeps, &w);
+}
+
+SIM_EXPORT CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				   size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+	return sim_graph_add_params(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
+/* Edge data other than the default (all zeros) is not simulated. */
+SIM_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				      const CUgraphEdgeData *dependencyData, size_t numDependencies,
+				      CUgraphNodeParams *nodeParams)
+{
+	for (size_t i = 0; dependencyData && i < numDependencies; i++)
+		if (dependencyData[i].from_port || dependencyData[i].to_port || dependencyData[i].type)
+			return CUDA_ERROR_NOT_SUPPORTED;
+	return sim_graph_add_params(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
+/* "If numNodes is higher than the actual number of nodes, the remaining entries in nodes will be
+ * set to NULL, and the number of nodes actually obtained will be returned in numNodes." */
+SIM_EXPORT CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph *g = sim_graph_get(hGraph);
+	if (!g || !numNodes)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	if (!nodes) {
+		*numNodes = g->nnodes;
+	} else {
+		size_t i = 0;
+		for (; i < *numNodes && i < g->nnodes; i++)
+			nodes[i] = (CUgraphNode)g->handles[i];
+		for (size_t j = i; j < *numNodes; j++)
+			nodes[j] = NULL;
+		*numNodes = i;
+	}
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!n || !type)
+		return CUDA_ERROR_INVALID_VALUE;
+	*type = n->type;
+	return CUDA_SUCCESS;
+}
+
+static CUresult sim_kernel_node_get(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *p)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!n || !p || n->type != CU_GRAPH_NODE_TYPE_KERNEL)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	const struct sim_work *w = &n->graph->nodes[n->index];
+	*p = (CUDA_KERNEL_NODE_PARAMS){w->u.kernel.func, w->u.kernel.grid[0], w->u.kernel.grid[1],
+				       w->u.kernel.grid[2], w->u.kernel.block[0], w->u.kernel.block[1],
+				       w->u.kernel.block[2], w->u.kernel.shared,
+				       w->u.kernel.kp ? w->u.kernel.kp->ptr : NULL, NULL, NULL,
+				       (CUcontext)n->graph->ctx};
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	return sim_kernel_node_get(hNode, nodeParams);
+}
+
+SIM_EXPORT CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
+{
+	CUDA_KERNEL_NODE_PARAMS p;
+	CUresult r = nodeParams ? sim_kernel_node_get(hNode, &p) : CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		*nodeParams = (CUDA_KERNEL_NODE_PARAMS_v1){p.func, p.gridDimX, p.gridDimY, p.gridDimZ,
+							   p.blockDimX, p.blockDimY, p.blockDimZ,
+							   p.sharedMemBytes, p.kernelParams, p.extra};
+	return r;
+}
+
+/* Replace node N's work in the graph (exec NULL) or in exec X, after checking it is a node of
+ * TYPE there; an exec's node keeps its enabled state.  Takes ownership of the work. */
+static CUresult sim_node_replace(struct sim_graph_exec *x, struct sim_graph_node *n, CUgraphNodeType type,
+				 struct sim_work *w)
+{
+	CUresult r = CUDA_SUCCESS;
+	pthread_mutex_lock(&sim.lock);
+	struct sim_work *slot = NULL;
+	if (n->type != type)
+		r = CUDA_ERROR_INVALID_VALUE;
+	else if (!x)
+		slot = &n->graph->nodes[n->index];
+	else if (n->graph->id != x->graph_id || n->index >= x->nnodes)
+		r = CUDA_ERROR_INVALID_VALUE; /* not a node of the graph the exec came from */
+	else
+		slot = &x->nodes[n->index];
+	if (slot) {
+		struct sim_work old = *slot;
+		*slot = *w;
+		slot->disabled = x ? old.disabled : 0;
+		sim_work_release(&old);
+	}
+	pthread_mutex_unlock(&sim.lock);
+	if (r)
+		sim_work_release(w);
+	return r;
+}
+
+SIM_EXPORT CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!n)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_work w;
+	CUresult r = sim_kernel_params_work(nodeParams, n->graph, &w);
+	return r ? r : sim_node_replace(NULL, n, CU_GRAPH_NODE_TYPE_KERNEL, &w);
+}
+
+SIM_EXPORT CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
+{
+	if (!nodeParams)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUDA_KERNEL_NODE_PARAMS p = sim_kernel_params_v2(nodeParams);
+	return cuGraphKernelNodeSetParams_v2(hNode, &p);
+}
+
+/* "Sets the parameters of a kernel node in an executable graph ... hNode must not have been
+ * removed from the original graph.  The func field of nodeParams cannot be modified and must
+ * match the original value" (cuda.h); later launches use the new values, the graph does not
+ * change. */
+SIM_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
+						      const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_exec *x = sim_exec_get(hGraphExec);
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!x || !n || !nodeParams)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	int same_func = n->graph->id == x->graph_id && n->index < x->nnodes &&
+			x->nodes[n->index].kind == SIM_OP_KERNEL &&
+			x->nodes[n->index].u.kernel.func ==
+				(nodeParams->func ? nodeParams->func : (CUfunction)nodeParams->kern);
+	pthread_mutex_unlock(&sim.lock);
+	if (!same_func)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_work w;
+	CUresult r = sim_kernel_params_work(nodeParams, n->graph, &w);
+	return r ? r : sim_node_replace(x, n, CU_GRAPH_NODE_TYPE_KERNEL, &w);
+}
+
+/* The exec's copy of node hNode (under sim.lock). */
+static CUresult sim_exec_node_slot(CUgraphExec hGraphExec, CUgraphNode hNode, struct sim_work **ret)
+{
+	struct sim_graph_exec *x = sim_exec_get(hGraphExec);
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!x || !n || n->graph->id != x->graph_id || n->index >= x->nnodes)
+		return CUDA_ERROR_INVALID_VALUE;
+	*ret = &x->nodes[n->index];
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+						   const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
+{
+	if (!nodeParams)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUDA_KERNEL_NODE_PARAMS p = sim_kernel_params_v2(nodeParams);
+	return cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, &p);
+}
+
+/* "Creates a copy of originalGraph and returns it in phGraphClone. All parameters are copied
+ * into the cloned graph"; cuGraphNodeFindInClone finds a node's copy there. */
+SIM_EXPORT CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph *o = sim_graph_get(originalGraph);
+	if (!phGraphClone || !o)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_graph *g = sim_obj_new(SIM_KIND_GRAPH, sizeof(*g));
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	g->id = sim_new_id();
+	CUresult r = CUDA_SUCCESS;
+	pthread_mutex_lock(&sim.lock);
+	g->ctx = o->ctx;
+	g->clone_of = o->id;
+	for (size_t i = 0; i < o->nnodes && r == CUDA_SUCCESS; i++) {
+		struct sim_work w;
+		sim_work_copy(&w, &o->nodes[i]);
+		if (!sim_graph_append_locked(g, &w)) {
+			sim_work_release(&w);
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+		}
+	}
+	if (r)
+		sim_graph_free_locked(g);
+	pthread_mutex_unlock(&sim.lock);
+	if (r)
+		return r;
+	*phGraphClone = (CUgraph)g;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *n = sim_node_get(hOriginalNode);
+	struct sim_graph *c = sim_graph_get(hClonedGraph);
+	if (!phNode || !n || !c)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	if (c->clone_of == n->graph->id && n->index < c->nnodes) {
+		*phNode = (CUgraphNode)c->handles[n->index];
+		r = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+/* "Sets the specified node to be enabled or disabled. Disabled nodes are functionally equivalent
+ * to empty nodes until they are reenabled ... Only kernel, memset and memcpy nodes are
+ * supported", in one exec, for its later launches. */
+static CUresult sim_exec_node_slot(CUgraphExec hGraphExec, CUgraphNode hNode, struct sim_work **ret);
+
+SIM_EXPORT CUresult cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work *w;
+	pthread_mutex_lock(&sim.lock);
+	CUresult r = sim_exec_node_slot(hGraphExec, hNode, &w);
+	if (r == CUDA_SUCCESS && w->kind != SIM_OP_KERNEL && w->kind != SIM_OP_SET && w->kind != SIM_OP_COPY)
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		w->disabled = !isEnabled;
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work *w;
+	if (!isEnabled)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	CUresult r = sim_exec_node_slot(hGraphExec, hNode, &w);
+	if (r == CUDA_SUCCESS)
+		*isEnabled = !w->disabled;
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+/* cuGraphExecUpdate: the graph must be topologically identical (the same nodes in the same
+ * order, each of the same type; the simulator's graphs are chains); kernel functions must stay
+ * in their context.  Then the exec takes the graph's parameters for its later launches. */
+static CUresult sim_exec_update(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResult *result,
+				CUgraphNode *error_node)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_exec *x = sim_exec_get(hGraphExec);
+	struct sim_graph *g = sim_graph_get(hGraph);
+	*result = CU_GRAPH_EXEC_UPDATE_ERROR;
+	*error_node = NULL;
+	if (!x || !g)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	CUresult r = CUDA_SUCCESS;
+	if (g->nnodes != x->nnodes) {
+		*result = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+		r = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < g->nnodes; i++) {
+		if (g->nodes[i].kind != x->nodes[i].kind) {
+			*result = CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+			*error_node = (CUgraphNode)g->handles[i];
+			r = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+		}
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < g->nnodes; i++) {
+		struct sim_work w;
+		sim_work_copy(&w, &g->nodes[i]);
+		w.disabled = x->nodes[i].disabled;
+		sim_work_release(&x->nodes[i]);
+		x->nodes[i] = w;
+	}
+	if (r == CUDA_SUCCESS)
+		*result = CU_GRAPH_EXEC_UPDATE_SUCCESS;
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
+{
+	CUgraphExecUpdateResult res;
+	CUgraphNode err;
+	if (!resultInfo)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = sim_exec_update(hGraphExec, hGraph, &res, &err);
+	resultInfo->result = res;
+	resultInfo->errorNode = err;
+	resultInfo->errorFromNode = NULL;
+	return r;
+}
+
+SIM_EXPORT CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out,
+				      CUgraphExecUpdateResult *updateResult_out)
+{
+	CUgraphExecUpdateResult res;
+	CUgraphNode err;
+	if (!hErrorNode_out || !updateResult_out)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = sim_exec_update(hGraphExec, hGraph, &res, &err);
+	*updateResult_out = res;
+	*hErrorNode_out = err;
+	return r;
+}
+
+/* The memset, memcpy and host setters: of the graph's node, or of one exec's (for its later
+ * launches, the graph unchanged), as for kernel nodes. */
+static CUresult sim_set_node(int exec_form, CUgraphExec hx, CUgraphNode hNode, CUgraphNodeType type,
+			     CUresult built, struct sim_work *w)
+{
+	struct sim_graph_node *n = sim_node_get(hNode);
+	struct sim_graph_exec *x = exec_form ? sim_exec_get(hx) : NULL;
+	if (built == CUDA_SUCCESS && (!n || (exec_form && !x))) {
+		sim_work_release(w);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return built ? built : sim_node_replace(x, n, type, w);
+}
+
+SIM_EXPORT CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(0, NULL, hNode, CU_GRAPH_NODE_TYPE_MEMSET, sim_memset_params_work(nodeParams, &w), &w);
+}
+SIM_EXPORT CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+						   const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(1, hGraphExec, hNode, CU_GRAPH_NODE_TYPE_MEMSET, sim_memset_params_work(memsetParams, &w), &w);
+}
+SIM_EXPORT CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(0, NULL, hNode, CU_GRAPH_NODE_TYPE_MEMCPY, sim_memcpy_params_work(nodeParams, &w), &w);
+}
+SIM_EXPORT CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+						   const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(1, hGraphExec, hNode, CU_GRAPH_NODE_TYPE_MEMCPY, sim_memcpy_params_work(copyParams, &w), &w);
+}
+static CUresult sim_host_params_work(const CUDA_HOST_NODE_PARAMS *p, struct sim_work *w)
+{
+	if (!p || !p->fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	*w = (struct sim_work){.kind = SIM_OP_HOST_FN, .u.host = {p->fn, p->userData}};
+	return CUDA_SUCCESS;
+}
+SIM_EXPORT CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(0, NULL, hNode, CU_GRAPH_NODE_TYPE_HOST, sim_host_params_work(nodeParams, &w), &w);
+}
+SIM_EXPORT CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+						 const CUDA_HOST_NODE_PARAMS *nodeParams)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(1, hGraphExec, hNode, CU_GRAPH_NODE_TYPE_HOST, sim_host_params_work(nodeParams, &w), &w);
+}
+
+static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h, unsigned long long flags)
 {
 	SIM_REQUIRE_INIT();
 	struct sim_graph *g = sim_graph_get(h);
@@ -327,10 +1041,21 @@ static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&sim.lock);
 	x->ctx = g->ctx;
+	x->graph_id = g->id;
+	x->flags = flags;
 	x->nodes = calloc(g->nnodes ? g->nnodes : 1, sizeof(*x->nodes));
 	if (x->nodes) {
-		for (size_t i = 0; i < g->nnodes; i++)
+		for (size_t i = 0; i < g->nnodes; i++) {
 			sim_work_copy(&x->nodes[i], &g->nodes[i]);
+			/* An explicitly built graph runs in the context of its kernels. */
+			if (!x->ctx && g->nodes[i].kind == SIM_OP_KERNEL) {
+				struct sim_module *m = NULL;
+				_Atomic int *dyn;
+				sim_launch_entry(g->nodes[i].u.kernel.func, &m, &dyn);
+				if (m)
+					x->ctx = m->ctx;
+			}
+		}
 		x->nnodes = g->nnodes;
 	}
 	pthread_mutex_unlock(&sim.lock);
@@ -342,15 +1067,15 @@ static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h)
 	return CUDA_SUCCESS;
 }
 
+static const unsigned long long sim_instantiate_flags =
+	CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
+	CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+
 SIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
-	unsigned long long valid = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
-				   CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
-				   CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH |
-				   CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
-	if (flags & ~valid)
+	if (flags & ~sim_instantiate_flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	return sim_instantiate(phGraphExec, hGraph);
+	return sim_instantiate(phGraphExec, hGraph, flags);
 }
 
 /* The pre-12.0 form with an error node and a log buffer. */
@@ -360,7 +1085,7 @@ static CUresult sim_instantiate_logged(CUgraphExec *x, CUgraph g, CUgraphNode *e
 		*err = NULL;
 	if (log && len)
 		log[0] = 0;
-	return sim_instantiate(x, g);
+	return sim_instantiate(x, g, 0);
 }
 SIM_EXPORT CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
@@ -369,6 +1094,27 @@ SIM_EXPORT CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
 SIM_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
 	return sim_instantiate_logged(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+}
+
+/* cuGraphInstantiateWithParams: flags as above; CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD uploads on
+ * hUploadStream (nothing to do here); the outcome goes to result_out. */
+static CUresult sim_instantiate_params(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	p->hErrNode_out = NULL;
+	CUresult r = p->flags & ~sim_instantiate_flags ? CUDA_ERROR_INVALID_VALUE
+						       : sim_instantiate(phGraphExec, hGraph, p->flags);
+	p->result_out = r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
+	return r;
+}
+SIM_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+	return sim_instantiate_params(phGraphExec, hGraph, instantiateParams);
+}
+SIM_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
+{
+	return sim_instantiate_params(phGraphExec, hGraph, instantiateParams);
 }
 
 static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
@@ -381,15 +1127,32 @@ static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
 	CUresult r = sim_stream_resolve(hs, per_thread, &s);
 	if (r || (r = sim_ctx_sticky(s->ctx)))
 		return r;
-	if (s->ctx != x->ctx)
+	if (x->ctx && s->ctx != x->ctx)
 		return CUDA_ERROR_INVALID_VALUE;
-	for (size_t i = 0; i < x->nnodes && r == CUDA_SUCCESS; i++) {
-		struct sim_work w;
-		sim_work_copy(&w, &x->nodes[i]);
+	/* This replay's copy of the nodes, taken at once: cuGraphExec*SetParams may change them
+	 * for the next one meanwhile. */
+	pthread_mutex_lock(&sim.lock);
+	size_t n = x->nnodes;
+	struct sim_work *works = malloc((n ? n : 1) * sizeof(*works));
+	for (size_t i = 0; works && i < n; i++)
+		sim_work_dup(&works[i], &x->nodes[i], 0);
+	pthread_mutex_unlock(&sim.lock);
+	if (!works)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	size_t i = 0;
+	for (; i < n && r == CUDA_SUCCESS; i++) {
+		if (works[i].disabled) { /* an empty node until reenabled */
+			sim_work_release(&works[i]);
+			works[i] = (struct sim_work){.kind = SIM_OP_MARKER};
+		}
 		/* Each replay is a launch (copy, set) again. */
-		w.count = w.kind == SIM_OP_KERNEL || w.kind == SIM_OP_COPY || w.kind == SIM_OP_SET;
-		r = sim_submit(s, &w);
+		works[i].count = works[i].kind == SIM_OP_KERNEL || works[i].kind == SIM_OP_COPY ||
+				 works[i].kind == SIM_OP_SET;
+		r = sim_submit(s, &works[i]);
 	}
+	for (; i < n; i++)
+		sim_work_release(&works[i]);
+	free(works);
 	/* The launch was accepted: a fault reached while queueing it (in null mode, inside this
 	 * call) surfaces later, as on a GPU; the nodes left are dropped with the context. */
 	return r == CUDA_ERROR_ILLEGAL_ADDRESS ? CUDA_SUCCESS : r;
@@ -417,8 +1180,11 @@ SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec h)
 	struct sim_graph_exec *x = sim_exec_get(h);
 	if (!x)
 		return CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&sim.lock);
 	sim_graph_nodes_free(x->nodes, x->nnodes);
+	x->nodes = NULL;
 	sim_obj_free(x, SIM_KIND_GRAPH_EXEC);
+	pthread_mutex_unlock(&sim.lock);
 	return CUDA_SUCCESS;
 }
 
@@ -429,8 +1195,7 @@ SIM_EXPORT CUresult cuGraphDestroy(CUgraph h)
 	if (!g)
 		return CUDA_ERROR_INVALID_HANDLE;
 	pthread_mutex_lock(&sim.lock);
-	sim_graph_nodes_free(g->nodes, g->nnodes);
-	sim_obj_free(g, SIM_KIND_GRAPH);
+	sim_graph_free_locked(g);
 	pthread_mutex_unlock(&sim.lock);
 	return CUDA_SUCCESS;
 }

@@ -80,6 +80,19 @@ static CUresult sim_launch_check(const struct sim_launch *l, struct sim_entry *e
 	return CUDA_SUCCESS;
 }
 
+/* The packed parameter buffer and its size from a launch's `extra` (NULL and 0 without). */
+static void sim_extra_buffer(void **extra, const unsigned char **buf, size_t *size)
+{
+	*buf = NULL;
+	*size = 0;
+	for (unsigned i = 0; extra && i < 64 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+		if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+			*buf = extra[i + 1];
+		else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+			*size = *(size_t *)extra[i + 1];
+	}
+}
+
 /* For a kernel whose fault reads an argument (CUDASIM_FAULT=NAME:arg=K+OFF): the 8-byte
  * parameter values, as the driver copies them at launch.  NULL when there are none or no memory
  * (the fault then writes no Xid line, as sim_klog_fault says). */
@@ -92,14 +105,9 @@ static uint64_t *sim_launch_argv(const struct sim_entry *e, void **params, void 
 	*argc = 0;
 	if (!argv)
 		return NULL;
-	const unsigned char *buf = NULL;
-	size_t size = 0;
-	for (unsigned i = 0; extra && i < 64 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
-		if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-			buf = extra[i + 1];
-		else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
-			size = *(size_t *)extra[i + 1];
-	}
+	const unsigned char *buf;
+	size_t size;
+	sim_extra_buffer(extra, &buf, &size);
 	for (unsigned i = 0; i < n; i++) {
 		const struct sim_param *p = &e->params[i];
 		if (p->size != 8)
@@ -114,6 +122,43 @@ static uint64_t *sim_launch_argv(const struct sim_entry *e, void **params, void 
 	}
 	*argc = n;
 	return argv;
+}
+
+/* A copy of the parameters as the kernel sees them, from kernelParams or the `extra` buffer;
+ * NULL without memory (the node then reports no parameters). */
+static struct sim_kparams *sim_kparams_make(const struct sim_entry *e, void **params, void **extra)
+{
+	unsigned n = e->nparams < 64 ? e->nparams : 64;
+	struct sim_kparams *kp = calloc(1, sizeof(*kp) + e->param_bytes + 1);
+	if (!kp)
+		return NULL;
+	kp->n = n;
+	kp->len = e->param_bytes;
+	const unsigned char *buf;
+	size_t size;
+	sim_extra_buffer(extra, &buf, &size);
+	if (buf)
+		memcpy(kp->bytes, buf, size < kp->len ? size : kp->len);
+	for (unsigned i = 0; i < n; i++) {
+		const struct sim_param *p = &e->params[i];
+		if (params && params[i] && p->offset + p->size <= kp->len)
+			memcpy(kp->bytes + p->offset, params[i], p->size);
+		kp->ptr[i] = kp->bytes + p->offset;
+	}
+	return kp;
+}
+
+struct sim_kparams *sim_kparams_copy(const struct sim_kparams *kp)
+{
+	if (!kp)
+		return NULL;
+	struct sim_kparams *c = malloc(sizeof(*c) + kp->len + 1);
+	if (!c)
+		return NULL;
+	memcpy(c, kp, sizeof(*c) + kp->len + 1);
+	for (unsigned i = 0; i < kp->n; i++)
+		c->ptr[i] = c->bytes + ((unsigned char *)kp->ptr[i] - kp->bytes);
+	return c;
 }
 
 /* The driver copies the arguments at launch; reading them here makes a bad kernelParams array
@@ -172,10 +217,45 @@ static CUresult sim_launch(CUfunction f, const struct sim_launch *l, CUstream h,
 	if ((r = sim_launch_check(l, e, dyn)) || (r = sim_launch_params(e, params, extra)))
 		return r;
 	/* Counted when accepted; a captured launch counts each time its graph is launched. */
-	struct sim_work w = {.kind = SIM_OP_KERNEL, .count = 1, .u.kernel = {.entry = e}};
+	struct sim_work w = {.kind = SIM_OP_KERNEL, .count = 1,
+			     .u.kernel = {.entry = e, .func = f,
+					  .grid = {l->grid[0], l->grid[1], l->grid[2]},
+					  .block = {l->block[0], l->block[1], l->block[2]},
+					  .shared = l->shared}};
 	if (e->watch && e->watch->needs_args)
 		w.u.kernel.argv = sim_launch_argv(e, params, extra, &w.u.kernel.argok, &w.u.kernel.argc);
+	/* A captured launch becomes a kernel node, which keeps its parameters
+	 * (cuGraphKernelNodeGetParams). */
+	if (atomic_load_explicit(&s->capturing, memory_order_relaxed))
+		w.u.kernel.kp = sim_kparams_make(e, params, extra);
 	return sim_submit(s, &w);
+}
+
+/* The work of a kernel node: validated as a launch in CTX, with its parameters copied. */
+CUresult sim_kernel_node_work(CUfunction f, const unsigned grid[3], const unsigned block[3],
+			      unsigned shared, void **params, void **extra, struct sim_ctx *ctx,
+			      struct sim_work *w)
+{
+	struct sim_module *module;
+	_Atomic int *dyn;
+	struct sim_entry *e = sim_launch_entry(f, &module, &dyn);
+	if (!e)
+		return CUDA_ERROR_INVALID_VALUE; /* cuGraphAddKernelNode: "func" must be a function */
+	if (module && ctx && module->ctx != ctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_launch l = {{grid[0], grid[1], grid[2]}, {block[0], block[1], block[2]}, shared, 0, {0, 0, 0}};
+	CUresult r = sim_launch_check(&l, e, dyn);
+	if (r || (r = sim_launch_params(e, params, extra)))
+		return r;
+	*w = (struct sim_work){.kind = SIM_OP_KERNEL, .count = 1,
+			       .u.kernel = {.entry = e, .func = f,
+					    .grid = {grid[0], grid[1], grid[2]},
+					    .block = {block[0], block[1], block[2]},
+					    .shared = shared}};
+	if (e->watch && e->watch->needs_args)
+		w->u.kernel.argv = sim_launch_argv(e, params, extra, &w->u.kernel.argok, &w->u.kernel.argc);
+	w->u.kernel.kp = sim_kparams_make(e, params, extra);
+	return CUDA_SUCCESS;
 }
 
 static CUresult sim_launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,

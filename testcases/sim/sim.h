@@ -48,6 +48,7 @@ enum sim_kind {
 	SIM_KIND_GRAPH_EXEC,
 	SIM_KIND_POOL,
 	SIM_KIND_PHYS,
+	SIM_KIND_GRAPH_NODE,
 	SIM_KIND_COUNT
 };
 #define SIM_MAGIC(kind) (0x53494d00u | (unsigned)(kind)) /* "SIM" + kind */
@@ -212,7 +213,10 @@ struct sim_stream {
 	struct sim_graph *capture_graph;
 	unsigned long long capture_id;
 	int capture_origin;        /* this stream began the capture (others joined via events) */
+	int capture_into;          /* into the caller's graph (cuStreamBeginCaptureToGraph) */
 	void *capture_thread;      /* per-thread state of the thread that began it */
+	CUgraphNode capture_last;  /* the node this stream's last captured op became, or NULL:
+				    * the capture's dependency set (cuStreamGetCaptureInfo) */
 	/* cuStreamSetAttribute values by attribute id (priority lives in `priority`; sim.lock). */
 	CUstreamAttrValue attrs[CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN + 1];
 };
@@ -252,12 +256,22 @@ struct sim_dep {
 	uint64_t uid, seq;
 };
 
+/* A kernel node's parameters as the driver copied them (cuGraphKernelNodeGetParams hands out
+ * `ptr`, which points into `bytes`). */
+struct sim_kparams {
+	unsigned n;
+	size_t len;
+	void *ptr[64];
+	unsigned char bytes[];
+};
+
 /* The part of an op that a graph node keeps: what to do, without queue bookkeeping. */
 struct sim_work {
 	enum sim_op_kind kind;
 	/* Kernels, copies and sets: what CUDASIM_FAULT/CUDASIM_HANG decided when it was accepted. */
 	enum sim_launch_fate fate;
 	int count;                   /* decide the fate when accepted (not when captured) */
+	int disabled;                /* an exec's node turned off (cuGraphNodeSetEnabled) */
 	unsigned long nth;           /* its ordinal among launches (copies, sets) of its name */
 	const struct sim_fault *fault; /* for SIM_LAUNCH_FAULT */
 	union {
@@ -266,6 +280,9 @@ struct sim_work {
 			uint64_t *argv;  /* 8-byte argument values, kept only for watched kernels */
 			uint64_t argok;  /* bit i: argv[i] is an 8-byte parameter */
 			unsigned argc;
+			CUfunction func; /* as launched, and its shape (graph nodes report them) */
+			unsigned grid[3], block[3], shared;
+			struct sim_kparams *kp; /* graph nodes only: the parameters, owned */
 		} kernel;
 		struct {
 			CUhostFn fn;
@@ -319,6 +336,7 @@ struct sim_event {
 	int timed;                  /* the record op ran and stamped `when` */
 	struct timespec when;
 	struct sim_graph *capture_graph; /* recorded into a capture */
+	CUgraphNode capture_node;        /* ... after that node of it (NULL: none) */
 };
 
 /* ---- the process-wide state ------------------------------------------------------------------ */
@@ -453,22 +471,42 @@ int sim_entry_max_dynamic_shared(const struct sim_entry *e, _Atomic int *attr);
 void sim_modules_ctx_gone(struct sim_ctx *ctx);
 
 /* graph.c */
+struct sim_graph_node;
 struct sim_graph {
 	struct sim_obj obj;
 	struct sim_ctx *ctx;
-	struct sim_work *nodes;
+	unsigned long long id;         /* unique, never reused (an exec names its graph by it) */
+	unsigned long long clone_of;   /* cuGraphClone: the original's id, else 0 */
+	struct sim_work *nodes;        /* in the order they were added: the replay order */
+	struct sim_graph_node **handles; /* the CUgraphNode of each */
 	size_t nnodes, cap;
+};
+/* A CUgraphNode: its graph and its position there (nodes are never removed). */
+struct sim_graph_node {
+	struct sim_obj obj;
+	struct sim_graph *graph;
+	size_t index;
+	CUgraphNodeType type;
 };
 struct sim_graph_exec {
 	struct sim_obj obj;
 	struct sim_ctx *ctx;
-	struct sim_work *nodes;
+	unsigned long long graph_id;   /* the graph it was instantiated from */
+	unsigned long long flags;
+	struct sim_work *nodes;        /* under sim.lock: cuGraphExec*SetParams replace them */
 	size_t nnodes;
 };
-void sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w);
+/* Append work to a graph as a new node; NULL when out of memory. */
+struct sim_graph_node *sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w);
 void sim_work_copy(struct sim_work *dst, const struct sim_work *src);
+struct sim_kparams *sim_kparams_copy(const struct sim_kparams *kp);
 
 /* launch.c */
+/* The work of a kernel node (cuGraphAddKernelNode, cuGraph*KernelNodeSetParams): validated as a
+ * launch in `ctx` would be, with the parameters copied. */
+CUresult sim_kernel_node_work(CUfunction f, const unsigned grid[3], const unsigned block[3],
+			      unsigned shared, void **params, void **extra, struct sim_ctx *ctx,
+			      struct sim_work *w);
 enum sim_launch_fate sim_watch_fate(struct sim_watch *w, unsigned long *nth, const struct sim_fault **fault);
 
 /* klog.c: the kernel log a real host would have (CUDASIM_KERNEL_LOG) */

@@ -266,6 +266,8 @@ void sim_work_release(struct sim_work *w)
 	} else if (w->kind == SIM_OP_KERNEL) {
 		free(w->u.kernel.argv);
 		w->u.kernel.argv = NULL;
+		free(w->u.kernel.kp);
+		w->u.kernel.kp = NULL;
 	}
 }
 
@@ -992,6 +994,7 @@ static CUresult sim_event_record(CUevent h, CUstream hs, unsigned flags, int per
 	if (atomic_load(&s->capturing)) {
 		/* Recorded into the capture: later waits on it join the capture (fork/join). */
 		ev->capture_graph = s->capture_graph;
+		ev->capture_node = s->capture_last;
 		ev->recorded = 1;
 		ev->generation = sim_new_id();
 		ev->point = (struct sim_dep){0};
@@ -1118,6 +1121,7 @@ static CUresult sim_stream_wait_event(CUstream hs, CUevent h, unsigned flags, in
 			s->capture_status = SIM_CAPTURE_ACTIVE;
 			s->capture_origin = 0;
 			s->capture_id = sim_new_id();
+			s->capture_last = ev->capture_node;
 			atomic_store(&s->capturing, 1);
 			atomic_fetch_add(&s->ctx->captures, 1);
 		}

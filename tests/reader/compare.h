@@ -92,6 +92,21 @@ static bool cmp_diagnoses(const struct ci_model *ma, const struct ci_diagnosis *
 			     (x->neighbour && x->neighbour->id != y->neighbour->id),
 		     "attribution %zu", i);
 	}
+	DIFF(!a->graph != !b->graph, "a graph replay in one diagnosis only");
+	if (a->graph) {
+		const struct ci_graph_replay *x = a->graph, *y = b->graph;
+		DIFF(x->exec != y->exec || x->graph != y->graph || x->replay != y->replay ||
+			     x->faulting_node != y->faulting_node || x->crumb != y->crumb ||
+			     x->crumb_value != y->crumb_value || x->node_count != y->node_count ||
+			     x->kernel_count != y->kernel_count,
+		     "graph replay");
+		for (size_t i = 0; i < x->node_count; i++)
+			DIFF(x->nodes[i].state != y->nodes[i].state || !x->nodes[i].node != !y->nodes[i].node ||
+				     (x->nodes[i].node && x->nodes[i].node->seq != y->nodes[i].node->seq),
+			     "graph node %zu", i);
+		DIFF(x->faulting_node >= 0 && memcmp(&x->kernel, &y->kernel, sizeof x->kernel) != 0,
+		     "the faulting kernel node");
+	}
 #undef DIFF
 	return true;
 }

@@ -12,13 +12,7 @@
 . "$(dirname "$0")/unit.sh"
 CI=$B/cudainspect
 recorder_preload
-for f in cudainspect libcudainspect-rec.so sim/libcuda.so.1 miniengine bench/reader/bigcore; do
-	[ -e "$B/$f" ] || skip_all "$B/$f is not built"
-done
-command -v jq >/dev/null || skip_all "jq is not installed (make deps)"
-[ "$(cat /proc/sys/kernel/core_pattern)" = core ] || skip_all "kernel.core_pattern is not 'core'"
-unset CUDASIM_FAULT CUDASIM_HANG CUDASIM_MODE CUDASIM_KERNEL_US DEBUGINFOD_URLS
-for v in $(env | sed -n 's/^\(CUDAINSPECT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+need_core_tests miniengine bench/reader/bigcore
 
 mkdir -p "$T/full"
 ( ( cd "$T/full" && ulimit -c unlimited && CUDASIM_FAULT=bench_fault CUDAINSPECT_QUIET=1 \

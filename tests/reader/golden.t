@@ -12,14 +12,8 @@
 . "$(dirname "$0")/unit.sh"
 CI=$B/cudainspect
 recorder_preload
-for f in cudainspect libcudainspect-rec.so sim/libcuda.so.1 miniengine; do
-	[ -e "$B/$f" ] || skip_all "$B/$f is not built"
-done
-command -v jq >/dev/null || skip_all "jq is not installed (make deps)"
-[ "$(cat /proc/sys/kernel/core_pattern)" = core ] || skip_all "kernel.core_pattern is not 'core'"
+need_core_tests miniengine
 GOLDEN=$TOP/tests/reader/golden
-unset CUDASIM_FAULT CUDASIM_HANG CUDASIM_MODE CUDASIM_KERNEL_US DEBUGINFOD_URLS
-for v in $(env | sed -n 's/^\(CUDAINSPECT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 
 # engine NAME ARGS...: run miniengine --verbose in $T/NAME; its stderr is $T/NAME/verbose.
 # RECORDER_ENV (VAR=VALUE words) goes into the engine's environment.

@@ -27,3 +27,18 @@ recorder_preload() {
 		export ASAN_OPTIONS=disable_coredump=0:detect_leaks=0
 	fi
 }
+
+# need_core_tests PROGRAM...: the prelude of the tests on real cores of engines under the
+# recorder: skip unless the CLI, the recorder, the simulated driver and PROGRAM... (relative to
+# $B) are built, jq is installed and cores are written as `core`; then clear the simulator's and
+# the recorder's variables from the environment.
+need_core_tests() {
+	local f v
+	for f in cudainspect libcudainspect-rec.so sim/libcuda.so.1 "$@"; do
+		[ -e "$B/$f" ] || skip_all "$B/$f is not built"
+	done
+	command -v jq >/dev/null || skip_all "jq is not installed (make deps)"
+	[ "$(cat /proc/sys/kernel/core_pattern)" = core ] || skip_all "kernel.core_pattern is not 'core'"
+	unset CUDASIM_FAULT CUDASIM_HANG CUDASIM_MODE CUDASIM_KERNEL_US DEBUGINFOD_URLS
+	for v in $(env | sed -n 's/^\(CUDAINSPECT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+}

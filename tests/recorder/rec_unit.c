@@ -41,7 +41,7 @@ static void test_layout(uint64_t size)
 	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
 	if (!ok(ci_layout_compute(size, page, &l), "layout of %llu MiB", (unsigned long long)(size >> 20)))
 		return;
-	ok(l.count == 20, "%llu MiB: 20 sections (got %u)", (unsigned long long)(size >> 20), l.count);
+	ok(l.count == 24, "%llu MiB: 24 sections (got %u)", (unsigned long long)(size >> 20), l.count);
 	bool inside = true, aligned = true, disjoint = true, kinds = true;
 	uint64_t header_end = l.dir_offset + l.count * sizeof(struct ci_section);
 	for (uint32_t i = 0; i < l.count; i++) {
@@ -58,12 +58,13 @@ static void test_layout(uint64_t size)
 				kinds = false;
 		}
 		if (l.sec[i].kind == CI_SEC_BREADCRUMBS &&
-		    (l.sec[i].offset % page || bytes % page || l.sec[i].capacity < cap_of(&l, CI_SEC_STREAMS)))
+		    (l.sec[i].offset % page || bytes % page ||
+		     l.sec[i].capacity < cap_of(&l, CI_SEC_STREAMS) + cap_of(&l, CI_SEC_GRAPHS)))
 			aligned = false;
 	}
 	ok(inside, "%llu MiB: every section after the directory and inside the record",
 	   (unsigned long long)(size >> 20));
-	ok(aligned, "%llu MiB: sections 64-byte aligned, breadcrumbs on their own pages, one per stream slot",
+	ok(aligned, "%llu MiB: sections 64-byte aligned, breadcrumbs on their own pages, one per stream and graph slot",
 	   (unsigned long long)(size >> 20));
 	ok(disjoint && kinds, "%llu MiB: sections disjoint, one per kind", (unsigned long long)(size >> 20));
 	ok(cap_of(&l, CI_SEC_LAUNCHES) >= 256 && cap_of(&l, CI_SEC_ALLOCS) >= 256 &&

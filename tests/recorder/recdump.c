@@ -219,6 +219,63 @@ static void dump(void)
 		printf(" result=%s duration=%" PRIu64 "\n", ci_cuda_result_name(e->result),
 		       e->duration_ns);
 	}
+	for (size_t i = 0; i < M->graph_count; i++) {
+		const struct ci_graph *g = &M->graphs[i];
+		if (!g->seq)
+			continue;
+		printf("graph slot=%zu handle=0x%" PRIx64 " origin=%s flags=%u mode=%u nodes=%u "
+		       "dropped=%u capture_id=%" PRIu64 " ended=%d destroyed=%d",
+		       i, g->handle, ci_graph_origin_name(g->origin), g->flags, g->capture_mode,
+		       g->nodes, g->nodes_dropped, g->capture_id, g->end_ns != 0, g->destroy_ns != 0);
+		slotword("stream", g->stream);
+		slotword("ctx", g->ctx);
+		slotword("crumb_slot", g->crumb_slot);
+		if (g->crumb_slot != CI_NONE && g->crumb_slot < M->crumb_count)
+			printf(" crumb=%" PRIu64, M->crumbs[g->crumb_slot]);
+		else
+			printf(" crumb=-");
+		print_stack("stack", g->stack);
+		printf("\n");
+	}
+	for (size_t i = 0; i < M->graph_node_count; i++) {
+		const struct ci_graph_node *n = &M->graph_nodes[i];
+		if (!n->seq)
+			continue;
+		printf("node slot=%zu graph=%u", i, n->graph);
+		slotword("exec", n->exec);
+		printf(" ordinal=%u type=%s fn=%s handle=0x%" PRIx64 " func=0x%" PRIx64
+		       " grid=%u,%u,%u block=%u,%u,%u shm=%u a=0x%" PRIx64 " b=0x%" PRIx64
+		       " bytes=%" PRIu64 " flags=0x%x",
+		       n->ordinal, ci_node_type_name(n->type), fname(n->function), n->handle,
+		       n->function_handle, n->grid[0], n->grid[1], n->grid[2], n->block[0],
+		       n->block[1], n->block[2], n->shared_mem, n->a, n->b, n->bytes, n->flags);
+		slotword("stream", n->stream);
+		printf(" params=");
+		for (unsigned b = 0; b < n->param_len && b < CI_LAUNCH_PARAM_BYTES; b++)
+			printf("%02x", n->params[b]);
+		print_stack("stack", n->stack);
+		printf("\n");
+	}
+	for (size_t i = 0; i < M->graph_exec_count; i++) {
+		const struct ci_graph_exec *x = &M->graph_execs[i];
+		if (!x->seq)
+			continue;
+		printf("exec slot=%zu handle=0x%" PRIx64 " graph_handle=0x%" PRIx64, i, x->handle,
+		       x->graph_handle);
+		slotword("graph", x->graph);
+		printf(" nodes=%u flags=0x%" PRIx64 " launches=%" PRIu64 " updates=%u destroyed=%d",
+		       x->nodes, x->flags, x->launches, x->updates, x->destroy_ns != 0);
+		print_stack("stack", x->stack);
+		printf("\n");
+	}
+	for (size_t i = 0; i < M->graph_launch_count; i++) {
+		const struct ci_graph_launch *g = &M->graph_launches[i];
+		printf("glaunch seq=%" PRIu64 " exec_handle=0x%" PRIx64, g->seq, g->exec_handle);
+		slotword("exec", g->exec);
+		slotword("stream", g->stream);
+		printf(" replay=%" PRIu64 " launch_seq=%" PRIu64 " sseq=%" PRIu64 " result=%s\n",
+		       g->replay, g->launch_seq, g->stream_seq, ci_cuda_result_name(g->result));
+	}
 	for (size_t i = 0; i < M->warnings.count; i++)
 		printf("warning %s\n", M->warnings.items[i]);
 }

@@ -62,6 +62,13 @@ int main(void)
 	ok(id != 0 && g_info != NULL && ndeps == 0, "cuStreamGetCaptureInfo_v3 gives id and graph");
 
 	IS_CU(simtest_launch(step, s, 0), CUDA_SUCCESS);
+	const CUgraphNode *deps = NULL;
+	CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
+	IS_CU(cuStreamGetCaptureInfo(s, &st, &id, &g_info, &deps, NULL, &ndeps), CUDA_SUCCESS);
+	ok(ndeps == 1 && deps && cuGraphNodeGetType(deps[0], &type) == CUDA_SUCCESS &&
+		   type == CU_GRAPH_NODE_TYPE_KERNEL,
+	   "after a launch the capture depends on the kernel node it became");
+	CUgraphNode first_node = ndeps == 1 ? deps[0] : NULL;
 	IS_CU(cuStreamWriteValue64(s, dc, 1, 0), CUDA_SUCCESS);
 	IS_CU(cuLaunchHostFunc(s, host_fn, NULL), CUDA_SUCCESS);
 	IS_CU(simtest_launch(step, s, 0), CUDA_SUCCESS);
@@ -98,6 +105,10 @@ int main(void)
 	CUgraph graph = NULL;
 	IS_CU(cuStreamEndCapture(s, &graph), CUDA_SUCCESS);
 	ok(graph != NULL, "EndCapture gives a graph");
+	CUgraphNode nodes[16];
+	size_t nnodes = 16;
+	IS_CU(cuGraphGetNodes(graph, nodes, &nnodes), CUDA_SUCCESS);
+	ok(nnodes == 6 && nodes[0] == first_node, "the graph's first node is the one the capture named");
 	IS_CU(cuStreamIsCapturing(other, &st), CUDA_SUCCESS);
 	is_int(st, CU_STREAM_CAPTURE_STATUS_NONE, "ending the capture ends it on joined streams");
 	IS_CU(cuMemAlloc(&p, 64), CUDA_SUCCESS);

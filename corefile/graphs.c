@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Graph launches expanded into their nodes, for the diagnosis (stage 5) and the views.  A
+ * cuGraphLaunch is one launch in the ring; the record's graph tables (record.h, sections 20-23)
+ * say which executable graph it replayed (the graph-launch ring links it to the launch by seq),
+ * which graph that exec came from, and every version of every node: an exec ran its graph's
+ * latest version of each ordinal made before the instantiation, replaced by the exec's own
+ * latest version made before the launch (cuGraphExec*SetParams).
+ *
+ * Node states come from the in-graph breadcrumb (docs/RECORDER.md): the ordinal + 1 of the last
+ * kernel node the replay in flight finished.  The nodes it depends on finished too: in a
+ * captured graph a node depends on the one before it on its capture stream and, for an event
+ * wait (a join), on the event record it waits for.  A kernel that did not finish but whose
+ * kernels before it did was running; the nodes before such a kernel may still be running; the
+ * rest had not started.  A replay that finished (its stream's breadcrumb is past it) finished
+ * every node, one that had not started started none; without an in-graph breadcrumb the states
+ * of a replay in flight are unknown.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model-internal.h"
+#include "reader-internal.h"
+#include "graphs.h"
+
+#define GRAPH_NODES_MAX 65536 /* ordinals expanded per replay, at most */
+
+static uint64_t ci_mix64_reader(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static bool slot_live(const void *table, size_t count, size_t size, uint32_t slot)
+{
+	return slot != CI_NONE && slot < count && ci_le64((const uint8_t *)table + (size_t)slot * size);
+}
+
+/* The graph-launch entry of launch L (newest first), or NULL. */
+static const struct ci_graph_launch *graph_launch_of(const struct ci_model *m, const struct ci_launch *l)
+{
+	for (size_t i = m->graph_launch_count; i-- > 0;)
+		if (m->graph_launches[i].launch_seq == l->seq)
+			return &m->graph_launches[i];
+	return NULL;
+}
+
+/* The exec behind L: the graph launch's, else the newest with L's handle instantiated before it. */
+static uint32_t exec_of(const struct ci_model *m, const struct ci_launch *l, uint64_t *replay)
+{
+	const struct ci_graph_launch *gl = graph_launch_of(m, l);
+	*replay = gl ? gl->replay : 0;
+	if (gl && slot_live(m->graph_execs, m->graph_exec_count, sizeof *m->graph_execs, gl->exec))
+		return gl->exec;
+	uint32_t best = CI_NONE;
+	for (size_t i = 0; i < m->graph_exec_count; i++) {
+		const struct ci_graph_exec *x = &m->graph_execs[i];
+		if (x->seq && x->handle == l->aux && x->instantiate_ns <= l->time_ns)
+			best = (uint32_t)i;
+	}
+	return best;
+}
+
+void ci_graph_replay_deinit(struct ci_graph_replay *r)
+{
+	if (r) {
+		free(r->nodes);
+		r->nodes = NULL;
+		r->node_count = 0;
+	}
+}
+
+void ci_graph_replay_pick(const struct ci_model *m, struct ci_graph_replay *r, size_t node)
+{
+	const struct ci_launch *l = ci_model_launch(m, r->launch);
+	const struct ci_graph_node *n = node < r->node_count ? r->nodes[node].node : NULL;
+	if (!l || !n || n->type != CI_NODE_KERNEL) {
+		r->faulting_node = -1;
+		return;
+	}
+	r->faulting_node = (ptrdiff_t)node;
+	struct ci_launch *k = &r->kernel;
+	*k = *l; /* stream, context, thread, time, number, seq: the graph launch's */
+	k->function = n->function;
+	k->function_handle = n->function_handle;
+	memcpy(k->grid, n->grid, sizeof k->grid);
+	memcpy(k->block, n->block, sizeof k->block);
+	memset(k->cluster, 0, sizeof k->cluster);
+	k->shared_mem = n->shared_mem;
+	k->stack = n->stack;
+	k->param_len = n->param_len <= CI_LAUNCH_PARAM_BYTES ? n->param_len : CI_LAUNCH_PARAM_BYTES;
+	memcpy(k->params, n->params, sizeof k->params);
+	k->flags = (uint16_t)(l->flags | (n->flags & (CI_LAUNCH_PARAMS_EXTRA | CI_LAUNCH_PARAMS_CUT)));
+}
+
+/* States of a replay in flight from its breadcrumb value V (see the file comment). */
+static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *r, uint64_t v)
+{
+	size_t n = r->node_count;
+	uint8_t *done = calloc(n ? n : 1, 1);
+	size_t *dep1 = malloc((n ? n : 1) * sizeof *dep1), *dep2 = malloc((n ? n : 1) * sizeof *dep2);
+	if (!done || !dep1 || !dep2) {
+		free(done), free(dep1), free(dep2);
+		return; /* states stay unknown */
+	}
+	/* Dependencies by capture order: the previous node on the same stream, and for a join
+	 * the event record it waits for.  Built graphs (no stream) are a chain.  One pass: the
+	 * last index per stream slot (CI_NONE last) and per event, in open-addressed tables. */
+	size_t nstreams = m->stream_count + 1, evcap = 64;
+	while (evcap < 2 * n)
+		evcap <<= 1;
+	size_t *last_on = malloc(nstreams * sizeof *last_on);
+	struct { uint64_t event; size_t at; } *ev = calloc(evcap, sizeof *ev);
+	if (!last_on || !ev) {
+		free(last_on), free(ev), free(done), free(dep1), free(dep2);
+		return;
+	}
+	for (size_t i = 0; i < nstreams; i++)
+		last_on[i] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		dep1[i] = dep2[i] = SIZE_MAX;
+		const struct ci_graph_node *a = r->nodes[i].first;
+		if (!a)
+			continue;
+		size_t lane = a->stream < m->stream_count ? a->stream : m->stream_count;
+		dep1[i] = last_on[lane];
+		last_on[lane] = i;
+		if (a->type != CI_NODE_EVENT_RECORD && a->type != CI_NODE_EVENT_WAIT)
+			continue;
+		size_t h = (size_t)(ci_mix64_reader(a->a) & (evcap - 1));
+		while (ev[h].event && ev[h].event != a->a + 1)
+			h = (h + 1) & (evcap - 1);
+		if (a->type == CI_NODE_EVENT_RECORD) {
+			ev[h].event = a->a + 1; /* + 1: event 0 is a key too */
+			ev[h].at = i;
+		} else if (ev[h].event) {
+			dep2[i] = ev[h].at;
+		}
+	}
+	free(last_on);
+	free(ev);
+	if (v && v - 1 < n) {
+		done[v - 1] = 1;
+		for (size_t i = (size_t)(v - 1) + 1; i-- > 0;)
+			if (done[i]) {
+				if (dep1[i] != SIZE_MAX)
+					done[dep1[i]] = 1;
+				if (dep2[i] != SIZE_MAX)
+					done[dep2[i]] = 1;
+			}
+	}
+	/* ready[i]: every kernel among i's ancestors finished (computed in ordinal order). */
+	uint8_t *ready = calloc(n ? n : 1, 1);
+	for (size_t i = 0; ready && i < n; i++) {
+		ready[i] = 1;
+		size_t ds[2] = { dep1[i], dep2[i] };
+		for (int k = 0; k < 2; k++) {
+			size_t d = ds[k];
+			if (d == SIZE_MAX)
+				continue;
+			bool kernel = r->nodes[d].node && r->nodes[d].node->type == CI_NODE_KERNEL;
+			if ((kernel && !done[d]) || (!kernel && !done[d] && !ready[d]))
+				ready[i] = 0;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ci_graph_node *x = r->nodes[i].node;
+		if (!x)
+			continue;
+		if (done[i])
+			r->nodes[i].state = CI_LS_FINISHED;
+		else if (ready && ready[i])
+			r->nodes[i].state = CI_LS_IN_FLIGHT;
+		else
+			r->nodes[i].state = CI_LS_NOT_STARTED;
+	}
+	free(ready);
+	free(done), free(dep1), free(dep2);
+}
+
+bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_launch_state state,
+			    struct ci_graph_replay *r)
+{
+	memset(r, 0, sizeof *r);
+	r->launch = launch;
+	r->exec = r->graph = CI_NONE;
+	r->faulting_node = -1;
+	const struct ci_launch *l = ci_model_launch(m, launch);
+	if (!l || l->api != CI_LAUNCH_GRAPH || !m->graph_exec_count)
+		return false;
+	uint32_t xs = exec_of(m, l, &r->replay);
+	if (xs == CI_NONE)
+		return false;
+	const struct ci_graph_exec *x = &m->graph_execs[xs];
+	r->exec = xs;
+	r->graph = x->graph;
+	if (!slot_live(m->graphs, m->graph_count, sizeof *m->graphs, x->graph))
+		return true; /* the exec without its graph: no nodes to show */
+	const struct ci_graph *g = &m->graphs[x->graph];
+	size_t n = x->nodes < GRAPH_NODES_MAX ? x->nodes : GRAPH_NODES_MAX;
+	if (n && !(r->nodes = calloc(n, sizeof *r->nodes)))
+		return true;
+	r->node_count = n;
+	/* Table order is the order the versions were written (under the recorder's lock). */
+	for (size_t i = 0; i < m->graph_node_count; i++) {
+		const struct ci_graph_node *e = &m->graph_nodes[i];
+		if (!e->seq || e->graph != x->graph || e->ordinal >= n)
+			continue;
+		struct ci_graph_node_state *s = &r->nodes[e->ordinal];
+		if (e->exec == CI_NONE && e->time_ns <= x->instantiate_ns) {
+			if (!s->first)
+				s->first = e;
+			if (!s->node || s->node->exec == CI_NONE)
+				s->node = e;
+		} else if (e->exec == xs && e->time_ns <= l->time_ns) {
+			s->node = e;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		r->nodes[i].state = state == CI_LS_IN_FLIGHT ? CI_LS_UNKNOWN : state;
+		if (r->nodes[i].node && r->nodes[i].node->type == CI_NODE_KERNEL &&
+		    !(r->nodes[i].node->flags & CI_NODE_DISABLED))
+			r->kernel_count++;
+	}
+	/* A launch whose stream cannot say whether it finished (its breadcrumb was not written:
+	 * the context was poisoned first) still has the in-graph one, if no later replay of the
+	 * same graph overwrote it. */
+	if (state == CI_LS_UNKNOWN && g->crumb_slot != CI_NONE) {
+		bool later = false;
+		for (size_t i = 0; i < m->graph_launch_count && !later; i++) {
+			const struct ci_graph_launch *o = &m->graph_launches[i];
+			later = o->time_ns > l->time_ns && o->exec < m->graph_exec_count &&
+				m->graph_execs[o->exec].seq && m->graph_execs[o->exec].graph == x->graph;
+		}
+		if (!later)
+			state = CI_LS_IN_FLIGHT;
+	}
+	if (state == CI_LS_IN_FLIGHT && g->crumb_slot != CI_NONE && g->crumb_slot < m->crumb_count) {
+		r->crumb = true;
+		r->crumb_value = m->crumbs[g->crumb_slot];
+		states_from_crumb(m, r, r->crumb_value);
+	}
+	/* The faulting node when the facts leave one: the only kernel running, or the only kernel. */
+	ptrdiff_t pick = -1;
+	size_t running = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct ci_graph_node *e = r->nodes[i].node;
+		if (!e || e->type != CI_NODE_KERNEL || (e->flags & CI_NODE_DISABLED))
+			continue; /* a disabled node is an empty one */
+		if (r->crumb ? r->nodes[i].state == CI_LS_IN_FLIGHT : r->kernel_count == 1) {
+			pick = (ptrdiff_t)i;
+			running++;
+		}
+	}
+	if (running == 1)
+		ci_graph_replay_pick(m, r, (size_t)pick);
+	return true;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Index of the graph tables for the views: chains built in one pass (bounded work however
+ * large the tables of a hostile record are). */
+
+void ci_graph_index_deinit(struct ci_graph_index *ix)
+{
+	free(ix->node_head), free(ix->node_next), free(ix->exec_head), free(ix->exec_next);
+	free(ix->upd_head), free(ix->upd_next);
+	memset(ix, 0, sizeof *ix);
+}
+
+static void chain(size_t *head, size_t *next, size_t nheads, size_t i, uint32_t key)
+{
+	if (key < nheads) {
+		next[i] = head[key];
+		head[key] = i;
+	}
+}
+
+bool ci_graph_index_init(const struct ci_model *m, struct ci_graph_index *ix)
+{
+	memset(ix, 0, sizeof *ix);
+	size_t g = m->graph_count ? m->graph_count : 1, x = m->graph_exec_count ? m->graph_exec_count : 1;
+	size_t n = m->graph_node_count ? m->graph_node_count : 1;
+	ix->node_head = malloc(g * sizeof(size_t)), ix->exec_head = malloc(g * sizeof(size_t));
+	ix->upd_head = malloc(x * sizeof(size_t)), ix->exec_next = malloc(x * sizeof(size_t));
+	ix->node_next = malloc(n * sizeof(size_t)), ix->upd_next = malloc(n * sizeof(size_t));
+	if (!ix->node_head || !ix->exec_head || !ix->upd_head || !ix->exec_next || !ix->node_next ||
+	    !ix->upd_next) {
+		ci_graph_index_deinit(ix);
+		return false;
+	}
+	for (size_t i = 0; i < g; i++)
+		ix->node_head[i] = ix->exec_head[i] = SIZE_MAX;
+	for (size_t i = 0; i < x; i++)
+		ix->upd_head[i] = SIZE_MAX;
+	/* Backwards, so that each chain is in table order. */
+	for (size_t i = m->graph_node_count; i-- > 0;) {
+		const struct ci_graph_node *e = &m->graph_nodes[i];
+		ix->node_next[i] = ix->upd_next[i] = SIZE_MAX;
+		if (!e->seq)
+			continue;
+		if (e->exec == CI_NONE)
+			chain(ix->node_head, ix->node_next, m->graph_count, i, e->graph);
+		else
+			chain(ix->upd_head, ix->upd_next, m->graph_exec_count, i, e->exec);
+	}
+	for (size_t i = m->graph_exec_count; i-- > 0;) {
+		ix->exec_next[i] = SIZE_MAX;
+		if (m->graph_execs[i].seq)
+			chain(ix->exec_head, ix->exec_next, m->graph_count, i, m->graph_execs[i].graph);
+	}
+	return true;
+}
+
+static int cmp_node_ordinal(const void *a, const void *b)
+{
+	const struct ci_graph_node *x = *(const struct ci_graph_node *const *)a;
+	const struct ci_graph_node *y = *(const struct ci_graph_node *const *)b;
+	if (x->ordinal != y->ordinal)
+		return x->ordinal < y->ordinal ? -1 : 1;
+	return x < y ? -1 : x > y; /* table order */
+}
+
+size_t ci_graph_latest_nodes(const struct ci_model *m, const struct ci_graph_index *ix, uint32_t graph,
+			     const struct ci_graph_node ***ret)
+{
+	*ret = NULL;
+	size_t k = 0;
+	if (graph >= m->graph_count)
+		return 0;
+	for (size_t i = ix->node_head[graph]; i != SIZE_MAX; i = ix->node_next[i])
+		k++;
+	const struct ci_graph_node **v = malloc((k ? k : 1) * sizeof *v);
+	if (!v)
+		return 0;
+	k = 0;
+	for (size_t i = ix->node_head[graph]; i != SIZE_MAX; i = ix->node_next[i])
+		v[k++] = &m->graph_nodes[i];
+	qsort(v, k, sizeof *v, cmp_node_ordinal);
+	size_t w = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (w && v[w - 1]->ordinal == v[i]->ordinal)
+			w--; /* a later version of the same ordinal replaces it */
+		v[w++] = v[i];
+	}
+	*ret = v;
+	return w;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* What corefile/graphs.c offers the diagnosis beyond the public ci_graph_replay_expand. */
+#ifndef CUDAINSPECT_GRAPHS_H
+#define CUDAINSPECT_GRAPHS_H
+
+#include "cudainspect/cudainspect.h"
+
+/* Make node NODE of R (a kernel node) its faulting node: sets faulting_node and kernel. */
+void ci_graph_replay_pick(const struct ci_model *m, struct ci_graph_replay *r, size_t node);
+
+/* The graph tables chained for the views: per graph its own node versions and its execs, per
+ * exec its versions (updates), each in table order; SIZE_MAX ends a chain. */
+struct ci_graph_index {
+	size_t *node_head, *node_next; /* graph slot -> first node entry; entry -> next */
+	size_t *exec_head, *exec_next; /* graph slot -> first exec; exec -> next */
+	size_t *upd_head, *upd_next;   /* exec slot -> first own version; entry -> next */
+};
+bool ci_graph_index_init(const struct ci_model *m, struct ci_graph_index *ix);
+void ci_graph_index_deinit(struct ci_graph_index *ix);
+/* GRAPH's latest own version of each ordinal, by ordinal (malloc'd array in *RET). */
+size_t ci_graph_latest_nodes(const struct ci_model *m, const struct ci_graph_index *ix, uint32_t graph,
+			     const struct ci_graph_node ***ret);
+
+#endif

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Faults inside graph replays, on real kernel cores: graphengine (testcases/engine/graphengine.c)
+# under the recorder on the simulated driver replays a decode step captured per batch size over
+# two streams joined by events (or built node by node, its attention node repointed before every
+# replay), and a fault is planted in one node of one replay.  The report must name the kernel
+# node, not the graph: its kernel, grid and block, its arguments with pointer attribution, where
+# it was captured and where the graph was launched, the replay number, and how far the replay
+# got (the in-graph breadcrumb).  Expectations come from the engine: the replay it printed for
+# the planted step, the pointer it planted, the source lines of its calls.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/unit.sh"
+CI=$B/cudainspect
+recorder_preload
+need_core_tests graphengine
+SRC=$TOP/testcases/engine/graphengine.c
+# line PATTERN: the source line of graphengine.c that matches (the test's own reading of it)
+line() { grep -n -- "$1" "$SRC" | head -1 | cut -d: -f1; }
+ATTN_CAPTURED=$(line 'cuLaunchKernel(f_attn')
+EMBED_CAPTURED=$(line 'cuLaunchKernel(f_embed')
+SAMPLE_CAPTURED=$(line 'cuLaunchKernel(f_sample')
+GRAPH_LAUNCH=$(line 'cuGraphLaunch(execs')
+EXEC_UPDATE=$(line 'cuGraphExecKernelNodeSetParams(execs')
+
+# engine NAME ARGS...: graphengine in $T/NAME (core dumps on), its summary in $T/NAME.txt
+engine() {
+	local dir=$T/$1; shift
+	mkdir -p "$dir"
+	( ( cd "$dir" && ulimit -c unlimited && export ${RECORDER_ENV:-CUDAINSPECT_QUIET=1} &&
+		CUDAINSPECT_QUIET=1 CUDASIM_KERNEL_US=200 LD_PRELOAD="$PRELOAD" \
+		LD_LIBRARY_PATH="$B/sim" exec "$B/graphengine" "$@" ) >"$dir/out" 2>"$dir/err" || true ) 2>/dev/null
+	core=$(ls "$dir"/core* 2>/dev/null | head -1)
+	"$CI" --width 200 "$core" >"$T/$name.txt" 2>&1
+	"$CI" --json "$core" >"$dir/report.json" 2>/dev/null
+}
+q() { jq -r "$2" "$T/$1/report.json"; }
+# replay_of NAME STEP: the replay the engine printed for that step
+replay_of() { sed -n "s/^graphengine: step $2 batch [0-9]* replay \([0-9]*\)$/\1/p" "$T/$1/out"; }
+node() { grep -E "^ +node [0-9]+ +[A-Za-z ]+ +$2 " "$T/$1.txt" | head -1 | awk '{print $3, $4}' | sed 's/ [a-z_:]*$//; s/not$/not started/'; }
+
+# ---- captured, the attention node of step 5 (replay 3 of batch 1) reads a stale page
+name=mid; engine mid --steps 6 --fault-step 5
+ok "mid: a core was written" test -n "$core"
+like "$(cat "$T/mid.txt")" 'Faulting kernel: paged_attention +\[confidence: high\]' \
+	"mid: the faulting kernel is the attention node, not the graph"
+unlike "$(cat "$T/mid.txt")" '<graph 0x' "mid: no graph placeholder anywhere in the summary"
+like "$(cat "$T/mid.txt")" 'grid \(4,1,1\)  block \(128,1,1\)  shared memory 64 B  via cuGraphLaunch' \
+	"mid: the node's grid, block and shared memory"
+like "$(cat "$T/mid.txt")" "captured at capture_step \(graphengine.c:$ATTN_CAPTURED\)" \
+	"mid: where the attention kernel was captured (graphengine.c:$ATTN_CAPTURED)"
+like "$(cat "$T/mid.txt")" "graph launched at main \(graphengine.c:$GRAPH_LAUNCH\)" \
+	"mid: where the graph was launched (graphengine.c:$GRAPH_LAUNCH)"
+like "$(cat "$T/mid.txt")" "node 7 of captured graph 0x[0-9a-f]+ \(10 nodes, 4 kernels\), replay $(replay_of mid 5) of exec" \
+	"mid: node 7 of the captured graph, replay $(replay_of mid 5) as the engine counted"
+is "$(node mid embed_gather) / $(node mid decode::matvec) / $(node mid paged_attention) / $(node mid sample_token)" \
+	"finished / finished / RUNNING / not started" \
+	"mid: the in-graph breadcrumb: embed and the MLP (other stream) finished, attention running, sampling not started"
+like "$(cat "$T/mid.txt")" "compute-sanitizer --kernel-name kns=paged_attention CMD" "mid: the hint names the real kernel"
+like "$(cat "$T/mid.txt")" "graphs +# the graph and its nodes" "mid: the hint points at the graphs view"
+planted=$(sed -n 's/^graphengine: planted //p' "$T/mid/out")
+is "$(q mid .diagnosis.faulting_launch.kernel) $(q mid '.diagnosis.faulting_launch.grid|join(",")')" "paged_attention 4,1,1" \
+	"mid JSON: faulting_launch is the node"
+is "$(q mid .diagnosis.faulting_launch.args[2].value_hex)" "$planted" "mid JSON: its k_cache argument is the engine's KV cache"
+is "$(q mid '.diagnosis.faulting_launch.graph | [.replay, .faulting_node, .breadcrumb_value] | join(" ")')" \
+	"$(replay_of mid 5) 7 5" "mid JSON: replay, faulting node, breadcrumb value"
+is "$(q mid '[.diagnosis.faulting_launch.graph.nodes[] | select(.type == "kernel") | .state] | join(" ")')" \
+	"finished finished in_flight not_started" "mid JSON: kernel node states"
+is "$(q mid '.diagnosis.faulting_launch.graph.graph_launch_stack[0].line')" "$GRAPH_LAUNCH" "mid JSON: the graph launch's stack"
+is "$(q mid '.diagnosis.faulting_launch.stack[0].line')" "$ATTN_CAPTURED" "mid JSON: the node's capture stack"
+is "$(q mid '[.graphs[] | .origin + ":" + (.nodes|tostring) + ":" + (.execs|length|tostring)] | join(" ")')" \
+	"captured:10:1 captured:10:1" "mid JSON: graphs, their nodes and execs"
+is "$(q mid '[.graph_launches[].replay] | join(" ")')" "1 1 2 2 3" "mid JSON: every graph launch with its replay number"
+g=$("$CI" --width 200 "$core" graphs 2>&1)
+like "$g" 'Graph 0x[0-9a-f]+: captured on stream 0x[0-9a-f]+, 10 nodes, in-graph breadcrumbs' "mid graphs view: how the graph was made"
+like "$g" '7 +kernel +RUNNING +paged_attention grid \(4,1,1\) block \(128,1,1\) \+crumb on stream' "mid graphs view: the running node"
+like "$g" 'event_wait +finished +event 0x[0-9a-f]+ \(waited for: joins the capture\) on stream' "mid graphs view: the join of the second stream"
+like "$g" 'exec 0x[0-9a-f]+: 3 launches, 0 node updates, the faulting launch is one of its replays' "mid graphs view: the exec"
+k=$("$CI" --width 200 "$core" kernels 2>&1)
+like "$k" "replay 2 of exec 0x[0-9a-f]+, 4 kernel nodes:
+ +node 1 +finished +embed_gather" "kernels view: a finished replay with its nodes inline"
+like "$k" 'node 7 +RUNNING +paged_attention .*<- faulted' "kernels view: the faulting node inline"
+
+# ---- the first and the last node of a replay
+name=first; engine first --steps 6 --fault-step 5 --fault-node first
+like "$(cat "$T/first.txt")" 'Faulting kernel: embed_gather ' "first: the first kernel node"
+is "$(node first embed_gather) / $(node first decode::matvec) / $(node first sample_token)" "RUNNING / not started / not started" \
+	"first: nothing had finished (breadcrumb 0)"
+like "$(cat "$T/first.txt")" "captured at capture_step \(graphengine.c:$EMBED_CAPTURED\)" "first: its capture site"
+name=last; engine last --steps 6 --fault-step 4 --fault-node last
+like "$(cat "$T/last.txt")" "Faulting kernel: sample_token .*
+.*
+.*
+.*
+.*replay $(replay_of last 4) of exec" "last: the last kernel node, replay $(replay_of last 4) of the batch-4 graph"
+is "$(node last paged_attention) / $(node last sample_token)" "finished / RUNNING" "last: everything before it finished"
+like "$(cat "$T/last.txt")" "captured at capture_step \(graphengine.c:$SAMPLE_CAPTURED\)" "last: its capture site"
+
+# ---- without in-graph breadcrumbs the node is not known, and no hint pretends it is
+name=nocrumb; RECORDER_ENV=CUDAINSPECT_GRAPH_CRUMBS=off engine nocrumb --steps 6 --fault-step 5
+like "$(cat "$T/nocrumb.txt")" 'Faulting kernel: one of the 4 kernels of a graph' "crumbs off: the kernel is not guessed"
+like "$(cat "$T/nocrumb.txt")" 'no in-graph breadcrumb: the states of its nodes are unknown' "crumbs off: states unknown, said"
+like "$(cat "$T/nocrumb.txt")" 'compute-sanitizer CMD ' "crumbs off: compute-sanitizer without a kernel filter"
+unlike "$(cat "$T/nocrumb.txt")" 'kns=' "crumbs off: no placeholder filter"
+is "$(q nocrumb '.diagnosis.faulting_launch.graph.faulting_node')" null "crumbs off JSON: faulting_node null"
+
+# ---- built explicitly; the exec's attention node repointed at a freed KV cache for step 3
+name=built; engine built --mode explicit --steps 4 --fault-step 3
+like "$(cat "$T/built.txt")" 'Faulting kernel: paged_attention ' "built: the node with the freed pointer"
+like "$(cat "$T/built.txt")" "node 3 of built graph 0x[0-9a-f]+ \(6 nodes, 4 kernels\), replay $(replay_of built 3) of exec" \
+	"built: node 3 of the built graph, replay $(replay_of built 3)"
+like "$(cat "$T/built.txt")" "added at main \(graphengine.c:$EXEC_UPDATE\)" \
+	"built: the site of the update that gave the node its arguments (graphengine.c:$EXEC_UPDATE)"
+like "$(cat "$T/built.txt")" 'node 3 +unknown +paged_attention .*\(updated in this exec\)' "built: the update is shown"
+like "$(cat "$T/built.txt")" "arg 2 \(\+16\): Address $(sed -n 's/^graphengine: planted //p' "$T/built/out") is inside allocation #[0-9]+ .*FREED" \
+	"built: arg 2 is the freed KV cache"
+g=$("$CI" --width 200 "$(ls "$T"/built/core* | head -1)" graphs 2>&1)
+like "$g" 'Graph 0x[0-9a-f]+: built, 6 nodes' "built graphs view: built"
+like "$g" 'update +paged_attention grid \(4,1,1\)' "built graphs view: the per-exec updates"
+# ---- built, updated from a changed clone (cuGraphExecUpdate), the MLP node disabled
+EXEC_UPDATE2=$(line 'cuGraphExecUpdate(execs')
+name=upd; engine upd --mode explicit --steps 4 --fault-step 3 --update exec-update --skip-mlp
+like "$(cat "$T/upd.txt")" 'Faulting kernel: paged_attention ' "exec-update: the node with the freed pointer"
+like "$(cat "$T/upd.txt")" "added at main \(graphengine.c:$EXEC_UPDATE2\)" \
+	"exec-update: the site of the cuGraphExecUpdate that gave the node its arguments (graphengine.c:$EXEC_UPDATE2)"
+like "$(cat "$T/upd.txt")" '\(6 nodes, 3 kernels\)' "exec-update: the disabled MLP is not counted as a kernel"
+like "$(cat "$T/upd.txt")" 'decode::matvec .*\(disabled in this exec: an empty node\)' "exec-update: the disabled node is said"
+like "$("$CI" --width 200 "$(ls "$T"/upd/core* | head -1)" graphs 2>&1)" 'Graph 0x[0-9a-f]+: cloned, 6 nodes' \
+	"exec-update: the graphs view lists the clones"
+# ---- without in-graph breadcrumbs, the kernel log's fault page names the node (the Xid rule
+# weighs the suspect graph launches' kernel nodes): the attention node's access 64 bytes into
+# its k_cache argument, logged by the simulator as the driver would
+name=klog; RECORDER_ENV="CUDAINSPECT_GRAPH_CRUMBS=off CUDASIM_FAULT=paged_attention@5:arg=2+64 CUDASIM_KERNEL_LOG=$T/klog/kern.log" \
+	engine klog --steps 6 --fault-step 5
+"$CI" --width 200 --kernel-log "$T/klog/kern.log" "$core" >"$T/klog.txt" 2>&1
+like "$(cat "$T/klog.txt")" 'Faulting kernel: paged_attention +\[confidence: exact\]' \
+	"kernel log: the attention node, exact (the only suspect whose pointers reach the fault page)"
+like "$(cat "$T/klog.txt")" 'only paged_attention \(node 7\) passes a pointer into or next to #[0-9]+, where the kernel log.s fault page lies' \
+	"kernel log: the reasoning names the node the page points to"
+like "$(cat "$T/klog.txt")" 'evidence: Xid 31 at 0x' "kernel log: the Xid line is the evidence"
+
+# The sparse decode (the summary's) diagnoses every one of these cores as the complete one does.
+run_c_test "$B/tests/reader/sparse_test" $(for n in mid first last nocrumb built upd klog; do ls "$T/$n"/core* | head -1; done)
+done_testing

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * graphprobe: the capture modes and construction paths graphengine does not use, for
+ * graphs.t.  In thread-local mode it captures a cuLaunchKernelEx (grid 2x3x1), a host function,
+ * a memset and a device-to-device copy; in relaxed mode a capture that cuStreamSynchronize
+ * invalidates; it builds a graph with cuGraphAddNode (a kernel node and a memset node from
+ * the parameter union), changes its memset node in the exec, then in the graph
+ * (cuGraphExecMemsetNodeSetParams, cuGraphMemsetNodeSetParams); and it captures a launch into a graph it built (cuStreamBeginCaptureToGraph
+ * after the graph's empty node).  Each graph that was made is launched once.  Prints what the test
+ * compares with the record: "graphprobe: hostfn 0x..", "graphprobe: p 0x.. q 0x..",
+ * "graphprobe: invalidated RESULT".
+ */
+#define PROBE_NAME "graphprobe"
+#include "probe.h"
+
+#include <string.h>
+
+static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+			  ".visible .entry probe_k(\n\t.param .u64 a,\n\t.param .u32 b\n)\n{\n\tret;\n}\n";
+
+static void host_fn(void *arg)
+{
+	(void)arg;
+}
+
+int main(void)
+{
+	CUmodule mod;
+	CUfunction k;
+	probe_start(ptx, &mod);
+	CHECK(cuModuleGetFunction(&k, mod, "probe_k"));
+	CUstream a, b;
+	CHECK(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+	CHECK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
+	CUdeviceptr p, q;
+	CHECK(cuMemAlloc(&p, 4096));
+	CHECK(cuMemAlloc(&q, 4096));
+	printf("graphprobe: hostfn 0x%llx\n", (unsigned long long)(uintptr_t)host_fn);
+	printf("graphprobe: p 0x%llx q 0x%llx\n", (unsigned long long)p, (unsigned long long)q);
+	unsigned n = 7;
+	void *params[] = { &p, &n };
+
+	/* thread-local capture: every launch API kind and the copy engine */
+	CUgraph g1, g2, g3;
+	CUgraphExec x;
+	CHECK(cuStreamBeginCapture(a, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+	CUlaunchConfig cfg = { .gridDimX = 2, .gridDimY = 3, .gridDimZ = 1, .blockDimX = 32,
+			       .blockDimY = 1, .blockDimZ = 1, .hStream = a };
+	CHECK(cuLaunchKernelEx(&cfg, k, params, NULL));
+	CHECK(cuLaunchHostFunc(a, host_fn, NULL));
+	CHECK(cuMemsetD8Async(p, 0x5a, 64, a));
+	CHECK(cuMemcpyDtoDAsync(q, p, 64, a));
+	CHECK(cuStreamEndCapture(a, &g1));
+	CHECK(cuGraphInstantiateWithFlags(&x, g1, CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH));
+	CHECK(cuGraphLaunch(x, a));
+	CHECK(cuStreamSynchronize(a));
+
+	/* relaxed capture invalidated by a synchronization of the capturing stream */
+	CHECK(cuStreamBeginCapture(b, CU_STREAM_CAPTURE_MODE_RELAXED));
+	CHECK(cuLaunchKernel(k, 1, 1, 1, 32, 1, 1, 0, b, params, NULL));
+	CUresult r = cuStreamSynchronize(b);
+	CUresult e = cuStreamEndCapture(b, &g2);
+	const char *name = "?";
+	cuGetErrorName(e, &name);
+	printf("graphprobe: invalidated %s (the synchronization: %d)\n", name, (int)r);
+
+	/* cuGraphAddNode with the parameter union */
+	CUgraphNode kn, mn;
+	CHECK(cuGraphCreate(&g3, 0));
+	CUgraphNodeParams np;
+	memset(&np, 0, sizeof np);
+	np.type = CU_GRAPH_NODE_TYPE_KERNEL;
+	np.kernel.func = k;
+	np.kernel.gridDimX = 5, np.kernel.gridDimY = 1, np.kernel.gridDimZ = 1;
+	np.kernel.blockDimX = 64, np.kernel.blockDimY = 1, np.kernel.blockDimZ = 1;
+	np.kernel.kernelParams = params;
+	CHECK(cuGraphAddNode(&kn, g3, NULL, NULL, 0, &np));
+	memset(&np, 0, sizeof np);
+	np.type = CU_GRAPH_NODE_TYPE_MEMSET;
+	np.memset.dst = q;
+	np.memset.value = 0x11;
+	np.memset.elementSize = 4;
+	np.memset.width = 16;
+	np.memset.height = 1;
+	CHECK(cuGraphAddNode(&mn, g3, &kn, NULL, 1, &np));
+	CUgraphExec x3;
+	CHECK(cuGraphInstantiateWithFlags(&x3, g3, 0));
+	CHECK(cuGraphLaunch(x3, a));
+	CHECK(cuStreamSynchronize(a));
+	/* the memset node changed in the exec (0x22), then in the graph (0x33) */
+	CUDA_MEMSET_NODE_PARAMS ms = { .dst = q, .value = 0x22, .elementSize = 4, .width = 8, .height = 1 };
+	CHECK(cuGraphExecMemsetNodeSetParams(x3, mn, &ms, NULL));
+	ms.value = 0x33;
+	CHECK(cuGraphMemsetNodeSetParams(mn, &ms));
+	CHECK(cuGraphLaunch(x3, a));
+	CHECK(cuStreamSynchronize(a));
+	unsigned got = 0;
+	CHECK(cuMemcpyDtoH(&got, q, sizeof got));
+	printf("graphprobe: after the exec's memset update q holds 0x%x\n", got);
+
+	/* a capture into a graph built before, after its node */
+	CUgraph g4, g4_out = NULL;
+	CUgraphNode first;
+	CUgraphExec x4;
+	CHECK(cuGraphCreate(&g4, 0));
+	CHECK(cuGraphAddEmptyNode(&first, g4, NULL, 0));
+	CHECK(cuStreamBeginCaptureToGraph(a, g4, &first, NULL, 1, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	CHECK(cuLaunchKernel(k, 4, 1, 1, 32, 1, 1, 0, a, params, NULL));
+	CHECK(cuStreamEndCapture(a, &g4_out));
+	printf("graphprobe: captured into the same graph: %s\n", g4_out == g4 ? "yes" : "no");
+	CHECK(cuGraphInstantiateWithFlags(&x4, g4, 0));
+	CHECK(cuGraphLaunch(x4, a));
+	CHECK(cuStreamSynchronize(a));
+	CHECK(cuGraphExecDestroy(x4));
+	CHECK(cuGraphExecDestroy(x3));
+	CHECK(cuGraphExecDestroy(x));
+	CHECK(cuGraphDestroy(g3));
+	CHECK(cuGraphDestroy(g1));
+	return 0;
+}
