@@ -49,7 +49,7 @@ all: $(ALL)
 
 # `make deps` installs what a fresh Debian 12 machine lacks (apt-get; see scripts/deps.sh).
 deps:
-	@scripts/deps.sh
+	@BUILD=$(BUILD) scripts/deps.sh
 
 # Quick check used by `all` so that a missing toolkit or -dev package gives one clear line
 # instead of a page of compiler errors.

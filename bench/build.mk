@@ -3,6 +3,7 @@
 BENCH_TARGETS :=
 -include bench/recorder/build.mk
 -include bench/reader/build.mk
+-include bench/python/build.mk
 
 .PHONY: bench
 bench: deps

@@ -45,6 +45,8 @@ const struct section_kind ci_section_kinds[CI_SECTION_KIND_MAX] = {
 	[CI_SEC_THREADS] = { LAYOUT_TABLE, sizeof(struct ci_thread), 0, 0, 0 },
 	[CI_SEC_SYMBOL_IMAGE] = { LAYOUT_BYTES, 1, 1, 0, 0 },
 	[CI_SEC_KERNEL_LOG] = { LAYOUT_BYTES, 1, 1, 0, 0 },
+	[CI_SEC_PYTHON] = { LAYOUT_TABLE, sizeof(struct ci_python), 0, 0, 0 },
+	[CI_SEC_PY_CODES] = { LAYOUT_TABLE, sizeof(struct ci_py_code), 0, 0, 0 },
 };
 #undef RING_BY_TIME
 
@@ -692,6 +694,18 @@ static void check_tables(struct decoder *d)
 	}
 	check_string(r, 0, &m->header.exe_str);
 	check_string(r, 0, &m->header.cmdline_str);
+	for (size_t i = 0; i < m->python_count; i++) {
+		check_string(r, CI_SEC_PYTHON, &m->python[i].why_str);
+		if (m->python[i].layout_size > sizeof m->python[i].layout) {
+			m->python[i].layout_size = 0;
+			d->bad_refs[CI_SEC_PYTHON]++;
+		}
+	}
+	for (size_t i = 0; i < m->py_code_count; i++) {
+		check_string(r, CI_SEC_PY_CODES, &m->py_codes[i].qualname_str);
+		check_string(r, CI_SEC_PY_CODES, &m->py_codes[i].filename_str);
+		check_string(r, CI_SEC_PY_CODES, &m->py_codes[i].linetable_str);
+	}
 	for (size_t i = 0; i < m->host_module_count; i++) {
 		struct ci_host_module *h = &m->host_modules[i];
 		check_string(r, CI_SEC_HOST_MODULES, &h->path_str);
@@ -1012,6 +1026,8 @@ static struct ci_error *decode_sections(struct decoder *d)
 	DECODE(CI_SEC_CODE_MODULES, code_modules, code_module_count);
 	DECODE(CI_SEC_FUNCTIONS, functions, function_count);
 	DECODE(CI_SEC_THREADS, threads, thread_count);
+	DECODE(CI_SEC_PYTHON, python, python_count);
+	DECODE(CI_SEC_PY_CODES, py_codes, py_code_count);
 	refresh_head(d, CI_SEC_STRINGS);
 	refresh_head(d, CI_SEC_FRAMES);
 
@@ -1211,6 +1227,16 @@ struct ci_error *ci_decode_with(struct ci_source *src, const struct ci_location 
 	}
 	*ret = m;
 	return NULL;
+}
+
+struct ci_model *ci_model_without_record(void)
+{
+	struct ci_model *m = calloc(1, sizeof *m);
+	for (uint32_t k = 0; m && k < CI_SECTION_KIND_MAX; k++)
+		m->sections[k].kind = k;
+	if (m)
+		m->no_record = true;
+	return m;
 }
 
 struct ci_error *ci_decode(struct ci_source *src, const struct ci_location *loc,

@@ -5,9 +5,12 @@
  * the recorded launches into finished, in flight, not started and unknown; across streams one
  * launch is chosen as the faulting (or most suspect) one, with the rule that decided and a
  * confidence; pointer-sized arguments of the suspect launches are attributed to live or freed
- * allocations; and the API error timeline gives the first sticky error and the thread that saw
- * it.  Pure function of the model: no I/O, no libdw.  The rules are documented in docs/USAGE.md
- * ("How the faulting launch is chosen").
+ * allocations and compared with the same parameter of the kernel's earlier launches (argument
+ * history); where the evidence holds the driver's Xid lines, the fault page is attributed too and
+ * names the launch (or copy) that can have made the access; and the API error timeline gives the
+ * first sticky error and the thread that saw it.  Pure function of the model and its evidence:
+ * no I/O, no libdw.  The rules are documented in docs/USAGE.md ("How the faulting launch is
+ * chosen") and docs/KERNEL-LOG.md ("How a report uses the lines").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -1028,13 +1031,11 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 		pointer_rule = true;
 		if (n_hist == 1)
 			text_add(why, "Rule: argument history. %s; only this one passes a pointer outside "
-				      "the allocation that the same parameter pointed into in the earlier "
-				      "launches of its kernel.", pool);
+				      "the allocation its kernel's earlier launches used there.", pool);
 		else
 			text_add(why, "Rule: argument history, the oldest. %s; %zu of them pass a pointer "
-				      "outside the allocation that the same parameter pointed into in the "
-				      "earlier launches of their kernel, and this is the oldest of those.",
-				 pool, n_hist);
+				      "outside the allocation their kernel's earlier launches used there, and "
+				      "this is the oldest of those.", pool, n_hist);
 	} else if (n_bad == 1) {
 		d->faulting_launch = bad_oldest;
 		d->confidence = open_only ? CI_CONF_LOW : CI_CONF_MEDIUM;
@@ -1246,11 +1247,12 @@ static void describe_copy(struct text *t, const struct ci_model *m, const struct
 {
 	char bytes[32], stream[96];
 	if (e->kind == CI_EV_MEMCPY)
-		text_add(t, "the copy of %s from 0x%" PRIx64 " to 0x%" PRIx64,
+		text_add(t, "the copy of %s bytes from 0x%" PRIx64 " to 0x%" PRIx64,
 			 ci_fmt_count(e->value, bytes, sizeof bytes), e->b, e->a);
 	else
-		text_add(t, "the set of %s at 0x%" PRIx64, ci_fmt_count(e->value, bytes, sizeof bytes), e->a);
-	text_add(t, " bytes on %s by thread %" PRIu32,
+		text_add(t, "the set of %s bytes at 0x%" PRIx64, ci_fmt_count(e->value, bytes, sizeof bytes),
+			 e->a);
+	text_add(t, " on %s by thread %" PRIu32,
 		 e->stream != CI_NONE ? ci_stream_label(m, e->stream, stream, sizeof stream)
 				      : "no stream (a synchronous call)", e->tid);
 }
@@ -1270,6 +1272,10 @@ static void xid_rule(struct diag_ctx *c, bool decide, const size_t *cand, size_t
 	if (!log)
 		return;
 	char line[320], rel[160];
+	/* The log is named by its file name in the items (the JSON's kernel_log has the path). */
+	const char *origin = ev->kernel_log_origin;
+	if (strchr(origin, '/'))
+		origin = strrchr(origin, '/') + 1;
 	/* Every line that belongs, as evidence; the first Xid 31 with an address decides. */
 	size_t shown = 0;
 	for (size_t i = 0; i < log->count; i++) {
@@ -1290,7 +1296,7 @@ static void xid_rule(struct diag_ctx *c, bool decide, const size_t *cand, size_t
 			d->xid_page = page;
 			page_relation_text(&page, rel, sizeof rel);
 			it = item_add(iv, CI_EVK_XID_PAGE, "%s: the page lies %s; %s line %" PRIu64
-				      ", by %s", line, rel, ev->kernel_log_origin, x->line,
+				      ", by %s", line, rel, origin, x->line,
 				      ci_klog_rule_name(mt->rule));
 			if (it) {
 				it->decisive = true;
@@ -1298,7 +1304,7 @@ static void xid_rule(struct diag_ctx *c, bool decide, const size_t *cand, size_t
 			}
 		} else {
 			it = item_add(iv, CI_EVK_XID, "%s (%s line %" PRIu64 ", by %s)", line,
-				      ev->kernel_log_origin, x->line, ci_klog_rule_name(mt->rule));
+				      origin, x->line, ci_klog_rule_name(mt->rule));
 		}
 		if (it) {
 			it->rule = ci_klog_rule_name(mt->rule);
@@ -1341,9 +1347,8 @@ static void xid_rule(struct diag_ctx *c, bool decide, const size_t *cand, size_t
 			why->len = 0;
 			why->s[0] = '\0';
 		}
-		text_add(why, "Rule: the driver's fault address. The kernel log's Xid 31 names a page "
-			      "%s, and the fault is the copy engine's: a copy or set made the access, not "
-			      "a kernel", rel);
+		text_add(why, "Rule: the driver's fault address. The Xid 31 comes from a copy engine, "
+			      "so a copy or set made the access, not a kernel");
 		if (n == 0) {
 			d->confidence = CI_CONF_NONE;
 			text_add(why, "; the record holds no copy or set in flight that touches that "
@@ -1351,15 +1356,21 @@ static void xid_rule(struct diag_ctx *c, bool decide, const size_t *cand, size_t
 			return;
 		}
 		d->faulting_copy = first;
-		d->confidence = n == 1 ? CI_CONF_EXACT : CI_CONF_LOW;
-		text_add(why, n == 1 ? "; exactly one recorded copy or set in flight touches it: "
-				     : "; %zu recorded copies or sets in flight touch it, the oldest: ", n);
-		describe_copy(why, m, &m->events[first]);
-		text_add(why, ".");
-		struct ci_evidence_item *it = item_add(iv, CI_EVK_XID_LAUNCH, "%s: %s", n == 1 ?
-						       "the only copy or set in flight that touches the page"
-						       : "the oldest copy or set in flight that touches the page",
-						       "see the reasoning");
+		/* A copy the event ring lost may be the one. */
+		const struct ci_section_stats *se = &m->sections[CI_SEC_EVENTS];
+		d->confidence = n > 1 ? CI_CONF_LOW : se->dropped || se->missing ? CI_CONF_MEDIUM
+									   : CI_CONF_EXACT;
+		if (n == 1)
+			text_add(why, "; exactly one recorded copy or set in flight touches the page.");
+		else
+			text_add(why, "; %zu recorded copies or sets in flight touch the page, and this "
+				      "is the oldest.", n);
+		struct text t = { 0 };
+		describe_copy(&t, m, &m->events[first]);
+		struct ci_evidence_item *it = item_add(iv, CI_EVK_XID_LAUNCH, "%s %s touches the page",
+						       n == 1 ? "only" : "of several, the oldest:",
+						       t.s ? t.s : "a copy");
+		text_deinit(&t);
 		if (it) {
 			it->event = first;
 			it->decisive = true;
@@ -1390,7 +1401,12 @@ static void xid_rule(struct diag_ctx *c, bool decide, const size_t *cand, size_t
 		return;
 	}
 	ptrdiff_t pick = keep ? d->faulting_launch : oldest;
-	bool exact = n == 1 && (n_cand > 0);
+	/* Exact only when the record saw every allocation and launch: one it lost may be the
+	 * page's, or the access's. */
+	const struct ci_section_stats *sa = &m->sections[CI_SEC_ALLOCS], *sl = &m->sections[CI_SEC_LAUNCHES];
+	bool lost = sa->dropped || sa->missing || sl->dropped || sl->missing ||
+		    (m->header.flags & CI_HDR_TRUNCATED);
+	bool exact = n == 1 && n_cand > 0 && !lost;
 	d->faulting_launch = pick;
 	d->confidence = exact ? CI_CONF_EXACT : CI_CONF_MEDIUM;
 	/* The driver's word decides: the rules from the record alone become evidence. */
@@ -1405,6 +1421,10 @@ static void xid_rule(struct diag_ctx *c, bool decide, const size_t *cand, size_t
 		text_add(why, "Rule: the driver's fault address. Of the %zu launch%s that may have been "
 			      "in flight, only this one points into or next to #%" PRIu64 ", where the "
 			      "page lies.", n_cand, n_cand == 1 ? "" : "es", A->id);
+	else if (n == 1)
+		text_add(why, "Rule: the driver's fault address. Only this launch points into or next "
+			      "to #%" PRIu64 ", where the page lies, but the record lost allocations or "
+			      "launches, so the confidence is at most medium.", A->id);
 	else
 		text_add(why, "Rule: the driver's fault address. %zu of the launches that may have "
 			      "been in flight pass a pointer into or next to #%" PRIu64 ", where the "
@@ -1425,8 +1445,8 @@ static void xid_rule(struct diag_ctx *c, bool decide, const size_t *cand, size_t
 }
 
 /* The argument-history items of the faulting launch. */
-static void history_items(const struct ci_model *m, const struct ci_diagnosis *d,
-			  const struct attr_vec *av, struct item_vec *iv)
+static void history_items(const struct ci_diagnosis *d, const struct attr_vec *av,
+			  struct item_vec *iv)
 {
 	for (size_t k = 0; d->faulting_launch >= 0 && k < av->n; k++) {
 		const struct ci_attribution *a = &av->v[k];
@@ -1458,7 +1478,6 @@ static void history_items(const struct ci_model *m, const struct ci_diagnosis *d
 			it->decisive = d->xid < 0;
 		}
 	}
-	(void)m;
 }
 
 static struct ci_error *nomem(void)
@@ -1650,7 +1669,7 @@ struct ci_error *ci_diagnose(const struct ci_model *model, const struct ci_evide
 		memcpy(cand, sus.open, sus.n_open * sizeof(*cand));
 	}
 	xid_rule(&c, suspecting, cand, n_cand, &av, &xv, &iv, &why);
-	history_items(m, d, &av, &iv);
+	history_items(d, &av, &iv);
 	if (why.failed || iv.failed)
 		return nomem();
 	/* Keep the faulting launch's attributions first. */

@@ -5,8 +5,10 @@
  * and the last successful synchronization that covered it; across the record: the first sticky
  * error, the last error and the window in which the launch behind it failed.  The launch ring
  * and the allocations are not read here, so the sparse decode (corefile/decode.c) can ask what
- * it must read of the launch ring (corefile/evidence.h) before it reads it.  Later kinds of
- * evidence (argument history, kernel-log lines, GPU core dumps) belong here too.
+ * it must read of the launch ring (corefile/evidence.h) before it reads it.  The kernel-log
+ * lines are gathered in corefile/evidence_klog.c; the argument history is read from the launches
+ * by the diagnosis (its window, the newest CI_HISTORY_RING ring entries, is one the sparse decode
+ * always reads).  GPU core dumps would belong here too.
  */
 #include <stdlib.h>
 #include <string.h>

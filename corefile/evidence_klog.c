@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <sys/select.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,12 @@ struct ci_error *ci_kernel_log_read(const char *path, char **buf, size_t *len)
 					       "(use '-' to read a pipe from standard input)", shown, kind);
 		return ci_error_create(CI_ERR_IO, "--kernel-log %s: %s", shown, strerror(errno));
 	}
+	/* A regular file is read into one buffer of its size; a pipe grows one. */
 	size_t cap = 1 << 16, n = 0;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < CI_KERNEL_LOG_MAX)
+		cap = (size_t)st.st_size + 1;
 	char *p = malloc(cap);
 	struct ci_error *err = NULL;
 	while (p) {
@@ -230,7 +237,7 @@ void ci_xid_summary(const struct ci_xid *x, char *buf, size_t n)
 		ci_scrub(mm->engine, engine, sizeof engine);
 		ci_scrub(mm->client, client, sizeof client);
 		if (mm->unit == CI_XID_UNIT_COPY)
-			snprintf(where, sizeof where, ", ENGINE %s (a copy engine)", engine);
+			snprintf(where, sizeof where, ", ENGINE %s, a copy engine", engine);
 		else if (mm->gpc >= 0)
 			snprintf(where, sizeof where, ", GPC%d", (int)mm->gpc);
 		else if (client[0])
@@ -244,11 +251,71 @@ void ci_xid_summary(const struct ci_xid *x, char *buf, size_t n)
 	const struct ci_xid_kind *k = ci_xid_describe(x->xid);
 	char body[160];
 	ci_scrub(x->body ? x->body : "", body, sizeof body);
-	if (x->xid == 13 && x->gr.warp_error)
-		snprintf(buf, n, "Xid 13, %s (GPC %d, TPC %d): an SM exception, no address",
-			 x->gr.warp_error, (int)x->gr.gpc, (int)x->gr.tpc);
-	else if (k)
+	char err[64], sm[24] = "";
+	if (x->xid == 13 && x->gr.kind == CI_XID_GR_WARP) {
+		if (x->gr.sm >= 0)
+			snprintf(sm, sizeof sm, ", SM %d", (int)x->gr.sm);
+		snprintf(buf, n, "Xid 13 (GPC %d, TPC %d%s): %s, an SM exception in a kernel, no address",
+			 (int)x->gr.gpc, (int)x->gr.tpc, sm, ci_scrub(x->gr.error, err, sizeof err));
+	} else if (x->xid == 13 && x->gr.kind == CI_XID_GR_ESR && x->gr.has_warp_code) {
+		snprintf(buf, n, "Xid 13 ESR: warp error 0x%02x (%s)", x->gr.warp_code,
+			 x->gr.warp_error ? x->gr.warp_error : "a code this reader does not know");
+	} else if (k)
 		snprintf(buf, n, "Xid %" PRIu32 " (%s): %s", x->xid, k->meaning, body);
 	else
 		snprintf(buf, n, "Xid %" PRIu32 " (a number this reader does not know): %s", x->xid, body);
+}
+
+struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_input *in,
+						 const struct ci_source_options *sopts,
+						 const char *kernel_log)
+{
+	struct ci_source *src = NULL;
+	struct ci_error *err;
+	if (in->path)
+		err = ci_source_open(in->path, sopts, &src);
+	else if (in->pid)
+		err = ci_source_open_pid(in->pid, sopts, &src);
+	else
+		return NULL;
+	if (err)
+		return err;
+	char *buf = NULL;
+	size_t len = 0;
+	struct ci_evidence ev = { 0 };
+	if (!(err = ci_kernel_log_read(kernel_log, &buf, &len)))
+		err = ci_evidence_kernel_log(&ev, NULL, ci_source_info(src), buf, len,
+					     strcmp(kernel_log, "-") == 0 ? "standard input" : kernel_log);
+	free(buf);
+	if (err) {
+		ci_source_close(src);
+		return err;
+	}
+	const struct ci_source_info *si = ci_source_info(src);
+	char origin[300], text[400];
+	ci_scrub(ev.kernel_log_origin, origin, sizeof origin);
+	fprintf(out, "Kernel log (%s): %zu Xid line%s, %zu of them process %" PRIu32 "'s\n", origin,
+		ev.kernel_log->count, ev.kernel_log->count == 1 ? "" : "s", ev.kernel_log_selected,
+		si->pid);
+	size_t shown = 0;
+	bool address = false;
+	for (size_t i = 0; i < ev.kernel_log->count && shown < 16; i++) {
+		const struct ci_xid *x = &ev.kernel_log->items[i];
+		if (!ev.kernel_log_match[i].belongs || (x->flags & CI_XID_DUPLICATE))
+			continue;
+		ci_xid_summary(x, text, sizeof text);
+		fprintf(out, "  %s; line %" PRIu64 ", by %s\n", text, x->line,
+			ci_klog_rule_name(ev.kernel_log_match[i].rule));
+		address |= x->xid == 31 && x->mmu.has_address;
+		shown++;
+	}
+	if (address)
+		fprintf(out, "  Without a flight record there is nothing to attribute the fault address "
+			"to:\n  no allocation, launch or copy of the process is known. Next time run it "
+			"under\n  the recorder: cudainspect record -- CMD\n");
+	else if (!ev.kernel_log_selected)
+		fprintf(out, "  None names the process (its pid or thread names) inside the log.\n");
+	ci_evidence_kernel_log_clear(&ev);
+	ci_source_close(src);
+	return NULL;
 }

@@ -27,7 +27,10 @@ static char *frame_text(const struct ci_frame *f, char *buf, size_t n)
 	char fn[256], file[256], mod[128];
 	ci_scrub(f->function ? f->function : "??", fn, sizeof fn);
 	ci_scrub(base_name(f->module), mod, sizeof mod);
-	if (f->file)
+	if (f->kind == CI_FRAME_PYTHON)
+		snprintf(buf, n, "%s (%s:%d) [Python]", fn,
+			 f->file ? ci_scrub(base_name(f->file), file, sizeof file) : "??", f->line);
+	else if (f->file)
 		snprintf(buf, n, "%s (%s:%d) in %s", fn, ci_scrub(base_name(f->file), file, sizeof file),
 			 f->line, mod);
 	else
@@ -209,9 +212,10 @@ static void jframe(FILE *out, const struct ci_frame *f)
 	fputc(',', out);
 	jkey(out, "file", f->file);
 	if (f->file)
-		fprintf(out, ",\"line\":%d}", f->line);
+		fprintf(out, ",\"line\":%d", f->line);
 	else
-		fputs(",\"line\":null}", out);
+		fputs(",\"line\":null", out);
+	fprintf(out, ",\"kind\":\"%s\"}", f->kind == CI_FRAME_PYTHON ? "python" : "native");
 }
 
 static void json(FILE *out, const struct ci_hostside *h, const char *why)

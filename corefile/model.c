@@ -247,6 +247,8 @@ void ci_model_destroy(struct ci_model *m)
 	free(m->code_modules);
 	free(m->functions);
 	free(m->threads);
+	free(m->python);
+	free(m->py_codes);
 	free(m->launches);
 	free(m->errors);
 	free(m->events);

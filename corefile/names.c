@@ -134,6 +134,7 @@ CI_WORDS(ci_context_kind_name, uint32_t, CI_CONTEXT_KINDS, CI_WORD_ENTRY, "unkno
 CI_WORDS(ci_record_state_name, uint32_t, CI_RECORD_STATES, CI_WORD_ENTRY, "unknown")
 CI_WORDS(ci_record_origin_name, uint32_t, CI_RECORD_ORIGINS, CI_WORD_ENTRY, "unknown")
 CI_WORDS(ci_stack_mode_name, uint32_t, CI_STACK_MODES, CI_WORD_ENTRY, "unknown")
+CI_WORDS(ci_python_state_name, uint32_t, CI_PY_STATES, CI_WORD_ENTRY, "unknown")
 CI_WORDS(ci_section_word, uint32_t, CI_SECTION_KINDS, CI_WORD_ENTRY, "unknown")
 CI_WORDS(ci_section_title, uint32_t, CI_SECTION_KINDS, CI_SECOND_ENTRY, NULL)
 CI_WORDS(ci_source_kind_name, uint32_t, CI_SOURCE_KINDS, CI_WORD_ENTRY, "unknown")

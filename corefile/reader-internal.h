@@ -190,7 +190,7 @@ char *ci_scrub_field(const char *field, size_t field_len, char *buf, size_t n);
 #define CI_MAX_RECORD_SIZE    (64ull << 30)
 #define CI_MAX_HEADER_SIZE    (64u << 10)
 #define CI_MAX_ENTRY_SIZE     (64u << 10)
-#define CI_MAX_STACK_FRAMES   CI_STACK_DEPTH_MAX  /* record.h */
+#define CI_MAX_STACK_FRAMES   CI_STACK_FRAMES_MAX  /* record.h: native and Python frames */
 #define CI_MAX_CANDIDATES     64u          /* records considered by locate */
 #define CI_MAX_MODULES        8192u        /* ELF modules reported to libdwfl */
 #define CI_MAX_MODULE_PHDRS   256u         /* program headers of one module, read from memory */

@@ -29,7 +29,20 @@ const struct ci_frame *ci_symbolize_cached(struct ci_symbolizer *sym, uint64_t a
 struct ci_resolved_pc {
 	const struct ci_frame *frames;
 	size_t count;
+	/* A Python frame word (CI_PYFRAME_TAG) resolves to no frames of its own; its frame goes
+	 * to the native frame that ran it (corefile/python_core.c): FRAMES then points to OWNED,
+	 * whose first OWNED_PYTHON frames are Python frames owned here, the rest copies of the
+	 * symbolizer's (their strings are the symbolizer's). */
+	struct ci_frame *owned;
+	size_t owned_python;
+	bool python_word;     /* a Python frame word: no frames of its own, shown where it went */
 };
+/* Resolve the Python words of recorded stack PCS[0..N) into V (whose native frames are
+ * resolved) from the model's code table: merged at the native eval frames, or all before the
+ * first frame when the counts disagree.  -1 on out-of-memory. */
+int ci_py_resolve_recorded(const struct ci_model *m, const uint64_t *pcs, size_t n,
+			   struct ci_resolved_pc *v);
+void ci_resolved_pcs_free(struct ci_resolved_pc *v, size_t n);
 
 struct ci_report {
 	struct ci_request request;
@@ -58,7 +71,8 @@ static inline const struct ci_resolved_pc *ci_report_pc(const struct ci_report *
 {
 	if (!r->pcs || id == 0 || id > r->model->stack_count || !r->pcs[id - 1])
 		return NULL;
-	return r->pcs[id - 1][i].count ? &r->pcs[id - 1][i] : NULL;
+	const struct ci_resolved_pc *rp = &r->pcs[id - 1][i];
+	return rp->count || rp->python_word ? rp : NULL;
 }
 
 /* Launch I and live allocation I of the report's model as the session loaded them (a lazy

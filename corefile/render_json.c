@@ -281,6 +281,9 @@ static void j_frame(struct json *j, const struct ci_frame *f)
 	else
 		j_null(j, "line");
 	j_bool(j, "inlined", f->inlined);
+	j_str(j, "kind", f->kind == CI_FRAME_PYTHON ? "python" : "native");
+	if (f->kind == CI_FRAME_PYTHON)
+		j_i64(j, "instruction", f->instruction);
 	j_close(j);
 }
 
@@ -510,6 +513,21 @@ static void j_part_record(struct json *j)
 	j_bool(j, "breadcrumbs_disabled", h->flags & CI_HDR_CRUMBS_OFF);
 	j_bool(j, "degraded", h->flags & CI_HDR_DEGRADED);
 	j_bool(j, "truncated", h->flags & CI_HDR_TRUNCATED);
+	/* Schema 3: what the recorder found of a Python interpreter (section 18), or null. */
+	const struct ci_python *py = m->python_count && m->python[0].seq ? &m->python[0] : NULL;
+	if (py) {
+		char version[32];
+		snprintf(version, sizeof version, "%u.%u.%u", py->version >> 24 & 0xff,
+			 py->version >> 16 & 0xff, py->version >> 8 & 0xff);
+		j_obj(j, "python");
+		j_str(j, "state", ci_python_state_name(py->state));
+		j_str(j, "version", py->version ? version : NULL);
+		j_str(j, "why", py->why_str ? ci_model_string(m, py->why_str) : NULL);
+		j_u64(j, "code_objects", m->py_code_count);
+		j_close(j);
+	} else {
+		j_null(j, "python");
+	}
 	j_section_stats(j, m);
 	j_close(j);
 }
@@ -708,6 +726,9 @@ static void j_part_threads(struct json *j)
 			j_frame(j, &t->frames[k]);
 		j_close(j);
 		j_str(j, "note", t->note);
+		j_bool(j, "python", t->python);
+		j_bool(j, "gil_holder", t->gil_holder);
+		j_str(j, "python_note", t->python_note);
 		j_close(j);
 	}
 	j_close(j);

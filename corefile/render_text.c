@@ -15,6 +15,7 @@
 #include "kernel-log.h"
 
 #define SUMMARY_FRAMES 3        /* launch-site and error-thread frames in the summary */
+#define PYTHON_SUMMARY_FRAMES 8 /* Python frames of the error thread in the summary */
 #define NARROW 100              /* below this width the summary's launch site has a frame less */
 #define SUMMARY_ATTRIBUTIONS 3
 #define SUMMARY_STREAMS 2
@@ -174,6 +175,17 @@ static char *fmt_frame(const struct ci_frame *f, char *buf, size_t n)
 {
 	char fn[256], file[256], mod[256];
 	size_t o = 0;
+	if (f->kind == CI_FRAME_PYTHON) {
+		/* "Engine.launch (engine.py:42) [Python]" */
+		if (f->file)
+			snprintf(buf, n, "%s (%s:%d) [Python]",
+				 f->function ? ci_scrub(f->function, fn, sizeof(fn)) : "??",
+				 ci_scrub(base_name(f->file), file, sizeof(file)), f->line);
+		else
+			snprintf(buf, n, "%s [Python]",
+				 f->function ? ci_scrub(f->function, fn, sizeof(fn)) : "??");
+		return buf;
+	}
 	if (f->function)
 		o += (size_t)snprintf(buf + o, n - o, "%s", ci_scrub(f->function, fn, sizeof(fn)));
 	else
@@ -223,18 +235,30 @@ static int print_stack(struct ci_text_out *o, const char *prefix, uint32_t id, s
 		return 1;
 	}
 	size_t shown = 0;
-	for (size_t i = 0; i < n && shown < max; i++) {
-		const struct ci_resolved_pc *rp = ci_report_pc(o->r, id, i);
-		struct ci_frame bare = { .address = pcs[i] };
-		const struct ci_frame *fr = rp ? rp->frames : &bare;
-		size_t nf = rp ? rp->count : 1;
-		if (shown && is_thread_start(&fr[0]))
-			break;
-		for (size_t k = 0; k < nf && shown < max; k++, shown++) {
-			char buf[768];
-			line(o, "%*s%s", (int)(shown ? indent : 0), shown ? "" : prefix,
-			     fmt_frame(&fr[k], buf, sizeof(buf)));
-			lines++;
+	/* With Python frames: those first (where the user's code is), then the native ones. */
+	enum ci_frames_shown which = o->o->frames;
+	bool python = false;
+	for (size_t i = 0; i < n; i++)
+		python |= (pcs[i] & CI_PYFRAME_TAG) != 0;
+	for (int pass = python ? 0 : 1; pass < 2; pass++) {
+		if ((pass == 0 && which == CI_FRAMES_NATIVE) || (pass == 1 && python && which == CI_FRAMES_PYTHON))
+			continue;
+		for (size_t i = 0; i < n && shown < max; i++) {
+			const struct ci_resolved_pc *rp = ci_report_pc(o->r, id, i);
+			struct ci_frame bare = { .address = pcs[i] };
+			const struct ci_frame *fr = rp ? rp->frames : &bare;
+			size_t nf = rp ? rp->count : 1;
+			if (pass == 1 && shown && nf && fr[0].kind == CI_FRAME_NATIVE && is_thread_start(&fr[0]))
+				break;
+			for (size_t k = 0; k < nf && shown < max; k++) {
+				char buf[768];
+				if ((fr[k].kind == CI_FRAME_PYTHON) != (pass == 0))
+					continue;
+				line(o, "%*s%s", (int)(shown ? indent : 0), shown ? "" : prefix,
+				     fmt_frame(&fr[k], buf, sizeof(buf)));
+				lines++;
+				shown++;
+			}
 		}
 	}
 	return lines;
@@ -250,7 +274,18 @@ static char *stack_site(struct ci_text_out *o, uint32_t id, char *buf, size_t n)
 		return buf;
 	const struct ci_resolved_pc *rp = ci_report_pc(o->r, id, 0);
 	struct ci_frame bare = { .address = pcs[0] };
-	const struct ci_frame *f = rp ? &rp->frames[0] : &bare;
+	const struct ci_frame *f = rp && rp->count ? &rp->frames[0] : &bare;
+	/* A stack with Python frames: its innermost one is the user's launch site. */
+	for (size_t i = 0; o->o->frames != CI_FRAMES_NATIVE && i < np; i++) {
+		const struct ci_resolved_pc *p = ci_report_pc(o->r, id, i);
+		size_t k = 0;
+		while (p && k < p->count && p->frames[k].kind != CI_FRAME_PYTHON)
+			k++;
+		if (p && k < p->count) {
+			f = &p->frames[k];
+			break;
+		}
+	}
 	if (f->function && f->file) {
 		/* Function and line say it all; the module would only crowd a one-line site. */
 		char fn[256], file[256];
@@ -379,7 +414,7 @@ static void history_text(struct ci_text_out *o, const struct ci_attribution *a, 
 	if (!nb)
 		snprintf(buf + k, n - (size_t)k, "; it lies in no recorded allocation.");
 	else if (a->neighbour_relation == CI_REL_INSIDE || a->neighbour_relation == CI_REL_FREED)
-		snprintf(buf + k, n - (size_t)k, "; it lies inside %sallocation #%" PRIu64 " at offset %s.",
+		snprintf(buf + k, n - (size_t)k, "; it lies inside %s#%" PRIu64 " at offset %s.",
 			 a->neighbour_relation == CI_REL_FREED ? "FREED " : "", nb->id,
 			 ci_fmt_count(a->neighbour_offset, off, sizeof(off)));
 	else
@@ -595,12 +630,14 @@ static void copy_lines(struct ci_text_out *o, bool summary)
 	char buf[320], bytes[32], stream[96], who[64], when[96];
 	ci_fmt_count(e->value, bytes, sizeof bytes);
 	if (e->kind == CI_EV_MEMCPY)
-		snprintf(buf, sizeof buf, "Faulting copy: %s bytes from 0x%" PRIx64 " to 0x%" PRIx64
-			 "   [confidence: %s]", bytes, e->b, e->a, ci_confidence_name(d->confidence));
+		snprintf(buf, sizeof buf, "Faulting copy: %s bytes to 0x%" PRIx64 "   [confidence: %s]",
+			 bytes, e->a, ci_confidence_name(d->confidence));
 	else
 		snprintf(buf, sizeof buf, "Faulting set: %s bytes at 0x%" PRIx64 "   [confidence: %s]",
 			 bytes, e->a, ci_confidence_name(d->confidence));
 	heading(o, buf);
+	if (e->kind == CI_EV_MEMCPY)
+		line(o, "  from 0x%" PRIx64 " (a copy engine made the access, not a kernel)", e->b);
 	line(o, "  on %s, by %s, %s",
 	     e->stream != CI_NONE ? ci_stream_label(o->m, e->stream, stream, sizeof stream)
 				  : "no stream (a synchronous call)",
@@ -829,14 +866,37 @@ static void summary_error_thread(struct ci_text_out *o)
 		 thread_desc(o, t->tid, who, sizeof(who)) + 7, role,
 		 d->signal && t->tid == d->signal_tid ? ci_signal_name(d->signal, sig, sizeof(sig)) : "",
 		 from);
+	/* The frames below are numbered: where the title does not fit, "from frame #N" goes. */
+	size_t tl = text_width(title);
+	if (tl > (size_t)o->width && *from && tl - strlen(from) <= (size_t)o->width)
+		title[strlen(title) - strlen(from)] = '\0';
 	fputc('\n', o->f);
 	heading(o, title);
 	size_t shown = 0;
-	for (size_t i = skip; i < t->frame_count && shown < SUMMARY_FRAMES; i++, shown++) {
+	enum ci_frames_shown which = o->o->frames;
+	/* A Python thread: its Python frames first, where the user's code is (all of them up to
+	 * the limit), then the native frames where it stopped. */
+	if (t->python && which != CI_FRAMES_NATIVE) {
+		for (size_t i = 0; i < t->frame_count && shown < PYTHON_SUMMARY_FRAMES; i++)
+			if (t->frames[i].kind == CI_FRAME_PYTHON) {
+				char buf[768];
+				line(o, "  #%-2zu %s", i, fmt_frame(&t->frames[i], buf, sizeof(buf)));
+				shown++;
+			}
+		if (t->python_note)
+			line(o, "  (%s)", t->python_note);
+		if (which == CI_FRAMES_PYTHON)
+			return;
+		shown = 0;
+	}
+	for (size_t i = skip; i < t->frame_count && shown < SUMMARY_FRAMES; i++) {
 		char buf[768];
+		if (t->frames[i].kind == CI_FRAME_PYTHON && which != CI_FRAMES_PYTHON)
+			continue;
 		if (shown && is_thread_start(&t->frames[i]))
 			break;
 		line(o, "  #%-2zu %s", i, fmt_frame(&t->frames[i], buf, sizeof(buf)));
+		shown++;
 	}
 	if (t->frame_count == 0)
 		line(o, "  (no frames%s%s)", t->note ? ": " : "", t->note ? t->note : "");
@@ -874,8 +934,13 @@ static void summary_next(struct ci_text_out *o, const char *sig)
 		 sig ? "]" : "");
 	heading(o, cmd);
 	if (d->verdict == CI_VERDICT_DEVICE_FAULT || d->verdict == CI_VERDICT_PENDING) {
-		hint(o, view_cmd(o, "fault", "", cmd, sizeof(cmd)),
-		     "why this launch; every argument with its stacks");
+		/* Lines of the process that decided nothing are in the fault view: say so here. */
+		const struct ci_evidence *ev = ci_report_evidence(o->r);
+		char why[96] = "why this launch; every argument with its stacks";
+		if (ev && ev->kernel_log_selected && d->xid < 0)
+			snprintf(why, sizeof why, "why this launch; the process's %zu kernel-log line%s",
+				 ev->kernel_log_selected, ev->kernel_log_selected == 1 ? "" : "s");
+		hint(o, view_cmd(o, "fault", "", cmd, sizeof(cmd)), why);
 		if (d->faulting_launch >= 0) {
 			const struct ci_launch *l = ci_report_launch(o->r, d->faulting_launch);
 			if (ci_stream_valid(o->m, l->stream)) {
@@ -899,10 +964,11 @@ static void summary_next(struct ci_text_out *o, const char *sig)
 			}
 		}
 		/* Which launch faulted is settled when the driver's address says it (exact). */
-		if (d->verdict == CI_VERDICT_DEVICE_FAULT && d->confidence != CI_CONF_EXACT)
-			line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD (slow), or CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 "
-				"CMD for a GPU core dump");
-		else {
+		if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
+			if (d->confidence != CI_CONF_EXACT)
+				line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD (slow), or "
+					"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CMD for a GPU core dump");
+		} else {
 			hint(o, view_cmd(o, "streams", "", cmd, sizeof(cmd)),
 			     "what every stream is waiting for");
 		}
@@ -1264,6 +1330,9 @@ void ci_text_threads(struct ci_text_out *o)
 			line(o, "Threads: no host backtraces available");
 		return;
 	}
+	if (o->m->no_record)
+		line(o, "No cudainspect flight record in this input (the program did not run under the "
+			"recorder): host threads only");
 	line(o, "Threads: %zu", o->r->thread_count);
 	for (size_t i = 0; i < o->r->thread_count; i++) {
 		const struct ci_thread_stack *t = &o->r->threads[i];
@@ -1277,10 +1346,18 @@ void ci_text_threads(struct ci_text_out *o)
 			     ? ci_signal_name(o->d->signal, sig, sizeof(sig)) : "",
 		     t->crashed || (o->d->signal && t->tid == o->d->signal_tid) ? ")" : "",
 		     o->d->error_tid == t->tid ? " (observed the CUDA error)" : "");
+		if (t->gil_holder)
+			line(o, "  (holds the GIL)");
 		for (size_t k = 0; k < t->frame_count; k++) {
 			char buf[768];
+			bool py = t->frames[k].kind == CI_FRAME_PYTHON;
+			if ((py && o->o->frames == CI_FRAMES_NATIVE) ||
+			    (!py && o->o->frames == CI_FRAMES_PYTHON))
+				continue;
 			line(o, "  #%-3zu %s", k, fmt_frame(&t->frames[k], buf, sizeof(buf)));
 		}
+		if (t->python_note)
+			line(o, "  (Python: %s)", t->python_note);
 		if (t->note)
 			line(o, "  (%s)", t->note);
 	}

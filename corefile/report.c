@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model-internal.h"
 #include "reader-internal.h"
@@ -32,8 +33,12 @@ void ci_report_destroy(struct ci_report *r)
 	if (!r)
 		return;
 	if (r->pcs) {
-		for (size_t i = 0; i < r->model->stack_count; i++)
-			free(r->pcs[i]);
+		for (size_t i = 0; i < r->model->stack_count; i++) {
+			size_t n = 0;
+			if (r->pcs[i])
+				ci_model_stack(r->model, (uint32_t)i + 1, &n);
+			ci_resolved_pcs_free(r->pcs[i], n);
+		}
 		free(r->pcs);
 	}
 	ci_thread_stacks_free(r->threads, r->thread_count);
@@ -171,10 +176,15 @@ static int resolve_stack(struct ci_report *r, uint32_t id)
 	struct ci_resolved_pc *v = calloc(n, sizeof *v);
 	if (!v)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		v[i].frames = ci_symbolize_cached(r->symbolizer, pcs[i], true, &v[i].count);
+	bool python = false;
+	for (size_t i = 0; i < n; i++) {
+		if (pcs[i] & CI_PYFRAME_TAG)
+			python = v[i].python_word = true;
+		else
+			v[i].frames = ci_symbolize_cached(r->symbolizer, pcs[i], true, &v[i].count);
+	}
 	r->pcs[id - 1] = v;
-	return 0;
+	return python ? ci_py_resolve_recorded(r->model, pcs, n, v) : 0;
 }
 
 static int resolve_alloc(struct ci_report *r, const struct ci_alloc *a, bool freed)
@@ -251,6 +261,14 @@ static struct ci_error *kernel_log_evidence(struct ci_report *r)
 					  m->kernel_log_size, "the record's kernel log")))
 		return err;
 	const char *path = r->request.kernel_log;
+	/* Without --kernel-log, the lines `cudainspect record` kept beside the input (INPUT.kernel-log)
+	 * are used when that file is there. */
+	char beside[4096];
+	struct stat st;
+	if (!path && r->source && r->source->path &&
+	    (size_t)snprintf(beside, sizeof beside, "%s.kernel-log", r->source->path) < sizeof beside &&
+	    stat(beside, &st) == 0 && S_ISREG(st.st_mode))
+		path = beside;
 	if (!path)
 		return NULL;
 	char *buf = NULL, shown[300], origin[320];
@@ -340,8 +358,20 @@ struct ci_error *ci_report_create(const struct ci_input *in, const struct ci_req
 	struct ci_decode_options dopts = { .lazy = few, .sparse = few };
 	struct ci_location loc;
 	struct ci_model *model = NULL;
-	if (!(err = ci_locate(src, &loc)) && !(err = ci_decode_with(src, &loc, &dopts, &model)))
+	err = ci_locate(src, &loc);
+	if (err && err->code == CI_ERR_NO_RECORD && req->render.view == CI_VIEW_THREADS &&
+	    !req->json && ci_source_info(src)->kind != CI_SOURCE_RECORD) {
+		/* A core or process without a record still has host threads, and Python stacks in
+		 * them: the threads view shows those (and says why there is nothing else). */
+		if (!(model = ci_model_without_record())) {
+			ci_source_close(src);
+			return err;
+		}
+		ci_error_destroy(err);
 		err = ci_report_from_model(src, model, req, ret);
+	} else if (!err && !(err = ci_decode_with(src, &loc, &dopts, &model))) {
+		err = ci_report_from_model(src, model, req, ret);
+	}
 	ci_source_close(src);
 	return err;
 }

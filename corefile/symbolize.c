@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "python.h"
 #include "reader-internal.h"
 #include "render-internal.h"
 
@@ -95,6 +96,9 @@ struct ci_symbolizer {
 	int stop_error;
 	unsigned stop_timeouts;
 	bool stop_warned;
+	/* The interpreter's threads (corefile/python.c), walked once, before the first unwind. */
+	bool py_done;
+	struct ci_py_state *py;
 };
 
 /* libdwfl's find_elf callback has no user pointer; the symbolizer in use is kept here for the
@@ -1149,6 +1153,7 @@ void ci_thread_stacks_free(struct ci_thread_stack *stacks, size_t count)
 	for (size_t i = 0; i < count; i++) {
 		ci_frames_free(stacks[i].frames, stacks[i].frame_count);
 		free(stacks[i].note);
+		free(stacks[i].python_note);
 	}
 	free(stacks);
 }
@@ -1173,6 +1178,7 @@ void ci_symbolizer_destroy(struct ci_symbolizer *sym)
 		if (sym->cache[i].key)
 			ci_frames_free(sym->cache[i].frames, sym->cache[i].n);
 	free(sym->cache);
+	ci_py_state_destroy(sym->py);
 	free(sym->regs);
 	free(sym->debuginfo_path);
 	free(sym->sysroot);
@@ -1529,6 +1535,44 @@ static void thread_label(struct ci_symbolizer *s, struct ci_thread_stack *t)
 		}
 }
 
+/* The interpreter's thread states, once per symbolizer (a live process is read as it is at
+ * the first unwind).  Why a Python process's frames cannot be read is one warning. */
+static void python_load(struct ci_symbolizer *s)
+{
+	if (s->py_done)
+		return;
+	s->py_done = true;
+	if (!s->src || s->mode == SYM_RECORD)
+		return;
+	char *why = NULL;
+	s->py = ci_py_find(s->dwfl, s->src, &why);
+	if (why)
+		ci_warnings_add(&s->warnings, "%s", why);
+	else if (s->py && s->py->note)
+		ci_warnings_add(&s->warnings, "Python threads: %s", s->py->note);
+	free(why);
+}
+
+/* Merge T's Python frames (if a thread state runs on it) into its native ones. */
+static int python_stack(struct ci_symbolizer *s, struct ci_thread_stack *t)
+{
+	if (!s->py)
+		return 0;
+	const struct ci_source_info *info = ci_source_info(s->src);
+	uint64_t fs_base = 0;
+	for (size_t i = 0; info && i < info->thread_count; i++)
+		if (info->threads[i].tid == t->tid && s->machine == EM_X86_64)
+			fs_base = info->threads[i].regs[21];
+	const struct ci_py_thread *pt = ci_py_thread_of(s->py, t->tid, fs_base);
+	if (!pt)
+		return 0;
+	t->python = true;
+	t->gil_holder = pt->gil;
+	if (pt->note && !(t->python_note = strdup(pt->note)))
+		return -1;
+	return ci_py_merge(pt, &t->frames, &t->frame_count, &t->python_note);
+}
+
 /* Symbolize the unwound PCs into T (whose tid is set); R is what the frame walk returned.
  * Returns -1 on out-of-memory. */
 static int fill_stack(struct ci_symbolizer *sym, struct ci_thread_stack *t, struct pc_vec *pv,
@@ -1577,7 +1621,9 @@ static int fill_stack(struct ci_symbolizer *sym, struct ci_thread_stack *t, stru
 	free(pv->activation);
 	t->frames = fv.v;
 	t->frame_count = fv.n;
-	return fv.failed || pv->failed ? -1 : 0;
+	if (fv.failed || pv->failed)
+		return -1;
+	return python_stack(sym, t);
 }
 
 static int thread_cb(Dwfl_Thread *thread, void *arg)
@@ -1631,6 +1677,7 @@ struct ci_error *ci_unwind_thread(struct ci_symbolizer *sym, uint32_t tid, size_
 				  .r = -2 };
 	struct ci_symbolizer *saved = sym_current;
 	sym_current = sym;
+	python_load(sym);
 	dwfl_getthreads(sym->dwfl, one_thread_cb, &one);
 	if (one.r == -2) {
 		if (asprintf(&t->note, "thread %u is not in the input", tid) < 0)
@@ -1657,6 +1704,7 @@ struct ci_error *ci_unwind_threads(struct ci_symbolizer *sym, size_t max_frames,
 		return NULL;
 	struct ci_symbolizer *saved = sym_current;
 	sym_current = sym;
+	python_load(sym);
 	int r = dwfl_getthreads(sym->dwfl, thread_cb, &u);
 	sym_current = saved;
 	if (u.failed) {

@@ -149,7 +149,7 @@ static bool translate(char **words, const char *command, bool json, const char *
 {
 	static const char *const with_value[] = {
 		"-n", "-s", "-t", "-k", "-w", "-e", "--last", "--stream", "--thread", "--kernel",
-		"--width", "--exe", "--sysroot", "--debuginfo-path",
+		"--width", "--exe", "--sysroot", "--debuginfo-path", "--kernel-log",
 	};
 	for (size_t i = 0; words[i]; i++) {
 		char *w = words[i];

@@ -26,7 +26,7 @@ static const char *const ci_known_vars[] = {
 	"CUDAINSPECT_CRUMBS",	     "CUDAINSPECT_CRUMB_EVERY", "CUDAINSPECT_CRUMB_US",
 	"CUDAINSPECT_CRUMB_BARRIER", "CUDAINSPECT_CRUMB_WIDTH", "CUDAINSPECT_PARAM_BYTES",
 	"CUDAINSPECT_SIGNALS",	     "CUDAINSPECT_JIT",		"CUDAINSPECT_DRIVER",
-	"CUDAINSPECT_LOG",	     "CUDAINSPECT_KMSG",
+	"CUDAINSPECT_LOG",	     "CUDAINSPECT_KMSG",	"CUDAINSPECT_PYTHON",
 	"CUDAINSPECT_CLI", /* the GDB command file's, inherited by programs GDB starts */
 };
 
@@ -129,6 +129,7 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	cfg->param_bytes = CI_LAUNCH_PARAM_BYTES;
 	cfg->signals = true;
 	cfg->jit = true;
+	cfg->python = true;
 	err[0] = 0;
 	/* A set-user-ID (or capability-gaining) program's environment belongs to whoever started
 	 * it: no variable of it may choose where the privileged process writes.  Record nothing
@@ -147,6 +148,7 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	    !ci_bool_var("CUDAINSPECT_CRUMB_BARRIER", &cfg->crumb_barrier, err, errlen) ||
 	    !ci_bool_var("CUDAINSPECT_SIGNALS", &cfg->signals, err, errlen) ||
 	    !ci_bool_var("CUDAINSPECT_JIT", &cfg->jit, err, errlen) ||
+	    !ci_bool_var("CUDAINSPECT_PYTHON", &cfg->python, err, errlen) ||
 	    !ci_path_var("CUDAINSPECT_DIR", cfg->dir, sizeof cfg->dir, err, errlen) ||
 	    !ci_path_var("CUDAINSPECT_SNAPSHOT_DIR", cfg->snapshot_dir, sizeof cfg->snapshot_dir,
 			 err, errlen) ||

@@ -549,8 +549,10 @@ void ci_ensure_started(void)
 		found = ci_resolve_driver(mine);
 	}
 	bool record = ci_config_ok && !ci_cfg.disabled;
-	if (record)
+	if (record) {
 		ci_stacks_prepare();
+		ci_python_prepare();
+	}
 
 	pthread_mutex_lock(&ci_start_lock);
 	if (__atomic_load_n(&ci_run_state, __ATOMIC_ACQUIRE) == CI_UNINIT) {
@@ -577,6 +579,7 @@ void ci_ensure_started(void)
 			state = CI_ON;
 		if (state == CI_ON) {
 			ci_stacks_init();
+			ci_python_init();
 			ci_crash_install();
 			ci_jit_register();
 		}

@@ -58,6 +58,8 @@ static const struct {
 	{ CI_SEC_THREADS, sizeof(struct ci_thread), 10, 64 },
 	{ CI_SEC_SYMBOL_IMAGE, 1, 0, 0 },  /* sized by the allocation table */
 	{ CI_SEC_KERNEL_LOG, 1, 2, 4096 }, /* NVIDIA kernel-log lines (klog.c) */
+	{ CI_SEC_PYTHON, sizeof(struct ci_python), 0, 1 },
+	{ CI_SEC_PY_CODES, sizeof(struct ci_py_code), 3, 64 },
 };
 
 static uint64_t ci_align(uint64_t x, uint64_t a)
@@ -331,6 +333,7 @@ static bool ci_private_create(const struct ci_layout *l)
 	       ci_map_init(&ci_rec.stack_map, cap[CI_SEC_STACKS]) &&
 	       ci_map_init(&ci_rec.string_map, cap[CI_SEC_STRINGS] / 32) &&
 	       ci_map_init(&ci_rec.device_map, cap[CI_SEC_DEVICES]) &&
+	       ci_map_init(&ci_rec.py_code_map, cap[CI_SEC_PY_CODES]) &&
 	       ci_private_alloc((void **)&ci_rec.streams,
 				cap[CI_SEC_STREAMS] * sizeof(struct ci_stream_priv)) &&
 	       ci_private_alloc((void **)&ci_rec.ctxs,
@@ -344,7 +347,7 @@ static void ci_private_destroy(void)
 {
 	struct ci_map *maps[] = { &ci_rec.ctx_map,   &ci_rec.stream_map, &ci_rec.func_map,
 				  &ci_rec.module_map, &ci_rec.stack_map, &ci_rec.string_map,
-				  &ci_rec.device_map };
+				  &ci_rec.device_map, &ci_rec.py_code_map };
 	for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
 		if (maps[i]->slots)
 			munmap(maps[i]->slots, (maps[i]->mask + 1) * sizeof(struct ci_map_slot));

@@ -126,6 +126,7 @@ struct ci_config {
 	unsigned param_bytes;
 	bool signals;
 	bool jit;
+	bool python;               /* CUDAINSPECT_PYTHON: Python frames with every stack */
 	char driver[PATH_MAX];
 	char log[PATH_MAX];        /* CUDAINSPECT_LOG: messages go there */
 	char kmsg[PATH_MAX];       /* CUDAINSPECT_KMSG: the kernel log to read ("" = /dev/kmsg) */
@@ -244,6 +245,7 @@ struct ci_rec {
 	struct ci_map stack_map;   /* stack hash -> stack slot */
 	struct ci_map string_map;  /* string hash -> string offset */
 	struct ci_map device_map;  /* CUdevice + 1 -> device slot */
+	struct ci_map py_code_map; /* code object fingerprint -> CI_SEC_PY_CODES slot */
 	struct ci_stream_priv *streams; /* parallel to CI_SEC_STREAMS */
 	struct ci_ctx_priv *ctxs;       /* parallel to CI_SEC_CONTEXTS */
 	struct ci_func_priv *funcs;     /* parallel to CI_SEC_FUNCTIONS */
@@ -326,6 +328,15 @@ uint32_t ci_table_claim_n(enum ci_section_kind kind, uint32_t n);
 void *ci_ring_claim(enum ci_section_kind kind, uint64_t *seq);
 /* Intern a string into CI_SEC_STRINGS; 0 (the empty string) if it does not fit. */
 uint32_t ci_string(const char *s, size_t maxlen);
+
+/* Python frames (python.c).  ci_python_prepare looks the interpreter's symbols up (before the
+ * start lock: dlsym may take the loader's lock); ci_python_init writes the Python section once
+ * the record exists and says once why Python frames are not recorded where it is Python;
+ * ci_python_capture appends the calling thread's Python frames (CI_PYFRAME_* words) to
+ * FRAMES[N..MAX) and returns the new count: no GIL, no Python call, no lock, no system call. */
+void ci_python_prepare(void);
+void ci_python_init(void);
+unsigned ci_python_capture(uint64_t *frames, unsigned n, unsigned max);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Threads (thread.c)                                                                         */

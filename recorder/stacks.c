@@ -121,14 +121,32 @@ static uint32_t ci_stack_store(const uint64_t *frames, unsigned n, uint64_t hash
 	return slot + 1;
 }
 
+/* Each thread's last stack: a loop that launches from one place (the common case, and the
+ * whole of a Python program's inner loop) reuses its id after one compare, without hashing
+ * and the shared map.  Default TLS model: the recorder may be dlopen'd. */
+struct ci_last_stack {
+	uint32_t generation;
+	uint32_t id;
+	unsigned n;
+	uint64_t frames[CI_STACK_FRAMES_MAX];
+};
+static __thread struct ci_last_stack ci_last_stack;
+
 uint32_t ci_stack_of(struct ci_call *c)
 {
 	if (c->stack || ci_cfg.stack_mode == CI_STACKS_OFF || !ci_rec.base)
 		return c->stack;
-	uint64_t frames[CI_STACK_DEPTH_MAX];
+	uint64_t frames[CI_STACK_FRAMES_MAX];
 	unsigned depth = ci_cfg.stack_depth;
 	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE ? ci_walk_accurate(c, frames, depth)
 							      : ci_walk_fast(c, frames, depth);
+	n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
+	struct ci_last_stack *last = &ci_last_stack;
+	__asm__("" : "+r"(last)); /* one TLS lookup */
+	uint32_t gen = __atomic_load_n(&ci_generation, __ATOMIC_RELAXED);
+	if (last->generation == gen && last->id && last->n == n &&
+	    !memcmp(last->frames, frames, n * sizeof(frames[0])))
+		return c->stack = last->id;
 	uint64_t hash = ci_stack_hash(frames, n);
 	struct ci_map_slot *ms;
 	uint32_t found;
@@ -141,6 +159,12 @@ uint32_t ci_stack_of(struct ci_call *c)
 	} else {
 		/* A hash collision (or a full map): store without deduplication. */
 		c->stack = ci_stack_store(frames, n, hash);
+	}
+	if (c->stack) {
+		last->generation = gen;
+		last->id = c->stack;
+		last->n = n;
+		memcpy(last->frames, frames, n * sizeof(frames[0]));
 	}
 	return c->stack;
 }

@@ -12,6 +12,7 @@ packages=(
 	clang libclang-rt-14-dev # libFuzzer harnesses, sanitizer runtimes
 	binutils file procps
 	jq                       # reader tests: check the JSON documents
+	python3 python3-venv     # tests/python: the Python engine, pystack's virtual environment
 )
 
 missing=()
@@ -51,5 +52,19 @@ fi
 if [ ! -f "$cuda_home/include/cuda.h" ]; then
 	echo "deps: no CUDA toolkit at $cuda_home (cuda.h not found); install it or set CUDA_HOME" >&2
 	exit 1
+fi
+# tests/python compares the reader's Python stacks with Bloomberg's pystack and runs a client of
+# NVIDIA's cuda-bindings (both from PyPI, pinned) in a virtual environment under the build
+# directory.  Without PyPI those tests are skipped (each says why); nothing else needs them.
+py_pins=("pystack==1.7.2" "cuda-bindings==13.5.0")
+venv=${BUILD:-build}/pyvenv
+if [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip freeze 2>/dev/null | grep -qx "${py_pins[0]}" &&
+   "$venv/bin/python" -m pip freeze 2>/dev/null | grep -qx "${py_pins[1]}"; then
+	:
+elif python3 -m venv "$venv" >/tmp/cudainspect-venv.log 2>&1 &&
+     timeout 600 "$venv/bin/pip" install --disable-pip-version-check -q "${py_pins[@]}" >>/tmp/cudainspect-venv.log 2>&1; then
+	echo "deps: ${py_pins[*]} in $venv"
+else
+	echo "deps: ${py_pins[*]} not installed into $venv (PyPI unreachable, or no python3-venv; log: /tmp/cudainspect-venv.log): tests/python/pystack.t and bindings.t will be skipped" >&2
 fi
 echo "deps: ok"

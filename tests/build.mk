@@ -4,3 +4,4 @@ include tests/reader-input/build.mk
 include tests/reader/build.mk
 include tests/plugin/build.mk
 include tests/hostside/build.mk
+include tests/python/build.mk

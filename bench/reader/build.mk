@@ -17,3 +17,10 @@ bench-reader: $(BUILD)/bench/reader/bigcore $(BUILD)/bench/reader/measure
 	@CI_BUILD=$(abspath $(BUILD)) bench/reader/run.sh
 
 BENCH_TARGETS += bench-reader
+
+# A 100 MiB kernel log added to a report (bench/reader/klog.sh; docs/PERFORMANCE.md, "Kernel log").
+.PHONY: bench-reader-klog
+bench-reader-klog: $(BUILD)/bench/reader/measure $(BUILD)/xidengine
+	@CI_BUILD=$(abspath $(BUILD)) bench/reader/klog.sh
+
+BENCH_TARGETS += bench-reader-klog

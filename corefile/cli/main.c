@@ -48,6 +48,9 @@ static const char usage_text[] =
 	"  -t, --thread TID        kernels, allocs, errors, threads: only thread TID\n"
 	"  -k, --kernel SUBSTR     kernels: only kernels whose name contains SUBSTR\n"
 	"  -f, --freed             allocs: also the recently freed allocations\n"
+	"      --frames=WHICH      host stacks of Python programs: both (default: Python\n"
+	"                          frames merged at the interpreter's frames), python\n"
+	"                          or native\n"
 	"      --signal SIG        the process is stopped at signal SIG (a name such as\n"
 	"                          SIGSEGV, or a number), e.g. one a debugger holds\n"
 	"      --signal-thread TID ... received by thread TID\n"
@@ -273,7 +276,7 @@ static int parse(int argc, char **argv, struct options *o)
 {
 	enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
 	       OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS, OPT_HELD,
-	       OPT_MAX_CORE_SIZE, OPT_KERNEL_LOG };
+	       OPT_MAX_CORE_SIZE, OPT_KERNEL_LOG, OPT_FRAMES };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
@@ -298,6 +301,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "held", no_argument, NULL, OPT_HELD },
 		{ "max-core-size", required_argument, NULL, OPT_MAX_CORE_SIZE },
 		{ "kernel-log", required_argument, NULL, OPT_KERNEL_LOG },
+		{ "frames", required_argument, NULL, OPT_FRAMES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -373,6 +377,17 @@ static int parse(int argc, char **argv, struct options *o)
 		case OPT_REGISTERS: o->registers = optarg; break;
 		case OPT_LIST_VIEWS: list_views(stdout); return -1;
 		case OPT_HELD: o->held = true; break;
+		case OPT_FRAMES:
+			if (strcmp(optarg, "both") == 0)
+				o->render.frames = CI_FRAMES_BOTH;
+			else if (strcmp(optarg, "python") == 0)
+				o->render.frames = CI_FRAMES_PYTHON;
+			else if (strcmp(optarg, "native") == 0)
+				o->render.frames = CI_FRAMES_NATIVE;
+			else
+				return cli_usage_error("--frames takes both, python or native, not '%s'",
+						       optarg);
+			break;
 		case OPT_MAX_CORE_SIZE:
 			if (!parse_size(optarg, &o->max_core_size))
 				return cli_usage_error("--max-core-size needs a size such as 200G, 512M or "
@@ -474,8 +489,18 @@ int cli_inspect(const struct cli_inspect_args *a)
 	struct ci_input in = { .path = a->have_pid ? NULL : a->input, .pid = a->have_pid ? a->pid : 0 };
 	struct ci_report *report = NULL;
 	struct ci_error *err = ci_report_create(&in, &req, &report);
-	if (err && err->code == CI_ERR_NO_RECORD)
+	if (err && err->code == CI_ERR_NO_RECORD) {
+		/* No record: what the host side shows, then the driver's lines for the process. */
 		cli_no_record_report(a, err);
+		if (a->kernel_log && !a->json) {
+			struct ci_error *e2 = ci_kernel_log_report_unrecorded(stdout, &in, &req.source,
+									      a->kernel_log);
+			if (e2) {
+				cli_error("%s", e2->message);
+				ci_error_destroy(e2);
+			}
+		}
+	}
 	if (!err)
 		err = ci_report_print(stdout, report);
 	ci_report_destroy(report);

@@ -42,7 +42,8 @@ static const char record_usage[] =
 	"\n"
 	"Run CMD under the cudainspect flight recorder with core dumps enabled.  If CMD\n"
 	"dies of a signal, say where its core dump and record snapshot went and print\n"
-	"the summary.\n"
+	"the summary; if it exits with a nonzero status after the recorder wrote a\n"
+	"snapshot (a CUDA error turned into an exception), print that snapshot's.\n"
 	"\n"
 	"Options:\n"
 	"  -d, --dir DIR        write the recorder's snapshot files into DIR (created,\n"
@@ -338,6 +339,42 @@ static int prepend_env(const char *name, const char *value, char sep)
 	return r;
 }
 
+/* The child's snapshot by what the files say of themselves (find_record): in the snapshot
+ * directory, else in the persistent record's directory. */
+static char *child_snapshot(int snapfd, const char *snapdir, bool persistent, const char *absdir,
+			    const struct record_owner *owner)
+{
+	char *snap = NULL;
+	if (snapfd >= 0 && snapdir)
+		snap = find_record(snapfd, snapdir, owner);
+	if (!snap && persistent && absdir && (!snapdir || strcmp(absdir, snapdir))) {
+		int pfd = open(absdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd >= 0 && !record_dir_unsafe(pfd))
+			snap = find_record(pfd, absdir, owner);
+		if (pfd >= 0)
+			close(pfd);
+	}
+	return snap;
+}
+
+/* The summary (or the JSON) of INPUT, after the child is gone. */
+/* The summary of what the child left; `kernel_log` (or NULL) is the file of its kernel-log lines. */
+static void report_input(const char *input, bool json, bool quiet, const char *kernel_log)
+{
+	fflush(stderr);
+	static struct ci_render_options render;
+	struct ci_symbolizer_options sym = { 0 };
+	render.view = CI_VIEW_SUMMARY;
+	render.width = 100;
+	struct cli_inspect_args a = { .input = input, .json = json, .quiet = quiet,
+				      .render = &render, .sym = &sym, .kernel_log = kernel_log };
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("LD_PRELOAD");
+	int r = cli_inspect(&a);
+	if (r != CI_EXIT_OK)
+		cli_error("record: the report could not be made (exit code %d)", r);
+}
+
 int cli_record(int argc, char **argv)
 {
 	enum { OPT_PRELOAD = 256, OPT_NO_CORE, OPT_PERSISTENT };
@@ -486,8 +523,18 @@ int cli_record(int argc, char **argv)
 
 	if (WIFEXITED(status)) {
 		rc = WEXITSTATUS(status);
-		if (rc != 0 && rc != 127 && !quiet)
+		if (rc == 0 || rc == 127)
+			goto out;
+		if (!quiet)
 			cli_error("record: %s (pid %d) exited with status %d", cmd[0], (int)pid, rc);
+		/* A program that turns a CUDA error into an exception (PyTorch's RuntimeError) exits
+		 * without a core: the snapshot the recorder wrote at the first sticky error (or an
+		 * API error's) holds the record, and is what to report. */
+		snap = child_snapshot(snapfd, snapdir, persistent, absdir, &owner);
+		if (snap) {
+			cli_error("record: record snapshot: %s", snap);
+			report_input(snap, json, quiet, NULL);
+		}
 		goto out;
 	}
 	int sig = WTERMSIG(status);
@@ -504,16 +551,7 @@ int cli_record(int argc, char **argv)
 			core = abs;
 		}
 	}
-	/* The child's snapshot by what the files say of themselves (find_record). */
-	if (snapfd >= 0 && snapdir)
-		snap = find_record(snapfd, snapdir, &owner);
-	if (!snap && persistent && absdir && (!snapdir || strcmp(absdir, snapdir))) {
-		int pfd = open(absdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (pfd >= 0 && !record_dir_unsafe(pfd))
-			snap = find_record(pfd, absdir, &owner);
-		if (pfd >= 0)
-			close(pfd);
-	}
+	snap = child_snapshot(snapfd, snapdir, persistent, absdir, &owner);
 
 	cli_error("record: %s (pid %d) was killed by signal %d (%s)%s", cmd[0], (int)pid, sig,
 		  strsignal(sig), WCOREDUMP(status) ? " and dumped core" : "");
@@ -535,20 +573,8 @@ int cli_record(int argc, char **argv)
 	/* A persistent record is a file mapping, which cores do not include by default: then the
 	 * snapshot is the one to read. */
 	const char *input = core && !(persistent && snap) ? core : snap;
-	if (input) {
-		fflush(stderr);
-		static struct ci_render_options render;
-		struct ci_symbolizer_options sym = { 0 };
-		render.view = CI_VIEW_SUMMARY;
-		render.width = 100;
-		struct cli_inspect_args a = { .input = input, .json = json, .quiet = quiet,
-					      .render = &render, .sym = &sym, .kernel_log = klog };
-		unsetenv("DEBUGINFOD_URLS");
-		unsetenv("LD_PRELOAD");
-		int r = cli_inspect(&a);
-		if (r != CI_EXIT_OK)
-			cli_error("record: the report could not be made (exit code %d)", r);
-	}
+	if (input)
+		report_input(input, json, quiet, klog);
 	free(klog);
 out:
 	if (snapfd >= 0)

@@ -240,6 +240,9 @@ struct ci_model {
 	struct ci_code_module *code_modules; size_t code_module_count;
 	struct ci_function *functions; size_t function_count;
 	struct ci_thread *threads; size_t thread_count;
+	/* Python (sections 18 and 19; empty where the recorder found no interpreter). */
+	struct ci_python *python; size_t python_count;
+	struct ci_py_code *py_codes; size_t py_code_count;
 
 	/* Rings: accepted entries only, sorted by time_ns then seq (oldest first).  In a lazy model
 	 * (ci_decode_with) `launches` is NULL: read them with ci_model_launch(). */
@@ -268,7 +271,13 @@ struct ci_model {
 	/* Private to the library: how a lazy model reaches the entries it has not copied yet.  NULL
 	 * in every other model, including models built by hand. */
 	struct ci_model_lazy *lazy;
+	/* The input has no record at all: this model is empty and stands in for one so that the
+	 * host threads (with their Python stacks) of a core can still be shown (the threads view). */
+	bool no_record;
 };
+
+/* An empty model for an input without a record (no_record set); NULL on out-of-memory. */
+struct ci_model *ci_model_without_record(void);
 
 /* Decode the record found at LOC.  Refuses an unknown major version (CI_ERR_VERSION) and a
  * header that cannot be trusted (CI_ERR_CORRUPT); everything below the header degrades entry
@@ -329,6 +338,7 @@ const char *ci_context_kind_name(uint32_t kind);
 const char *ci_record_state_name(uint32_t state);
 const char *ci_record_origin_name(uint32_t origin);
 const char *ci_stack_mode_name(uint32_t mode);
+const char *ci_python_state_name(uint32_t state); /* "on", "unsupported", "off" */
 const char *ci_section_word(uint32_t kind);   /* "allocations": the JSON key */
 const char *ci_section_title(uint32_t kind);  /* "API errors": messages and tables; NULL for a
 					       * kind this reader does not know */
@@ -361,9 +371,8 @@ struct ci_stream_facts {
 				  * finished; 0 if no synchronization says so */
 };
 
-/* The facts a diagnosis reasons from, each gathered once from the decoded record, with where it
- * came from in the comments.  Later kinds of evidence (argument history, kernel-log lines, GPU
- * core dumps) join it here. */
+/* The facts a diagnosis reasons from, each gathered once from the decoded record (and a kernel
+ * log), with where it came from in the comments.  GPU core dumps would join it here. */
 struct ci_evidence {
 	ptrdiff_t first_sticky_error;  /* index into model->errors (by the FIRST_STICKY flag, the
 					* header's seq, the STICKY flag, then the result), or -1 */
@@ -421,7 +430,7 @@ CI_RECORD_ENUM(ci_launch_state, CI_LAUNCH_STATES);
 	X(CI_CONF_LOW, 1, "low")                                                            \
 	X(CI_CONF_MEDIUM, 2, "medium")                                                      \
 	X(CI_CONF_HIGH, 3, "high")                                                          \
-	X(CI_CONF_EXACT, 4, "exact")           /* only from a GPU core dump (later) */
+	X(CI_CONF_EXACT, 4, "exact")           /* the driver's fault address leaves one operation */
 CI_RECORD_ENUM(ci_confidence, CI_CONFIDENCES);
 
 #define CI_RELATIONS(X)                                                                      \
@@ -575,6 +584,11 @@ struct ci_frame {
 	char *file;              /* NULL if no line info */
 	int line;
 	bool inlined;            /* an inline frame at the same address as the next one */
+	/* Added in schema 3: what kind of frame this is.  A Python frame (corefile/python.c) has
+	 * the code object's address in ADDRESS, its qualified name in FUNCTION, its file and line,
+	 * the instruction offset (code units) in INSTRUCTION and no module. */
+	enum ci_frame_kind { CI_FRAME_NATIVE = 0, CI_FRAME_PYTHON } kind;
+	int32_t instruction;     /* Python: instruction offset in code units, -1 unknown */
 };
 
 struct ci_thread_stack {
@@ -584,6 +598,11 @@ struct ci_thread_stack {
 	struct ci_frame *frames;
 	size_t frame_count;
 	char *note;              /* why unwinding stopped early, or NULL */
+	/* Added for Python (schema 3): the thread runs Python code (a thread state of the
+	 * process's interpreter maps to it), holds the GIL, and why its Python stack is short. */
+	bool python;
+	bool gil_holder;
+	char *python_note;
 };
 
 struct ci_symbolizer;
@@ -703,6 +722,8 @@ struct ci_render_options {
 	bool color;
 	enum ci_hints hints;
 	bool quiet;              /* text: no warnings (JSON keeps them: pipelines want them) */
+	/* Which frames of host stacks text shows (JSON has them all, each with its kind). */
+	enum ci_frames_shown { CI_FRAMES_BOTH = 0, CI_FRAMES_PYTHON, CI_FRAMES_NATIVE } frames;
 };
 
 /* A finished report (the report session below): every stage's result, for the renderers. */
@@ -767,6 +788,13 @@ struct ci_error *ci_report_create(const struct ci_input *in, const struct ci_req
 struct ci_error *ci_report_from_model(struct ci_source *src, struct ci_model *model,
 				      const struct ci_request *req, struct ci_report **ret);
 void ci_report_destroy(struct ci_report *report);
+/* For an input without a flight record (ci_report_create failed with CI_ERR_NO_RECORD): print
+ * to OUT the lines of KERNEL_LOG (a path or "-") that belong to the process the input holds, by
+ * its pid and thread names, each with its fault address and the rule that matched, and say that
+ * there is nothing to attribute them to (docs/KERNEL-LOG.md, "How a report uses the lines"). */
+struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_input *in,
+						 const struct ci_source_options *sopts,
+						 const char *kernel_log);
 /* Print the report as its request says: text or JSON on OUT. */
 struct ci_error *ci_report_print(FILE *out, const struct ci_report *report);
 

@@ -72,6 +72,10 @@ extern "C" {
 #define CI_LAUNCH_CHUNK_NS 1000000ull
 /* Frames per recorded stack, at most (CUDAINSPECT_STACK_DEPTH): a stack with more is damage. */
 #define CI_STACK_DEPTH_MAX 64u
+/* Python frames a recorded stack may carry after its native ones (CUDAINSPECT_PYTHON), and the
+ * most frames of both kinds a stack of the depot holds (more is damage). */
+#define CI_PY_DEPTH_MAX 64u
+#define CI_STACK_FRAMES_MAX (CI_STACK_DEPTH_MAX + CI_PY_DEPTH_MAX + 1)
 
 /* Every enum of the record is one X-macro list, X(NAME, VALUE, WORD[, TITLE]): the enum follows
  * from it here, and the reader's name lookups (the WORDs are part of its JSON schema, so they
@@ -215,8 +219,12 @@ struct ci_header {
 	X(CI_SEC_THREADS, 16, "threads", "threads")                                          \
 	/* an ELF image of allocation symbols for GDB (byte area) */                         \
 	X(CI_SEC_SYMBOL_IMAGE, 17, "symbol_image", "symbol image")                            \
+	/* struct ci_python, one entry: the interpreter the recorder found (or why not) */    \
+	X(CI_SEC_PYTHON, 18, "python", "Python")                                             \
+	/* struct ci_py_code, append-only: Python code objects interned at first sight */     \
+	X(CI_SEC_PY_CODES, 19, "python_codes", "Python code objects")                        \
 	/* kernel-log lines of this process (byte area, text ci_klog_parse reads: one /dev/kmsg \
-	 * record or log line per '\\n'); 18-19 Python and 20-23 graphs are taken */         \
+	 * record or log line per '\\n'); 20-23 graphs are taken */                         \
 	X(CI_SEC_KERNEL_LOG, 24, "kernel_log", "kernel log")
 CI_RECORD_ENUM(ci_section_kind, CI_SECTION_KINDS);
 /* Section kinds are below this (arrays indexed by kind have this many entries). */
@@ -554,6 +562,59 @@ struct ci_stack {
 	uint32_t nframes;
 };
 
+/* A Python frame in CI_SEC_FRAMES: a word with CI_PYFRAME_TAG set (never a user-space
+ * address), after the stack's native return addresses, innermost first.  Bits 20-51: the
+ * CI_SEC_PY_CODES slot of its code object; bits 0-19: the instruction offset in code units
+ * (CI_PYFRAME_NO_INSTR: unknown); CI_PYFRAME_ENTRY: the frame was called from C (the innermost
+ * of one native _PyEval_EvalFrameDefault frame's run, which is where the reader merges it).
+ * A word with the slot CI_PYFRAME_TRUNCATED ends a Python stack cut at CI_PY_DEPTH_MAX frames. */
+#define CI_PYFRAME_TAG (1ull << 63)
+#define CI_PYFRAME_ENTRY (1ull << 62)
+#define CI_PYFRAME_SLOT(w) ((uint32_t)((w) >> 20))
+#define CI_PYFRAME_INSTR(w) ((uint32_t)((w) & 0xfffff))
+#define CI_PYFRAME_NO_INSTR 0xfffffu
+#define CI_PYFRAME_TRUNCATED 0xffffffffu
+#define CI_PYFRAME_NO_CODE 0xfffffffeu  /* the code table was full: the frame is unknown */
+#define CI_PYFRAME_WORD(slot, instr, entry)                                                  \
+	(CI_PYFRAME_TAG | ((entry) ? CI_PYFRAME_ENTRY : 0) | (uint64_t)(uint32_t)(slot) << 20 | \
+	 ((instr) > CI_PYFRAME_NO_INSTR ? CI_PYFRAME_NO_INSTR : (instr)))
+
+/* What the recorder found of a Python interpreter (ci_python.state). */
+#define CI_PY_STATES(X)                                                                      \
+	X(CI_PY_NONE, 0, "none")               /* not a Python process (no entry is written) */ \
+	X(CI_PY_ON, 1, "on")                   /* Python frames are recorded */                \
+	X(CI_PY_UNSUPPORTED, 2, "unsupported") /* Python, but not a layout the recorder knows: why */ \
+	X(CI_PY_OFF, 3, "off")                 /* CUDAINSPECT_PYTHON=off */
+CI_RECORD_ENUM(ci_python_state, CI_PY_STATES);
+
+/* Section 18, one entry.  LAYOUT holds the offsets the recorder walked with: the struct
+ * ci_py_layout of include/cudainspect/pylayout.h (LAYOUT_SIZE bytes of it), copied. */
+struct ci_python {
+	uint64_t seq;
+	uint32_t state;           /* enum ci_python_state */
+	uint32_t version;         /* PY_VERSION_HEX (Py_Version, or the debug offsets' version) */
+	uint64_t runtime;         /* &_PyRuntime */
+	uint64_t code_type;       /* &PyCode_Type */
+	uint32_t why_str;         /* CI_PY_UNSUPPORTED: why, a sentence */
+	uint32_t layout_size;
+	uint8_t layout[160];
+};
+
+/* Section 19: a code object, copied at first sight so that snapshots (which hold no
+ * interpreter memory) and code objects freed before the crash still resolve.  The line table
+ * (co_linetable, in the format of ci_python.version) is hex in the string table, cut at
+ * CI_PY_RECORD_LINETABLE_MAX bytes (lines past the cut are unknown). */
+#define CI_PY_RECORD_LINETABLE_MAX 2047u
+struct ci_py_code {
+	uint64_t seq;
+	uint64_t code;            /* the code object's address */
+	uint64_t fingerprint;     /* the recorder's key: address, name object, first line */
+	uint32_t qualname_str;    /* co_qualname (3.10: co_name) */
+	uint32_t filename_str;    /* co_filename */
+	uint32_t linetable_str;   /* hex */
+	int32_t firstlineno;
+};
+
 struct ci_thread {
 	uint64_t seq;
 	uint64_t first_ns;        /* first CUDA call seen on the thread */
@@ -580,6 +641,8 @@ _Static_assert(sizeof(struct ci_api_error) == 200, "ci_api_error size");
 _Static_assert(sizeof(struct ci_event) == 72, "ci_event size");
 _Static_assert(sizeof(struct ci_stack) == 24, "ci_stack size");
 _Static_assert(sizeof(struct ci_thread) == 40, "ci_thread size");
+_Static_assert(sizeof(struct ci_python) == 200, "ci_python size");
+_Static_assert(sizeof(struct ci_py_code) == 40, "ci_py_code size");
 #define CI_SECTION_KIND_FITS(name, value, ...) _Static_assert(value < CI_SECTION_KIND_MAX, #name);
 CI_SECTION_KINDS(CI_SECTION_KIND_FITS)
 #undef CI_SECTION_KIND_FITS

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the seed corpus for a reader fuzz harness from real and synthetic inputs:
 #   fuzz-seeds.sh FIXTURE_DIR CORPUS_DIR HARNESS   (HARNESS: fuzz_record or fuzz_core)
-# fuzz_record gets synthetic records (intact, wrapped, torn, damaged, newer minor, cut);
+# fuzz_record gets synthetic records (intact, wrapped, torn, damaged, newer minor, cut, with
+# kernel-log lines);
 # fuzz_core gets synthetic cores (kernel-like, gdb-like, aarch64, split, no NT_FILE, file
 # mappings with ELF headers), real kernel cores of the crasher fixture (dump filter 0x2 keeps
 # it small; 0x12 adds the ELF headers of its files), a zstd copy and a record.
@@ -20,6 +21,14 @@ fuzz_record)
 		"$D/mkrecord" $small $opts "$C/record-$i"; i=$((i + 1))
 	done
 	"$D/mkrecord" $small --truncate=3000 "$C/record-cut"
+	# Format 1.1's kernel-log section: the Xid 31 of the synthetic process past allocation #3,
+	# an Xid 13 burst line, another process's line.
+	cat > "$W/kern.log" <<'LOG'
+[    0.000020] NVRM: Xid (PCI:0000:01:00): 31, pid=4242, name=synth-main, channel 0x00000009, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_1 faulted @ 0x7f00_00203000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE
+4,812,21,-;NVRM: Xid (PCI:0000:01:00): 13, Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0): Out Of Range Address
+[    0.000030] NVRM: Xid (PCI:0000:01:00): 31, pid=77, name=other, channel 0x00000002, intr 00000000. MMU Fault: ENGINE CE0 HUBCLIENT_CE0 faulted @ 0x0_00001000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ
+LOG
+	"$D/mkrecord" $small --kernel-log="$W/kern.log" "$C/record-kernel-log"
 	;;
 fuzz_core)
 	i=0

@@ -21,8 +21,21 @@ int main(int argc, char **argv)
 			continue;
 		if (strncmp(argv[i], "--truncate=", 11) == 0)
 			truncate_at = atoll(argv[i] + 11);
+		else if (strncmp(argv[i], "--kernel-log=", 13) == 0) {
+			/* The file's text becomes the record's KERNEL_LOG section. */
+			FILE *k = fopen(argv[i] + 13, "rb");
+			static char text[1 << 20];
+			if (!k) {
+				perror(argv[i] + 13);
+				return 2;
+			}
+			spec.kernel_log_len = fread(text, 1, sizeof text, k);
+			spec.kernel_log = text;
+			fclose(k);
+		}
 		else if (strcmp(argv[i], "--help") == 0) {
-			printf("usage: mkrecord [OPTIONS] OUT\n%s  --truncate=N\n", synth_options_help());
+			printf("usage: mkrecord [OPTIONS] OUT\n%s  --truncate=N --kernel-log=FILE\n",
+			       synth_options_help());
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "mkrecord: unknown option %s\n", argv[i]);

@@ -16,7 +16,10 @@ struct layout_sec {
 	uint64_t offset;
 };
 
-enum { NSEC = 17 };
+enum { NSEC = 17, NSEC_MAX = 18 };
+
+/* Sections of S: the 17 every record has, plus the kernel log when S gives one. */
+static int nsec(const struct synth_spec *s) { return s->kernel_log_len ? NSEC + 1 : NSEC; }
 
 void synth_defaults(struct synth_spec *s)
 {
@@ -71,18 +74,24 @@ static size_t plan(const struct synth_spec *s, struct layout_sec *secs)
 		off += (plan_[i].capacity * plan_[i].entry_size + 63) & ~63ull;
 	}
 	memcpy(secs, plan_, sizeof plan_);
+	if (s->kernel_log_len) {
+		/* Format 1.1's kernel-log lines, after everything else. */
+		secs[NSEC] = (struct layout_sec){ CI_SEC_KERNEL_LOG, 1, s->kernel_log_len + 64,
+						  s->kernel_log_len, off };
+		off += (s->kernel_log_len + 64 + 63) & ~63ull;
+	}
 	return (off + 4095) & ~4095ull;
 }
 
 size_t synth_size(const struct synth_spec *s)
 {
-	struct layout_sec secs[NSEC];
+	struct layout_sec secs[NSEC_MAX];
 	return plan(s, secs);
 }
 
 static struct layout_sec *find(struct layout_sec *secs, uint32_t kind)
 {
-	for (int i = 0; i < NSEC; i++)
+	for (int i = 0; i < NSEC_MAX; i++)
 		if (secs[i].kind == kind)
 			return &secs[i];
 	abort();
@@ -156,7 +165,7 @@ static void put_seq(uint8_t *e, uint64_t seq) { memcpy(e, &seq, 8); }
 
 void synth_build(const struct synth_spec *s, uint8_t *buf)
 {
-	struct layout_sec secs[NSEC];
+	struct layout_sec secs[NSEC_MAX] = { 0 };
 	size_t size = plan(s, secs);
 	struct layout_sec *strs = find(secs, CI_SEC_STRINGS);
 
@@ -168,7 +177,7 @@ void synth_build(const struct synth_spec *s, uint8_t *buf)
 	h.header_size = sizeof h;
 	h.record_size = size;
 	h.page_size = 4096;
-	h.section_count = NSEC;
+	h.section_count = (uint32_t)nsec(s);
 	h.section_dir_offset = 512;
 	h.section_entry_size = 64;
 	h.pid = s->pid;
@@ -373,7 +382,9 @@ void synth_build(const struct synth_spec *s, uint8_t *buf)
 	memcpy(buf, &h, sizeof h);
 	/* The directory. */
 	uint32_t n = 0;
-	for (int i = 0; i < NSEC; i++, n++) {
+	if (s->kernel_log_len)
+		memcpy(buf + find(secs, CI_SEC_KERNEL_LOG)->offset, s->kernel_log, s->kernel_log_len);
+	for (int i = 0; i < nsec(s); i++, n++) {
 		struct ci_section d = { .kind = secs[i].kind, .entry_size = secs[i].entry_size,
 					.offset = secs[i].offset, .capacity = secs[i].capacity,
 					.head = secs[i].head };

@@ -66,6 +66,8 @@ struct synth_spec {
 	uint32_t thread_tids[8];
 	const char *thread_names[8];
 	enum synth_damage damage;
+	const char *kernel_log;   /* kernel-log text for a KERNEL_LOG section (format 1.1), or NULL */
+	size_t kernel_log_len;
 };
 
 /* Launch times (synth_spec.launch_times).  SEQ: time = seq * 1000, the ring is in time order.

@@ -19,7 +19,8 @@ TEST_DEPS += $(BUILD)/bench/reader/bigcore
 # records; tests/reader/fuzz.t for a short while in `make check`.
 FUZZ_OUT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,corefile/diagnose.c corefile/render_common.c \
                    corefile/render_text.c corefile/render_json.c corefile/symbolize.c \
-                   corefile/report.c corefile/views.c corefile/fingerprint.c)
+                   corefile/report.c corefile/views.c corefile/fingerprint.c corefile/python.c \
+                   corefile/python_core.c)
 $(FUZZ_OUT_OBJS): corefile/model-internal.h corefile/render-internal.h
 
 $(FUZZ_DIR)/fuzz_report: tests/reader/fuzz_report.c $(FUZZ_OBJS) $(FUZZ_OUT_OBJS)

@@ -51,6 +51,19 @@ static bool cmp_diagnoses(const struct ci_model *ma, const struct ci_diagnosis *
 	     "error timeline");
 	DIFF(a->error_tid != b->error_tid, "error thread %u, %u", a->error_tid, b->error_tid);
 	DIFF(a->signal != b->signal || a->signal_tid != b->signal_tid, "signal");
+	/* The kernel-log evidence (events are a small ring, read whole by both decodes). */
+	DIFF(a->xid != b->xid || a->faulting_copy != b->faulting_copy ||
+		     a->xid_page.relation != b->xid_page.relation ||
+		     a->xid_page.offset != b->xid_page.offset || !a->xid_page.alloc != !b->xid_page.alloc ||
+		     (a->xid_page.alloc && a->xid_page.alloc->id != b->xid_page.alloc->id),
+	     "kernel-log evidence");
+	DIFF(a->evidence_count != b->evidence_count, "%zu, %zu evidence items", a->evidence_count,
+	     b->evidence_count);
+	for (size_t i = 0; i < a->evidence_count; i++)
+		DIFF(a->evidence[i].kind != b->evidence[i].kind ||
+			     strcmp(a->evidence[i].text, b->evidence[i].text) != 0 ||
+			     cmp_seq_of(ma, a->evidence[i].launch) != cmp_seq_of(mb, b->evidence[i].launch),
+		     "evidence item %zu: '%s', '%s'", i, a->evidence[i].text, b->evidence[i].text);
 	DIFF(a->stream_count != b->stream_count, "%zu, %zu streams", a->stream_count, b->stream_count);
 	for (size_t i = 0; i < a->stream_count; i++) {
 		const struct ci_stream_progress *x = &a->streams[i], *y = &b->streams[i];

@@ -572,6 +572,34 @@ static void test_history_neighbour(void)
 	ci_model_destroy(m);
 }
 
+/* The other way: 64 bytes before the start of the buffer the earlier launches used, inside the
+ * allocation before it. */
+static void test_history_before_start(void)
+{
+	struct ci_model *m = mb_new();
+	static const uint16_t sizes[] = { 8 };
+	uint32_t k = mb_function(m, "rope", 1, sizes), o = mb_function(m, "other", 1, sizes);
+	const uint64_t P = 0x7f4000000000ull, BUF = P + 65536;
+	mb_alloc(m, 1, P, 65536, 1);
+	mb_alloc(m, 2, BUF, 65536, 1);
+	uint32_t a = mb_stream(m, 0xa000, true, 3, 4), b = mb_stream(m, 0xb000, true, 0, 1);
+	size_t other = mb_launch(m, b, 1, o, 1, CI_LAUNCH_CRUMB, 8, 1, (uint64_t[]){ P + 8 });
+	for (uint64_t i = 0; i < 3; i++)
+		mb_launch(m, a, i + 1, k, 2 + i, CI_LAUNCH_CRUMB, 7, 1, (uint64_t[]){ BUF + i * 256 });
+	size_t l = mb_launch(m, a, 4, k, 6, CI_LAUNCH_CRUMB, 7, 1, (uint64_t[]){ BUF - 64 });
+	mb_error(m, 12, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	const struct ci_attribution *p = attr_of(d, l, 0);
+	ok(p && p->history == CI_HISTORY_LEFT && p->relation == CI_REL_BEFORE_START &&
+	   p->alloc->id == 2 && p->offset == 64 && p->neighbour && p->neighbour->id == 1 &&
+	   p->neighbour_offset == 65536 - 64,
+	   "before start: 64 bytes before #2, inside #1 at offset 65,472");
+	ok(d->faulting_launch == (ptrdiff_t)l && d->faulting_launch != (ptrdiff_t)other,
+	   "before start: that launch outranks the older one in flight");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
 /* A parameter that walks over adjacent buffers (one per layer) is no pattern: no LEFT. */
 static void test_history_layers(void)
 {
@@ -626,10 +654,135 @@ static void test_history_freed(void)
 	ci_model_destroy(m);
 }
 
+/* The diagnosis of M with kernel-log TEXT (docs/KERNEL-LOG.md, "How a report uses the lines"). */
+static struct ci_diagnosis *run_klog(struct ci_model *m, const char *text)
+{
+	struct ci_diagnosis *d = NULL;
+	struct ci_evidence *ev = NULL;
+	mb_finish(m);
+	struct ci_error *err = ci_evidence_gather(m, &ev);
+	if (!err)
+		err = ci_evidence_kernel_log(ev, m, NULL, text, strlen(text), "test.log");
+	if (!err)
+		err = ci_diagnose(m, ev, NULL, &d);
+	ci_evidence_destroy(ev);
+	if (err) {
+		printf("# ci_diagnose failed: %s\n", err->message);
+		ci_error_destroy(err);
+		abort();
+	}
+	return d;
+}
+
+/* Two streams, each with one kernel in flight: k1 passes a pointer into #1, k2 into #2 (or
+ * into ALLOC2 when given); #3 was freed.  Returns the two launches. */
+static struct ci_model *xid_model(size_t *l1, size_t *l2, uint64_t arg2)
+{
+	struct ci_model *m = mb_new();
+	static const uint16_t sizes[] = { 8 };
+	uint32_t f1 = mb_function(m, "k1", 1, sizes), f2 = mb_function(m, "k2", 1, sizes);
+	mb_alloc(m, 1, 0x7f1000100000ull, 65536, 1);
+	mb_alloc(m, 2, 0x7f1000200000ull, 65536, 1);
+	mb_free(m, 3, 0x7f1000300000ull, 65536, 4, 1);
+	uint32_t a = mb_stream(m, 0xa000, true, 0, 1), b = mb_stream(m, 0xb000, true, 0, 1);
+	*l1 = mb_launch(m, a, 1, f1, 5, CI_LAUNCH_CRUMB, 7, 1, (uint64_t[]){ 0x7f1000100010ull });
+	*l2 = mb_launch(m, b, 1, f2, 6, CI_LAUNCH_CRUMB, 7, 1,
+			(uint64_t[]){ arg2 ? arg2 : 0x7f1000200010ull });
+	mb_error(m, 12, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	return m;
+}
+
+#define XID31(pid, addr)                                                                     \
+	"NVRM: Xid (PCI:0000:01:00): 31, pid=" pid ", name=engine, channel 0x00000009, intr "  \
+	"00000000. MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_1 faulted @ " addr ". Fault is "  \
+	"of type FAULT_PDE ACCESS_TYPE_VIRT_READ\n"
+
+static void test_xid_pages(void)
+{
+	size_t l1, l2;
+	struct ci_model *m = xid_model(&l1, &l2, 0);
+	struct ci_diagnosis *d = run_klog(m, XID31("4242", "0x7f10_001ff000"));
+	is_int(d->xid, 0, "xid: the line of the process is the one attributed");
+	ok(d->xid_page.relation == CI_REL_BEFORE_START && d->xid_page.alloc &&
+	   d->xid_page.alloc->id == 2 && d->xid_page.offset == 4096,
+	   "xid: the page one page before #2 is before_start of #2 by 4,096 bytes");
+	is_int(d->faulting_launch, (long long)l2, "xid: only k2 references #2: it is named");
+	is_int(d->confidence, CI_CONF_EXACT, "xid: exactly one launch can have made the access: exact");
+	ok(strstr(d->evidence[0].text, "one page before #2") != NULL, "xid: the evidence says 'one page before #2'");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+
+	m = xid_model(&l1, &l2, 0);
+	d = run_klog(m, XID31("4242", "0x0_00001000"));
+	ok(d->xid == 0 && d->xid_page.alloc == NULL, "null page: attributed to nothing");
+	ok(strstr(d->evidence[0].text, "the NULL page") != NULL, "null page: said so");
+	is_int(d->confidence, CI_CONF_LOW, "null page: the record's own rule stands (oldest in flight, low)");
+	is_int(d->faulting_launch, (long long)l1, "null page: the oldest launch in flight");
+	ok(strstr(d->reasoning, "names no launch") != NULL, "null page: the reasoning says the page names no launch");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+
+	m = xid_model(&l1, &l2, 0x7f1000300040ull);
+	d = run_klog(m, XID31("4242", "0x7f10_00300000"));
+	ok(d->xid_page.relation == CI_REL_FREED && d->xid_page.alloc && d->xid_page.alloc->id == 3,
+	   "freed: the page inside the freed #3");
+	ok(d->faulting_launch == (ptrdiff_t)l2 && d->confidence == CI_CONF_EXACT,
+	   "freed: k2, whose pointer is into the freed #3, exact");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+
+	m = xid_model(&l1, &l2, 0x7f1000100100ull);
+	d = run_klog(m, XID31("4242", "0x7f10_00110000"));
+	ok(d->xid_page.relation == CI_REL_PAST_END && d->xid_page.alloc->id == 1 && d->xid_page.offset == 0,
+	   "several: the page right after #1");
+	is_int(d->confidence, CI_CONF_MEDIUM, "several: both reference #1: medium");
+	is_int(d->faulting_launch, (long long)l1, "several: the oldest of them");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+
+	m = xid_model(&l1, &l2, 0);
+	m->sections[CI_SEC_ALLOCS].dropped = 5;
+	d = run_klog(m, XID31("4242", "0x7f10_001ff000"));
+	ok(d->faulting_launch == (ptrdiff_t)l2 && d->confidence == CI_CONF_MEDIUM,
+	   "lost allocations: the one referencing launch, at most medium");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+
+	m = xid_model(&l1, &l2, 0);
+	d = run_klog(m, XID31("999", "0x7f10_001ff000"));
+	ok(d->xid < 0 && d->confidence == CI_CONF_LOW, "another pid: the line is not the process's");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* A copy-engine fault names the copy in flight that touches the page, not a kernel. */
+static void test_xid_copy(void)
+{
+	size_t l1, l2;
+	struct ci_model *m = xid_model(&l1, &l2, 0);
+	size_t e = mb_event(m, 7, CI_EV_MEMCPY, 0x7f1000200000ull, 1, 0, 0);
+	m->events[e].b = 0x5000000;
+	m->events[e].value = 65536;
+	mb_event(m, 8, CI_EV_MEMSET, 0x7f1000100000ull, 0, 0, 0); /* elsewhere */
+	m->events[m->event_count - 1].value = 4096;
+	struct ci_diagnosis *d = run_klog(m, "NVRM: Xid (PCI:0000:01:00): 31, pid=4242, name=engine, "
+				      "channel 0x00000009, intr 00000000. MMU Fault: ENGINE CE0 "
+				      "HUBCLIENT_CE0 faulted @ 0x7f10_00210000. Fault is of type "
+				      "FAULT_PTE ACCESS_TYPE_VIRT_WRITE\n");
+	is_int(d->faulting_copy, (long long)e, "copy: the copy whose destination ends at the page is named");
+	is_int(d->faulting_launch, -1, "copy: no kernel is named");
+	is_int(d->confidence, CI_CONF_EXACT, "copy: exactly one: exact");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
 int main(void)
 {
+	test_xid_pages();
+	test_xid_copy();
 	test_history_neighbour();
 	test_history_layers();
+	test_history_before_start();
 	test_history_freed();
 	test_single_stream();
 	test_cadence_window();

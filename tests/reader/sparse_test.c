@@ -8,7 +8,8 @@
  * its allocation, tests/reader/compare.h) and every view that the CLI renders from a sparse
  * model (all but kernels, allocs and all), character by character, each made by the report
  * session from either model.  It also checks that the sparse decode read less than the whole
- * ring when the ring is large.  TAP on
+ * ring when the ring is large.  `--kernel-log=FILE` before paths adds that log to their reports.
+ * TAP on
  * stdout; run by tests/reader/golden.t and tests/reader/full.t on real cores.
  */
 #include <stdio.h>
@@ -20,6 +21,9 @@
 
 /* The report of PATH for VIEW, from a sparse or a complete decode, as the report session makes
  * it from a model (the CLI makes a sparse one for these views). */
+/* --kernel-log=FILE before the paths: their reports read that kernel log too. */
+static const char *kernel_log;
+
 static struct ci_report *report_of(const char *path, bool sparse, enum ci_view view)
 {
 	struct ci_source *src = NULL;
@@ -27,7 +31,8 @@ static struct ci_report *report_of(const char *path, bool sparse, enum ci_view v
 	struct ci_report *r = NULL;
 	struct ci_location loc;
 	struct ci_decode_options o = { .lazy = sparse, .sparse = sparse };
-	struct ci_request req = { .render = { .view = view, .width = 100, .quiet = true } };
+	struct ci_request req = { .render = { .view = view, .width = 100, .quiet = true },
+				  .kernel_log = kernel_log };
 	struct ci_error *err;
 	if ((err = ci_source_open(path, NULL, &src)) || (err = ci_locate(src, &loc)) ||
 	    (err = ci_decode_with(src, &loc, &o, &m)) ||
@@ -94,8 +99,12 @@ static void compare(const char *path)
 
 int main(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		compare(argv[i]);
+	for (int i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--kernel-log=", 13) == 0)
+			kernel_log = argv[i] + 13;
+		else
+			compare(argv[i]);
+	}
 	printf("1..%d\n", tap_n);
 	return done_testing();
 }
