@@ -262,12 +262,14 @@ static struct ci_error *kernel_log_evidence(struct ci_report *r)
 		return err;
 	const char *path = r->request.kernel_log;
 	/* Without --kernel-log, the lines `cudainspect record` kept beside the input (INPUT.kernel-log)
-	 * are used when that file is there. */
+	 * are used when that file is there, and is what `record` makes: a regular file of this user
+	 * with one name, not a link (in a shared directory another user could plant one). */
 	char beside[4096];
 	struct stat st;
 	if (!path && r->source && r->source->path &&
 	    (size_t)snprintf(beside, sizeof beside, "%s.kernel-log", r->source->path) < sizeof beside &&
-	    stat(beside, &st) == 0 && S_ISREG(st.st_mode))
+	    lstat(beside, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    st.st_nlink == 1)
 		path = beside;
 	if (!path)
 		return NULL;
