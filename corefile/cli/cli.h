@@ -46,6 +46,9 @@ int cli_record(int argc, char **argv);
 char *cli_record_kernel_log(pid_t pid, const char *comm, uint64_t from_us, const char *beside,
 			    bool quiet);
 uint64_t cli_klog_now_us(void);
+/* INPUT + ".kernel-log" when that is a regular file of this user with one name (what `record`
+ * leaves beside a core), malloc'd; else NULL. */
+char *cli_beside_kernel_log(const char *input);
 
 /* "cudainspect: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

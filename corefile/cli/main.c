@@ -531,6 +531,15 @@ int main(int argc, char **argv)
 			return rc;
 		o.sym.registers = regs;
 	}
+	/* The kernel log's lines `record` kept beside the core (docs/CLI.md), as if --kernel-log
+	 * named them. */
+	char *beside = NULL;
+	if (!o.kernel_log && !o.have_pid && (beside = cli_beside_kernel_log(o.input))) {
+		o.kernel_log = beside;
+		if (!o.render.quiet && !o.json)
+			cli_error("note: reading the kernel log's lines kept beside the core, %s "
+				  "(--kernel-log FILE reads another)", beside);
+	}
 	struct cli_inspect_args a = {
 		.input = o.input,
 		.have_pid = o.have_pid,
@@ -547,5 +556,6 @@ int main(int argc, char **argv)
 	};
 	r = cli_inspect(&a);
 	free(regs);
+	free(beside);
 	return r;
 }

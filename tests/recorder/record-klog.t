@@ -40,18 +40,19 @@ page=$(sed -n 's/.* faulted @ \(0x[0-9a-f]*_[0-9a-f]*\)\. .*/\1/p' "$T/u/kern.lo
 like "$page" "^0x[0-9a-f]+_[0-9a-f]{8}$" "(the simulator's Xid 31 names page $page)"
 like "$(cat "$T/u/out")" "evidence: Xid 31 at $page " "record's summary has the Xid 31 evidence, from the file beside the core"
 out=$(cd "$T/u" && "$CI" core 2>&1)
-like "$(printf '%s' "$out" | tr -s '\n ' '  ')" "evidence: Xid 31 at $page .* core\.kernel-log line 2, by pid" \
-	"cudainspect CORE later: the file beside the core is read without a flag; its Xid 31 is the evidence, named by the file"
+like "$out" "note: reading the kernel log's lines kept beside the core, core\.kernel-log" \
+	"cudainspect CORE later: the file beside the core is read without a flag, and said"
+like "$out" "evidence: Xid 31 at $page " "... and its Xid 31 is the evidence"
 : >"$T/empty.log"
 out=$(cd "$T/u" && "$CI" --kernel-log "$T/empty.log" core 2>&1)
-unlike "$out" "evidence: Xid" "--kernel-log FILE: that log instead, the one beside the core left alone"
+unlike "$out" "kept beside the core|evidence: Xid" "--kernel-log FILE: that log instead, the one beside the core left alone"
 cp "$T/u/core.kernel-log" "$T/u/saved.kernel-log"
 chown nobody "$T/u/core.kernel-log" 2>/dev/null && {
-	unlike "$(cd "$T/u" && "$CI" core 2>&1)" "evidence: Xid 31" "a file beside the core owned by another user: not read (no evidence from it)"
+	unlike "$(cd "$T/u" && "$CI" core 2>&1)" "kept beside the core|evidence: Xid 31" "a file beside the core owned by another user: not read (no note, no evidence from it)"
 } || skip "cannot chown (not root)"
 rm -f "$T/u/core.kernel-log"
 ln -s "$T/u/saved.kernel-log" "$T/u/core.kernel-log"
-unlike "$(cd "$T/u" && "$CI" core 2>&1)" "evidence: Xid 31" "a symbolic link beside the core: not read (no evidence from it)"
+unlike "$(cd "$T/u" && "$CI" core 2>&1)" "kept beside the core|evidence: Xid 31" "a symbolic link beside the core: not read (no note, no evidence from it)"
 
 # Another process's lines in the same log stay out.
 mkdir -p "$T/b"
