@@ -266,12 +266,14 @@ void ci_xid_summary(const struct ci_xid *x, char *buf, size_t n)
 		snprintf(buf, n, "Xid %" PRIu32 " (a number this reader does not know): %s", x->xid, body);
 }
 
-struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_input *in,
-						 const struct ci_source_options *sopts,
-						 const char *kernel_log)
+struct ci_error *ci_kernel_log_unrecorded(const struct ci_input *in,
+					  const struct ci_source_options *sopts,
+					  const char *kernel_log, struct ci_evidence *ev, uint32_t *pid)
 {
 	struct ci_source *src = NULL;
 	struct ci_error *err;
+	*ev = (struct ci_evidence){ 0 };
+	*pid = 0;
 	if (in->path)
 		err = ci_source_open(in->path, sopts, &src);
 	else if (in->pid)
@@ -282,21 +284,31 @@ struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_inpu
 		return err;
 	char *buf = NULL;
 	size_t len = 0;
-	struct ci_evidence ev = { 0 };
 	if (!(err = ci_kernel_log_read(kernel_log, &buf, &len)))
-		err = ci_evidence_kernel_log(&ev, NULL, ci_source_info(src), buf, len,
+		err = ci_evidence_kernel_log(ev, NULL, ci_source_info(src), buf, len,
 					     strcmp(kernel_log, "-") == 0 ? "standard input" : kernel_log);
 	free(buf);
-	if (err) {
-		ci_source_close(src);
+	*pid = ci_source_info(src)->pid;
+	ci_source_close(src);
+	if (err)
+		ci_evidence_kernel_log_clear(ev);
+	return err;
+}
+
+struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_input *in,
+						 const struct ci_source_options *sopts,
+						 const char *kernel_log)
+{
+	struct ci_evidence ev;
+	uint32_t pid;
+	struct ci_error *err = ci_kernel_log_unrecorded(in, sopts, kernel_log, &ev, &pid);
+	if (err || !ev.kernel_log)
 		return err;
-	}
-	const struct ci_source_info *si = ci_source_info(src);
 	char origin[300], text[400];
 	ci_scrub(ev.kernel_log_origin, origin, sizeof origin);
 	fprintf(out, "\nKernel log (%s): %zu Xid line%s, %zu of them process %" PRIu32 "'s\n", origin,
 		ev.kernel_log->count, ev.kernel_log->count == 1 ? "" : "s", ev.kernel_log_selected,
-		si->pid);
+		pid);
 	size_t shown = 0;
 	bool address = false;
 	for (size_t i = 0; i < ev.kernel_log->count && shown < 16; i++) {
@@ -316,6 +328,5 @@ struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_inpu
 		fprintf(out, "  None names the process (its pid or thread names) inside the log.\n");
 	fflush(out);
 	ci_evidence_kernel_log_clear(&ev);
-	ci_source_close(src);
 	return NULL;
 }

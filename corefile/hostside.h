@@ -63,9 +63,11 @@ struct ci_error *ci_hostside_create(struct ci_source *src, const struct ci_symbo
 void ci_hostside_destroy(struct ci_hostside *h);
 
 /* Print it: text (WIDTH columns, 0 = 80) or the JSON document (docs/JSON.md, "Without a flight
- * record"), with WHY (the reader's "no flight record" message) inside. */
+ * record"), with WHY (the reader's "no flight record" message) inside, and in JSON the
+ * process's kernel-log lines of KLOG (ci_kernel_log_unrecorded; NULL: none given). */
+struct ci_evidence;
 void ci_hostside_render(FILE *out, const struct ci_hostside *h, bool json, const char *why,
-			unsigned width);
+			unsigned width, const struct ci_evidence *klog);
 
 /* One line for the GDB plugin's banner: signal, CUDA call, driver, abort message, next command. */
 void ci_hostside_gist(const struct ci_hostside *h, char *buf, size_t n);

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence.h"
 #include "hostside.h"
+#include "kernel-log.h"
 #include "render-internal.h"
 
 #define TEXT_FRAMES 16 /* frames of the crashed thread's backtrace in the text */
@@ -218,7 +220,49 @@ static void jframe(FILE *out, const struct ci_frame *f)
 	fprintf(out, ",\"kind\":\"%s\"}", f->kind == CI_FRAME_PYTHON ? "python" : "native");
 }
 
-static void json(FILE *out, const struct ci_hostside *h, const char *why)
+/* The kernel-log lines of the process, as the report with a record gives them (docs/JSON.md:
+ * `kernel_log`), and `attribution` saying why no allocation or launch is named. */
+#define KLOG_JSON_LINES_MAX 256
+static void json_kernel_log(FILE *out, const struct ci_evidence *ev)
+{
+	const struct ci_klog *log = ev->kernel_log;
+	fputs(",\n\"kernel_log\":{", out);
+	jkey(out, "origin", ev->kernel_log_origin);
+	fprintf(out, ",\"xid_lines\":%zu,\"selected\":%zu,\"lines\":[", log->count,
+		ev->kernel_log_selected);
+	size_t shown = 0;
+	for (size_t i = 0; i < log->count && shown < KLOG_JSON_LINES_MAX; i++, shown++) {
+		const struct ci_xid *x = &log->items[i];
+		const struct ci_klog_match *mt = &ev->kernel_log_match[i];
+		fprintf(out, "%s{\"line\":%" PRIu64 ",\"xid\":%" PRIu32 ",", shown ? "," : "", x->line,
+			x->xid);
+		jkey(out, "format", ci_klog_format_name(x->format));
+		fprintf(out, ",\"belongs\":%s,", mt->belongs ? "true" : "false");
+		jkey(out, "rule", mt->belongs ? ci_klog_rule_name(mt->rule) : NULL);
+		fputc(',', out);
+		jkey(out, "reject", mt->belongs ? NULL : ci_klog_reject_name(mt->reject));
+		if (x->pid_form == CI_XID_PID_NUMBER)
+			fprintf(out, ",\"pid\":%" PRIu32 ",", x->pid);
+		else
+			fputs(",\"pid\":null,", out);
+		jkey(out, "name", x->name);
+		fprintf(out, ",\"pci\":\"%04x:%02x:%02x\",", x->pci.domain, x->pci.bus, x->pci.device);
+		if (x->xid == 31 && x->mmu.has_address)
+			fprintf(out, "\"address\":%" PRIu64 ",\"address_hex\":\"0x%" PRIx64 "\",",
+				x->mmu.address, x->mmu.address);
+		else
+			fputs("\"address\":null,\"address_hex\":null,", out);
+		jkey(out, "message", x->message);
+		fputc('}', out);
+	}
+	fprintf(out, "],\"lines_omitted\":%zu,", log->count - shown);
+	jkey(out, "attribution", "none: without a flight record no allocation, launch or copy of the "
+				 "process is known");
+	fputc('}', out);
+}
+
+static void json(FILE *out, const struct ci_hostside *h, const char *why,
+		 const struct ci_evidence *klog)
 {
 	char name[32];
 	fprintf(out, "{\"version\":%d,\n\"generator\":{\"name\":\"cudainspect\",\"version\":\"%s\"},\n",
@@ -308,14 +352,17 @@ static void json(FILE *out, const struct ci_hostside *h, const char *why)
 			fputc(',', out);
 		jstr(out, h->warnings.items[i]);
 	}
-	fputs("]}}\n", out);
+	fputs("]}", out);
+	if (klog && klog->kernel_log)
+		json_kernel_log(out, klog);
+	fputs("}\n", out);
 }
 
 void ci_hostside_render(FILE *out, const struct ci_hostside *h, bool as_json, const char *why,
-			unsigned width)
+			unsigned width, const struct ci_evidence *klog)
 {
 	if (as_json)
-		json(out, h, why);
+		json(out, h, why, klog);
 	else
 		text(out, h, why, width ? width : 100);
 }

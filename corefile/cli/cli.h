@@ -34,7 +34,10 @@ struct cli_inspect_args {
 int cli_inspect(const struct cli_inspect_args *a);
 /* A core without a flight record (WHY is the reader's error): print what its host side shows
  * (norecord.c); nothing for other inputs. */
-void cli_no_record_report(const struct cli_inspect_args *a, const struct ci_error *why);
+/* KLOG: the process's kernel-log lines for the JSON document (ci_kernel_log_unrecorded), or NULL. */
+struct ci_evidence;
+void cli_no_record_report(const struct cli_inspect_args *a, const struct ci_error *why,
+			  const struct ci_evidence *klog);
 
 /* `cudainspect record ...`: ARGV[0] is "record".  Returns the process exit code. */
 int cli_record(int argc, char **argv);

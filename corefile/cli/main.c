@@ -21,6 +21,7 @@
 
 #include "cudainspect/cudainspect.h"
 #include "cli.h"
+#include "../evidence.h"
 
 
 static const char usage_text[] =
@@ -490,8 +491,20 @@ int cli_inspect(const struct cli_inspect_args *a)
 	struct ci_report *report = NULL;
 	struct ci_error *err = ci_report_create(&in, &req, &report);
 	if (err && err->code == CI_ERR_NO_RECORD) {
-		/* No record: what the host side shows, then the driver's lines for the process. */
-		cli_no_record_report(a, err);
+		/* No record: what the host side shows, then the driver's lines for the process (in
+		 * JSON, inside the one document). */
+		struct ci_evidence klog = { 0 };
+		uint32_t klog_pid = 0;
+		if (a->kernel_log && a->json) {
+			struct ci_error *e2 = ci_kernel_log_unrecorded(&in, &req.source, a->kernel_log,
+								       &klog, &klog_pid);
+			if (e2) {
+				cli_error("%s", e2->message);
+				ci_error_destroy(e2);
+			}
+		}
+		cli_no_record_report(a, err, klog.kernel_log ? &klog : NULL);
+		ci_evidence_kernel_log_clear(&klog);
 		if (a->kernel_log && !a->json) {
 			struct ci_error *e2 = ci_kernel_log_report_unrecorded(stdout, &in, &req.source,
 									      a->kernel_log);

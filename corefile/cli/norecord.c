@@ -10,7 +10,8 @@
 #include "cli.h"
 #include "../hostside.h"
 
-void cli_no_record_report(const struct cli_inspect_args *a, const struct ci_error *why)
+void cli_no_record_report(const struct cli_inspect_args *a, const struct ci_error *why,
+			  const struct ci_evidence *klog)
 {
 	if (a->have_pid || !a->input)
 		return;
@@ -21,7 +22,8 @@ void cli_no_record_report(const struct cli_inspect_args *a, const struct ci_erro
 	if (!err)
 		err = ci_hostside_create(src, a->sym, &h);
 	if (!err) {
-		ci_hostside_render(stdout, h, a->json, why->message, a->render ? a->render->width : 0);
+		ci_hostside_render(stdout, h, a->json, why->message, a->render ? a->render->width : 0,
+				   klog);
 		fflush(stdout);
 	}
 	ci_error_destroy(err); /* a record file, or an unreadable core: the reader's message says it */

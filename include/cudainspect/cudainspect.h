@@ -834,6 +834,12 @@ void ci_report_destroy(struct ci_report *report);
 struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_input *in,
 						 const struct ci_source_options *sopts,
 						 const char *kernel_log);
+/* The same lines as evidence, for the JSON document of an input without a record: on success
+ * EV holds them (release with ci_evidence_kernel_log_clear; EV->kernel_log stays NULL when the
+ * input names no process) and *PID is the input's pid. */
+struct ci_error *ci_kernel_log_unrecorded(const struct ci_input *in,
+					  const struct ci_source_options *sopts,
+					  const char *kernel_log, struct ci_evidence *ev, uint32_t *pid);
 /* Print the report as its request says: text or JSON on OUT. */
 struct ci_error *ci_report_print(FILE *out, const struct ci_report *report);
 

@@ -31,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err = ci_hostside_create(src, NULL, &h);
 	if (!err) {
 		char gist[2048];
-		ci_hostside_render(null, h, false, "no record", 80);
-		ci_hostside_render(null, h, true, "no record", 80);
+		ci_hostside_render(null, h, false, "no record", 80, NULL);
+		ci_hostside_render(null, h, true, "no record", 80, NULL);
 		ci_hostside_gist(h, gist, sizeof gist);
 		if (h->thread_count && h->cuda_thread_count > h->thread_count)
 			abort();

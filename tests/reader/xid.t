@@ -268,6 +268,13 @@ p=$(xid_page "$T/nr/kern.log")
 like "$(cat "$T/nr/out.txt")" "Xid 31 at 0x${p:0:4}_${p:4} \(FAULT_PTE read, GPC[0-9]\); line 2, by pid" \
 	"no record: the process's Xid line is printed, with the rule"
 like "$(tr -s ' \n' ' ' < "$T/nr/out.txt")" "nothing to attribute the fault address to" "no record: said plainly"
+rc=0
+"$CI" --json --kernel-log "$T/nr/kern.log" "$(core_of nr)" > "$T/nr/out.json" 2> /dev/null || rc=$?
+is "$rc" 4 "no record, JSON: exit 4"
+nrpid=$(sed -n 's/.*NVRM: Xid .*, pid=\([0-9]*\),.*/\1/p' "$T/nr/kern.log" | head -1)
+is "$(jq -r '"\(.host_side.pid) \(.kernel_log.selected) \(.kernel_log.lines[0].belongs) \(.kernel_log.lines[0].rule) \(.kernel_log.lines[0].pid) \(.kernel_log.lines[0].address_hex)"' "$T/nr/out.json")" \
+	"$nrpid 1 true pid $nrpid 0x$p" "no record, JSON: the one document holds the process's Xid line (pid, rule, page)"
+like "$(jq -r .kernel_log.attribution "$T/nr/out.json")" "^none: without a flight record" "no record, JSON: nothing attributed, said"
 
 # ---- 12. Bad input: a directory, a missing file.
 rc=0; "$CI" --kernel-log "$T" "$core" > /dev/null 2> "$T/dir.err" || rc=$?
