@@ -64,7 +64,7 @@ if [ "$rc" -ge 128 ]; then
 		core=
 		for c in "$scratch"/core*; do [ -f "$c" ] && core=$c; done
 		echo "Look closer:  $B/cudainspect ${core:-$scratch/records/*.cisnap} fault"
-		echo "  (other views: kernels, streams, allocs --freed, errors, threads, all; or --json)"
+		echo "  (other views: kernels, streams, graphs, allocs --freed, errors, threads, all; or --json)"
 		echo "Remove with:  rm -rf $scratch"
 	fi
 	exit 0
