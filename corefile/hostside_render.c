@@ -85,7 +85,15 @@ static const char *signal_text(const struct ci_hostside *h, char *buf, size_t n)
 static void text(FILE *out, const struct ci_hostside *h, const char *why, unsigned width)
 {
 	char a[512], b[512], c[512];
-	snprintf(b, sizeof b, "%s (pid %u) ran without the cudainspect recorder.",
+	/* The recorder may have been loaded and the record kept outside the core (a persistent
+	 * record under CUDAINSPECT_DIR, a snapshot): then "ran without it" would be wrong. */
+	bool recorder = false;
+	for (size_t i = 0; i < h->lib_count; i++)
+		recorder |= strcmp(h->libs[i].family, "cudainspect recorder") == 0;
+	snprintf(b, sizeof b,
+		 recorder ? "%s (pid %u) had the cudainspect recorder loaded, but the core holds no "
+			    "record (a persistent record or a snapshot may hold it; see below)."
+			  : "%s (pid %u) ran without the cudainspect recorder.",
 		 ci_scrub(base_name(h->executable), a, sizeof a), h->pid);
 	wrapped(out, "No flight record: ", b, 2, width);
 	fprintf(out, "What the core's host side shows:\n\n");
@@ -162,7 +170,8 @@ static void text(FILE *out, const struct ci_hostside *h, const char *why, unsign
 	else if (h->lib_count)
 		fprintf(out, "Driver version: unknown (no library file name of the driver gives it)\n");
 	if (h->next_command) {
-		fprintf(out, "\nNext time, run it under the recorder:\n  %s\n",
+		fprintf(out, recorder ? "\nNext time, let the recorder keep the core and the record together:\n  %s\n"
+				      : "\nNext time, run it under the recorder:\n  %s\n",
 			ci_scrub(h->next_command, c, sizeof c));
 		if (h->psargs_cut)
 			fprintf(out, "  (the core keeps only the first 80 bytes of the command line: "

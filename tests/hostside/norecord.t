@@ -171,4 +171,15 @@ fi
 crash "$T/r" "$B/sim" env LD_PRELOAD="$B/libcudainspect-rec.so" CUDAINSPECT_QUIET=1 "$AP"
 "$CI" "$T/r/core" >"$T/r.txt" 2>&1
 unlike "$(cat "$T/r.txt")" "No flight record:" "a core with a record: the record's report, not the host-side one"
+
+# ---- the recorder was loaded, but its record is a persistent file the core does not hold ------
+mkdir -p "$T/pdir" && chmod 700 "$T/pdir"
+crash "$T/p" "$B/sim" env LD_PRELOAD="$B/libcudainspect-rec.so" CUDAINSPECT_QUIET=1 CUDAINSPECT_DIR="$T/pdir" "$AP"
+if [ -e "$T/p/core" ]; then
+	"$CI" --width 10000 "$T/p/core" >"$T/p.txt" 2>/dev/null
+	like "$(head -1 "$T/p.txt")" "^No flight record: assertprobe \(pid [0-9]+\) had the cudainspect recorder loaded, but the core holds no record" \
+		"persistent record outside the core: not called a run without the recorder"
+else
+	skip "assertprobe left no core with a persistent record"
+fi
 done_testing
