@@ -1060,9 +1060,12 @@ static void summary_next(struct ci_text_out *o, const char *sig)
 		}
 		/* Which launch faulted is settled when the driver's address says it (exact). */
 		if (d->verdict == CI_VERDICT_DEVICE_FAULT) {
+			/* One line also at 80 columns, so that the summary keeps to one screen. */
 			if (d->confidence != CI_CONF_EXACT)
-				line(o, "  CUDA_LAUNCH_BLOCKING=1 CMD (slow), or "
-					"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CMD for a GPU core dump");
+				line(o, o->width < NARROW
+						? "  CUDA_LAUNCH_BLOCKING=1 (slow) or CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CMD"
+						: "  CUDA_LAUNCH_BLOCKING=1 CMD (slow), or "
+						  "CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CMD for a GPU core dump");
 		} else {
 			hint(o, view_cmd(o, "streams", "", cmd, sizeof(cmd)),
 			     "what every stream is waiting for");
