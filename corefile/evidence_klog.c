@@ -294,7 +294,7 @@ struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_inpu
 	const struct ci_source_info *si = ci_source_info(src);
 	char origin[300], text[400];
 	ci_scrub(ev.kernel_log_origin, origin, sizeof origin);
-	fprintf(out, "Kernel log (%s): %zu Xid line%s, %zu of them process %" PRIu32 "'s\n", origin,
+	fprintf(out, "\nKernel log (%s): %zu Xid line%s, %zu of them process %" PRIu32 "'s\n", origin,
 		ev.kernel_log->count, ev.kernel_log->count == 1 ? "" : "s", ev.kernel_log_selected,
 		si->pid);
 	size_t shown = 0;
@@ -311,10 +311,10 @@ struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_inpu
 	}
 	if (address)
 		fprintf(out, "  Without a flight record there is nothing to attribute the fault address "
-			"to:\n  no allocation, launch or copy of the process is known. Next time run it "
-			"under\n  the recorder: cudainspect record -- CMD\n");
+			"to:\n  no allocation, launch or copy of the process is known.\n");
 	else if (!ev.kernel_log_selected)
 		fprintf(out, "  None names the process (its pid or thread names) inside the log.\n");
+	fflush(out);
 	ci_evidence_kernel_log_clear(&ev);
 	ci_source_close(src);
 	return NULL;

@@ -38,6 +38,34 @@ static char *frame_text(const struct ci_frame *f, char *buf, size_t n)
 	return buf;
 }
 
+/* LEAD then TEXT, wrapped at spaces to WIDTH columns, continuation lines indented by INDENT
+ * (a word longer than a line is broken); one newline at the end. */
+static void wrapped(FILE *out, const char *lead, const char *text, unsigned indent, unsigned width)
+{
+	size_t col = strlen(lead), room = width > indent + 20 ? width : indent + 20;
+	fputs(lead, out);
+	const char *p = text;
+	while (*p) {
+		size_t n = strlen(p);
+		if (col + n <= room) {
+			fputs(p, out);
+			break;
+		}
+		size_t cut = room > col ? room - col : 1, k = cut;
+		while (k > 0 && p[k] != ' ')
+			k--;
+		if (k == 0)
+			k = cut; /* no space: break the word */
+		fwrite(p, 1, k, out);
+		p += k;
+		while (*p == ' ')
+			p++;
+		fprintf(out, "\n%*s", (int)indent, "");
+		col = indent;
+	}
+	fputc('\n', out);
+}
+
 static const char *signal_text(const struct ci_hostside *h, char *buf, size_t n)
 {
 	char name[32];
@@ -52,11 +80,12 @@ static const char *signal_text(const struct ci_hostside *h, char *buf, size_t n)
 	return buf;
 }
 
-static void text(FILE *out, const struct ci_hostside *h, const char *why)
+static void text(FILE *out, const struct ci_hostside *h, const char *why, unsigned width)
 {
 	char a[512], b[512], c[512];
-	fprintf(out, "No flight record: %s (pid %u) did not run under the cudainspect recorder.\n",
-		ci_scrub(base_name(h->executable), a, sizeof a), h->pid);
+	snprintf(b, sizeof b, "%s (pid %u) ran without the cudainspect recorder.",
+		 ci_scrub(base_name(h->executable), a, sizeof a), h->pid);
+	wrapped(out, "No flight record: ", b, 2, width);
 	fprintf(out, "What the core's host side shows:\n\n");
 	const struct ci_thread_stack *t = h->thread_count ? &h->threads[0] : NULL;
 	if (t && t->crashed)
@@ -64,12 +93,12 @@ static void text(FILE *out, const struct ci_hostside *h, const char *why)
 	else
 		fprintf(out, "Crash: %s\n", signal_text(h, a, sizeof a));
 	if (h->abort_message)
-		fprintf(out, "  abort message: %s\n", ci_scrub(h->abort_message, a, sizeof a));
+		wrapped(out, "  abort message: ", ci_scrub(h->abort_message, a, sizeof a), 4, width);
 	if (h->exception_type) {
-		fprintf(out, "  C++ exception in flight at std::terminate: %s\n",
-			ci_scrub(h->exception_type, a, sizeof a));
+		wrapped(out, "  C++ exception in flight at std::terminate: ",
+			ci_scrub(h->exception_type, a, sizeof a), 4, width);
 		if (h->exception_what)
-			fprintf(out, "    what(): %s\n", ci_scrub(h->exception_what, a, sizeof a));
+			wrapped(out, "    what(): ", ci_scrub(h->exception_what, a, sizeof a), 6, width);
 	} else if (h->terminate && h->no_exception) {
 		fprintf(out, "  std::terminate with no C++ exception in flight (not an uncaught exception)\n");
 	} else if (h->terminate && h->exception_note) {
@@ -285,11 +314,10 @@ static void json(FILE *out, const struct ci_hostside *h, const char *why)
 void ci_hostside_render(FILE *out, const struct ci_hostside *h, bool as_json, const char *why,
 			unsigned width)
 {
-	(void)width;
 	if (as_json)
 		json(out, h, why);
 	else
-		text(out, h, why);
+		text(out, h, why, width ? width : 100);
 }
 
 void ci_hostside_gist(const struct ci_hostside *h, char *buf, size_t n)

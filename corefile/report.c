@@ -263,7 +263,9 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 /* The stages after decode                                                                    */
 
 /* The kernel-log lines: those the record keeps, replaced by the --kernel-log file's when one
- * is given (a log the user hands over is the whole story; the record's are a copy of part). */
+ * is given (a log the user hands over is the whole story; the record's are a copy of part).
+ * The file `cudainspect record` keeps beside a core is found, and checked, by the CLI
+ * (cli_beside_kernel_log), which passes it as that file. */
 static struct ci_error *kernel_log_evidence(struct ci_report *r)
 {
 	struct ci_error *err = NULL;
@@ -273,14 +275,6 @@ static struct ci_error *kernel_log_evidence(struct ci_report *r)
 					  m->kernel_log_size, "the record's kernel log")))
 		return err;
 	const char *path = r->request.kernel_log;
-	/* Without --kernel-log, the lines `cudainspect record` kept beside the input (INPUT.kernel-log)
-	 * are used when that file is there. */
-	char beside[4096];
-	struct stat st;
-	if (!path && r->source && r->source->path &&
-	    (size_t)snprintf(beside, sizeof beside, "%s.kernel-log", r->source->path) < sizeof beside &&
-	    stat(beside, &st) == 0 && S_ISREG(st.st_mode))
-		path = beside;
 	if (!path)
 		return NULL;
 	char *buf = NULL, shown[300], origin[320];

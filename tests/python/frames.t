@@ -69,9 +69,20 @@ for _ in $(seq 100); do grep -q '"main"' "$T/live/expect" 2>/dev/null && break; 
 sleep 0.2
 "$CLI" --pid "$pid" --json >"$T/live/report.json" 2>"$T/live/err"
 res=$(py_compare "$T/live/expect" cudainspect "$T/live/report.json")
+# The same process as a gcore (gdb's core: its own notes, every thread stopped by gdb), for
+# machines whose kernel cores go elsewhere (core_pattern piped to systemd-coredump).
+if command -v gcore >/dev/null; then
+	timeout 120 gcore -o "$T/live/gcore" "$pid" >/dev/null 2>&1
+	g=$(ls "$T"/live/gcore* 2>/dev/null | head -1)
+	"$CLI" "$g" --json >"$T/live/gcore.json" 2>/dev/null
+	gres=$(py_compare "$T/live/expect" cudainspect "$T/live/gcore.json")
+else
+	gres="gcore is not installed"
+fi
 kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 like "$res" "^ok main$" "live --pid: the hung main thread's Python frames"
 like "$res" "^ok worker$" "live --pid: the worker's"
+like "$gres" "^ok main$" "gcore of the hung engine: the main thread's Python frames"
 
 # A core of a Python engine that never ran under the recorder: the threads view still shows
 # every thread's Python stack (and says there is no record); the other views exit 4.

@@ -58,6 +58,21 @@ CUDAINSPECT_PYTHON=off py_core /usr/bin/python3.11 hostfunc "$T/off"
 is "$(pyjson "$T/off/r.json" 'd["record"]["python"]["state"], sum(f["kind"] == "python" for l in d["launches"] for f in l["stack"])')" \
 	"off 0" "CUDAINSPECT_PYTHON=off: no Python frame recorded, the section says off"
 
+# A Python the recorder has no layout for (pyenv's 3.9, where present): said once at the first
+# CUDA call, the section says why, native stacks only; the reader says so too.
+py39=$(ls -d "$PYENV"/3.9.*/bin/python3.9 2>/dev/null | tail -1)
+if [ -n "$py39" ]; then
+	py_core "$py39" abort "$T/py39"
+	is "$(grep -c 'Python frames are not recorded: Python 3.9 has no layout the recorder knows' "$T/py39/err")" 1 \
+		"3.9: the recorder says once why there are no Python frames"
+	"$CLI" "$core" --json >"$T/py39/r.json" 2>/dev/null
+	is "$(pyjson "$T/py39/r.json" 'd["record"]["python"]["state"], sum(f["kind"] == "python" for l in d["launches"] for f in l["stack"]), any("Python 3.9 has no layout" in w for w in d["warnings"])')" \
+		"unsupported 0 True" "3.9: section unsupported, native stacks only, the reader's warning"
+else
+	skip "no Python 3.9 here (pyenv)"
+	skip "no Python 3.9 here (pyenv)"
+fi
+
 # A program without Python: no Python section, no Python word in any stack.
 if [ -x "$B/miniengine" ]; then
 	mkdir -p "$T/mini"

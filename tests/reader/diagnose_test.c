@@ -755,6 +755,26 @@ static void test_xid_pages(void)
 	ci_model_destroy(m);
 }
 
+/* Every launch finished (no suspect arguments at all): the page is still attributed. */
+static void test_xid_no_suspects(void)
+{
+	struct ci_model *m = mb_new();
+	static const uint16_t sizes[] = { 8 };
+	uint32_t f = mb_function(m, "k", 1, sizes);
+	mb_alloc(m, 1, 0x7f1000100000ull, 65536, 1);
+	uint32_t a = mb_stream(m, 0xa000, true, 1, 1);
+	mb_launch(m, a, 1, f, 1, CI_LAUNCH_CRUMB, 7, 1, (uint64_t[]){ 0x7f1000100000ull });
+	mb_error(m, 12, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run_klog(m, XID31("4242", "0x7f10_00110000"));
+	ok(d->xid == 0 && d->xid_page.relation == CI_REL_PAST_END && d->xid_page.alloc &&
+	   d->xid_page.alloc->id == 1, "no suspects: the page right after #1 is still attributed");
+	is_int(d->faulting_launch, -1, "no suspects: no launch is named");
+	ok(strstr(d->reasoning, "No launch that may have been in flight") != NULL,
+	   "no suspects: the reasoning says no launch in flight references #1");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
 /* A copy-engine fault names the copy in flight that touches the page, not a kernel. */
 static void test_xid_copy(void)
 {
@@ -780,6 +800,7 @@ int main(void)
 {
 	test_xid_pages();
 	test_xid_copy();
+	test_xid_no_suspects();
 	test_history_neighbour();
 	test_history_layers();
 	test_history_before_start();

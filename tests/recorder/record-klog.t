@@ -48,11 +48,11 @@ out=$(cd "$T/u" && "$CI" --kernel-log "$T/empty.log" core 2>&1)
 unlike "$out" "kept beside the core|evidence: Xid" "--kernel-log FILE: that log instead, the one beside the core left alone"
 cp "$T/u/core.kernel-log" "$T/u/saved.kernel-log"
 chown nobody "$T/u/core.kernel-log" 2>/dev/null && {
-	unlike "$(cd "$T/u" && "$CI" core 2>&1)" "kept beside the core" "a file beside the core owned by another user: not read"
+	unlike "$(cd "$T/u" && "$CI" core 2>&1)" "kept beside the core|evidence: Xid 31" "a file beside the core owned by another user: not read (no note, no evidence from it)"
 } || skip "cannot chown (not root)"
 rm -f "$T/u/core.kernel-log"
 ln -s "$T/u/saved.kernel-log" "$T/u/core.kernel-log"
-unlike "$(cd "$T/u" && "$CI" core 2>&1)" "kept beside the core" "a symbolic link beside the core: not read"
+unlike "$(cd "$T/u" && "$CI" core 2>&1)" "kept beside the core|evidence: Xid 31" "a symbolic link beside the core: not read (no note, no evidence from it)"
 
 # Another process's lines in the same log stay out.
 mkdir -p "$T/b"
