@@ -679,7 +679,7 @@ static void graph_fault_lines(struct ci_text_out *o, size_t frames)
 		snprintf(nodes, sizeof(nodes), "node %zd of ", g->faulting_node);
 	const struct ci_graph_exec *x = g->exec != CI_NONE ? &m->graph_execs[g->exec] : NULL;
 	line(o, "  %s%s (%zu nodes, %zu kernels), replay %" PRIu64 " of exec 0x%" PRIx64, nodes,
-	     graph_label(m, g->graph, graph, sizeof(graph)), g->node_count, g->kernel_count, g->replay,
+	     graph_label(m, g->graph, graph, sizeof(graph)), g->node_count - g->destroyed_count, g->kernel_count, g->replay,
 	     x ? x->handle : gl->aux);
 	print_stack(o, "  graph launched at ", gl->stack, frames);
 	if (g->crumb)
@@ -1364,8 +1364,9 @@ static void graph_node_line(struct ci_text_out *o, const struct ci_graph_node *e
 	if (e->stream != CI_NONE && ci_stream_valid(o->m, e->stream))
 		snprintf(stream, sizeof(stream), " on stream 0x%" PRIx64, o->m->streams[e->stream].handle);
 	stack_site(o, e->stack, site, sizeof(site));
-	line(o, "    %-4" PRIu32 " %-12s %s%s%s%s%s%s", e->ordinal, ci_node_type_name(e->type),
-	     state ? state : "", state ? "  " : "", what, stream, *site ? " at " : "", site);
+	line(o, "    %-4" PRIu32 " %-12s %s%s%s%s%s%s%s", e->ordinal, ci_node_type_name(e->type),
+	     state ? state : "", state ? "  " : "", what, stream,
+	     e->flags & CI_NODE_DESTROYED ? " (destroyed)" : "", *site ? " at " : "", site);
 }
 
 void ci_text_graphs(struct ci_text_out *o)

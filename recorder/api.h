@@ -350,7 +350,7 @@
 	X(cuGraphNodeGetDependentNodes_v2, none, 0, (CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes), (hNode, dependentNodes, edgeData, numDependentNodes)) \
 	X(cuGraphAddDependencies_v2, none, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies), (hGraph, from, to, edgeData, numDependencies)) \
 	X(cuGraphRemoveDependencies_v2, none, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies), (hGraph, from, to, edgeData, numDependencies)) \
-	X(cuGraphDestroyNode, none, 0, (CUgraphNode hNode), (hNode)) \
+	X(cuGraphDestroyNode, h_graph_node_destroy, 0, (CUgraphNode hNode), (hNode)) \
 	X(cuGraphInstantiateWithFlags, h_graph_instantiate_flags, 0, (CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags), (phGraphExec, hGraph, flags)) \
 	X(cuGraphInstantiateWithParams_ptsz, h_graph_instantiate_params, CI_F_PTSZ, (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams), (phGraphExec, hGraph, instantiateParams)) \
 	X(cuGraphExecGetFlags, none, 0, (CUgraphExec hGraphExec, cuuint64_t *flags), (hGraphExec, flags)) \

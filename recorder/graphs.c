@@ -732,6 +732,22 @@ void ci_graph_node_enabled(struct ci_call *c, CUresult r, uint64_t exec, uint64_
 	pthread_mutex_unlock(&ci_graph_lock);
 }
 
+/* cuGraphDestroyNode: a version of the node flagged destroyed (execs instantiated before keep
+ * theirs: the reader compares times); the handle no longer names it. */
+void ci_graph_node_destroyed(struct ci_call *c, CUresult r, uint64_t node)
+{
+	if (r != CUDA_SUCCESS || !ci_rec.base)
+		return;
+	pthread_mutex_lock(&ci_graph_lock);
+	uint32_t ns = ci_map_get(&ci_rec.node_map, node);
+	if (ns != CI_NONE) {
+		const struct ci_graph_node *n = ci_entry(CI_SEC_GRAPH_NODES, ns);
+		ci_node_copy_locked(c, n, n->graph, CI_NONE, node, CI_NODE_UPDATE | CI_NODE_DESTROYED, 0);
+	}
+	ci_map_remove(&ci_rec.node_map, node);
+	pthread_mutex_unlock(&ci_graph_lock);
+}
+
 void ci_on_graph_memset_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
 			       const CUDA_MEMSET_NODE_PARAMS *p)
 {

@@ -186,6 +186,8 @@ void ci_on_graph_host_update(struct ci_call *c, CUresult r, uint64_t exec, uint6
 #define CI_PRE_h_graph_exec_update(c, ...) ((void)0)
 #define CI_HOOK_h_graph_exec_update_v1(c, r, x, g, en, res) ci_graph_exec_updated(c, r, CI_U64(x), CI_U64(g))
 #define CI_PRE_h_graph_exec_update_v1(c, ...) ((void)0)
+#define CI_HOOK_h_graph_node_destroy(c, r, node) ci_graph_node_destroyed(c, r, CI_U64(node))
+#define CI_PRE_h_graph_node_destroy(c, ...) ((void)0)
 #define CI_HOOK_h_graph_node_enable(c, r, x, node, en) ci_graph_node_enabled(c, r, CI_U64(x), CI_U64(node), en)
 #define CI_PRE_h_graph_node_enable(c, ...) ((void)0)
 #define CI_HOOK_h_graph_memset_set(c, r, node, p) ci_on_graph_memset_update(c, r, 0, CI_U64(node), p)

@@ -495,6 +495,7 @@ void ci_graph_exec_destroyed(struct ci_call *c, CUresult r, uint64_t exec);
 void ci_graph_cloned(struct ci_call *c, CUresult r, uint64_t clone, uint64_t original);
 /* cuGraphExecUpdate: EXEC now runs GRAPH's parameters, ordinal for ordinal. */
 void ci_graph_exec_updated(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph);
+void ci_graph_node_destroyed(struct ci_call *c, CUresult r, uint64_t node);
 void ci_graph_node_enabled(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, unsigned enabled);
 /* A cuGraphLaunch whose launch-ring entry has seq LAUNCH_SEQ (no lock). */
 void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t launch_seq,

@@ -671,6 +671,7 @@ CI_RECORD_ENUM(ci_node_type, CI_NODE_TYPES);
 #define CI_NODE_CRUMB (1u << 8)    /* followed by an in-graph breadcrumb write of its ordinal */
 #define CI_NODE_UPDATE (1u << 9)   /* replaces node `ordinal` (cuGraph*SetParams) */
 #define CI_NODE_DISABLED (1u << 10) /* cuGraphNodeSetEnabled(0) in `exec`: an empty node */
+#define CI_NODE_DESTROYED (1u << 11) /* cuGraphDestroyNode: no longer a node of `graph` */
 
 /* A graph, captured or built.  In-graph breadcrumbs: when crumb_slot is not CI_NONE, each
  * replay first writes 0 into breadcrumb slot crumb_slot, and after each kernel node marked

@@ -670,18 +670,47 @@ SIM_EXPORT CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *
 	if (!g || !numNodes)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim.lock);
-	if (!nodes) {
-		*numNodes = g->nnodes;
-	} else {
-		size_t i = 0;
-		for (; i < *numNodes && i < g->nnodes; i++)
-			nodes[i] = (CUgraphNode)g->handles[i];
-		for (size_t j = i; j < *numNodes; j++)
+	/* Destroyed nodes (a NULL handle) are no longer the graph's. */
+	size_t i = 0, k = 0;
+	for (; i < g->nnodes && (!nodes || k < *numNodes); i++)
+		if (g->handles[i]) {
+			if (nodes)
+				nodes[k] = (CUgraphNode)g->handles[i];
+			k++;
+		}
+	if (nodes)
+		for (size_t j = k; j < *numNodes; j++)
 			nodes[j] = NULL;
-		*numNodes = i;
-	}
+	*numNodes = k;
 	pthread_mutex_unlock(&sim.lock);
 	return CUDA_SUCCESS;
+}
+
+/* "Removes hNode from its graph. This operation also severs any dependencies of other nodes on
+ * hNode and vice versa. Nodes which belong to a graph which contains allocation or free nodes
+ * cannot be destroyed. Any attempt to do so will return an error."  The node's place stays, as
+ * an empty node without a handle (replays keep their order; execs already instantiated keep
+ * theirs: the documentation's "does not affect" instantiated graphs). */
+SIM_EXPORT CUresult cuGraphDestroyNode(CUgraphNode hNode)
+{
+	SIM_REQUIRE_INIT();
+	CUresult r = CUDA_SUCCESS;
+	pthread_mutex_lock(&sim.lock);
+	struct sim_graph_node *n = sim_node_get(hNode);
+	struct sim_graph *g = n ? n->graph : NULL;
+	if (!n || !g || n->index >= g->nnodes || g->handles[n->index] != n)
+		r = CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; r == CUDA_SUCCESS && i < g->nnodes; i++)
+		if (g->handles[i] && g->nodes[i].kind == SIM_OP_FREE)
+			r = CUDA_ERROR_NOT_SUPPORTED;
+	if (r == CUDA_SUCCESS) {
+		sim_work_release(&g->nodes[n->index]);
+		g->nodes[n->index] = (struct sim_work){.kind = SIM_OP_MARKER};
+		g->handles[n->index] = NULL;
+		sim_obj_free(n, SIM_KIND_GRAPH_NODE);
+	}
+	pthread_mutex_unlock(&sim.lock);
+	return r;
 }
 
 SIM_EXPORT CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
@@ -838,9 +867,13 @@ SIM_EXPORT CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 	for (size_t i = 0; i < o->nnodes && r == CUDA_SUCCESS; i++) {
 		struct sim_work w;
 		sim_work_copy(&w, &o->nodes[i]);
-		if (!sim_graph_append_locked(g, &w)) {
+		struct sim_graph_node *cn = sim_graph_append_locked(g, &w);
+		if (!cn) {
 			sim_work_release(&w);
 			r = CUDA_ERROR_OUT_OF_MEMORY;
+		} else if (!o->handles[i]) { /* destroyed in the original: an empty place */
+			g->handles[i] = NULL;
+			sim_obj_free(cn, SIM_KIND_GRAPH_NODE);
 		}
 	}
 	if (r)

@@ -1,7 +1,7 @@
 /* Explicitly built graphs (graphs.t): cuGraphCreate, cuGraphAdd{Kernel,Memset,Host,Memcpy,
  * Empty}Node, cuGraphGetNodes, cuGraphNodeGetType, cuGraphKernelNodeGet/SetParams,
  * cuGraphInstantiateWithParams, cuGraphClone, cuGraphNodeFindInClone, cuGraphNode{Set,Get}Enabled,
- * cuGraphExecUpdate and cuGraphExecKernelNodeSetParams, with the documented
+ * cuGraphExecUpdate, cuGraphExecKernelNodeSetParams and cuGraphDestroyNode, with the documented
  * semantics: nodes replay in the order they were added, an exec keeps the parameters it was
  * instantiated with until cuGraphExec*SetParams changes them, and that change leaves the graph
  * alone.  Run with CUDASIM_FAULT=step@4:arg=0+64: the graph has two kernel nodes, so the 4th launch of
@@ -118,6 +118,41 @@ int main(void)
 	IS_CU(cuStreamSynchronize(s), CUDA_SUCCESS);
 	is_int(atomic_load(&host_calls), 1, "the first replay ran the host node");
 	is_int(host[15], 0xab, "the memcpy node ran after the memset node");
+
+	/* cuGraphDestroyNode: "Removes hNode from its graph"; an exec made before keeps it */
+	CUgraph d, dclone;
+	CUgraphNode h1, h2, h3, found;
+	CUgraphExec xd_before, xd_after;
+	IS_CU(cuGraphCreate(&d, 0), CUDA_SUCCESS);
+	IS_CU(cuGraphAddHostNode(&h1, d, NULL, 0, &hp), CUDA_SUCCESS);
+	IS_CU(cuGraphAddHostNode(&h2, d, &h1, 1, &hp), CUDA_SUCCESS);
+	IS_CU(cuGraphAddHostNode(&h3, d, &h2, 1, &hp), CUDA_SUCCESS);
+	IS_CU(cuGraphInstantiateWithFlags(&xd_before, d, 0), CUDA_SUCCESS);
+	IS_CU(cuGraphDestroyNode(h2), CUDA_SUCCESS);
+	IS_CU(cuGraphDestroyNode(h2), CUDA_ERROR_INVALID_VALUE);
+	IS_CU(cuGraphDestroyNode(NULL), CUDA_ERROR_INVALID_VALUE);
+	CUgraphNode dl[3] = {0};
+	size_t dn = 3;
+	IS_CU(cuGraphGetNodes(d, dl, &dn), CUDA_SUCCESS);
+	ok(dn == 2 && dl[0] == h1 && dl[1] == h3 && !dl[2], "cuGraphGetNodes lists the two nodes left");
+	IS_CU(cuGraphClone(&dclone, d), CUDA_SUCCESS);
+	dn = 0;
+	IS_CU(cuGraphGetNodes(dclone, NULL, &dn), CUDA_SUCCESS);
+	is_int((int)dn, 2, "a clone made after has the two nodes");
+	IS_CU(cuGraphNodeFindInClone(&found, h3, dclone), CUDA_SUCCESS);
+	IS_CU(cuGraphInstantiateWithFlags(&xd_after, d, 0), CUDA_SUCCESS);
+	atomic_store(&host_calls, 0);
+	IS_CU(cuGraphLaunch(xd_after, s), CUDA_SUCCESS);
+	IS_CU(cuStreamSynchronize(s), CUDA_SUCCESS);
+	is_int(atomic_load(&host_calls), 2, "an exec instantiated after the destroy runs two host nodes");
+	IS_CU(cuGraphLaunch(xd_before, s), CUDA_SUCCESS);
+	IS_CU(cuStreamSynchronize(s), CUDA_SUCCESS);
+	is_int(atomic_load(&host_calls), 5, "an exec instantiated before it still runs all three");
+	IS_CU(cuGraphExecDestroy(xd_before), CUDA_SUCCESS);
+	IS_CU(cuGraphExecDestroy(xd_after), CUDA_SUCCESS);
+	IS_CU(cuGraphDestroy(dclone), CUDA_SUCCESS);
+	IS_CU(cuGraphDestroy(d), CUDA_SUCCESS);
+	atomic_store(&host_calls, 1); /* the count the rest of the test continues from */
 
 	/* clones, node enabling, whole-exec updates */
 	CUgraph clone;
