@@ -127,6 +127,10 @@ is "$(q destroyed '[.diagnosis.faulting_launch.graph.nodes[] | select(.kernel //
 	"destroyed JSON: one MLP node in the replay, six nodes"
 g=$("$CI" --width 200 "$(ls "$T"/destroyed/core* | head -1)" graphs 2>&1)
 like "$g" '4    kernel +decode::matvec .*\(destroyed\)' "destroyed graphs view: ordinal 4 marked destroyed"
+like "$g" '5    kernel +sample_token grid \(1,1,1\) block \(256,1,1\) after 3 ' \
+	"destroyed graphs view: sample_token runs after the attention node (the edge build_step gave it)"
+is "$(q destroyed '[.diagnosis.faulting_launch.graph.nodes[] | .deps | map(tostring) | join(",")] | join("/")')" "/0/1/2/3/5" \
+	"destroyed JSON: each node's dependency ordinals, as build_step chained them"
 # ---- built, updated from a changed clone (cuGraphExecUpdate), the MLP node disabled
 EXEC_UPDATE2=$(line 'cuGraphExecUpdate(execs')
 name=upd; engine upd --mode explicit --steps 4 --fault-step 3 --update exec-update --skip-mlp

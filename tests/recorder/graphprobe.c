@@ -7,7 +7,8 @@
  * the parameter union), changes its memset node in the exec, then in the graph
  * (cuGraphExecMemsetNodeSetParams, cuGraphMemsetNodeSetParams); and it captures a launch into a graph it built (cuStreamBeginCaptureToGraph
  * after the graph's empty node); it destroys the second of two memset nodes of a graph it
- * built (cuGraphDestroyNode) and prints what is left.  Each graph that was made is launched once.  Prints what the test
+ * built (cuGraphDestroyNode) and prints what is left, after making a third node follow both
+ * (cuGraphAddDependencies) and then not the first (cuGraphRemoveDependencies).  Each graph that was made is launched once.  Prints what the test
  * compares with the record: "graphprobe: hostfn 0x..", "graphprobe: p 0x.. q 0x..",
  * "graphprobe: invalidated RESULT".
  */
@@ -121,6 +122,13 @@ int main(void)
 	CHECK(cuGraphAddMemsetNode(&m1, g5, NULL, 0, &m, NULL));
 	m.value = 0x55;
 	CHECK(cuGraphAddMemsetNode(&m2, g5, &m1, 1, &m, NULL));
+	/* a third (0x66 at q + 64) made to follow both, then not the first, then the second goes */
+	CUgraphNode m3, froms[2] = {m1, m2}, tos[2];
+	m.dst = q + 64, m.value = 0x66;
+	CHECK(cuGraphAddMemsetNode(&m3, g5, NULL, 0, &m, NULL));
+	tos[0] = tos[1] = m3;
+	CHECK(cuGraphAddDependencies(g5, froms, tos, NULL, 2));
+	CHECK(cuGraphRemoveDependencies(g5, &m1, &m3, NULL, 1));
 	CHECK(cuGraphDestroyNode(m2));
 	size_t left = 0;
 	CHECK(cuGraphGetNodes(g5, NULL, &left));
