@@ -370,6 +370,62 @@ static CUresult sim_end_capture(CUstream h, CUgraph *phGraph, int per_thread)
 SIM_EXPORT CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) { return sim_end_capture(hStream, phGraph, 0); }
 SIM_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph) { return sim_end_capture(hStream, phGraph, 1); }
 
+/* cuStreamUpdateCaptureDependencies (_v2, default edge data only): "Modifies the dependency set
+ * of a capturing stream" (ADD or SET); "CUDA_ERROR_ILLEGAL_STATE if the stream is not
+ * capturing".  The simulator keeps one node (captures are linear): the last one given (SET with
+ * none: none; ADD with none: unchanged). */
+static CUresult sim_update_capture_deps(CUstream h, int per_thread, CUgraphNode *deps, const CUgraphEdgeData *ed,
+					size_t n, unsigned flags)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_stream *s;
+	CUresult r = sim_stream_resolve(h, per_thread, &s);
+	if (r)
+		return r;
+	if ((flags != CU_STREAM_ADD_CAPTURE_DEPENDENCIES && flags != CU_STREAM_SET_CAPTURE_DEPENDENCIES) ||
+	    (n && !deps))
+		return CUDA_ERROR_INVALID_VALUE;
+	static const CUgraphEdgeData zero;
+	for (size_t i = 0; ed && i < n; i++)
+		if (memcmp(&ed[i], &zero, sizeof zero))
+			return CUDA_ERROR_NOT_SUPPORTED;
+	pthread_mutex_lock(&sim.lock);
+	if (s->capture_status != SIM_CAPTURE_ACTIVE)
+		r = CUDA_ERROR_ILLEGAL_STATE;
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		struct sim_graph_node *d = sim_node_get(deps[i]);
+		if (!d || d->graph != s->capture_graph)
+			r = CUDA_ERROR_INVALID_VALUE;
+	}
+	if (r == CUDA_SUCCESS && (n || flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES))
+		s->capture_last = n ? deps[n - 1] : NULL;
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies,
+						      unsigned int flags)
+{
+	return sim_update_capture_deps(hStream, 0, dependencies, NULL, numDependencies, flags);
+}
+SIM_EXPORT CUresult cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *dependencies,
+							   size_t numDependencies, unsigned int flags)
+{
+	return sim_update_capture_deps(hStream, 1, dependencies, NULL, numDependencies, flags);
+}
+SIM_EXPORT CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies,
+							 const CUgraphEdgeData *dependencyData, size_t numDependencies,
+							 unsigned int flags)
+{
+	return sim_update_capture_deps(hStream, 0, dependencies, dependencyData, numDependencies, flags);
+}
+SIM_EXPORT CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies,
+							      const CUgraphEdgeData *dependencyData,
+							      size_t numDependencies, unsigned int flags)
+{
+	return sim_update_capture_deps(hStream, 1, dependencies, dependencyData, numDependencies, flags);
+}
+
 static CUresult sim_capture_status(CUstream h, int per_thread, CUstreamCaptureStatus *status,
 				   cuuint64_t *id, CUgraph *graph)
 {
