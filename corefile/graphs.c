@@ -219,6 +219,11 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
+		/* Destroyed before the instantiation: no longer a node (nor a dependency). */
+		if (r->nodes[i].node && (r->nodes[i].node->flags & CI_NODE_DESTROYED)) {
+			r->nodes[i].node = r->nodes[i].first = NULL;
+			r->destroyed_count++;
+		}
 		r->nodes[i].state = state == CI_LS_IN_FLIGHT ? CI_LS_UNKNOWN : state;
 		if (r->nodes[i].node && r->nodes[i].node->type == CI_NODE_KERNEL &&
 		    !(r->nodes[i].node->flags & CI_NODE_DISABLED))

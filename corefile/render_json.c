@@ -774,6 +774,12 @@ static void j_graph_node(struct json *j, const struct ci_graph_node *e, const ch
 	j_bool(j, "update", (e->flags & CI_NODE_UPDATE) != 0);
 	j_bool(j, "breadcrumb", (e->flags & CI_NODE_CRUMB) != 0);
 	j_bool(j, "disabled", (e->flags & CI_NODE_DISABLED) != 0);
+	j_bool(j, "destroyed", (e->flags & CI_NODE_DESTROYED) != 0);
+	j_u64(j, "dep_count", e->dep_count);
+	j_arr(j, "deps");
+	for (uint32_t i = 0; i < e->dep_count && i < CI_NODE_DEPS; i++)
+		j_slot(j, NULL, e->deps[i]);
+	j_close(j);
 	j_u64(j, "time_ns", e->time_ns);
 	if (state)
 		j_str(j, "state", state);

@@ -679,7 +679,7 @@ static void graph_fault_lines(struct ci_text_out *o, size_t frames)
 		snprintf(nodes, sizeof(nodes), "node %zd of ", g->faulting_node);
 	const struct ci_graph_exec *x = g->exec != CI_NONE ? &m->graph_execs[g->exec] : NULL;
 	line(o, "  %s%s (%zu nodes, %zu kernels), replay %" PRIu64 " of exec 0x%" PRIx64, nodes,
-	     graph_label(m, g->graph, graph, sizeof(graph)), g->node_count, g->kernel_count, g->replay,
+	     graph_label(m, g->graph, graph, sizeof(graph)), g->node_count - g->destroyed_count, g->kernel_count, g->replay,
 	     x ? x->handle : gl->aux);
 	print_stack(o, "  graph launched at ", gl->stack, frames);
 	if (g->crumb)
@@ -1333,7 +1333,16 @@ void ci_text_kernels(struct ci_text_out *o)
 /* One node version, a line: ordinal, type, what it does, where it was captured or added. */
 static void graph_node_line(struct ci_text_out *o, const struct ci_graph_node *e, const char *state)
 {
-	char what[400], site[768], stream[96] = "";
+	char what[400], site[768], stream[96] = "", after[128] = "";
+	if (e->dep_count) { /* a built graph's edges: the ordinals it runs after */
+		size_t k = (size_t)snprintf(after, sizeof(after), " after");
+		for (uint32_t i = 0; i < e->dep_count && i < CI_NODE_DEPS && k < sizeof(after); i++)
+			k += e->deps[i] == CI_NONE ? (size_t)snprintf(after + k, sizeof(after) - k, "%s ?", i ? "," : "")
+						   : (size_t)snprintf(after + k, sizeof(after) - k, "%s %" PRIu32,
+								      i ? "," : "", e->deps[i]);
+		if (e->dep_count > CI_NODE_DEPS && k < sizeof(after))
+			snprintf(after + k, sizeof(after) - k, " and %" PRIu32 " more", e->dep_count - CI_NODE_DEPS);
+	}
 	switch (e->type) {
 	case CI_NODE_KERNEL: {
 		struct ci_launch k = { .function = e->function, .function_handle = e->function_handle };
@@ -1367,8 +1376,9 @@ static void graph_node_line(struct ci_text_out *o, const struct ci_graph_node *e
 	if (e->stream != CI_NONE && ci_stream_valid(o->m, e->stream))
 		snprintf(stream, sizeof(stream), " on stream 0x%" PRIx64, o->m->streams[e->stream].handle);
 	stack_site(o, e->stack, site, sizeof(site));
-	line(o, "    %-4" PRIu32 " %-12s %s%s%s%s%s%s", e->ordinal, ci_node_type_name(e->type),
-	     state ? state : "", state ? "  " : "", what, stream, *site ? " at " : "", site);
+	line(o, "    %-4" PRIu32 " %-12s %s%s%s%s%s%s%s%s", e->ordinal, ci_node_type_name(e->type),
+	     state ? state : "", state ? "  " : "", what, after, stream,
+	     e->flags & CI_NODE_DESTROYED ? " (destroyed)" : "", *site ? " at " : "", site);
 }
 
 void ci_text_graphs(struct ci_text_out *o)

@@ -348,9 +348,9 @@
 	X(cuGraphGetEdges_v2, none, 0, (CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges), (hGraph, from, to, edgeData, numEdges)) \
 	X(cuGraphNodeGetDependencies_v2, none, 0, (CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies), (hNode, dependencies, edgeData, numDependencies)) \
 	X(cuGraphNodeGetDependentNodes_v2, none, 0, (CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes), (hNode, dependentNodes, edgeData, numDependentNodes)) \
-	X(cuGraphAddDependencies_v2, none, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies), (hGraph, from, to, edgeData, numDependencies)) \
-	X(cuGraphRemoveDependencies_v2, none, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies), (hGraph, from, to, edgeData, numDependencies)) \
-	X(cuGraphDestroyNode, none, 0, (CUgraphNode hNode), (hNode)) \
+	X(cuGraphAddDependencies_v2, h_graph_deps_add_v2, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies), (hGraph, from, to, edgeData, numDependencies)) \
+	X(cuGraphRemoveDependencies_v2, h_graph_deps_remove_v2, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies), (hGraph, from, to, edgeData, numDependencies)) \
+	X(cuGraphDestroyNode, h_graph_node_destroy, 0, (CUgraphNode hNode), (hNode)) \
 	X(cuGraphInstantiateWithFlags, h_graph_instantiate_flags, 0, (CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags), (phGraphExec, hGraph, flags)) \
 	X(cuGraphInstantiateWithParams_ptsz, h_graph_instantiate_params, CI_F_PTSZ, (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams), (phGraphExec, hGraph, instantiateParams)) \
 	X(cuGraphExecGetFlags, none, 0, (CUgraphExec hGraphExec, cuuint64_t *flags), (hGraphExec, flags)) \
@@ -633,8 +633,8 @@
 	X(cuGraphGetEdges, none, 0, (CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges), (hGraph, from, to, numEdges)) \
 	X(cuGraphNodeGetDependencies, none, 0, (CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies), (hNode, dependencies, numDependencies)) \
 	X(cuGraphNodeGetDependentNodes, none, 0, (CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes), (hNode, dependentNodes, numDependentNodes)) \
-	X(cuGraphAddDependencies, none, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies), (hGraph, from, to, numDependencies)) \
-	X(cuGraphRemoveDependencies, none, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies), (hGraph, from, to, numDependencies)) \
+	X(cuGraphAddDependencies, h_graph_deps_add, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies), (hGraph, from, to, numDependencies)) \
+	X(cuGraphRemoveDependencies, h_graph_deps_remove, 0, (CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies), (hGraph, from, to, numDependencies)) \
 	X(cuGraphAddNode, h_graph_add_node, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuStreamCopyAttributes, none, 0, (CUstream dstStream, CUstream srcStream), (dstStream, srcStream)) \
 	X(cuStreamGetAttribute, none, 0, (CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value), (hStream, attr, value)) \

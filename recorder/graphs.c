@@ -185,6 +185,9 @@ static uint32_t ci_node_record_locked(struct ci_call *c, uint32_t graph, uint32_
 			       ? ci_params_copy(e->params, fp, n->params, n->extra, &pflags)
 			       : (memset(e->params, 0, sizeof e->params), 0);
 	e->flags = flags | pflags;
+	e->dep_count = n->dep_count;
+	for (int i = 0; i < CI_NODE_DEPS; i++)
+		e->deps[i] = i < (int)n->dep_count ? n->deps[i] : CI_NONE;
 	ci_entry_publish(&e->seq, (uint64_t)slot + 1);
 	if (n->handle && exec == CI_NONE) {
 		ci_map_put(&ci_rec.node_map, n->handle, slot);
@@ -376,6 +379,14 @@ void ci_graph_node_added(struct ci_call *c, CUresult r, uint64_t graph, struct c
 	n->stream = CI_NONE;
 	pthread_mutex_lock(&ci_graph_lock);
 	uint32_t slot = ci_graph_slot_locked(c, graph);
+	/* Its dependencies (CI_DEPS put them in the call's scratch) by ordinal. */
+	const CUgraphNode *deps = (const CUgraphNode *)(uintptr_t)c->pre_value;
+	n->dep_count = deps ? c->pre_slot : 0;
+	for (uint32_t i = 0; i < n->dep_count && i < CI_NODE_DEPS; i++) {
+		uint32_t ds = ci_map_get(&ci_rec.node_map, CI_U64(deps[i]));
+		const struct ci_graph_node *d = ds != CI_NONE ? ci_entry(CI_SEC_GRAPH_NODES, ds) : NULL;
+		n->deps[i] = d && d->graph == slot ? d->ordinal : CI_NONE;
+	}
 	ci_node_record_locked(c, slot, CI_NONE, CI_NONE, n, 0);
 	pthread_mutex_unlock(&ci_graph_lock);
 }
@@ -396,6 +407,8 @@ void ci_graph_node_updated(struct ci_call *c, CUresult r, uint64_t exec, uint64_
 		n->stream = old->stream;
 		if (!n->type)
 			n->type = old->type;
+		n->dep_count = old->dep_count;
+		memcpy(n->deps, old->deps, sizeof n->deps);
 		ci_node_record_locked(c, old->graph, xslot, old->ordinal, n, flags | CI_NODE_UPDATE);
 		struct ci_graph_exec *x = xslot != CI_NONE ? ci_entry(CI_SEC_GRAPH_EXECS, xslot) : NULL;
 		if (x)
@@ -638,10 +651,41 @@ static const struct ci_graph_node *ci_node_latest_locked(uint32_t graph, uint32_
 	return own ? own : base;
 }
 
+/* Dependency list edits of ci_node_copy_locked. */
+enum { CI_DEP_KEEP, CI_DEP_ADD, CI_DEP_REMOVE };
+
+static void ci_deps_edit(struct ci_graph_node *e, int how, uint32_t ord)
+{
+	uint32_t kept = e->dep_count < CI_NODE_DEPS ? e->dep_count : CI_NODE_DEPS;
+	if (how == CI_DEP_ADD) {
+		if (kept < CI_NODE_DEPS)
+			e->deps[kept] = ord;
+		e->dep_count++;
+		return;
+	}
+	/* Remove ORD, else one unknown ordinal, else one of those past the kept ones. */
+	uint32_t at = kept;
+	for (uint32_t i = 0; i < kept && at == kept; i++)
+		if (e->deps[i] == ord)
+			at = i;
+	for (uint32_t i = 0; i < kept && at == kept; i++)
+		if (e->deps[i] == CI_NONE)
+			at = i;
+	if (at == kept && e->dep_count <= CI_NODE_DEPS)
+		return;
+	for (uint32_t i = at; i + 1 < kept; i++)
+		e->deps[i] = e->deps[i + 1];
+	if (at < kept)
+		e->deps[kept - 1] = CI_NONE;
+	e->dep_count--;
+}
+
 /* A new version copied from SRC: of GRAPH's ordinal, for EXEC (CI_NONE: the graph's), with
- * HANDLE, flags changed by SET and CLEAR.  Under the lock. */
-static void ci_node_copy_locked(struct ci_call *c, const struct ci_graph_node *src, uint32_t graph,
-				uint32_t exec, uint64_t handle, uint16_t set, uint16_t clear)
+ * HANDLE, flags changed by SET and CLEAR, its dependency list edited (HOW: CI_DEP_*, ORD).
+ * Under the lock. */
+static void ci_node_copy_edit_locked(struct ci_call *c, const struct ci_graph_node *src, uint32_t graph,
+				     uint32_t exec, uint64_t handle, uint16_t set, uint16_t clear, int how,
+				     uint32_t ord)
 {
 	uint32_t slot;
 	struct ci_graph_node *e = ci_node_claim_locked(ci_graph_at(graph), &slot);
@@ -655,9 +699,38 @@ static void ci_node_copy_locked(struct ci_call *c, const struct ci_graph_node *s
 	e->tid = ci_tid_now();
 	e->stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
 	e->flags = (uint16_t)((e->flags | set) & ~clear);
+	if (how != CI_DEP_KEEP)
+		ci_deps_edit(e, how, ord);
 	ci_entry_publish(&e->seq, (uint64_t)slot + 1);
 	if (handle && exec == CI_NONE)
 		ci_map_put(&ci_rec.node_map, handle, slot);
+}
+
+static void ci_node_copy_locked(struct ci_call *c, const struct ci_graph_node *src, uint32_t graph,
+				uint32_t exec, uint64_t handle, uint16_t set, uint16_t clear)
+{
+	ci_node_copy_edit_locked(c, src, graph, exec, handle, set, clear, CI_DEP_KEEP, 0);
+}
+
+void ci_graph_edges(struct ci_call *c, CUresult r, const CUgraphNode *from, const CUgraphNode *to, size_t n,
+		    bool add)
+{
+	if (r != CUDA_SUCCESS || !ci_rec.base || !from || !to)
+		return;
+	pthread_mutex_lock(&ci_graph_lock);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t ts = ci_map_get(&ci_rec.node_map, CI_U64(to[i]));
+		uint32_t fs = ci_map_get(&ci_rec.node_map, CI_U64(from[i]));
+		if (ts == CI_NONE)
+			continue;
+		/* The map names the graph's latest version of the node: the new one follows it. */
+		const struct ci_graph_node *t = ci_entry(CI_SEC_GRAPH_NODES, ts);
+		const struct ci_graph_node *f = fs != CI_NONE ? ci_entry(CI_SEC_GRAPH_NODES, fs) : NULL;
+		ci_node_copy_edit_locked(c, t, t->graph, CI_NONE, t->handle, CI_NODE_UPDATE, 0,
+					 add ? CI_DEP_ADD : CI_DEP_REMOVE,
+					 f && f->graph == t->graph ? f->ordinal : CI_NONE);
+	}
+	pthread_mutex_unlock(&ci_graph_lock);
 }
 
 void ci_graph_cloned(struct ci_call *c, CUresult r, uint64_t clone, uint64_t original)
@@ -729,6 +802,34 @@ void ci_graph_node_enabled(struct ci_call *c, CUresult r, uint64_t exec, uint64_
 		struct ci_graph_exec *x = ci_entry(CI_SEC_GRAPH_EXECS, xs);
 		__atomic_fetch_add(&x->updates, 1, __ATOMIC_RELAXED);
 	}
+	pthread_mutex_unlock(&ci_graph_lock);
+}
+
+/* cuGraphDestroyNode: a version of the node flagged destroyed (execs instantiated before keep
+ * theirs: the reader compares times); the handle no longer names it. */
+void ci_graph_node_destroyed(struct ci_call *c, CUresult r, uint64_t node)
+{
+	if (r != CUDA_SUCCESS || !ci_rec.base)
+		return;
+	pthread_mutex_lock(&ci_graph_lock);
+	uint32_t ns = ci_map_get(&ci_rec.node_map, node);
+	if (ns != CI_NONE) {
+		const struct ci_graph_node *n = ci_entry(CI_SEC_GRAPH_NODES, ns);
+		uint32_t gs = n->graph, gone = n->ordinal;
+		ci_node_copy_locked(c, n, gs, CI_NONE, node, CI_NODE_UPDATE | CI_NODE_DESTROYED, 0);
+		/* "severs any dependencies of other nodes on hNode": their new versions lose it */
+		const struct ci_graph *g = ci_graph_at(gs);
+		uint32_t count = g ? __atomic_load_n(&g->nodes, __ATOMIC_RELAXED) : 0;
+		for (uint32_t ord = 0; ord < count; ord++) {
+			const struct ci_graph_node *o = ci_node_latest_locked(gs, CI_NONE, ord);
+			bool on = false;
+			for (uint32_t i = 0; o && !(o->flags & CI_NODE_DESTROYED) && i < CI_NODE_DEPS; i++)
+				on |= i < o->dep_count && o->deps[i] == gone;
+			if (on)
+				ci_node_copy_edit_locked(c, o, gs, CI_NONE, o->handle, CI_NODE_UPDATE, 0, CI_DEP_REMOVE, gone);
+		}
+	}
+	ci_map_remove(&ci_rec.node_map, node);
 	pthread_mutex_unlock(&ci_graph_lock);
 }
 

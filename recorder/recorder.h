@@ -468,6 +468,7 @@ struct ci_node_args {
 	uint32_t grid[3], block[3], shared;
 	void **params, **extra;
 	uint64_t a, b, bytes;
+	uint32_t dep_count, deps[CI_NODE_DEPS]; /* as ci_graph_node's (set by graphs.c) */
 };
 /* A stream's capture, from cuStreamGetCaptureInfo. */
 struct ci_capture {
@@ -495,6 +496,10 @@ void ci_graph_exec_destroyed(struct ci_call *c, CUresult r, uint64_t exec);
 void ci_graph_cloned(struct ci_call *c, CUresult r, uint64_t clone, uint64_t original);
 /* cuGraphExecUpdate: EXEC now runs GRAPH's parameters, ordinal for ordinal. */
 void ci_graph_exec_updated(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph);
+void ci_graph_node_destroyed(struct ci_call *c, CUresult r, uint64_t node);
+/* cuGraphAddDependencies (ADD) or cuGraphRemoveDependencies: N edges FROM[i] -> TO[i]. */
+void ci_graph_edges(struct ci_call *c, CUresult r, const CUgraphNode *from, const CUgraphNode *to, size_t n,
+		    bool add);
 void ci_graph_node_enabled(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, unsigned enabled);
 /* A cuGraphLaunch whose launch-ring entry has seq LAUNCH_SEQ (no lock). */
 void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t launch_seq,

@@ -544,6 +544,7 @@ struct ci_graph_replay {
 	uint64_t replay;           /* the exec's launch number, 0 when unknown */
 	struct ci_graph_node_state *nodes; size_t node_count; /* by ordinal */
 	size_t kernel_count;       /* kernel nodes among them */
+	size_t destroyed_count;    /* ordinals destroyed before the instantiation: no nodes */
 	bool crumb;                /* node states come from the in-graph breadcrumb */
 	uint64_t crumb_value;      /* its value: ordinal + 1 of the last kernel node finished */
 	ptrdiff_t faulting_node;   /* index into nodes, -1 when not identified */

@@ -667,10 +667,13 @@ CI_RECORD_ENUM(ci_graph_origin, CI_GRAPH_ORIGINS);
 	X(CI_NODE_CONDITIONAL, 14, "conditional")
 CI_RECORD_ENUM(ci_node_type, CI_NODE_TYPES);
 
+#define CI_NODE_DEPS 8 /* dependency ordinals kept per node version */
+
 /* ci_graph_node.flags: CI_LAUNCH_PARAMS_EXTRA and CI_LAUNCH_PARAMS_CUT as for launches, and: */
 #define CI_NODE_CRUMB (1u << 8)    /* followed by an in-graph breadcrumb write of its ordinal */
 #define CI_NODE_UPDATE (1u << 9)   /* replaces node `ordinal` (cuGraph*SetParams) */
 #define CI_NODE_DISABLED (1u << 10) /* cuGraphNodeSetEnabled(0) in `exec`: an empty node */
+#define CI_NODE_DESTROYED (1u << 11) /* cuGraphDestroyNode: no longer a node of `graph` */
 
 /* A graph, captured or built.  In-graph breadcrumbs: when crumb_slot is not CI_NONE, each
  * replay first writes 0 into breadcrumb slot crumb_slot, and after each kernel node marked
@@ -722,8 +725,10 @@ struct ci_graph_node {
 	uint32_t shared_mem;
 	uint16_t flags;           /* CI_LAUNCH_PARAMS_*, CI_NODE_* */
 	uint16_t param_len;       /* valid bytes in params[] */
-	uint32_t pad[2];
+	uint32_t dep_count;       /* the node's dependencies (built graphs; 0 for captured nodes) */
+	uint32_t pad;
 	uint8_t params[CI_LAUNCH_PARAM_BYTES]; /* as ci_launch.params */
+	uint32_t deps[CI_NODE_DEPS]; /* the first CI_NODE_DEPS of them: ordinals, CI_NONE unknown */
 };
 
 /* An executable graph. */
@@ -778,7 +783,7 @@ _Static_assert(sizeof(struct ci_thread) == 40, "ci_thread size");
 _Static_assert(sizeof(struct ci_python) == 200, "ci_python size");
 _Static_assert(sizeof(struct ci_py_code) == 40, "ci_py_code size");
 _Static_assert(sizeof(struct ci_graph) == 96, "ci_graph size");
-_Static_assert(sizeof(struct ci_graph_node) == 256, "ci_graph_node size");
+_Static_assert(sizeof(struct ci_graph_node) == 288, "ci_graph_node size");
 _Static_assert(sizeof(struct ci_graph_exec) == 80, "ci_graph_exec size");
 _Static_assert(sizeof(struct ci_graph_launch) == 64, "ci_graph_launch size");
 #define CI_SECTION_KIND_FITS(name, value, ...) _Static_assert(value < CI_SECTION_KIND_MAX, #name);

@@ -15,7 +15,9 @@
  * step (two caches, used in turn) with cuGraphExecKernelNodeSetParams, or (--update exec-update)
  * changes the node in a clone of the graph (cuGraphClone, cuGraphNodeFindInClone,
  * cuGraphKernelNodeSetParams) and updates the exec from the clone (cuGraphExecUpdate);
- * --skip-mlp disables the MLP node of each exec (cuGraphNodeSetEnabled).
+ * --skip-mlp disables the MLP node of each exec (cuGraphNodeSetEnabled); --destroy-node adds a
+ * second MLP node after the attention node and removes it again (cuGraphDestroyNode) before the
+ * graph is instantiated, as a builder drops an optional stage.
  *
  * --fault-step S plants a fault in step S (1-based), in the kernel --fault-node names: first
  * (embed_gather), middle (paged_attention, the default) or last (sample_token).  For the middle
@@ -137,6 +139,8 @@ static void add_kernel(CUgraph g, CUgraphNode *prev, CUgraphNode *node, CUfuncti
 	*prev = *node;
 }
 
+static int destroy_node; /* --destroy-node */
+
 /* The same step, built node by node; *attn_node and *mlp_node get those nodes. */
 static CUgraph build_step(struct buffers *b, struct step_args *a, unsigned batch, CUgraphNode *attn_node,
 			  CUgraphNode *mlp_node)
@@ -155,6 +159,11 @@ static CUgraph build_step(struct buffers *b, struct step_args *a, unsigned batch
 	add_kernel(g, &prev, &n, f_embed, (DIM * batch + 255) / 256, 256, 0, p.embed);
 	add_kernel(g, &prev, mlp_node, f_matvec, HIDDEN / 128, 128, 0, p.matvec);
 	add_kernel(g, &prev, attn_node, f_attn, N_HEADS, 128, (unsigned)a->n_ctx * 4, p.attn);
+	if (destroy_node) { /* an optional stage, dropped again: the next node follows attention */
+		CUgraphNode from = prev, extra;
+		add_kernel(g, &from, &extra, f_matvec, HIDDEN / 128, 128, 0, p.matvec);
+		CHECK(cuGraphDestroyNode(extra));
+	}
 	add_kernel(g, &prev, &n, f_sample, 1, 256, 0, p.sample);
 	CUDA_MEMCPY3D cp = {.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = b->token_out,
 			    .dstMemoryType = CU_MEMORYTYPE_HOST, .dstHost = b->host_token,
@@ -168,7 +177,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: graphengine [--mode capture|explicit] [--steps N] [--fault-step S]\n"
 		"                   [--fault-node first|middle|last] [--update node|exec-update]\n"
-		"                   [--skip-mlp] [--verbose]\n"
+		"                   [--skip-mlp] [--destroy-node] [--verbose]\n"
 		"Runs a decode step as a CUDA graph per batch size (1, 4) and replays it every step;\n"
 		"--fault-step plants a fault in that step's replay (docs/ENGINES.md).\n"
 		"Environment: sets CUDASIM_FAULT for --fault-step (for the simulated driver).\n");
@@ -182,7 +191,7 @@ int main(int argc, char **argv)
 	const char *fault_node = "middle";
 	static const struct option opts[] = {{"mode", 1, NULL, 'm'},   {"steps", 1, NULL, 's'},
 					     {"fault-step", 1, NULL, 'f'}, {"fault-node", 1, NULL, 'n'},
-					     {"update", 1, NULL, 'u'}, {"skip-mlp", 0, NULL, 'k'},
+					     {"update", 1, NULL, 'u'}, {"skip-mlp", 0, NULL, 'k'}, {"destroy-node", 0, NULL, 'd'},
 					     {"verbose", 0, NULL, 'v'}, {"help", 0, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
@@ -207,14 +216,15 @@ int main(int argc, char **argv)
 				engine_die(2, "--update wants node or exec-update, got '%s'", optarg);
 			break;
 		case 'k': skip_mlp = 1; break;
+		case 'd': destroy_node = 1; break;
 		case 'v': engine_verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc || fault_step > steps || ((exec_update || skip_mlp) && !explicit_mode))
-		engine_die(2, "unexpected arguments (--fault-step past --steps, or --update and --skip-mlp "
-			      "without --mode explicit); see --help");
+	if (optind < argc || fault_step > steps || ((exec_update || skip_mlp || destroy_node) && !explicit_mode))
+		engine_die(2, "unexpected arguments (--fault-step past --steps, or --update, --skip-mlp "
+			      "or --destroy-node without --mode explicit); see --help");
 	const char *fault_kernel = !strcmp(fault_node, "first")  ? "embed_gather"
 				   : !strcmp(fault_node, "last") ? "sample_token"
 								 : "paged_attention";

@@ -14,6 +14,7 @@
  */
 #include "sim.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +134,68 @@ CUresult sim_capture_add(struct sim_stream *s, const struct sim_work *w)
 	return r;
 }
 
+/* ---- dependency edges (under sim.lock) ---- */
+
+static ptrdiff_t sim_edge_find(const struct sim_graph *g, size_t from, size_t to)
+{
+	for (size_t i = 0; i < g->nedges; i++)
+		if (g->edges[i].from == from && g->edges[i].to == to)
+			return (ptrdiff_t)i;
+	return -1;
+}
+
+/* Room for N more edges; false when out of memory. */
+static bool sim_edges_reserve(struct sim_graph *g, size_t n)
+{
+	if (g->nedges + n <= g->cap_edges)
+		return true;
+	size_t ncap = g->cap_edges ? g->cap_edges : 16;
+	while (ncap < g->nedges + n)
+		ncap *= 2;
+	struct sim_edge *e = realloc(g->edges, ncap * sizeof(*e));
+	if (!e)
+		return false;
+	g->edges = e;
+	g->cap_edges = ncap;
+	return true;
+}
+
+/* Node indexes of G, dependencies first (Kahn's algorithm, the lowest ready index first: the
+ * order of addition wherever the edges allow it); NULL for a cycle or out of memory. */
+static size_t *sim_graph_order(const struct sim_graph *g, CUresult *r)
+{
+	size_t n = g->nnodes;
+	size_t *order = malloc((n ? n : 1) * sizeof(*order)), *indeg = calloc(n ? n : 1, sizeof(*indeg));
+	uint8_t *done = calloc(n ? n : 1, 1);
+	*r = CUDA_ERROR_OUT_OF_MEMORY;
+	if (!order || !indeg || !done)
+		goto fail;
+	for (size_t i = 0; i < g->nedges; i++)
+		indeg[g->edges[i].to]++;
+	for (size_t k = 0; k < n; k++) {
+		size_t pick = n;
+		for (size_t i = 0; i < n && pick == n; i++)
+			if (!done[i] && !indeg[i])
+				pick = i;
+		if (pick == n) {
+			*r = CUDA_ERROR_INVALID_VALUE; /* a cycle */
+			goto fail;
+		}
+		done[pick] = 1;
+		order[k] = pick;
+		for (size_t i = 0; i < g->nedges; i++)
+			if (g->edges[i].from == pick)
+				indeg[g->edges[i].to]--;
+	}
+	free(indeg);
+	free(done);
+	*r = CUDA_SUCCESS;
+	return order;
+fail:
+	free(order), free(indeg), free(done);
+	return NULL;
+}
+
 static void sim_graph_nodes_free(struct sim_work *nodes, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -147,6 +210,7 @@ static void sim_graph_free_locked(struct sim_graph *g)
 	for (size_t i = 0; i < g->nnodes; i++)
 		sim_obj_free(g->handles[i], SIM_KIND_GRAPH_NODE);
 	free(g->handles);
+	free(g->edges);
 	sim_obj_free(g, SIM_KIND_GRAPH);
 }
 
@@ -306,6 +370,62 @@ static CUresult sim_end_capture(CUstream h, CUgraph *phGraph, int per_thread)
 SIM_EXPORT CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) { return sim_end_capture(hStream, phGraph, 0); }
 SIM_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph) { return sim_end_capture(hStream, phGraph, 1); }
 
+/* cuStreamUpdateCaptureDependencies (_v2, default edge data only): "Modifies the dependency set
+ * of a capturing stream" (ADD or SET); "CUDA_ERROR_ILLEGAL_STATE if the stream is not
+ * capturing".  The simulator keeps one node (captures are linear): the last one given (SET with
+ * none: none; ADD with none: unchanged). */
+static CUresult sim_update_capture_deps(CUstream h, int per_thread, CUgraphNode *deps, const CUgraphEdgeData *ed,
+					size_t n, unsigned flags)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_stream *s;
+	CUresult r = sim_stream_resolve(h, per_thread, &s);
+	if (r)
+		return r;
+	if ((flags != CU_STREAM_ADD_CAPTURE_DEPENDENCIES && flags != CU_STREAM_SET_CAPTURE_DEPENDENCIES) ||
+	    (n && !deps))
+		return CUDA_ERROR_INVALID_VALUE;
+	static const CUgraphEdgeData zero;
+	for (size_t i = 0; ed && i < n; i++)
+		if (memcmp(&ed[i], &zero, sizeof zero))
+			return CUDA_ERROR_NOT_SUPPORTED;
+	pthread_mutex_lock(&sim.lock);
+	if (s->capture_status != SIM_CAPTURE_ACTIVE)
+		r = CUDA_ERROR_ILLEGAL_STATE;
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		struct sim_graph_node *d = sim_node_get(deps[i]);
+		if (!d || d->graph != s->capture_graph)
+			r = CUDA_ERROR_INVALID_VALUE;
+	}
+	if (r == CUDA_SUCCESS && (n || flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES))
+		s->capture_last = n ? deps[n - 1] : NULL;
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies,
+						      unsigned int flags)
+{
+	return sim_update_capture_deps(hStream, 0, dependencies, NULL, numDependencies, flags);
+}
+SIM_EXPORT CUresult cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *dependencies,
+							   size_t numDependencies, unsigned int flags)
+{
+	return sim_update_capture_deps(hStream, 1, dependencies, NULL, numDependencies, flags);
+}
+SIM_EXPORT CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies,
+							 const CUgraphEdgeData *dependencyData, size_t numDependencies,
+							 unsigned int flags)
+{
+	return sim_update_capture_deps(hStream, 0, dependencies, dependencyData, numDependencies, flags);
+}
+SIM_EXPORT CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies,
+							      const CUgraphEdgeData *dependencyData,
+							      size_t numDependencies, unsigned int flags)
+{
+	return sim_update_capture_deps(hStream, 1, dependencies, dependencyData, numDependencies, flags);
+}
+
 static CUresult sim_capture_status(CUstream h, int per_thread, CUstreamCaptureStatus *status,
 				   cuuint64_t *id, CUgraph *graph)
 {
@@ -462,8 +582,10 @@ static CUresult sim_graph_add(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode
 				r = CUDA_ERROR_INVALID_VALUE; /* "must not contain duplicates" */
 	}
 	struct sim_graph_node *node = NULL;
-	if (r == CUDA_SUCCESS && !(node = sim_graph_append_locked(g, w)))
+	if (r == CUDA_SUCCESS && (!sim_edges_reserve(g, ndeps) || !(node = sim_graph_append_locked(g, w))))
 		r = CUDA_ERROR_OUT_OF_MEMORY;
+	for (size_t i = 0; node && i < ndeps; i++)
+		g->edges[g->nedges++] = (struct sim_edge){sim_node_get(deps[i])->index, node->index};
 	pthread_mutex_unlock(&sim.lock);
 	if (r) {
 		sim_work_release(w);
@@ -670,18 +792,114 @@ SIM_EXPORT CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *
 	if (!g || !numNodes)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim.lock);
-	if (!nodes) {
-		*numNodes = g->nnodes;
-	} else {
-		size_t i = 0;
-		for (; i < *numNodes && i < g->nnodes; i++)
-			nodes[i] = (CUgraphNode)g->handles[i];
-		for (size_t j = i; j < *numNodes; j++)
+	/* Destroyed nodes (a NULL handle) are no longer the graph's. */
+	size_t i = 0, k = 0;
+	for (; i < g->nnodes && (!nodes || k < *numNodes); i++)
+		if (g->handles[i]) {
+			if (nodes)
+				nodes[k] = (CUgraphNode)g->handles[i];
+			k++;
+		}
+	if (nodes)
+		for (size_t j = k; j < *numNodes; j++)
 			nodes[j] = NULL;
-		*numNodes = i;
-	}
+	*numNodes = k;
 	pthread_mutex_unlock(&sim.lock);
 	return CUDA_SUCCESS;
+}
+
+/* "Removes hNode from its graph. This operation also severs any dependencies of other nodes on
+ * hNode and vice versa. Nodes which belong to a graph which contains allocation or free nodes
+ * cannot be destroyed. Any attempt to do so will return an error."  The node's place stays, as
+ * an empty node without a handle (replays keep their order; execs already instantiated keep
+ * theirs: the documentation's "does not affect" instantiated graphs). */
+SIM_EXPORT CUresult cuGraphDestroyNode(CUgraphNode hNode)
+{
+	SIM_REQUIRE_INIT();
+	CUresult r = CUDA_SUCCESS;
+	pthread_mutex_lock(&sim.lock);
+	struct sim_graph_node *n = sim_node_get(hNode);
+	struct sim_graph *g = n ? n->graph : NULL;
+	if (!n || !g || n->index >= g->nnodes || g->handles[n->index] != n)
+		r = CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; r == CUDA_SUCCESS && i < g->nnodes; i++)
+		if (g->handles[i] && g->nodes[i].kind == SIM_OP_FREE)
+			r = CUDA_ERROR_NOT_SUPPORTED;
+	if (r == CUDA_SUCCESS) {
+		sim_work_release(&g->nodes[n->index]);
+		g->nodes[n->index] = (struct sim_work){.kind = SIM_OP_MARKER};
+		g->handles[n->index] = NULL;
+		size_t k = 0; /* "severs any dependencies of other nodes on hNode and vice versa" */
+		for (size_t i = 0; i < g->nedges; i++)
+			if (g->edges[i].from != n->index && g->edges[i].to != n->index)
+				g->edges[k++] = g->edges[i];
+		g->nedges = k;
+		sim_obj_free(n, SIM_KIND_GRAPH_NODE);
+	}
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+/* cuGraphAddDependencies / cuGraphRemoveDependencies (and _v2, default edge data only):
+ * "Specifying an existing dependency will return an error", "Specifying a non-existing
+ * dependency will return an error"; every node must be of hGraph. */
+static CUresult sim_dependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+				 const CUgraphEdgeData *edgeData, size_t n, int add)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph *g = sim_graph_get(hGraph);
+	if (!g || (n && (!from || !to)))
+		return CUDA_ERROR_INVALID_VALUE;
+	static const CUgraphEdgeData zero;
+	for (size_t i = 0; edgeData && i < n; i++)
+		if (memcmp(&edgeData[i], &zero, sizeof zero))
+			return CUDA_ERROR_NOT_SUPPORTED; /* ports and programmatic edges: not simulated */
+	CUresult r = CUDA_SUCCESS;
+	pthread_mutex_lock(&sim.lock);
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		struct sim_graph_node *a = sim_node_get(from[i]), *b = sim_node_get(to[i]);
+		if (!a || !b || a->graph != g || b->graph != g || a == b)
+			r = CUDA_ERROR_INVALID_VALUE;
+		else if ((sim_edge_find(g, a->index, b->index) >= 0) == add)
+			r = CUDA_ERROR_INVALID_VALUE;
+		for (size_t j = 0; r == CUDA_SUCCESS && j < i; j++)
+			if (from[j] == from[i] && to[j] == to[i])
+				r = CUDA_ERROR_INVALID_VALUE;
+	}
+	if (r == CUDA_SUCCESS && add && !sim_edges_reserve(g, n))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++) {
+		size_t a = sim_node_get(from[i])->index, b = sim_node_get(to[i])->index;
+		if (add)
+			g->edges[g->nedges++] = (struct sim_edge){a, b};
+		else {
+			ptrdiff_t at = sim_edge_find(g, a, b); /* checked above */
+			g->edges[at] = g->edges[--g->nedges];
+		}
+	}
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+SIM_EXPORT CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+					   size_t numDependencies)
+{
+	return sim_dependencies(hGraph, from, to, NULL, numDependencies, 1);
+}
+SIM_EXPORT CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+					      const CUgraphEdgeData *edgeData, size_t numDependencies)
+{
+	return sim_dependencies(hGraph, from, to, edgeData, numDependencies, 1);
+}
+SIM_EXPORT CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+					      size_t numDependencies)
+{
+	return sim_dependencies(hGraph, from, to, NULL, numDependencies, 0);
+}
+SIM_EXPORT CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to,
+						 const CUgraphEdgeData *edgeData, size_t numDependencies)
+{
+	return sim_dependencies(hGraph, from, to, edgeData, numDependencies, 0);
 }
 
 SIM_EXPORT CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
@@ -838,10 +1056,20 @@ SIM_EXPORT CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 	for (size_t i = 0; i < o->nnodes && r == CUDA_SUCCESS; i++) {
 		struct sim_work w;
 		sim_work_copy(&w, &o->nodes[i]);
-		if (!sim_graph_append_locked(g, &w)) {
+		struct sim_graph_node *cn = sim_graph_append_locked(g, &w);
+		if (!cn) {
 			sim_work_release(&w);
 			r = CUDA_ERROR_OUT_OF_MEMORY;
+		} else if (!o->handles[i]) { /* destroyed in the original: an empty place */
+			g->handles[i] = NULL;
+			sim_obj_free(cn, SIM_KIND_GRAPH_NODE);
 		}
+	}
+	if (r == CUDA_SUCCESS && !sim_edges_reserve(g, o->nedges))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	if (r == CUDA_SUCCESS && o->nedges) {
+		memcpy(g->edges, o->edges, o->nedges * sizeof(*g->edges));
+		g->nedges = o->nedges;
 	}
 	if (r)
 		sim_graph_free_locked(g);
@@ -917,10 +1145,14 @@ static CUresult sim_exec_update(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphE
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim.lock);
 	CUresult r = CUDA_SUCCESS;
-	if (g->nnodes != x->nnodes) {
+	CUresult ro;
+	size_t *order = g->nnodes == x->nnodes ? sim_graph_order(g, &ro) : NULL;
+	if (!order || memcmp(order, x->order, g->nnodes * sizeof(*order))) {
+		/* another node count, or edges that order the nodes otherwise */
 		*result = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
 		r = CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
 	}
+	free(order);
 	for (size_t i = 0; r == CUDA_SUCCESS && i < g->nnodes; i++) {
 		if (g->nodes[i].kind != x->nodes[i].kind) {
 			*result = CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
@@ -1058,10 +1290,15 @@ static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h, unsigned lo
 		}
 		x->nnodes = g->nnodes;
 	}
+	CUresult ro = CUDA_ERROR_OUT_OF_MEMORY;
+	if (x->nodes && !(x->order = sim_graph_order(g, &ro))) {
+		sim_graph_nodes_free(x->nodes, x->nnodes);
+		x->nodes = NULL;
+	}
 	pthread_mutex_unlock(&sim.lock);
 	if (!x->nodes) {
 		sim_obj_free(x, SIM_KIND_GRAPH_EXEC);
-		return CUDA_ERROR_OUT_OF_MEMORY;
+		return ro;
 	}
 	*phGraphExec = (CUgraphExec)x;
 	return CUDA_SUCCESS;
@@ -1135,7 +1372,7 @@ static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
 	size_t n = x->nnodes;
 	struct sim_work *works = malloc((n ? n : 1) * sizeof(*works));
 	for (size_t i = 0; works && i < n; i++)
-		sim_work_dup(&works[i], &x->nodes[i], 0);
+		sim_work_dup(&works[i], &x->nodes[x->order[i]], 0);
 	pthread_mutex_unlock(&sim.lock);
 	if (!works)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -1183,6 +1420,8 @@ SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec h)
 	pthread_mutex_lock(&sim.lock);
 	sim_graph_nodes_free(x->nodes, x->nnodes);
 	x->nodes = NULL;
+	free(x->order);
+	x->order = NULL;
 	sim_obj_free(x, SIM_KIND_GRAPH_EXEC);
 	pthread_mutex_unlock(&sim.lock);
 	return CUDA_SUCCESS;

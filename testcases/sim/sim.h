@@ -480,6 +480,8 @@ struct sim_graph {
 	struct sim_work *nodes;        /* in the order they were added: the replay order */
 	struct sim_graph_node **handles; /* the CUgraphNode of each */
 	size_t nnodes, cap;
+	struct sim_edge { size_t from, to; } *edges; /* dependencies, by node index */
+	size_t nedges, cap_edges;
 };
 /* A CUgraphNode: its graph and its position there (nodes are never removed). */
 struct sim_graph_node {
@@ -495,6 +497,7 @@ struct sim_graph_exec {
 	unsigned long long flags;
 	struct sim_work *nodes;        /* under sim.lock: cuGraphExec*SetParams replace them */
 	size_t nnodes;
+	size_t *order;                 /* the replay order: node indexes, dependencies first */
 };
 /* Append work to a graph as a new node; NULL when out of memory. */
 struct sim_graph_node *sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w);

@@ -115,6 +115,22 @@ like "$(cat "$T/built.txt")" "arg 2 \(\+16\): Address $(sed -n 's/^graphengine: 
 g=$("$CI" --width 200 "$(ls "$T"/built/core* | head -1)" graphs 2>&1)
 like "$g" 'Graph 0x[0-9a-f]+: built, 6 nodes' "built graphs view: built"
 like "$g" 'update +paged_attention grid \(4,1,1\)' "built graphs view: the per-exec updates"
+# ---- built, a node added and destroyed again before the instantiation (cuGraphDestroyNode)
+name=destroyed; engine destroyed --mode explicit --steps 4 --fault-step 3 --destroy-node
+like "$(cat "$T/destroyed/out")" 'graph of batch 1 has 6 nodes' "destroyed: cuGraphGetNodes counts 6 nodes (the engine's output)"
+like "$(cat "$T/destroyed.txt")" 'Faulting kernel: paged_attention ' "destroyed: the node with the freed pointer"
+like "$(cat "$T/destroyed.txt")" "node 3 of built graph 0x[0-9a-f]+ \(6 nodes, 4 kernels\), replay $(replay_of destroyed 3) of exec" \
+	"destroyed: the replay has 6 nodes and 4 kernels, as cuGraphGetNodes said"
+is "$(grep -cE '^ +node [0-9]+ .*decode::matvec' "$T/destroyed.txt")" 1 "destroyed: the destroyed MLP node is not expanded"
+like "$(cat "$T/destroyed.txt")" 'node 5 +[a-z ]+ +sample_token' "destroyed: the nodes after it keep their ordinals"
+is "$(q destroyed '[.diagnosis.faulting_launch.graph.nodes[] | select(.kernel // "" | test("matvec"))] | length') $(q destroyed '.diagnosis.faulting_launch.graph.nodes | length')" "1 6" \
+	"destroyed JSON: one MLP node in the replay, six nodes"
+g=$("$CI" --width 200 "$(ls "$T"/destroyed/core* | head -1)" graphs 2>&1)
+like "$g" '4    kernel +decode::matvec .*\(destroyed\)' "destroyed graphs view: ordinal 4 marked destroyed"
+like "$g" '5    kernel +sample_token grid \(1,1,1\) block \(256,1,1\) after 3 ' \
+	"destroyed graphs view: sample_token runs after the attention node (the edge build_step gave it)"
+is "$(q destroyed '[.diagnosis.faulting_launch.graph.nodes[] | .deps | map(tostring) | join(",")] | join("/")')" "/0/1/2/3/5" \
+	"destroyed JSON: each node's dependency ordinals, as build_step chained them"
 # ---- built, updated from a changed clone (cuGraphExecUpdate), the MLP node disabled
 EXEC_UPDATE2=$(line 'cuGraphExecUpdate(execs')
 name=upd; engine upd --mode explicit --steps 4 --fault-step 3 --update exec-update --skip-mlp

@@ -6,7 +6,9 @@
  * invalidates; it builds a graph with cuGraphAddNode (a kernel node and a memset node from
  * the parameter union), changes its memset node in the exec, then in the graph
  * (cuGraphExecMemsetNodeSetParams, cuGraphMemsetNodeSetParams); and it captures a launch into a graph it built (cuStreamBeginCaptureToGraph
- * after the graph's empty node).  Each graph that was made is launched once.  Prints what the test
+ * after the graph's empty node); it destroys the second of two memset nodes of a graph it
+ * built (cuGraphDestroyNode) and prints what is left, after making a third node follow both
+ * (cuGraphAddDependencies) and then not the first (cuGraphRemoveDependencies).  Each graph that was made is launched once.  Prints what the test
  * compares with the record: "graphprobe: hostfn 0x..", "graphprobe: p 0x.. q 0x..",
  * "graphprobe: invalidated RESULT".
  */
@@ -111,6 +113,32 @@ int main(void)
 	CHECK(cuGraphInstantiateWithFlags(&x4, g4, 0));
 	CHECK(cuGraphLaunch(x4, a));
 	CHECK(cuStreamSynchronize(a));
+	/* cuGraphDestroyNode: two memsets of q (0x44, then 0x55), the second destroyed */
+	CUgraph g5;
+	CUgraphNode m1, m2;
+	CUgraphExec x5;
+	CHECK(cuGraphCreate(&g5, 0));
+	CUDA_MEMSET_NODE_PARAMS m = { .dst = q, .value = 0x44, .elementSize = 4, .width = 4, .height = 1 };
+	CHECK(cuGraphAddMemsetNode(&m1, g5, NULL, 0, &m, NULL));
+	m.value = 0x55;
+	CHECK(cuGraphAddMemsetNode(&m2, g5, &m1, 1, &m, NULL));
+	/* a third (0x66 at q + 64) made to follow both, then not the first, then the second goes */
+	CUgraphNode m3, froms[2] = {m1, m2}, tos[2];
+	m.dst = q + 64, m.value = 0x66;
+	CHECK(cuGraphAddMemsetNode(&m3, g5, NULL, 0, &m, NULL));
+	tos[0] = tos[1] = m3;
+	CHECK(cuGraphAddDependencies(g5, froms, tos, NULL, 2));
+	CHECK(cuGraphRemoveDependencies(g5, &m1, &m3, NULL, 1));
+	CHECK(cuGraphDestroyNode(m2));
+	size_t left = 0;
+	CHECK(cuGraphGetNodes(g5, NULL, &left));
+	CHECK(cuGraphInstantiateWithFlags(&x5, g5, 0));
+	CHECK(cuGraphLaunch(x5, a));
+	CHECK(cuStreamSynchronize(a));
+	CHECK(cuMemcpyDtoH(&got, q, sizeof got));
+	printf("graphprobe: after cuGraphDestroyNode the graph has %zu node(s) and q holds 0x%x\n", left, got);
+	CHECK(cuGraphExecDestroy(x5));
+	CHECK(cuGraphDestroy(g5));
 	CHECK(cuGraphExecDestroy(x4));
 	CHECK(cuGraphExecDestroy(x3));
 	CHECK(cuGraphExecDestroy(x));

@@ -151,6 +151,16 @@ is "$(field origin "$g3") $(field nodes "$g3") $(field flags "$g3")" "captured_i
 like "$(grep '^node .* graph=3 .*ordinal=1 ' "$T/probe.dump")" 'type=kernel fn=probe_k .* grid=4,1,1 .*flags=0x100 ' \
 	"probe: the kernel captured into it, with its in-graph breadcrumb"
 is "$(field crumb "$g3")" 2 "probe: its replay finished the kernel (ordinal 1)"
+like "$(cat "$T/probe/out")" 'after cuGraphDestroyNode the graph has 2 node\(s\) and q holds 0x44$' \
+	"probe: the destroyed memset node (0x55) is gone from the graph and from its replay"
+like "$(grep '^node .* graph=4 exec=- ordinal=1 ' "$T/probe.dump" | tail -1)" "type=memset .* a=$q b=0x55 bytes=16 flags=0xa00 " \
+	"probe: cuGraphDestroyNode recorded as a version of the node flagged destroyed (0x800)"
+like "$("$B/cudainspect" "$(snap "$T/probe" exit)" graphs 2>&1)" "1    memset +$q = 0x55, 16 bytes after 0 \\(destroyed\\)" \
+	"probe: the graphs view marks the node destroyed"
+is "$(grep '^node .* graph=4 exec=- ordinal=1 ' "$T/probe.dump" | head -1 | sed 's/.* deps=\([^ ]*\) .*/\1/')" "1:0" \
+	"probe: a node added after another records that ordinal as its dependency"
+is "$(grep '^node .* graph=4 exec=- ordinal=2 ' "$T/probe.dump" | sed 's/.* deps=\([^ ]*\) .*/\1/' | tr '\n' ' ')" "0: 1:0 2:0,1 1:1 0: " \
+	"probe: cuGraphAddDependencies (two edges), cuGraphRemoveDependencies and cuGraphDestroyNode each give the node a version with its edges"
 
 # ---- the tables full: a 1 MiB record keeps 128 node versions; 200 replays update 200 more
 run_in "$T/full" env CUDASIM_MODE=null CUDAINSPECT_SIZE=1M CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" \

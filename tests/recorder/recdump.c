@@ -249,6 +249,9 @@ static void dump(void)
 		       n->ordinal, ci_node_type_name(n->type), fname(n->function), n->handle,
 		       n->function_handle, n->grid[0], n->grid[1], n->grid[2], n->block[0],
 		       n->block[1], n->block[2], n->shared_mem, n->a, n->b, n->bytes, n->flags);
+		printf(" deps=%u:", n->dep_count);
+		for (unsigned d = 0; d < n->dep_count && d < CI_NODE_DEPS; d++)
+			n->deps[d] == CI_NONE ? printf("%s-", d ? "," : "") : printf("%s%u", d ? "," : "", n->deps[d]);
 		slotword("stream", n->stream);
 		printf(" params=");
 		for (unsigned b = 0; b < n->param_len && b < CI_LAUNCH_PARAM_BYTES; b++)

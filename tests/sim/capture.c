@@ -69,6 +69,14 @@ int main(void)
 		   type == CU_GRAPH_NODE_TYPE_KERNEL,
 	   "after a launch the capture depends on the kernel node it became");
 	CUgraphNode first_node = ndeps == 1 ? deps[0] : NULL;
+	/* cuStreamUpdateCaptureDependencies (_v2 through cuda.h): SET none, then the kernel node again */
+	IS_CU(cuStreamUpdateCaptureDependencies(s, NULL, NULL, 0, CU_STREAM_SET_CAPTURE_DEPENDENCIES), CUDA_SUCCESS);
+	IS_CU(cuStreamGetCaptureInfo(s, &st, &id, &g_info, &deps, NULL, &ndeps), CUDA_SUCCESS);
+	is_int((int)ndeps, 0, "cuStreamUpdateCaptureDependencies SET with no nodes empties the dependency set");
+	IS_CU(cuStreamUpdateCaptureDependencies(s, &first_node, NULL, 1, 7), CUDA_ERROR_INVALID_VALUE);
+	IS_CU(cuStreamUpdateCaptureDependencies(s, &first_node, NULL, 1, CU_STREAM_ADD_CAPTURE_DEPENDENCIES), CUDA_SUCCESS);
+	IS_CU(cuStreamGetCaptureInfo(s, &st, &id, &g_info, &deps, NULL, &ndeps), CUDA_SUCCESS);
+	ok(ndeps == 1 && deps && deps[0] == first_node, "... and ADD puts the kernel node back");
 	IS_CU(cuStreamWriteValue64(s, dc, 1, 0), CUDA_SUCCESS);
 	IS_CU(cuLaunchHostFunc(s, host_fn, NULL), CUDA_SUCCESS);
 	IS_CU(simtest_launch(step, s, 0), CUDA_SUCCESS);
@@ -141,6 +149,7 @@ int main(void)
 	IS_CU(cuStreamEndCapture(c, &bad), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
 	IS_CU(cuStreamBeginCapture(NULL, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
 	IS_CU(cuStreamEndCapture(c, &bad), CUDA_ERROR_ILLEGAL_STATE);
+	IS_CU(cuStreamUpdateCaptureDependencies(c, NULL, NULL, 0, CU_STREAM_SET_CAPTURE_DEPENDENCIES), CUDA_ERROR_ILLEGAL_STATE);
 
 	/* replays count as launches: step@7 is the second node of the third replay */
 	crumb[0] = 0;

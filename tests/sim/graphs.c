@@ -1,7 +1,8 @@
 /* Explicitly built graphs (graphs.t): cuGraphCreate, cuGraphAdd{Kernel,Memset,Host,Memcpy,
  * Empty}Node, cuGraphGetNodes, cuGraphNodeGetType, cuGraphKernelNodeGet/SetParams,
  * cuGraphInstantiateWithParams, cuGraphClone, cuGraphNodeFindInClone, cuGraphNode{Set,Get}Enabled,
- * cuGraphExecUpdate and cuGraphExecKernelNodeSetParams, with the documented
+ * cuGraphExecUpdate, cuGraphExecKernelNodeSetParams, cuGraphDestroyNode and
+ * cuGraph{Add,Remove}Dependencies (replays follow the edges), with the documented
  * semantics: nodes replay in the order they were added, an exec keeps the parameters it was
  * instantiated with until cuGraphExec*SetParams changes them, and that change leaves the graph
  * alone.  Run with CUDASIM_FAULT=step@4:arg=0+64: the graph has two kernel nodes, so the 4th launch of
@@ -19,6 +20,20 @@ static void host_fn(void *arg)
 }
 
 /* The address of the last "faulted @ 0xHI_LO" in the kernel log, 0 if none. */
+/* The first ABI (cuda.h names the _v2 entry points since 12.3): old binaries call it. */
+#undef cuGraphAddDependencies
+#undef cuGraphRemoveDependencies
+CUresult CUDAAPI cuGraphAddDependencies(CUgraph, const CUgraphNode *, const CUgraphNode *, size_t);
+CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph, const CUgraphNode *, const CUgraphNode *, size_t);
+
+static char order_seen[16];
+static void order_fn(void *arg)
+{
+	size_t n = strlen(order_seen);
+	if (n + 1 < sizeof order_seen)
+		order_seen[n] = (char)(uintptr_t)arg;
+}
+
 static unsigned long long log_fault_address(const char *path)
 {
 	FILE *f = path ? fopen(path, "r") : NULL;
@@ -118,6 +133,83 @@ int main(void)
 	IS_CU(cuStreamSynchronize(s), CUDA_SUCCESS);
 	is_int(atomic_load(&host_calls), 1, "the first replay ran the host node");
 	is_int(host[15], 0xab, "the memcpy node ran after the memset node");
+
+	/* cuGraphDestroyNode: "Removes hNode from its graph"; an exec made before keeps it */
+	CUgraph d, dclone;
+	CUgraphNode h1, h2, h3, found;
+	CUgraphExec xd_before, xd_after;
+	IS_CU(cuGraphCreate(&d, 0), CUDA_SUCCESS);
+	IS_CU(cuGraphAddHostNode(&h1, d, NULL, 0, &hp), CUDA_SUCCESS);
+	IS_CU(cuGraphAddHostNode(&h2, d, &h1, 1, &hp), CUDA_SUCCESS);
+	IS_CU(cuGraphAddHostNode(&h3, d, &h2, 1, &hp), CUDA_SUCCESS);
+	IS_CU(cuGraphInstantiateWithFlags(&xd_before, d, 0), CUDA_SUCCESS);
+	IS_CU(cuGraphDestroyNode(h2), CUDA_SUCCESS);
+	IS_CU(cuGraphDestroyNode(h2), CUDA_ERROR_INVALID_VALUE);
+	IS_CU(cuGraphDestroyNode(NULL), CUDA_ERROR_INVALID_VALUE);
+	CUgraphNode dl[3] = {0};
+	size_t dn = 3;
+	IS_CU(cuGraphGetNodes(d, dl, &dn), CUDA_SUCCESS);
+	ok(dn == 2 && dl[0] == h1 && dl[1] == h3 && !dl[2], "cuGraphGetNodes lists the two nodes left");
+	IS_CU(cuGraphClone(&dclone, d), CUDA_SUCCESS);
+	dn = 0;
+	IS_CU(cuGraphGetNodes(dclone, NULL, &dn), CUDA_SUCCESS);
+	is_int((int)dn, 2, "a clone made after has the two nodes");
+	IS_CU(cuGraphNodeFindInClone(&found, h3, dclone), CUDA_SUCCESS);
+	IS_CU(cuGraphInstantiateWithFlags(&xd_after, d, 0), CUDA_SUCCESS);
+	atomic_store(&host_calls, 0);
+	IS_CU(cuGraphLaunch(xd_after, s), CUDA_SUCCESS);
+	IS_CU(cuStreamSynchronize(s), CUDA_SUCCESS);
+	is_int(atomic_load(&host_calls), 2, "an exec instantiated after the destroy runs two host nodes");
+	IS_CU(cuGraphLaunch(xd_before, s), CUDA_SUCCESS);
+	IS_CU(cuStreamSynchronize(s), CUDA_SUCCESS);
+	is_int(atomic_load(&host_calls), 5, "an exec instantiated before it still runs all three");
+	IS_CU(cuGraphExecDestroy(xd_before), CUDA_SUCCESS);
+	IS_CU(cuGraphExecDestroy(xd_after), CUDA_SUCCESS);
+	IS_CU(cuGraphDestroy(dclone), CUDA_SUCCESS);
+	IS_CU(cuGraphDestroy(d), CUDA_SUCCESS);
+	atomic_store(&host_calls, 1); /* the count the rest of the test continues from */
+
+	/* dependency edges: A, B, C added without any, then A made to depend on C */
+	CUgraph e;
+	CUgraphNode na, nb, nc;
+	CUgraphExec xe;
+	IS_CU(cuGraphCreate(&e, 0), CUDA_SUCCESS);
+	CUDA_HOST_NODE_PARAMS op = {order_fn, (void *)(uintptr_t)'A'};
+	IS_CU(cuGraphAddHostNode(&na, e, NULL, 0, &op), CUDA_SUCCESS);
+	op.userData = (void *)(uintptr_t)'B';
+	IS_CU(cuGraphAddHostNode(&nb, e, NULL, 0, &op), CUDA_SUCCESS);
+	op.userData = (void *)(uintptr_t)'C';
+	IS_CU(cuGraphAddHostNode(&nc, e, NULL, 0, &op), CUDA_SUCCESS);
+	IS_CU(cuGraphAddDependencies(e, &nc, &na, 1), CUDA_SUCCESS);
+	IS_CU(cuGraphAddDependencies(e, &nc, &na, 1), CUDA_ERROR_INVALID_VALUE);
+	IS_CU(cuGraphAddDependencies(e, &na, &na, 1), CUDA_ERROR_INVALID_VALUE);
+	IS_CU(cuGraphAddDependencies(e, &nc, &n_k1, 1), CUDA_ERROR_INVALID_VALUE);
+	IS_CU(cuGraphRemoveDependencies(e, &nb, &na, 1), CUDA_ERROR_INVALID_VALUE);
+	CUgraphEdgeData port = {.from_port = 1};
+	IS_CU(cuGraphAddDependencies_v2(e, &nb, &na, &port, 1), CUDA_ERROR_NOT_SUPPORTED);
+	IS_CU(cuGraphInstantiateWithFlags(&xe, e, 0), CUDA_SUCCESS);
+	IS_CU(cuGraphLaunch(xe, s), CUDA_SUCCESS);
+	IS_CU(cuStreamSynchronize(s), CUDA_SUCCESS);
+	is_str(order_seen, "BCA", "a replay runs A after C, the node it was made to depend on");
+	IS_CU(cuGraphAddDependencies_v2(e, &na, &nc, NULL, 1), CUDA_SUCCESS);
+	CUgraphExec xcycle;
+	IS_CU(cuGraphInstantiateWithFlags(&xcycle, e, 0), CUDA_ERROR_INVALID_VALUE);
+	IS_CU(cuGraphRemoveDependencies_v2(e, &na, &nc, NULL, 1), CUDA_SUCCESS);
+	IS_CU(cuGraphRemoveDependencies(e, &nc, &na, 1), CUDA_SUCCESS);
+	CUgraphExecUpdateResultInfo einfo = {0};
+	IS_CU(cuGraphExecUpdate(xe, e, &einfo), CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+	is_int(einfo.result, CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED, "cuGraphExecUpdate: other edges, another topology");
+	IS_CU(cuGraphAddDependencies(e, &nc, &nb, 1), CUDA_SUCCESS);
+	IS_CU(cuGraphDestroyNode(nc), CUDA_SUCCESS);
+	CUgraphExec xe2;
+	IS_CU(cuGraphInstantiateWithFlags(&xe2, e, 0), CUDA_SUCCESS);
+	memset(order_seen, 0, sizeof order_seen);
+	IS_CU(cuGraphLaunch(xe2, s), CUDA_SUCCESS);
+	IS_CU(cuStreamSynchronize(s), CUDA_SUCCESS);
+	is_str(order_seen, "AB", "cuGraphDestroyNode severs the destroyed node's edges");
+	IS_CU(cuGraphExecDestroy(xe), CUDA_SUCCESS);
+	IS_CU(cuGraphExecDestroy(xe2), CUDA_SUCCESS);
+	IS_CU(cuGraphDestroy(e), CUDA_SUCCESS);
 
 	/* clones, node enabling, whole-exec updates */
 	CUgraph clone;
