@@ -15,6 +15,15 @@ PYENV=${PYENV_ROOT:-/root/.pyenv}/versions
 need_python_tests() {
 	[ -x /usr/bin/python3.11 ] || skip_all "Debian's /usr/bin/python3.11 is not installed"
 	[ -x "$CLI" ] && [ -e "$REC" ] && [ -e "$SIM" ] || skip_all "not built (make)"
+	if [ "${CI_SANITIZE:-}" = address ]; then
+		# The recorder is an ASan build there: its runtime goes first, ASan keeps cores on
+		# and leaves the fatal signals to the program (as tests/recorder/rec-lib.sh does).
+		local asan
+		asan=$(${CC:-gcc} -print-file-name=libasan.so)
+		[ -e "$asan" ] || skip_all "no ASan runtime to preload before the ASan-built recorder"
+		REC="$asan $REC"
+		export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}disable_coredump=0:detect_leaks=0:verify_asan_link_order=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0
+	fi
 }
 
 python_interpreters() {
