@@ -249,7 +249,7 @@
 	X(cuStreamEndCapture_ptsz, h_capture_end, CI_F_PTSZ, (CUstream hStream, CUgraph *phGraph), (hStream, phGraph)) \
 	X(cuStreamIsCapturing_ptsz, none, CI_F_PTSZ, (CUstream hStream, CUstreamCaptureStatus *captureStatus), (hStream, captureStatus)) \
 	X(cuStreamGetCaptureInfo_v3_ptsz, none, CI_F_PTSZ, (CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out), (hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out)) \
-	X(cuStreamUpdateCaptureDependencies_v2_ptsz, none, CI_F_PTSZ, (CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags), (hStream, dependencies, dependencyData, numDependencies, flags)) \
+	X(cuStreamUpdateCaptureDependencies_v2_ptsz, h_capture_deps, CI_F_PTSZ, (CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags), (hStream, dependencies, dependencyData, numDependencies, flags)) \
 	X(cuStreamAttachMemAsync_ptsz, none, CI_F_PTSZ, (CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags), (hStream, dptr, length, flags)) \
 	X(cuStreamQuery_ptsz, h_stream_query, CI_F_PTSZ|CI_F_QUERY, (CUstream hStream), (hStream)) \
 	X(cuStreamSynchronize_ptsz, h_stream_sync, CI_F_PTSZ, (CUstream hStream), (hStream)) \
@@ -646,9 +646,9 @@
 	X(cuMemFreeAsync, h_mem_free_async, 0, (CUdeviceptr dptr, CUstream hStream), (dptr, hStream)) \
 	X(cuMemAllocAsync, h_mem_alloc_async, 0, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream), (dptr, bytesize, hStream)) \
 	X(cuMemAllocFromPoolAsync, h_mem_alloc_pool, 0, (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream), (dptr, bytesize, pool, hStream)) \
-	X(cuStreamUpdateCaptureDependencies, none, 0, (CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags), (hStream, dependencies, numDependencies, flags)) \
-	X(cuStreamUpdateCaptureDependencies_ptsz, none, CI_F_PTSZ, (CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags), (hStream, dependencies, numDependencies, flags)) \
-	X(cuStreamUpdateCaptureDependencies_v2, none, 0, (CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags), (hStream, dependencies, dependencyData, numDependencies, flags)) \
+	X(cuStreamUpdateCaptureDependencies, h_capture_deps, 0, (CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags), (hStream, dependencies, numDependencies, flags)) \
+	X(cuStreamUpdateCaptureDependencies_ptsz, h_capture_deps, CI_F_PTSZ, (CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags), (hStream, dependencies, numDependencies, flags)) \
+	X(cuStreamUpdateCaptureDependencies_v2, h_capture_deps, 0, (CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags), (hStream, dependencies, dependencyData, numDependencies, flags)) \
 	X(cuMemBatchDecompressAsync, none, 0, (CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream), (paramsArray, count, flags, errorIndex, stream)) \
 	X(cuGetProcAddress, manual, CI_F_MANUAL, (const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags), (symbol, pfn, cudaVersion, flags)) \
 	X(cuCheckpointProcessGetRestoreThreadId, none, 0, (int pid, int *tid), (pid, tid)) \

@@ -23,10 +23,12 @@
 #include "recorder.h"
 
 static pthread_mutex_t ci_graph_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ci_capture_deps *ci_capture_deps_of(uint32_t sslot, uint64_t id, bool claim);
 
 void ci_graphs_forget(void)
 {
 	pthread_mutex_init(&ci_graph_lock, NULL);
+	ci_capture_deps_of(CI_NONE, 0, false); /* (the table is cleared there) */
 }
 
 /* Map KEY to SLOT, replacing what an older object with the same handle left (handles are
@@ -213,7 +215,54 @@ bool ci_capture_info(uint64_t stream, struct ci_capture *out)
 	out->graph = CI_U64(g);
 	/* Right after an operation, the capture's dependency set is the node it became. */
 	out->node = n == 1 && deps ? CI_U64(deps[0]) : 0;
+	out->ndeps = deps ? (uint32_t)n : 0;
+	for (uint32_t i = 0; i < out->ndeps && i < CI_NODE_DEPS; i++)
+		out->deps[i] = CI_U64(deps[i]);
 	return true;
+}
+
+/* The dependency set the next node captured on a stream gets: the capture's set right after
+ * the stream's last captured operation (or cuStreamUpdateCaptureDependencies), by ordinal, so
+ * that a capture forked and joined across streams by events keeps its edges.  A small table
+ * (streams capturing at once), under the lock; a stream it has no room for gets no edges. */
+#define CI_CAPTURE_STREAMS 64
+static struct ci_capture_deps {
+	uint64_t id; /* the capture, 0 = free */
+	uint32_t sslot, graph, n, ord[CI_NODE_DEPS];
+} ci_capture_deps[CI_CAPTURE_STREAMS];
+
+static struct ci_capture_deps *ci_capture_deps_of(uint32_t sslot, uint64_t id, bool claim)
+{
+	struct ci_capture_deps *free_one = NULL;
+	if (sslot == CI_NONE) { /* after fork: no capture came along */
+		memset(ci_capture_deps, 0, sizeof ci_capture_deps);
+		return NULL;
+	}
+	for (int i = 0; i < CI_CAPTURE_STREAMS; i++) {
+		struct ci_capture_deps *d = &ci_capture_deps[i];
+		if (d->id && d->sslot == sslot)
+			return d->id == id || claim ? d : NULL;
+		if (!free_one && (!d->id || ci_rec.streams[d->sslot].destroyed))
+			free_one = d;
+	}
+	return claim ? free_one : NULL;
+}
+
+/* Remember CAP's dependency set for the next node of stream SSLOT (graph slot GRAPH). */
+static void ci_capture_deps_save_locked(uint32_t sslot, uint32_t graph, const struct ci_capture *cap)
+{
+	struct ci_capture_deps *d = ci_capture_deps_of(sslot, cap->id, true);
+	if (!d)
+		return;
+	d->id = cap->id;
+	d->sslot = sslot;
+	d->graph = graph;
+	d->n = cap->ndeps;
+	for (uint32_t i = 0; i < CI_NODE_DEPS; i++) {
+		uint32_t ds = i < cap->ndeps ? ci_map_get(&ci_rec.node_map, cap->deps[i]) : CI_NONE;
+		const struct ci_graph_node *e = ds != CI_NONE ? ci_entry(CI_SEC_GRAPH_NODES, ds) : NULL;
+		d->ord[i] = e && e->graph == graph ? e->ordinal : CI_NONE;
+	}
 }
 
 void ci_graph_captured(struct ci_call *c, uint32_t sslot, const struct ci_capture *known,
@@ -240,11 +289,18 @@ void ci_graph_captured(struct ci_call *c, uint32_t sslot, const struct ci_captur
 					    sslot, 0, cap.id);
 	struct ci_graph *g = ci_graph_at(graph);
 	uint32_t crumb_slot = g ? g->crumb_slot : CI_NONE;
+	/* Its dependencies: the set the capture had before it, as the stream last saw it. */
+	const struct ci_capture_deps *d = ci_capture_deps_of(sslot, cap.id, false);
+	if (d && d->graph == graph) {
+		n->dep_count = d->n;
+		memcpy(n->deps, d->ord, sizeof n->deps);
+	}
 	uint64_t at = 0;
 	uint32_t width = 8;
 	if (crumb_slot != CI_NONE && n->type == CI_NODE_KERNEL && ci_graph_crumbs_capturable())
 		at = ci_crumb_address(ci_rec.streams[sslot].ctx, crumb_slot, &width);
 	uint32_t slot = ci_node_record_locked(c, graph, CI_NONE, CI_NONE, n, at ? CI_NODE_CRUMB : 0);
+	ci_capture_deps_save_locked(sslot, graph, &cap);
 	if (at && slot != CI_NONE) {
 		/* The in-graph breadcrumb: a memory write node right after the kernel, of its
 		 * ordinal + 1, into the graph's slot (docs/RECORDER.md, "In-graph breadcrumbs"). */
@@ -257,8 +313,29 @@ void ci_graph_captured(struct ci_call *c, uint32_t sslot, const struct ci_captur
 			__atomic_fetch_and(&e->flags, (uint16_t)~CI_NODE_CRUMB, __ATOMIC_RELAXED);
 			/* The driver refused the write in a capture: never try again. */
 			__atomic_store_n(&ci_graph_crumbs_state, 2, __ATOMIC_RELAXED);
+		} else {
+			/* The write node stands for its kernel in the edges of later nodes (of this
+			 * stream, and of streams that join after it). */
+			struct ci_capture w;
+			if (ci_capture_info(ci_rec.streams[sslot].handle, &w) && w.node && w.node != cap.node)
+				ci_map_put(&ci_rec.node_map, w.node, slot);
 		}
 	}
+	pthread_mutex_unlock(&ci_graph_lock);
+}
+
+void ci_graph_capture_deps_changed(struct ci_call *c, CUresult r, CUstream s)
+{
+	if (r != CUDA_SUCCESS || !ci_rec.base)
+		return;
+	uint32_t sslot = ci_stream_slot(s, c);
+	struct ci_capture cap;
+	if (sslot == CI_NONE || !ci_capture_info(ci_rec.streams[sslot].handle, &cap) || !cap.graph)
+		return;
+	pthread_mutex_lock(&ci_graph_lock);
+	uint32_t graph = ci_map_get(&ci_rec.graph_map, cap.graph);
+	if (graph != CI_NONE)
+		ci_capture_deps_save_locked(sslot, graph, &cap);
 	pthread_mutex_unlock(&ci_graph_lock);
 }
 
@@ -311,6 +388,8 @@ void ci_graph_capture_begin(struct ci_call *c, uint32_t sslot, unsigned mode, ui
 			__atomic_store_n(&g->crumb_slot, (uint32_t)crumb, __ATOMIC_RELEASE);
 		}
 	}
+	if (slot != CI_NONE)
+		ci_capture_deps_save_locked(sslot, slot, &cap);
 	pthread_mutex_unlock(&ci_graph_lock);
 }
 

@@ -124,6 +124,8 @@ void ci_on_graph_host_update(struct ci_call *c, CUresult r, uint64_t exec, uint6
 #define CI_PRE_h_capture_begin(c, ...) ((void)0)
 #define CI_HOOK_h_capture_begin_to_graph(c, r, s, g, deps, data, n, mode) ci_on_capture_begin(c, r, s, mode, CI_U64(g))
 #define CI_PRE_h_capture_begin_to_graph(c, ...) ((void)0)
+#define CI_HOOK_h_capture_deps(c, r, s, ...) ci_graph_capture_deps_changed(c, r, s)
+#define CI_PRE_h_capture_deps(c, ...) ((void)0)
 #define CI_HOOK_h_capture_end(c, r, s, pg) ci_on_capture_end(c, r, s, CI_OUT(pg))
 #define CI_PRE_h_capture_end(c, s, pg) ci_on_capture_end_pre(c, s)
 #define CI_HOOK_h_graph_instantiate_v1(c, r, pe, g, en, log, n) ci_on_graph_instantiate(c, r, CI_OUT(pe), CI_U64(g), 0)

@@ -474,6 +474,8 @@ struct ci_node_args {
 struct ci_capture {
 	bool active;              /* ACTIVE (not invalidated) */
 	uint64_t id, graph, node; /* node: the one the last operation became, 0 if not one */
+	uint32_t ndeps;           /* the capture's dependency set: its size, its first nodes */
+	uint64_t deps[CI_NODE_DEPS];
 };
 /* Whether STREAM (a handle as a stream slot keeps it) is capturing (active or invalidated). */
 bool ci_capture_info(uint64_t stream, struct ci_capture *out);
@@ -483,6 +485,8 @@ void ci_graph_captured(struct ci_call *c, uint32_t sslot, const struct ci_captur
 		       struct ci_node_args *n);
 void ci_graph_capture_begin(struct ci_call *c, uint32_t sslot, unsigned mode, uint64_t into);
 void ci_graph_capture_end(struct ci_call *c, CUresult r, uint64_t graph, uint64_t began);
+/* cuStreamUpdateCaptureDependencies changed the dependency set of stream S's capture. */
+void ci_graph_capture_deps_changed(struct ci_call *c, CUresult r, CUstream s);
 uint64_t ci_graph_of_capture(uint32_t sslot);
 void ci_graph_created(struct ci_call *c, CUresult r, uint64_t graph);
 void ci_graph_destroyed(struct ci_call *c, CUresult r, uint64_t graph);

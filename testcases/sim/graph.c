@@ -126,7 +126,7 @@ CUresult sim_capture_add(struct sim_stream *s, const struct sim_work *w)
 		if (!node)
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 		else
-			s->capture_last = (CUgraphNode)node;
+			s->capture_deps[0] = (CUgraphNode)node, s->capture_ndeps = 1;
 	}
 	pthread_mutex_unlock(&sim.lock);
 	if (r)
@@ -256,7 +256,8 @@ static CUresult sim_begin_capture_into(CUstream h, CUstreamCaptureMode mode, int
 	s->capture_id = sim_new_id();
 	s->capture_origin = 1;
 	s->capture_thread = &sim_thr;
-	s->capture_last = last;
+	s->capture_deps[0] = last;
+	s->capture_ndeps = last != NULL;
 	atomic_fetch_add(&s->ctx->captures, 1);
 	atomic_store_explicit(&s->capturing, 1, memory_order_release);
 	pthread_mutex_unlock(&sim.lock);
@@ -372,8 +373,8 @@ SIM_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph) 
 
 /* cuStreamUpdateCaptureDependencies (_v2, default edge data only): "Modifies the dependency set
  * of a capturing stream" (ADD or SET); "CUDA_ERROR_ILLEGAL_STATE if the stream is not
- * capturing".  The simulator keeps one node (captures are linear): the last one given (SET with
- * none: none; ADD with none: unchanged). */
+ * capturing".  At most SIM_CAPTURE_DEPS nodes in the set (more: CUDA_ERROR_NOT_SUPPORTED); ADD
+ * leaves out a node the set has already. */
 static CUresult sim_update_capture_deps(CUstream h, int per_thread, CUgraphNode *deps, const CUgraphEdgeData *ed,
 					size_t n, unsigned flags)
 {
@@ -397,8 +398,15 @@ static CUresult sim_update_capture_deps(CUstream h, int per_thread, CUgraphNode 
 		if (!d || d->graph != s->capture_graph)
 			r = CUDA_ERROR_INVALID_VALUE;
 	}
-	if (r == CUDA_SUCCESS && (n || flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES))
-		s->capture_last = n ? deps[n - 1] : NULL;
+	if (r == CUDA_SUCCESS && flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES) {
+		if (n > SIM_CAPTURE_DEPS)
+			r = CUDA_ERROR_NOT_SUPPORTED;
+		else
+			s->capture_ndeps = 0;
+	}
+	for (size_t i = 0; r == CUDA_SUCCESS && i < n; i++)
+		if (!sim_capture_dep_add(s, deps[i]))
+			r = CUDA_ERROR_NOT_SUPPORTED;
 	pthread_mutex_unlock(&sim.lock);
 	return r;
 }
@@ -489,14 +497,14 @@ static CUresult sim_capture_info(CUstream h, int per_thread, CUstreamCaptureStat
 	struct sim_stream *s = NULL;
 	if (r == CUDA_SUCCESS && (deps || ndeps) && sim_stream_resolve(h, per_thread, &s) != CUDA_SUCCESS)
 		s = NULL;
-	int active = r == CUDA_SUCCESS && *status == CU_STREAM_CAPTURE_STATUS_ACTIVE && s && s->capture_last;
+	int active = r == CUDA_SUCCESS && *status == CU_STREAM_CAPTURE_STATUS_ACTIVE && s && s->capture_ndeps;
 	if (r == CUDA_SUCCESS) {
 		if (deps)
-			*deps = active ? &s->capture_last : NULL;
+			*deps = active ? s->capture_deps : NULL;
 		if (edges)
 			*edges = NULL;
 		if (ndeps)
-			*ndeps = active ? 1 : 0;
+			*ndeps = active ? s->capture_ndeps : 0;
 	}
 	return r;
 }

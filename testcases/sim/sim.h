@@ -190,6 +190,7 @@ enum sim_capture { SIM_CAPTURE_NONE, SIM_CAPTURE_ACTIVE, SIM_CAPTURE_INVALIDATED
 struct sim_op;
 struct sim_graph;
 
+#define SIM_CAPTURE_DEPS 8 /* a capture's dependency set on one stream, at most */
 struct sim_stream {
 	struct sim_obj obj;
 	struct sim_ctx *ctx;
@@ -215,11 +216,25 @@ struct sim_stream {
 	int capture_origin;        /* this stream began the capture (others joined via events) */
 	int capture_into;          /* into the caller's graph (cuStreamBeginCaptureToGraph) */
 	void *capture_thread;      /* per-thread state of the thread that began it */
-	CUgraphNode capture_last;  /* the node this stream's last captured op became, or NULL:
-				    * the capture's dependency set (cuStreamGetCaptureInfo) */
+	CUgraphNode capture_deps[SIM_CAPTURE_DEPS]; /* the capture's dependency set on this stream
+				    * (cuStreamGetCaptureInfo): the node its last captured op became, plus
+				    * those of the events it waited for since (sim.lock) */
+	unsigned capture_ndeps;
 	/* cuStreamSetAttribute values by attribute id (priority lives in `priority`; sim.lock). */
 	CUstreamAttrValue attrs[CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN + 1];
 };
+
+/* Add NODE to S's capture dependency set unless there (sim.lock); false when the set is full. */
+static inline int sim_capture_dep_add(struct sim_stream *s, CUgraphNode node)
+{
+	for (unsigned i = 0; i < s->capture_ndeps; i++)
+		if (s->capture_deps[i] == node)
+			return 1;
+	if (s->capture_ndeps == SIM_CAPTURE_DEPS)
+		return 0;
+	s->capture_deps[s->capture_ndeps++] = node;
+	return 1;
+}
 
 struct sim_ctx {
 	struct sim_obj obj;
@@ -336,7 +351,8 @@ struct sim_event {
 	int timed;                  /* the record op ran and stamped `when` */
 	struct timespec when;
 	struct sim_graph *capture_graph; /* recorded into a capture */
-	CUgraphNode capture_node;        /* ... after that node of it (NULL: none) */
+	CUgraphNode capture_deps[SIM_CAPTURE_DEPS]; /* ... after the recording stream's set */
+	unsigned capture_ndeps;
 };
 
 /* ---- the process-wide state ------------------------------------------------------------------ */

@@ -994,7 +994,8 @@ static CUresult sim_event_record(CUevent h, CUstream hs, unsigned flags, int per
 	if (atomic_load(&s->capturing)) {
 		/* Recorded into the capture: later waits on it join the capture (fork/join). */
 		ev->capture_graph = s->capture_graph;
-		ev->capture_node = s->capture_last;
+		memcpy(ev->capture_deps, s->capture_deps, sizeof ev->capture_deps);
+		ev->capture_ndeps = s->capture_ndeps;
 		ev->recorded = 1;
 		ev->generation = sim_new_id();
 		ev->point = (struct sim_dep){0};
@@ -1121,10 +1122,14 @@ static CUresult sim_stream_wait_event(CUstream hs, CUevent h, unsigned flags, in
 			s->capture_status = SIM_CAPTURE_ACTIVE;
 			s->capture_origin = 0;
 			s->capture_id = sim_new_id();
-			s->capture_last = ev->capture_node;
+			s->capture_ndeps = 0;
 			atomic_store(&s->capturing, 1);
 			atomic_fetch_add(&s->ctx->captures, 1);
 		}
+		/* Joined: the stream's next node depends on what the event was recorded after too. */
+		if (s->capture_graph == ev->capture_graph)
+			for (unsigned i = 0; i < ev->capture_ndeps; i++)
+				sim_capture_dep_add(s, ev->capture_deps[i]);
 		pthread_mutex_unlock(&sim.lock);
 		return CUDA_SUCCESS;
 	}

@@ -71,7 +71,17 @@ is "$(q mid '[.graphs[] | .origin + ":" + (.nodes|tostring) + ":" + (.execs|leng
 is "$(q mid '[.graph_launches[].replay] | join(" ")')" "1 1 2 2 3" "mid JSON: every graph launch with its replay number"
 g=$("$CI" --width 200 "$core" graphs 2>&1)
 like "$g" 'Graph 0x[0-9a-f]+: captured on stream 0x[0-9a-f]+, 10 nodes, in-graph breadcrumbs' "mid graphs view: how the graph was made"
-like "$g" '7 +kernel +RUNNING +paged_attention grid \(4,1,1\) block \(128,1,1\) \+crumb on stream' "mid graphs view: the running node"
+like "$g" '7 +kernel +RUNNING +paged_attention grid \(4,1,1\) block \(128,1,1\) \+crumb after [0-9, ]+ on stream' "mid graphs view: the running node"
+# Captured edges: capture_step forks the matvec onto the second stream after the embedding
+# (event record, wait) and joins it back before the attention: attention after both.
+ord_of() { printf '%s\n' "$g" | sed -n "s/^ *\([0-9]*\) *kernel .* $1 grid.*/\1/p" | head -1; }
+EMB=$(ord_of embed_gather); MV=$(ord_of 'decode::matvec')
+like "$g" " $MV +kernel +finished +decode::matvec grid \\(4,1,1\\) block \\(128,1,1\\) \\+crumb after $EMB on stream" \
+	"mid graphs view: the forked node depends on the embedding it was forked after"
+like "$g" "7 +kernel +RUNNING +paged_attention .* after $EMB, $MV on stream" \
+	"mid graphs view: the joined node depends on both streams' last kernels"
+is "$(q mid '[.diagnosis.faulting_launch.graph.nodes[] | select(.type == "kernel") | .deps | map(tostring) | join(",")] | join("/")')" \
+	"0/$EMB/$EMB,$MV/7" "mid JSON: captured kernel nodes' dependency ordinals"
 like "$g" 'event_wait +finished +event 0x[0-9a-f]+ \(waited for: joins the capture\) on stream' "mid graphs view: the join of the second stream"
 like "$g" 'exec 0x[0-9a-f]+: 3 launches, 0 node updates, the faulting launch is one of its replays' "mid graphs view: the exec"
 k=$("$CI" --width 200 "$core" kernels 2>&1)

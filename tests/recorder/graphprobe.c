@@ -2,7 +2,8 @@
 /*
  * graphprobe: the capture modes and construction paths graphengine does not use, for
  * graphs.t.  In thread-local mode it captures a cuLaunchKernelEx (grid 2x3x1), a host function,
- * a memset and a device-to-device copy; in relaxed mode a capture that cuStreamSynchronize
+ * a memset and a device-to-device copy (cuStreamUpdateCaptureDependencies SET none before the
+ * memset); in relaxed mode a capture that cuStreamSynchronize
  * invalidates; it builds a graph with cuGraphAddNode (a kernel node and a memset node from
  * the parameter union), changes its memset node in the exec, then in the graph
  * (cuGraphExecMemsetNodeSetParams, cuGraphMemsetNodeSetParams); and it captures a launch into a graph it built (cuStreamBeginCaptureToGraph
@@ -50,6 +51,9 @@ int main(void)
 			       .blockDimY = 1, .blockDimZ = 1, .hStream = a };
 	CHECK(cuLaunchKernelEx(&cfg, k, params, NULL));
 	CHECK(cuLaunchHostFunc(a, host_fn, NULL));
+	/* the memset depends on nothing captured before it, the copy on the memset */
+	CHECK(cuStreamUpdateCaptureDependencies(a, NULL, NULL, 0, CU_STREAM_SET_CAPTURE_DEPENDENCIES));
+	printf("graphprobe: capture dependencies set to none before the memset\n");
 	CHECK(cuMemsetD8Async(p, 0x5a, 64, a));
 	CHECK(cuMemcpyDtoDAsync(q, p, 64, a));
 	CHECK(cuStreamEndCapture(a, &g1));

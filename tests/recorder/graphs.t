@@ -121,6 +121,11 @@ is "$(field origin "$g0") $(field mode "$g0") $(field nodes "$g0") $(field flags
 	"probe: a thread-local capture (mode 1) of 4 nodes, ended"
 is "$(awk '/^node .* graph=0 /{print $6}' "$T/probe.dump" | tr '\n' ' ')" "type=kernel type=host type=memset type=memcpy " \
 	"probe: cuLaunchKernelEx, cuLaunchHostFunc, a memset and a copy became nodes in order"
+ok "probe: says it emptied the capture's dependencies before the memset" \
+	grep -q '^graphprobe: capture dependencies set to none before the memset$' "$T/probe/out"
+is "$(awk '/^node .* graph=0 /{print $6}' "$T/probe.dump" | tr '\n' ' ') $(grep '^node .* graph=0 ' "$T/probe.dump" | sed 's/.* deps=\([^ ]*\) .*/\1/' | tr '\n' ' ')" \
+	"type=kernel type=host type=memset type=memcpy  0: 1:0 0: 1:2 " \
+	"probe: captured nodes' edges follow the capture (the host node after the kernel despite its breadcrumb write, none for the memset after cuStreamUpdateCaptureDependencies SET none)"
 like "$(grep '^node .* graph=0 .*type=kernel' "$T/probe.dump")" "fn=probe_k .* grid=2,3,1 block=32,1,1 .*params=$(le64 "$p")07000000" \
 	"probe: the cuLaunchKernelEx node's grid, block and parameters"
 like "$(grep '^node .* graph=0 .*type=host' "$T/probe.dump")" "func=$hostfn " "probe: the host node's function"

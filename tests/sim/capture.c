@@ -99,13 +99,28 @@ int main(void)
 	CUevent fork, join;
 	MUST(cuEventCreate(&fork, CU_EVENT_DISABLE_TIMING));
 	MUST(cuEventCreate(&join, CU_EVENT_DISABLE_TIMING));
+	IS_CU(cuStreamGetCaptureInfo(s, &st, &id, &g_info, &deps, NULL, &ndeps), CUDA_SUCCESS);
+	CUgraphNode s_last = ndeps == 1 ? deps[0] : NULL;
 	IS_CU(cuEventRecord(fork, s), CUDA_SUCCESS);
 	IS_CU(cuStreamWaitEvent(other, fork, 0), CUDA_SUCCESS);
 	IS_CU(cuStreamIsCapturing(other, &st), CUDA_SUCCESS);
 	is_int(st, CU_STREAM_CAPTURE_STATUS_ACTIVE, "waiting on a captured event joins the capture");
+	IS_CU(cuStreamGetCaptureInfo(other, &st, &id, &g_info, &deps, NULL, &ndeps), CUDA_SUCCESS);
+	ok(s_last && ndeps == 1 && deps[0] == s_last, "the joined stream depends on the node the event was recorded after");
 	IS_CU(cuLaunchHostFunc(other, host_fn, NULL), CUDA_SUCCESS);
+	IS_CU(cuStreamGetCaptureInfo(other, &st, &id, &g_info, &deps, NULL, &ndeps), CUDA_SUCCESS);
+	CUgraphNode other_last = ndeps == 1 ? deps[0] : NULL;
 	IS_CU(cuEventRecord(join, other), CUDA_SUCCESS);
 	IS_CU(cuStreamWaitEvent(s, join, 0), CUDA_SUCCESS);
+	IS_CU(cuStreamGetCaptureInfo(s, &st, &id, &g_info, &deps, NULL, &ndeps), CUDA_SUCCESS);
+	ok(other_last && ndeps == 2 && deps[0] == s_last && deps[1] == other_last,
+	   "after the join the capture depends on both streams' last nodes");
+	IS_CU(cuStreamUpdateCaptureDependencies(s, &other_last, NULL, 1, CU_STREAM_ADD_CAPTURE_DEPENDENCIES), CUDA_SUCCESS);
+	IS_CU(cuStreamGetCaptureInfo(s, &st, &id, &g_info, &deps, NULL, &ndeps), CUDA_SUCCESS);
+	is_int((int)ndeps, 2, "ADD of a node the set has leaves it as it was");
+	IS_CU(cuStreamUpdateCaptureDependencies(s, &other_last, NULL, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES), CUDA_SUCCESS);
+	IS_CU(cuStreamGetCaptureInfo(s, &st, &id, &g_info, &deps, NULL, &ndeps), CUDA_SUCCESS);
+	ok(ndeps == 1 && deps[0] == other_last, "SET replaces the set");
 	IS_CU(cuStreamEndCapture(other, &g_info), CUDA_ERROR_STREAM_CAPTURE_UNMATCHED);
 
 	is_int(crumb[0], 0, "nothing captured has run");
