@@ -18,6 +18,7 @@
  * and one ring entry.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recorder.h"
@@ -812,6 +813,35 @@ void ci_graph_edges(struct ci_call *c, CUresult r, const CUgraphNode *from, cons
 	pthread_mutex_unlock(&ci_graph_lock);
 }
 
+/* Copy the latest versions of graph OS's nodes into graph CS, a copy of it whose node handles
+ * cuGraphNodeFindInClone finds (HS NULL) or are HS[] in order, destroyed nodes left out (a child
+ * graph's embedded clone: cuGraphGetNodes). */
+static void ci_graph_nodes_copy_locked(struct ci_call *c, uint32_t os, uint32_t cs, uint64_t clone,
+				       const CUgraphNode *hs, size_t nh)
+{
+	const struct ci_graph *o = ci_graph_at(os);
+	struct ci_graph *g = ci_graph_at(cs);
+	if (!o || !g)
+		return;
+	/* A clone of a captured graph keeps its breadcrumb writes, into the original's slot. */
+	g->crumb_slot = o->crumb_slot;
+	uint32_t n = __atomic_load_n(&o->nodes, __ATOMIC_RELAXED);
+	__atomic_store_n(&g->nodes, n, __ATOMIC_RELAXED);
+	size_t k = 0;
+	for (uint32_t ord = 0; ord < n; ord++) {
+		const struct ci_graph_node *src = ci_node_latest_locked(os, CI_NONE, ord);
+		if (!src)
+			continue;
+		CUgraphNode h = NULL;
+		if (hs)
+			h = !(src->flags & CI_NODE_DESTROYED) && k < nh ? hs[k++] : NULL;
+		else if (src->handle &&
+			 CI_REAL(cuGraphNodeFindInClone, &h, (CUgraphNode)src->handle, (CUgraph)clone) != CUDA_SUCCESS)
+			h = NULL;
+		ci_node_copy_locked(c, src, cs, CI_NONE, CI_U64(h), 0, CI_NODE_UPDATE);
+	}
+}
+
 void ci_graph_cloned(struct ci_call *c, CUresult r, uint64_t clone, uint64_t original)
 {
 	if (r != CUDA_SUCCESS || !ci_rec.base)
@@ -820,24 +850,33 @@ void ci_graph_cloned(struct ci_call *c, CUresult r, uint64_t clone, uint64_t ori
 	uint32_t os = ci_graph_slot_locked(c, original);
 	const struct ci_graph *o = ci_graph_at(os);
 	uint32_t cs = ci_graph_new_locked(c, clone, CI_GRAPH_CLONED, o ? o->ctx : CI_NONE, CI_NONE, 0, 0);
-	struct ci_graph *g = ci_graph_at(cs);
-	if (o && g) {
-		/* A clone of a captured graph keeps its breadcrumb writes, into the original's slot. */
-		g->crumb_slot = o->crumb_slot;
-		uint32_t n = __atomic_load_n(&o->nodes, __ATOMIC_RELAXED);
-		__atomic_store_n(&g->nodes, n, __ATOMIC_RELAXED);
-		for (uint32_t ord = 0; ord < n; ord++) {
-			const struct ci_graph_node *src = ci_node_latest_locked(os, CI_NONE, ord);
-			if (!src)
-				continue;
-			CUgraphNode h = NULL;
-			if (src->handle &&
-			    CI_REAL(cuGraphNodeFindInClone, &h, (CUgraphNode)src->handle, (CUgraph)clone) != CUDA_SUCCESS)
-				h = NULL;
-			ci_node_copy_locked(c, src, cs, CI_NONE, CI_U64(h), 0, CI_NODE_UPDATE);
-		}
-	}
+	ci_graph_nodes_copy_locked(c, os, cs, clone, NULL, 0);
 	pthread_mutex_unlock(&ci_graph_lock);
+}
+
+/* cuGraphAddChildGraphNode: the node (its `a` the embedded clone cuGraphChildGraphNodeGetGraph
+ * names), and that clone as a graph of origin child with the child's nodes. */
+void ci_on_graph_add_child(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph, uint64_t child)
+{
+	CUgraph emb = NULL;
+	if (r != CUDA_SUCCESS || !ci_rec.base ||
+	    CI_REAL(cuGraphChildGraphNodeGetGraph, (CUgraphNode)node, &emb) != CUDA_SUCCESS)
+		emb = NULL;
+	ci_on_graph_add(c, r, node, graph, CI_NODE_CHILD_GRAPH, 0, emb ? CI_U64(emb) : child, 0);
+	if (!emb)
+		return;
+	size_t nh = 0;
+	CUgraphNode *hs = NULL;
+	if (CI_REAL(cuGraphGetNodes, emb, NULL, &nh) == CUDA_SUCCESS && nh && (hs = calloc(nh, sizeof(*hs))) &&
+	    CI_REAL(cuGraphGetNodes, emb, hs, &nh) != CUDA_SUCCESS)
+		nh = 0;
+	pthread_mutex_lock(&ci_graph_lock);
+	uint32_t os = ci_graph_slot_locked(c, child);
+	const struct ci_graph *o = ci_graph_at(os);
+	uint32_t cs = ci_graph_new_locked(c, CI_U64(emb), CI_GRAPH_CHILD, o ? o->ctx : CI_NONE, CI_NONE, 0, 0);
+	ci_graph_nodes_copy_locked(c, os, cs, 0, hs ? hs : (const CUgraphNode *)&hs, hs ? nh : 0);
+	pthread_mutex_unlock(&ci_graph_lock);
+	free(hs);
 }
 
 void ci_graph_exec_updated(struct ci_call *c, CUresult r, uint64_t exec, uint64_t graph)

@@ -73,6 +73,7 @@ void ci_on_graph_add_memcpy(struct ci_call *c, CUresult r, uint64_t node, uint64
 			    const CUDA_MEMCPY3D *p);
 void ci_on_graph_add_memset(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph,
 			    const CUDA_MEMSET_NODE_PARAMS *p);
+void ci_on_graph_add_child(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph, uint64_t child);
 void ci_on_graph_add(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph, uint32_t type,
 		     uint64_t func, uint64_t a, uint64_t bytes);
 void ci_on_graph_add_params(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph,
@@ -154,7 +155,7 @@ void ci_on_graph_host_update(struct ci_call *c, CUresult r, uint64_t exec, uint6
 #define CI_PRE_h_graph_add_memset(c, ...) ((void)0)
 #define CI_HOOK_h_graph_add_host(c, r, pn, g, d, n, p) (CI_DEPS(c, d, n), ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_HOST, (p) ? CI_U64((p)->fn) : 0, 0, 0))
 #define CI_PRE_h_graph_add_host(c, ...) ((void)0)
-#define CI_HOOK_h_graph_add_child(c, r, pn, g, d, n, child) (CI_DEPS(c, d, n), ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_CHILD_GRAPH, 0, CI_U64(child), 0))
+#define CI_HOOK_h_graph_add_child(c, r, pn, g, d, n, child) (CI_DEPS(c, d, n), ci_on_graph_add_child(c, r, CI_OUT(pn), CI_U64(g), CI_U64(child)))
 #define CI_PRE_h_graph_add_child(c, ...) ((void)0)
 #define CI_HOOK_h_graph_add_empty(c, r, pn, g, d, n) (CI_DEPS(c, d, n), ci_on_graph_add(c, r, CI_OUT(pn), CI_U64(g), CI_NODE_EMPTY, 0, 0, 0))
 #define CI_PRE_h_graph_add_empty(c, ...) ((void)0)

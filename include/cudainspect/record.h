@@ -642,7 +642,9 @@ struct ci_thread {
 							 graph built or seen before */   \
 	X(CI_GRAPH_UNSEEN, 4, "unseen")     /* first named by a call after its creation was  \
 					       missed (made before the recorder started) */  \
-	X(CI_GRAPH_CLONED, 5, "cloned")     /* cuGraphClone: the original's nodes, copied */
+	X(CI_GRAPH_CLONED, 5, "cloned")     /* cuGraphClone: the original's nodes, copied */ \
+	X(CI_GRAPH_CHILD, 6, "child")       /* a child-graph node's embedded clone          \
+					       (cuGraphAddChildGraphNode): the child's nodes */
 CI_RECORD_ENUM(ci_graph_origin, CI_GRAPH_ORIGINS);
 
 /* ci_graph.flags (atomic or-updates) */
@@ -709,7 +711,8 @@ struct ci_graph_node {
 	uint64_t handle;          /* CUgraphNode, 0 if unknown */
 	uint64_t function_handle; /* kernels: CUfunction/CUkernel; host nodes: CUhostFn */
 	uint64_t a;               /* memcpy, memset, memop: destination; events: CUevent;
-				     child graphs: CUgraph */
+				     child graphs: the embedded CUgraph (a CI_GRAPH_CHILD graph
+				     of that handle), the child given when it is unknown */
 	uint64_t b;               /* memcpy: source; memset, memop: value */
 	uint64_t bytes;           /* memcpy, memset: bytes */
 	uint32_t graph;           /* CI_SEC_GRAPHS slot */

@@ -47,6 +47,7 @@ SIM_EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 static void sim_work_dup(struct sim_work *dst, const struct sim_work *src, int with_params)
 {
 	*dst = *src;
+	dst->child = NULL; /* cloned where it matters (cuGraphClone), flattened by an exec */
 	if (src->kind == SIM_OP_KERNEL) {
 		dst->u.kernel.kp = with_params ? sim_kparams_copy(src->u.kernel.kp) : NULL;
 		if (src->u.kernel.argv) {
@@ -73,6 +74,8 @@ void sim_work_copy(struct sim_work *dst, const struct sim_work *src)
 
 static CUgraphNodeType sim_work_node_type(const struct sim_work *w)
 {
+	if (w->child)
+		return CU_GRAPH_NODE_TYPE_GRAPH;
 	switch (w->kind) {
 	case SIM_OP_KERNEL: return CU_GRAPH_NODE_TYPE_KERNEL;
 	case SIM_OP_HOST_FN: return CU_GRAPH_NODE_TYPE_HOST;
@@ -196,10 +199,14 @@ fail:
 	return NULL;
 }
 
+static void sim_graph_free_locked(struct sim_graph *g);
 static void sim_graph_nodes_free(struct sim_work *nodes, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		sim_work_release(&nodes[i]);
+		if (nodes[i].child)
+			sim_graph_free_locked(nodes[i].child);
+	}
 	free(nodes);
 }
 
@@ -835,6 +842,8 @@ SIM_EXPORT CUresult cuGraphDestroyNode(CUgraphNode hNode)
 			r = CUDA_ERROR_NOT_SUPPORTED;
 	if (r == CUDA_SUCCESS) {
 		sim_work_release(&g->nodes[n->index]);
+		if (g->nodes[n->index].child)
+			sim_graph_free_locked(g->nodes[n->index].child);
 		g->nodes[n->index] = (struct sim_work){.kind = SIM_OP_MARKER};
 		g->handles[n->index] = NULL;
 		size_t k = 0; /* "severs any dependencies of other nodes on hNode and vice versa" */
@@ -1047,26 +1056,29 @@ SIM_EXPORT CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgra
 
 /* "Creates a copy of originalGraph and returns it in phGraphClone. All parameters are copied
  * into the cloned graph"; cuGraphNodeFindInClone finds a node's copy there. */
-SIM_EXPORT CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
+/* A deep copy of graph O (child graphs cloned too), under sim.lock; NULL when out of memory. */
+static struct sim_graph *sim_graph_clone_locked(const struct sim_graph *o)
 {
-	SIM_REQUIRE_INIT();
-	struct sim_graph *o = sim_graph_get(originalGraph);
-	if (!phGraphClone || !o)
-		return CUDA_ERROR_INVALID_VALUE;
 	struct sim_graph *g = sim_obj_new(SIM_KIND_GRAPH, sizeof(*g));
 	if (!g)
-		return CUDA_ERROR_OUT_OF_MEMORY;
+		return NULL;
 	g->id = sim_new_id();
 	CUresult r = CUDA_SUCCESS;
-	pthread_mutex_lock(&sim.lock);
 	g->ctx = o->ctx;
 	g->clone_of = o->id;
 	for (size_t i = 0; i < o->nnodes && r == CUDA_SUCCESS; i++) {
 		struct sim_work w;
 		sim_work_copy(&w, &o->nodes[i]);
+		if (o->nodes[i].child && !(w.child = sim_graph_clone_locked(o->nodes[i].child))) {
+			sim_work_release(&w);
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+			break;
+		}
 		struct sim_graph_node *cn = sim_graph_append_locked(g, &w);
 		if (!cn) {
 			sim_work_release(&w);
+			if (w.child)
+				sim_graph_free_locked(w.child);
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 		} else if (!o->handles[i]) { /* destroyed in the original: an empty place */
 			g->handles[i] = NULL;
@@ -1079,13 +1091,65 @@ SIM_EXPORT CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 		memcpy(g->edges, o->edges, o->nedges * sizeof(*g->edges));
 		g->nedges = o->nedges;
 	}
-	if (r)
+	if (r) {
 		sim_graph_free_locked(g);
+		return NULL;
+	}
+	return g;
+}
+
+SIM_EXPORT CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph *o = sim_graph_get(originalGraph);
+	if (!phGraphClone || !o)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	struct sim_graph *g = sim_graph_clone_locked(o);
 	pthread_mutex_unlock(&sim.lock);
-	if (r)
-		return r;
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	*phGraphClone = (CUgraph)g;
 	return CUDA_SUCCESS;
+}
+
+/* cuGraphAddChildGraphNode: "The node executes an embedded child graph. The child graph is
+ * cloned in this call."  cuGraphChildGraphNodeGetGraph hands out that embedded clone ("does not
+ * clone the graph. Changes to the graph will be reflected in the node"). */
+SIM_EXPORT CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					     size_t numDependencies, CUgraph childGraph)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph *c = sim_graph_get(childGraph);
+	if (!c || childGraph == hGraph)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	struct sim_work w = {.kind = SIM_OP_MARKER, .child = sim_graph_clone_locked(c)};
+	pthread_mutex_unlock(&sim.lock);
+	if (!w.child)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	struct sim_graph *child = w.child;
+	CUresult r = sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
+	if (r) {
+		pthread_mutex_lock(&sim.lock);
+		sim_graph_free_locked(child);
+		pthread_mutex_unlock(&sim.lock);
+	}
+	return r;
+}
+
+SIM_EXPORT CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
+{
+	SIM_REQUIRE_INIT();
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (n && phGraph && n->graph && n->index < n->graph->nnodes && n->graph->nodes[n->index].child) {
+		*phGraph = (CUgraph)n->graph->nodes[n->index].child;
+		r = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&sim.lock);
+	return r;
 }
 
 SIM_EXPORT CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
@@ -1268,6 +1332,45 @@ SIM_EXPORT CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraph
 	return sim_set_node(1, hGraphExec, hNode, CU_GRAPH_NODE_TYPE_HOST, sim_host_params_work(nodeParams, &w), &w);
 }
 
+/* The nodes an exec of G holds: G's own, then those of each child graph (recursively). */
+static size_t sim_graph_flat_count(const struct sim_graph *g)
+{
+	size_t n = g->nnodes;
+	for (size_t i = 0; i < g->nnodes; i++)
+		if (g->nodes[i].child)
+			n += sim_graph_flat_count(g->nodes[i].child);
+	return n;
+}
+
+/* Instantiation flattens: G's nodes are copied at x->nodes[*pn...] (the top graph's at their own
+ * indexes, so a CUgraphNode names its exec node), and the replay order gets G's order with each
+ * child-graph node (an empty node) followed by its graph's nodes in their own order. */
+static CUresult sim_exec_flatten(struct sim_graph_exec *x, const struct sim_graph *g, size_t *pn, size_t *po)
+{
+	size_t base = *pn;
+	for (size_t i = 0; i < g->nnodes; i++) {
+		sim_work_copy(&x->nodes[base + i], &g->nodes[i]);
+		/* An explicitly built graph runs in the context of its kernels. */
+		if (!x->ctx && g->nodes[i].kind == SIM_OP_KERNEL) {
+			struct sim_module *m = NULL;
+			_Atomic int *dyn;
+			sim_launch_entry(g->nodes[i].u.kernel.func, &m, &dyn);
+			if (m)
+				x->ctx = m->ctx;
+		}
+	}
+	*pn += g->nnodes;
+	CUresult r;
+	size_t *order = sim_graph_order(g, &r);
+	for (size_t k = 0; order && k < g->nnodes && r == CUDA_SUCCESS; k++) {
+		x->order[(*po)++] = base + order[k];
+		if (g->nodes[order[k]].child)
+			r = sim_exec_flatten(x, g->nodes[order[k]].child, pn, po);
+	}
+	free(order);
+	return r;
+}
+
 static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h, unsigned long long flags)
 {
 	SIM_REQUIRE_INIT();
@@ -1283,25 +1386,17 @@ static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h, unsigned lo
 	x->ctx = g->ctx;
 	x->graph_id = g->id;
 	x->flags = flags;
-	x->nodes = calloc(g->nnodes ? g->nnodes : 1, sizeof(*x->nodes));
-	if (x->nodes) {
-		for (size_t i = 0; i < g->nnodes; i++) {
-			sim_work_copy(&x->nodes[i], &g->nodes[i]);
-			/* An explicitly built graph runs in the context of its kernels. */
-			if (!x->ctx && g->nodes[i].kind == SIM_OP_KERNEL) {
-				struct sim_module *m = NULL;
-				_Atomic int *dyn;
-				sim_launch_entry(g->nodes[i].u.kernel.func, &m, &dyn);
-				if (m)
-					x->ctx = m->ctx;
-			}
-		}
-		x->nnodes = g->nnodes;
-	}
-	CUresult ro = CUDA_ERROR_OUT_OF_MEMORY;
-	if (x->nodes && !(x->order = sim_graph_order(g, &ro))) {
-		sim_graph_nodes_free(x->nodes, x->nnodes);
-		x->nodes = NULL;
+	size_t total = sim_graph_flat_count(g), pn = 0, po = 0;
+	x->nodes = calloc(total ? total : 1, sizeof(*x->nodes));
+	x->order = malloc((total ? total : 1) * sizeof(*x->order));
+	CUresult ro = x->nodes && x->order ? sim_exec_flatten(x, g, &pn, &po) : CUDA_ERROR_OUT_OF_MEMORY;
+	if (x->nodes)
+		x->nnodes = pn;
+	if (ro) {
+		if (x->nodes)
+			sim_graph_nodes_free(x->nodes, x->nnodes);
+		free(x->order);
+		x->nodes = NULL, x->order = NULL;
 	}
 	pthread_mutex_unlock(&sim.lock);
 	if (!x->nodes) {

@@ -287,6 +287,8 @@ struct sim_work {
 	enum sim_launch_fate fate;
 	int count;                   /* decide the fate when accepted (not when captured) */
 	int disabled;                /* an exec's node turned off (cuGraphNodeSetEnabled) */
+	struct sim_graph *child;     /* a graph's child-graph node (a marker): its own clone, owned
+				      * (never copied with the work; an exec holds it flattened) */
 	unsigned long nth;           /* its ordinal among launches (copies, sets) of its name */
 	const struct sim_fault *fault; /* for SIM_LAUNCH_FAULT */
 	union {

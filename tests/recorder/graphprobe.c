@@ -141,6 +141,26 @@ int main(void)
 	CHECK(cuStreamSynchronize(a));
 	CHECK(cuMemcpyDtoH(&got, q, sizeof got));
 	printf("graphprobe: after cuGraphDestroyNode the graph has %zu node(s) and q holds 0x%x\n", left, got);
+	/* A child-graph node: g6 (a kernel node) embedded in g7 after an empty node. */
+	CUgraph g6, g7, emb = NULL;
+	CUgraphNode k6, e7, c7;
+	CUgraphExec x7;
+	CHECK(cuGraphCreate(&g6, 0));
+	CUDA_KERNEL_NODE_PARAMS kp6 = { .func = k, .gridDimX = 6, .gridDimY = 1, .gridDimZ = 1,
+					.blockDimX = 32, .blockDimY = 1, .blockDimZ = 1, .kernelParams = params };
+	CHECK(cuGraphAddKernelNode(&k6, g6, NULL, 0, &kp6));
+	CHECK(cuGraphCreate(&g7, 0));
+	CHECK(cuGraphAddEmptyNode(&e7, g7, NULL, 0));
+	CHECK(cuGraphAddChildGraphNode(&c7, g7, &e7, 1, g6));
+	CHECK(cuGraphChildGraphNodeGetGraph(c7, &emb));
+	printf("graphprobe: child graph 0x%llx embedded as 0x%llx\n", (unsigned long long)(uintptr_t)g6,
+	       (unsigned long long)(uintptr_t)emb);
+	CHECK(cuGraphInstantiateWithFlags(&x7, g7, 0));
+	CHECK(cuGraphLaunch(x7, a));
+	CHECK(cuStreamSynchronize(a));
+	CHECK(cuGraphExecDestroy(x7));
+	CHECK(cuGraphDestroy(g7));
+	CHECK(cuGraphDestroy(g6));
 	CHECK(cuGraphExecDestroy(x5));
 	CHECK(cuGraphDestroy(g5));
 	CHECK(cuGraphExecDestroy(x4));

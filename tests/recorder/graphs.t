@@ -167,6 +167,15 @@ is "$(grep '^node .* graph=4 exec=- ordinal=1 ' "$T/probe.dump" | head -1 | sed 
 is "$(grep '^node .* graph=4 exec=- ordinal=2 ' "$T/probe.dump" | sed 's/.* deps=\([^ ]*\) .*/\1/' | tr '\n' ' ')" "0: 1:0 2:0,1 1:1 0: " \
 	"probe: cuGraphAddDependencies (two edges), cuGraphRemoveDependencies and cuGraphDestroyNode each give the node a version with its edges"
 
+read -r cg emb < <(sed -n 's/^graphprobe: child graph \(0x[0-9a-f]*\) embedded as \(0x[0-9a-f]*\)$/\1 \2/p' "$T/probe/out")
+like "$(grep '^node .* graph=6 .*ordinal=1 ' "$T/probe.dump")" "type=child_graph .* a=$emb .* deps=1:0 " \
+	"probe: the child-graph node (after the empty node) names the embedded graph cuGraphChildGraphNodeGetGraph gave"
+g7=$(grep "^graph slot=7 handle=$emb " "$T/probe.dump")
+is "$(field origin "$g7") $(field nodes "$g7")" "child 1" "probe: the embedded graph is recorded, origin child, with the child's node"
+like "$(grep '^node .* graph=7 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=probe_k .* grid=6,1,1 block=32,1,1 ' \
+	"probe: the embedded graph's kernel node is the child's (grid 6)"
+like "$(grep "^graph slot=5 " "$T/probe.dump")" "handle=$cg origin=built .* nodes=1 " "probe: the child graph itself, as built"
+
 # ---- the tables full: a 1 MiB record keeps 128 node versions; 200 replays update 200 more
 run_in "$T/full" env CUDASIM_MODE=null CUDAINSPECT_SIZE=1M CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" \
 	"$B/graphengine" --mode explicit --steps 200

@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # Explicitly built graphs (tests/sim/graphs.c): construction, node queries, instantiation with
 # parameters, an exec's kernel node updated between replays, and a fault planted in that node of
-# the second replay, whose Xid line names the updated pointer; async and null mode.
+# the second replay, whose Xid line names the updated pointer; async and null mode.  Child-graph
+# nodes (tests/sim/childgraph.c): the fault planted in the child graph's kernel node of the
+# second replay names the pointer that program planted.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/lib.sh"
-export CUDASIM_KERNEL_US=100 CUDASIM_FAULT=step@4:arg=0+64
-rm -f "$T/graphs.log"
-CUDASIM_KERNEL_LOG=$T/graphs.log sim_run graphs; ok "graphs.c exits 0" test $? -eq 0
-ok "graphs.c: all pass" tap_clean "$T/graphs.tap"
-planted=$(sed -n 's/^# planted //p' "$T/graphs.tap")
-like "$(grep Xid "$T/graphs.log")" "faulted @ $(printf '0x%x_%08x' $(( (planted + 64) >> 32 )) $(( (planted + 64) & 0xfffff000 )))" \
-	"the Xid line names the updated node's pointer + 64, down to the page"
-CUDASIM_MODE=null sim_run graphs; ok "graphs.c in null mode exits 0" test $? -eq 0
-ok "graphs.c in null mode: all pass" tap_clean "$T/graphs.tap"
+export CUDASIM_KERNEL_US=100
+# $1: the test program; $2: what its faulting node is.  Both run with CUDASIM_FAULT=step@4:arg=0+64.
+graph_run() {
+	local prog=$1 what=$2
+	rm -f "$T/$prog.log"
+	CUDASIM_FAULT=step@4:arg=0+64 CUDASIM_KERNEL_LOG=$T/$prog.log sim_run "$prog"; ok "$prog.c exits 0" test $? -eq 0
+	ok "$prog.c: all pass" tap_clean "$T/$prog.tap"
+	local planted=$(sed -n 's/^# planted //p' "$T/$prog.tap")
+	like "$(grep Xid "$T/$prog.log")" "faulted @ $(printf '0x%x_%08x' $(( (planted + 64) >> 32 )) $(( (planted + 64) & 0xfffff000 )))" \
+		"the Xid line names $what pointer + 64, down to the page"
+	CUDASIM_FAULT=step@4:arg=0+64 CUDASIM_MODE=null sim_run "$prog"; ok "$prog.c in null mode exits 0" test $? -eq 0
+	ok "$prog.c in null mode: all pass" tap_clean "$T/$prog.tap"
+}
+graph_run graphs "the updated node's"
+graph_run childgraph "the child graph's kernel"
 done_testing
