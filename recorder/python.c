@@ -227,14 +227,12 @@ struct ci_py_cache {
 };
 static __thread struct ci_py_cache ci_py_tls;
 
-/* The code table slot of CODE (copied at first sight), or CI_NONE if it is not a code object. */
-static uint32_t ci_py_code(struct ci_py_cache *cache, uintptr_t code)
+/* A miss in CACHE at H for CODE (whose name object is NAME): the code table slot of CODE
+ * (copied at first sight), now cached, or CI_NONE if it is not a code object. */
+static uint32_t ci_py_code_miss(struct ci_py_cache *cache, size_t h, uintptr_t code,
+				uintptr_t name)
 {
 	const struct ci_py_layout *l = &ci_py.l;
-	uintptr_t name = CI_LOAD(code + (l->code_qualname ? l->code_qualname : l->code_name));
-	size_t h = (code >> 4 ^ code >> 12) & (CI_PY_CACHE - 1);
-	if (CI_LIKELY(cache->e[h].code == code && cache->e[h].name == name))
-		return cache->e[h].slot;
 	if (ci_py.code_type && CI_LOAD(code + 8) != ci_py.code_type)
 		return CI_NONE;
 	int32_t first = (int32_t)CI_LOAD32(code + l->code_firstlineno);
@@ -319,7 +317,7 @@ unsigned ci_python_capture(uint64_t *frames, unsigned n, unsigned max)
 		uint32_t slot;
 		if (CI_LIKELY(cache->e[h].code == code && cache->e[h].name == name))
 			slot = cache->e[h].slot;
-		else if ((slot = ci_py_code(cache, code)) == CI_NONE)
+		else if ((slot = ci_py_code_miss(cache, h, code, name)) == CI_NONE)
 			break;
 		uint32_t instr = CI_PYFRAME_NO_INSTR;
 		if (index) {
