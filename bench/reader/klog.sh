@@ -62,15 +62,7 @@ echo "bench: reader_klog_size $(( $(stat -c %s "$scratch/big.log") / 1048576 )) 
 echo "bench: reader_klog_xid_lines $(grep -c 'NVRM: Xid' "$scratch/big.log") count"
 cat "$scratch/big.log" "$core" >/dev/null # page cache warm
 
-median() {
-	local i
-	for ((i = 0; i < runs; i++)); do
-		"$M" "$@" 2>/dev/null
-	done | awk -v n="$runs" '{ w[NR] = $1; m[NR] = $2; c[NR] = $4 }
-		function med(a,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
-		END { print med(w), med(m), med(c) }'
-}
+. "$(dirname "$0")/median.sh"
 read -r s0 k0 c0 < <(median "$B/cudainspect" -q "$core")
 read -r s1 k1 c1 < <(median "$B/cudainspect" -q --kernel-log "$scratch/big.log" "$core")
 echo "bench: reader_summary_time $s0 s"

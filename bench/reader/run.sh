@@ -78,16 +78,7 @@ fi
 echo "bench: reader_small_core_size $(( $(stat -c %s "$small") / 1048576 )) MiB"
 echo "bench: reader_large_core_size $(( $(stat -c %s "$large") / 1048576 )) MiB"
 
-# median of N runs of `measure CMD...`: prints "<wall s> <peak KiB> <cpu s>" (medians of each)
-median() {
-	local i
-	for ((i = 0; i < runs; i++)); do
-		"$M" "$@" 2>/dev/null
-	done | awk -v n="$runs" '{ w[NR] = $1; m[NR] = $2; c[NR] = $4 }
-		function med(a,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
-		END { print med(w), med(m), med(c) }'
-}
+. "$(dirname "$0")/median.sh"
 # report NAME: print the three figures of the last median
 report() {
 	echo "bench: $1_time $s s"
