@@ -950,6 +950,20 @@ static int graph_suspect_args(const struct ci_model *m, const struct ci_diagnosi
 	return fail;
 }
 
+/* The faulting node's name ("7", "3.0" in a child graph), with what a child's means. */
+static const char *node_name(const struct ci_graph_replay *g, char *buf, size_t size)
+{
+	ci_graph_replay_node_name(g, (size_t)g->faulting_node, buf, size);
+	ptrdiff_t p = g->nodes[g->faulting_node].parent;
+	if (p >= 0) {
+		char pn[64];
+		size_t k = strlen(buf);
+		snprintf(buf + k, size - k, ", in the graph of child-graph node %s",
+			 ci_graph_replay_node_name(g, (size_t)p, pn, sizeof pn));
+	}
+	return buf;
+}
+
 /* The faulting launch is a cuGraphLaunch: expand it (corefile/graphs.c), name the kernel node
  * the in-graph breadcrumb or the graph's shape leaves, else the only one (or oldest) passing a
  * bad pointer, and attribute that node's arguments as the faulting launch's. */
@@ -1000,7 +1014,7 @@ static int graph_fault(const struct ci_model *m, const struct ci_evidence *ev, s
 		attr_vec_deinit(&nav);
 		return -1;
 	}
-	char name[256];
+	char name[256], nn[192];
 	/* The driver's word: a kernel log's fault page (a kernel's access) names the nodes that
 	 * pass a pointer into or next to its allocation. */
 	bool by_xid = false;
@@ -1024,11 +1038,11 @@ static int graph_fault(const struct ci_model *m, const struct ci_evidence *ev, s
 			if (n > 1 && d->confidence > CI_CONF_MEDIUM)
 				d->confidence = CI_CONF_MEDIUM;
 			text_add(why, " It is replay %llu of a graph; of its %zu kernel node%s, %s %s (node "
-				      "%zd) passes a pointer into or next to #%llu, where the kernel log's "
+				      "%s) passes a pointer into or next to #%llu, where the kernel log's "
 				      "fault page lies.",
 				 (unsigned long long)g->replay, g->kernel_count, g->kernel_count == 1 ? "" : "s",
 				 n == 1 ? "only" : "the first of those that do,",
-				 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)), g->faulting_node,
+				 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)), node_name(g, nn, sizeof nn),
 				 (unsigned long long)A->id);
 		}
 	}
@@ -1051,10 +1065,10 @@ static int graph_fault(const struct ci_model *m, const struct ci_evidence *ev, s
 			if (bad > 1 && d->confidence > CI_CONF_LOW)
 				d->confidence = CI_CONF_LOW;
 			text_add(why, " It is replay %llu of a graph; of its %zu kernel node%s %s %s, "
-				      "node %zd, passes a pointer outside every live allocation%s.",
+				      "node %s, passes a pointer outside every live allocation%s.",
 				 (unsigned long long)g->replay, g->kernel_count,
 				 g->kernel_count == 1 ? "" : "s", bad == 1 ? "only" : "the first of those that",
-				 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)), g->faulting_node,
+				 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)), node_name(g, nn, sizeof nn),
 				 bad == 1 ? "" : " (others do too)");
 		} else {
 			text_add(why, " It is replay %llu of a graph with %zu kernel node%s; %s, and none "
@@ -1069,15 +1083,15 @@ static int graph_fault(const struct ci_model *m, const struct ci_evidence *ev, s
 		/* said above */
 	} else if (g->crumb) {
 		text_add(why, " It is replay %llu of a graph: its in-graph breadcrumb reads %llu, so "
-			      "the kernel nodes up to node %llu finished and node %zd, %s, was running.",
+			      "the kernel nodes up to node %llu finished and node %s, %s, was running.",
 			 (unsigned long long)g->replay, (unsigned long long)g->crumb_value,
-			 (unsigned long long)(g->crumb_value ? g->crumb_value - 1 : 0), g->faulting_node,
+			 (unsigned long long)(g->crumb_value ? g->crumb_value - 1 : 0), node_name(g, nn, sizeof nn),
 			 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)));
 		if (!g->crumb_value)
 			text_add(why, " (The breadcrumb is 0: no kernel of this replay had finished.)");
 	} else {
-		text_add(why, " It is replay %llu of a graph whose only kernel node is node %zd, %s.",
-			 (unsigned long long)g->replay, g->faulting_node,
+		text_add(why, " It is replay %llu of a graph whose only kernel node is node %s, %s.",
+			 (unsigned long long)g->replay, node_name(g, nn, sizeof nn),
 			 ci_launch_kernel_name(m, &g->kernel, name, sizeof(name)));
 	}
 	/* The faulting node's arguments are the faulting launch's. */

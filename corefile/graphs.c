@@ -15,7 +15,14 @@
  * rest had not started.  A replay that finished (its stream's breadcrumb is past it) finished
  * every node, one that had not started started none; without an in-graph breadcrumb the states
  * of a replay in flight are unknown.
+ *
+ * A child-graph node runs the graph of origin child the recorder made of its embedded clone:
+ * its nodes are expanded after the replayed graph's (nested ones after theirs, within depth,
+ * node and work limits) and take the child-graph node's state; to the breadcrumb a child-graph
+ * node with kernels inside is one kernel.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +30,9 @@
 #include "reader-internal.h"
 #include "graphs.h"
 
-#define GRAPH_NODES_MAX 65536 /* ordinals expanded per replay, at most */
+#define GRAPH_NODES_MAX 65536 /* nodes expanded per replay, child graphs' included, at most */
+#define GRAPH_CHILD_DEPTH 8   /* child graphs within child graphs, at most */
+#define GRAPH_CHILD_WORK (1u << 22) /* table entries looked at to expand child graphs, at most */
 
 static uint64_t ci_mix64_reader(uint64_t x)
 {
@@ -68,7 +77,7 @@ void ci_graph_replay_deinit(struct ci_graph_replay *r)
 	if (r) {
 		free(r->nodes);
 		r->nodes = NULL;
-		r->node_count = 0;
+		r->node_count = r->graph_nodes = 0;
 	}
 }
 
@@ -98,7 +107,7 @@ void ci_graph_replay_pick(const struct ci_model *m, struct ci_graph_replay *r, s
 /* States of a replay in flight from its breadcrumb value V (see the file comment). */
 static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *r, uint64_t v)
 {
-	size_t n = r->node_count;
+	size_t n = r->graph_nodes;
 	uint8_t *done = calloc(n ? n : 1, 1);
 	size_t *dep1 = malloc((n ? n : 1) * sizeof *dep1), *dep2 = malloc((n ? n : 1) * sizeof *dep2);
 	if (!done || !dep1 || !dep2) {
@@ -151,6 +160,18 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 					done[dep2[i]] = 1;
 			}
 	}
+	/* A child-graph node with kernels inside is one kernel to its dependants: what runs after
+	 * it waits for them, and it has no breadcrumb of its own. */
+	uint8_t *kernels = calloc(n ? n : 1, 1);
+	for (size_t i = 0; kernels && i < r->node_count; i++) {
+		const struct ci_graph_node *e = r->nodes[i].node;
+		if (!e || e->type != CI_NODE_KERNEL)
+			continue;
+		size_t top = i;
+		while (r->nodes[top].parent >= 0)
+			top = (size_t)r->nodes[top].parent;
+		kernels[top] = 1;
+	}
 	/* ready[i]: every kernel among i's ancestors finished (computed in ordinal order). */
 	uint8_t *ready = calloc(n ? n : 1, 1);
 	for (size_t i = 0; ready && i < n; i++) {
@@ -160,7 +181,7 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 			size_t d = ds[k];
 			if (d == SIZE_MAX)
 				continue;
-			bool kernel = r->nodes[d].node && r->nodes[d].node->type == CI_NODE_KERNEL;
+			bool kernel = kernels ? kernels[d] : r->nodes[d].node && r->nodes[d].node->type == CI_NODE_KERNEL;
 			if ((kernel && !done[d]) || (!kernel && !done[d] && !ready[d]))
 				ready[i] = 0;
 		}
@@ -177,7 +198,153 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 			r->nodes[i].state = CI_LS_NOT_STARTED;
 	}
 	free(ready);
+	free(kernels);
 	free(done), free(dep1), free(dep2);
+}
+
+/* The graph a child-graph node E runs: the newest of origin child with E's handle made by T
+ * (the recorder copies the child's nodes into it when the node is added). */
+static uint32_t child_graph_of(const struct ci_model *m, const struct ci_graph_node *e, uint64_t t)
+{
+	uint32_t best = CI_NONE;
+	for (size_t i = 0; i < m->graph_count; i++) {
+		const struct ci_graph *g = &m->graphs[i];
+		if (g->seq && g->origin == CI_GRAPH_CHILD && g->handle == e->a && g->create_ns <= t)
+			best = (uint32_t)i;
+	}
+	return best;
+}
+
+/* Append the nodes of every child-graph node's graph after the replayed graph's, each child's
+ * by ordinal (their latest versions made by T, the instantiation), nested ones in turn.  A
+ * hostile record's cycles and sizes end at the depth, node and work limits (children_cut). */
+static void expand_children(const struct ci_model *m, struct ci_graph_replay *r, uint64_t t)
+{
+	bool any = false;
+	for (size_t i = 0; i < r->node_count && !any; i++)
+		any = r->nodes[i].node && r->nodes[i].node->type == CI_NODE_CHILD_GRAPH;
+	struct ci_graph_index ix;
+	if (!any)
+		return;
+	if (!ci_graph_index_init(m, &ix)) {
+		r->children_cut = true;
+		return;
+	}
+	size_t work = 0;
+	for (size_t i = 0; i < r->node_count; i++) { /* node_count grows: nested ones come too */
+		const struct ci_graph_node *e = r->nodes[i].node;
+		if (!e || e->type != CI_NODE_CHILD_GRAPH || (e->flags & CI_NODE_DISABLED))
+			continue;
+		size_t depth = 0;
+		for (ptrdiff_t p = r->nodes[i].parent; p >= 0; p = r->nodes[p].parent)
+			depth++;
+		work += m->graph_count;
+		uint32_t cs = depth < GRAPH_CHILD_DEPTH && work < GRAPH_CHILD_WORK ? child_graph_of(m, e, t) : CI_NONE;
+		if (cs == CI_NONE) {
+			r->children_cut |= depth >= GRAPH_CHILD_DEPTH || work >= GRAPH_CHILD_WORK;
+			continue; /* a child the record did not see: its nodes are not known */
+		}
+		size_t n = m->graphs[cs].nodes, base = r->node_count;
+		if (n > GRAPH_NODES_MAX - base) {
+			n = GRAPH_NODES_MAX - base;
+			r->children_cut = true;
+		}
+		struct ci_graph_node_state *v = n ? realloc(r->nodes, (base + n) * sizeof *v) : NULL;
+		if (!v) {
+			r->children_cut |= n != 0;
+			continue;
+		}
+		r->nodes = v;
+		r->node_count = base + n;
+		memset(v + base, 0, n * sizeof *v);
+		for (size_t k = 0; k < n; k++) {
+			v[base + k].parent = (ptrdiff_t)i;
+			v[base + k].ordinal = (uint32_t)k;
+		}
+		for (size_t k = ix.node_head[cs]; k != SIZE_MAX; k = ix.node_next[k]) {
+			const struct ci_graph_node *c = &m->graph_nodes[k];
+			if (++work >= GRAPH_CHILD_WORK) {
+				r->children_cut = true;
+				break;
+			}
+			if (c->ordinal >= n || c->time_ns > t)
+				continue;
+			if (!v[base + c->ordinal].first)
+				v[base + c->ordinal].first = c;
+			v[base + c->ordinal].node = c;
+		}
+		for (size_t k = base; k < base + n; k++)
+			if (v[k].node && (v[k].node->flags & CI_NODE_DESTROYED))
+				v[k].node = v[k].first = NULL;
+	}
+	ci_graph_index_deinit(&ix);
+}
+
+/* A child graph's nodes ran as the child-graph node did: finished or not started with it.  One
+ * in flight ran its only kernel, if it has one; of several the breadcrumb cannot say which. */
+static void states_of_children(struct ci_graph_replay *r)
+{
+	size_t *kernels = calloc(r->node_count ? r->node_count : 1, sizeof *kernels);
+	for (size_t i = r->graph_nodes; kernels && i < r->node_count; i++) {
+		const struct ci_graph_node *e = r->nodes[i].node;
+		if (e && e->type == CI_NODE_KERNEL && !(e->flags & CI_NODE_DISABLED))
+			kernels[r->nodes[i].parent]++;
+	}
+	for (size_t i = r->graph_nodes; i < r->node_count; i++) { /* parents come first */
+		enum ci_launch_state ps = r->nodes[r->nodes[i].parent].state;
+		const struct ci_graph_node *e = r->nodes[i].node;
+		if (ps != CI_LS_IN_FLIGHT)
+			r->nodes[i].state = ps;
+		else
+			r->nodes[i].state = kernels && kernels[r->nodes[i].parent] == 1 && e &&
+						    e->type == CI_NODE_KERNEL ? CI_LS_IN_FLIGHT : CI_LS_UNKNOWN;
+	}
+	free(kernels);
+}
+
+const char *ci_graph_replay_node_name(const struct ci_graph_replay *r, size_t i, char *buf, size_t size)
+{
+	uint32_t path[GRAPH_CHILD_DEPTH + 2];
+	size_t depth = 0;
+	for (ptrdiff_t p = (ptrdiff_t)i; p >= 0 && (size_t)p < r->node_count && depth < sizeof path / sizeof *path;
+	     p = r->nodes[p].parent)
+		path[depth++] = r->nodes[p].ordinal;
+	size_t k = 0;
+	buf[0] = '\0';
+	while (depth-- > 0 && k < size)
+		k += (size_t)snprintf(buf + k, size - k, "%s%" PRIu32, k ? "." : "", path[depth]);
+	return buf;
+}
+
+static size_t order_from(const size_t *first, const size_t *count, size_t from, size_t n, size_t *out, size_t k)
+{
+	for (size_t i = from; i < from + n; i++) {
+		out[k++] = i;
+		if (count[i]) /* depth bounded by GRAPH_CHILD_DEPTH */
+			k = order_from(first, count, first[i], count[i], out, k);
+	}
+	return k;
+}
+
+size_t *ci_graph_replay_order(const struct ci_graph_replay *r)
+{
+	size_t n = r->node_count ? r->node_count : 1;
+	size_t *out = malloc(n * sizeof *out), *first = malloc(n * sizeof *first);
+	size_t *count = calloc(n, sizeof *count);
+	if (out && first && count) {
+		for (size_t i = r->graph_nodes; i < r->node_count; i++) {
+			size_t p = (size_t)r->nodes[i].parent;
+			if (!count[p]++)
+				first[p] = i; /* a child graph's nodes are contiguous */
+		}
+		order_from(first, count, 0, r->graph_nodes, out, 0);
+	} else {
+		free(out);
+		out = NULL;
+	}
+	free(first);
+	free(count);
+	return out;
 }
 
 bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_launch_state state,
@@ -202,7 +369,11 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 	size_t n = x->nodes < GRAPH_NODES_MAX ? x->nodes : GRAPH_NODES_MAX;
 	if (n && !(r->nodes = calloc(n, sizeof *r->nodes)))
 		return true;
-	r->node_count = n;
+	r->node_count = r->graph_nodes = n;
+	for (size_t i = 0; i < n; i++) {
+		r->nodes[i].parent = -1;
+		r->nodes[i].ordinal = (uint32_t)i;
+	}
 	/* Table order is the order the versions were written (under the recorder's lock). */
 	for (size_t i = 0; i < m->graph_node_count; i++) {
 		const struct ci_graph_node *e = &m->graph_nodes[i];
@@ -224,6 +395,9 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 			r->nodes[i].node = r->nodes[i].first = NULL;
 			r->destroyed_count++;
 		}
+	}
+	expand_children(m, r, x->instantiate_ns);
+	for (size_t i = 0; i < r->node_count; i++) {
 		r->nodes[i].state = state == CI_LS_IN_FLIGHT ? CI_LS_UNKNOWN : state;
 		if (r->nodes[i].node && r->nodes[i].node->type == CI_NODE_KERNEL &&
 		    !(r->nodes[i].node->flags & CI_NODE_DISABLED))
@@ -246,11 +420,12 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 		r->crumb = true;
 		r->crumb_value = m->crumbs[g->crumb_slot];
 		states_from_crumb(m, r, r->crumb_value);
+		states_of_children(r);
 	}
 	/* The faulting node when the facts leave one: the only kernel running, or the only kernel. */
 	ptrdiff_t pick = -1;
 	size_t running = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < r->node_count; i++) {
 		const struct ci_graph_node *e = r->nodes[i].node;
 		if (!e || e->type != CI_NODE_KERNEL || (e->flags & CI_NODE_DISABLED))
 			continue; /* a disabled node is an empty one */

@@ -8,6 +8,10 @@
 /* Make node NODE of R (a kernel node) its faulting node: sets faulting_node and kernel. */
 void ci_graph_replay_pick(const struct ci_model *m, struct ci_graph_replay *r, size_t node);
 
+/* R's node indices in tree order, each child-graph node followed by its graph's nodes
+ * (malloc'd, node_count of them; NULL when out of memory: use index order). */
+size_t *ci_graph_replay_order(const struct ci_graph_replay *r);
+
 /* The graph tables chained for the views: per graph its own node versions and its execs, per
  * exec its versions (updates), each in table order; SIZE_MAX ends a chain. */
 struct ci_graph_index {

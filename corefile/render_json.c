@@ -743,12 +743,21 @@ static void j_part_threads(struct json *j)
 }
 
 /* One node version of a graph. */
-static void j_graph_node(struct json *j, const struct ci_graph_node *e, const char *state)
+static void j_graph_node(struct json *j, const struct ci_graph_node *e, const char *state,
+			 const struct ci_graph_replay *g, size_t at)
 {
 	const struct ci_model *m = j->m;
 	char name[512];
 	j_obj(j, NULL);
 	j_u64(j, "ordinal", e->ordinal);
+	if (g) { /* a replay's node: its name ("3.0" in a child graph), the child-graph node's */
+		j_str(j, "node", ci_graph_replay_node_name(g, at, name, sizeof name));
+		if (g->nodes[at].parent >= 0)
+			j_str(j, "child_of", ci_graph_replay_node_name(g, (size_t)g->nodes[at].parent, name, sizeof name));
+		else
+			j_null(j, "child_of");
+		j_slot(j, "graph_slot", e->graph);
+	}
 	j_str(j, "type", ci_node_type_name(e->type));
 	j_hex(j, "handle", e->handle);
 	if (e->type == CI_NODE_KERNEL) {
@@ -803,10 +812,22 @@ static void j_graph_replay(struct json *j, const struct ci_graph_replay *g)
 	j_slot(j, "graph_slot", g->graph);
 	j_u64(j, "replay", g->replay);
 	j_u64(j, "kernel_nodes", g->kernel_count);
-	if (g->faulting_node >= 0)
-		j_u64(j, "faulting_node", (uint64_t)g->faulting_node);
-	else
+	/* faulting_node: the ordinal in the replayed graph (a child graph's kernel: the child-graph
+	 * node it ran in); faulting_node_name the kernel node itself ("3.0"). */
+	char nn[192];
+	ptrdiff_t top = g->faulting_node;
+	while (top >= 0 && g->nodes[top].parent >= 0)
+		top = g->nodes[top].parent;
+	if (top >= 0) {
+		j_u64(j, "faulting_node", g->nodes[top].ordinal);
+		j_str(j, "faulting_node_name", ci_graph_replay_node_name(g, (size_t)g->faulting_node, nn, sizeof nn));
+	} else {
 		j_null(j, "faulting_node");
+		j_null(j, "faulting_node_name");
+	}
+	j_u64(j, "graph_nodes", g->graph_nodes);
+	j_u64(j, "child_graph_nodes", g->node_count - g->graph_nodes);
+	j_bool(j, "child_graphs_cut", g->children_cut);
 	j_bool(j, "breadcrumb", g->crumb);
 	if (g->crumb)
 		j_u64(j, "breadcrumb_value", g->crumb_value);
@@ -815,9 +836,13 @@ static void j_graph_replay(struct json *j, const struct ci_graph_replay *g)
 	j_u64(j, "graph_launch_stack_id", gl->stack);
 	j_stack(j, "graph_launch_stack", gl->stack);
 	j_arr(j, "nodes");
-	for (size_t i = 0; i < g->node_count; i++)
+	size_t *order = ci_graph_replay_order(g); /* each child graph's nodes after its node */
+	for (size_t at = 0; at < g->node_count; at++) {
+		size_t i = order ? order[at] : at;
 		if (g->nodes[i].node)
-			j_graph_node(j, g->nodes[i].node, ci_launch_state_name(g->nodes[i].state));
+			j_graph_node(j, g->nodes[i].node, ci_launch_state_name(g->nodes[i].state), g, i);
+	}
+	free(order);
 	j_close(j);
 	j_close(j);
 }
@@ -849,10 +874,10 @@ static void j_part_graphs(struct json *j)
 		/* Versions by table order: the graph's own, then each exec's (exec not null). */
 		j_arr(j, "node_versions");
 		for (size_t k = ix_ok ? ix.node_head[gi] : SIZE_MAX; k != SIZE_MAX; k = ix.node_next[k])
-			j_graph_node(j, &m->graph_nodes[k], NULL);
+			j_graph_node(j, &m->graph_nodes[k], NULL, NULL, 0);
 		for (size_t xi = ix_ok ? ix.exec_head[gi] : SIZE_MAX; xi != SIZE_MAX; xi = ix.exec_next[xi])
 			for (size_t k = ix.upd_head[xi]; k != SIZE_MAX; k = ix.upd_next[k])
-				j_graph_node(j, &m->graph_nodes[k], NULL);
+				j_graph_node(j, &m->graph_nodes[k], NULL, NULL, 0);
 		j_close(j);
 		j_arr(j, "execs");
 		for (size_t xi = ix_ok ? ix.exec_head[gi] : SIZE_MAX; xi != SIZE_MAX; xi = ix.exec_next[xi]) {

@@ -643,8 +643,9 @@ static const char *node_state_text(enum ci_launch_state s)
 static void graph_node_lines(struct ci_text_out *o, const struct ci_graph_replay *g, const char *indent,
 			     size_t max)
 {
-	size_t shown = 0;
-	for (size_t i = 0; i < g->node_count; i++) {
+	size_t shown = 0, *order = ci_graph_replay_order(g);
+	for (size_t at = 0; at < g->node_count; at++) {
+		size_t i = order ? order[at] : at;
 		const struct ci_graph_node *e = g->nodes[i].node;
 		if (!e || e->type != CI_NODE_KERNEL)
 			continue;
@@ -653,16 +654,17 @@ static void graph_node_lines(struct ci_text_out *o, const struct ci_graph_replay
 			break;
 		}
 		struct ci_launch k = { .function = e->function, .function_handle = e->function_handle };
-		char name[256], shortn[256];
+		char name[256], shortn[256], nn[64];
 		ci_kernel_short_name(ci_launch_kernel_name(o->m, &k, name, sizeof(name)), shortn, sizeof(shortn));
-		line(o, "%snode %-3zu %-12s %s  grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32
+		line(o, "%snode %-3s %-12s %s  grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32
 			",%" PRIu32 ",%" PRIu32 ")%s%s",
-		     indent, i, node_state_text(g->nodes[i].state), shortn, e->grid[0], e->grid[1], e->grid[2],
+		     indent, ci_graph_replay_node_name(g, i, nn, sizeof nn), node_state_text(g->nodes[i].state), shortn, e->grid[0], e->grid[1], e->grid[2],
 		     e->block[0], e->block[1], e->block[2],
 		     e->flags & CI_NODE_DISABLED ? "  (disabled in this exec: an empty node)"
 		     : e->exec != CI_NONE        ? "  (updated in this exec)" : "",
 		     o->d->graph == g && g->faulting_node == (ptrdiff_t)i ? "  <- faulted" : "");
 	}
+	free(order);
 }
 
 /* What a faulting graph launch adds: which node of which graph, which replay, where the graph
@@ -674,13 +676,21 @@ static void graph_fault_lines(struct ci_text_out *o, size_t frames)
 		return;
 	const struct ci_model *m = o->m;
 	const struct ci_launch *gl = ci_report_launch(o->r, g->launch);
-	char graph[96], nodes[64] = "";
+	char graph[96], nodes[96] = "", nn[64], inner[64] = "";
 	if (g->faulting_node >= 0)
-		snprintf(nodes, sizeof(nodes), "node %zd of ", g->faulting_node);
+		snprintf(nodes, sizeof(nodes), "node %s of ",
+			 ci_graph_replay_node_name(g, (size_t)g->faulting_node, nn, sizeof nn));
+	if (g->node_count > g->graph_nodes)
+		snprintf(inner, sizeof inner, " + %zu in child graphs%s", g->node_count - g->graph_nodes,
+			 g->children_cut ? " (not all: limits)" : "");
 	const struct ci_graph_exec *x = g->exec != CI_NONE ? &m->graph_execs[g->exec] : NULL;
-	line(o, "  %s%s (%zu nodes, %zu kernels), replay %" PRIu64 " of exec 0x%" PRIx64, nodes,
-	     graph_label(m, g->graph, graph, sizeof(graph)), g->node_count - g->destroyed_count, g->kernel_count, g->replay,
-	     x ? x->handle : gl->aux);
+	line(o, "  %s%s (%zu nodes%s, %zu kernels), replay %" PRIu64 " of exec 0x%" PRIx64, nodes,
+	     graph_label(m, g->graph, graph, sizeof(graph)), g->graph_nodes - g->destroyed_count, inner,
+	     g->kernel_count, g->replay, x ? x->handle : gl->aux);
+	if (g->faulting_node >= 0 && g->nodes[g->faulting_node].parent >= 0)
+		line(o, "  (node %s: node %" PRIu32 " of the graph that child-graph node %s runs)", nn,
+		     g->nodes[g->faulting_node].ordinal,
+		     ci_graph_replay_node_name(g, (size_t)g->nodes[g->faulting_node].parent, inner, sizeof inner));
 	print_stack(o, "  graph launched at ", gl->stack, frames);
 	if (g->crumb)
 		line(o, "  in-graph breadcrumb %" PRIu64 ": how far this replay got", g->crumb_value);
@@ -1309,9 +1319,12 @@ void ci_text_kernels(struct ci_text_out *o)
 		     rel_time(o, l->time_ns, t, sizeof(t)), l->tid, stream, l->stream_seq,
 		     launch_state_text(o, i), short_kernel(o, l, name, sizeof(name)));
 		stack_site(o, l->stack, site, sizeof(site));
-		line(o, "         grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32 ",%" PRIu32
-		     ",%" PRIu32 ")%s%s", l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-		     l->block[2], *site ? " at " : "", site);
+		if (l->api == CI_LAUNCH_GRAPH) /* no grid of its own: its nodes follow */
+			line(o, "         cuGraphLaunch%s%s", *site ? " at " : "", site);
+		else
+			line(o, "         grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32 ",%" PRIu32
+			     ",%" PRIu32 ")%s%s", l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+			     l->block[2], *site ? " at " : "", site);
 		if (l->api == CI_LAUNCH_GRAPH) {
 			/* The replay inline: the kernels the exec ran (the faulting one's states). */
 			const struct ci_graph_replay *fg = o->d->graph;
@@ -1411,6 +1424,17 @@ void ci_text_graphs(struct ci_text_out *o)
 		     g->flags & CI_GRAPH_INVALIDATED ? ", capture invalidated" : "",
 		     g->crumb_slot != CI_NONE ? ", in-graph breadcrumbs" : "", g->destroy_ns ? ", destroyed" : "");
 		print_stack(o, g->origin == CI_GRAPH_CAPTURED || g->origin == CI_GRAPH_CAPTURED_INTO ? "  captured at " : "  created at ", g->stack, 3);
+		/* A child graph: the child-graph node that embeds it (bounded: a hostile record's
+		 * tables are not scanned once per graph without end). */
+		for (size_t k = 0; g->origin == CI_GRAPH_CHILD && k < m->graph_node_count && k < (1u << 20); k++) {
+			const struct ci_graph_node *e = &m->graph_nodes[k];
+			if (e->seq && e->type == CI_NODE_CHILD_GRAPH && e->a == g->handle && e->exec == CI_NONE &&
+			    e->graph < m->graph_count && m->graphs[e->graph].seq) {
+				line(o, "  the graph of child-graph node %" PRIu32 " of %s", e->ordinal,
+				     graph_label(m, e->graph, site, sizeof(site)));
+				break;
+			}
+		}
 		/* Its nodes as the graph has them (latest versions of its own), or as the faulting
 		 * replay ran them. */
 		const struct ci_graph_node **latest = NULL;
@@ -1419,11 +1443,19 @@ void ci_text_graphs(struct ci_text_out *o)
 			const struct ci_graph_node *last = latest[k];
 			uint32_t ord = last->ordinal;
 			const char *state = NULL;
-			if (fg && fg->graph == gi && ord < fg->node_count && fg->nodes[ord].node) {
-				state = node_state_text(fg->nodes[ord].state);
-				if (fg->nodes[ord].state == CI_LS_IN_FLIGHT && fg->nodes[ord].node->type != CI_NODE_KERNEL)
+			/* The faulting replay's entry for this node: of the replayed graph by ordinal,
+			 * of a child graph the first of the replay's that ran it. */
+			ptrdiff_t at = -1;
+			if (fg && fg->graph == gi && ord < fg->graph_nodes)
+				at = (ptrdiff_t)ord;
+			for (size_t j = fg ? fg->graph_nodes : 0; fg && at < 0 && j < fg->node_count; j++)
+				if (fg->nodes[j].node && fg->nodes[j].node->graph == gi && fg->nodes[j].ordinal == ord)
+					at = (ptrdiff_t)j;
+			if (at >= 0 && fg->nodes[at].node) {
+				state = node_state_text(fg->nodes[at].state);
+				if (fg->nodes[at].state == CI_LS_IN_FLIGHT && fg->nodes[at].node->type != CI_NODE_KERNEL)
 					state = "in flight"; /* no breadcrumb of its own: maybe done */
-				last = fg->nodes[ord].node;
+				last = fg->nodes[at].node;
 			}
 			graph_node_line(o, last, state);
 		}

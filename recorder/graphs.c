@@ -761,11 +761,12 @@ static void ci_deps_edit(struct ci_graph_node *e, int how, uint32_t ord)
 }
 
 /* A new version copied from SRC: of GRAPH's ordinal, for EXEC (CI_NONE: the graph's), with
- * HANDLE, flags changed by SET and CLEAR, its dependency list edited (HOW: CI_DEP_*, ORD).
- * Under the lock. */
+ * HANDLE, flags changed by SET and CLEAR, its dependency list edited (HOW: CI_DEP_*, ORD); its
+ * stack and thread are this call's, or SRC's when KEEP_ORIGIN (a copy in a clone: the node was
+ * made where SRC was).  Under the lock. */
 static void ci_node_copy_edit_locked(struct ci_call *c, const struct ci_graph_node *src, uint32_t graph,
 				     uint32_t exec, uint64_t handle, uint16_t set, uint16_t clear, int how,
-				     uint32_t ord)
+				     uint32_t ord, bool keep_origin)
 {
 	uint32_t slot;
 	struct ci_graph_node *e = ci_node_claim_locked(ci_graph_at(graph), &slot);
@@ -776,8 +777,10 @@ static void ci_node_copy_edit_locked(struct ci_call *c, const struct ci_graph_no
 	e->graph = graph;
 	e->exec = exec;
 	e->handle = handle;
-	e->tid = ci_tid_now();
-	e->stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
+	if (!keep_origin) {
+		e->tid = ci_tid_now();
+		e->stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
+	}
 	e->flags = (uint16_t)((e->flags | set) & ~clear);
 	if (how != CI_DEP_KEEP)
 		ci_deps_edit(e, how, ord);
@@ -789,7 +792,7 @@ static void ci_node_copy_edit_locked(struct ci_call *c, const struct ci_graph_no
 static void ci_node_copy_locked(struct ci_call *c, const struct ci_graph_node *src, uint32_t graph,
 				uint32_t exec, uint64_t handle, uint16_t set, uint16_t clear)
 {
-	ci_node_copy_edit_locked(c, src, graph, exec, handle, set, clear, CI_DEP_KEEP, 0);
+	ci_node_copy_edit_locked(c, src, graph, exec, handle, set, clear, CI_DEP_KEEP, 0, false);
 }
 
 void ci_graph_edges(struct ci_call *c, CUresult r, const CUgraphNode *from, const CUgraphNode *to, size_t n,
@@ -808,14 +811,14 @@ void ci_graph_edges(struct ci_call *c, CUresult r, const CUgraphNode *from, cons
 		const struct ci_graph_node *f = fs != CI_NONE ? ci_entry(CI_SEC_GRAPH_NODES, fs) : NULL;
 		ci_node_copy_edit_locked(c, t, t->graph, CI_NONE, t->handle, CI_NODE_UPDATE, 0,
 					 add ? CI_DEP_ADD : CI_DEP_REMOVE,
-					 f && f->graph == t->graph ? f->ordinal : CI_NONE);
+					 f && f->graph == t->graph ? f->ordinal : CI_NONE, false);
 	}
 	pthread_mutex_unlock(&ci_graph_lock);
 }
 
 /* Copy the latest versions of graph OS's nodes into graph CS, a copy of it whose node handles
  * cuGraphNodeFindInClone finds (HS NULL) or are HS[] in order, destroyed nodes left out (a child
- * graph's embedded clone: cuGraphGetNodes). */
+ * graph's embedded clone: cuGraphGetNodes), each with the stack and thread of the node it copies. */
 static void ci_graph_nodes_copy_locked(struct ci_call *c, uint32_t os, uint32_t cs, uint64_t clone,
 				       const CUgraphNode *hs, size_t nh)
 {
@@ -838,7 +841,7 @@ static void ci_graph_nodes_copy_locked(struct ci_call *c, uint32_t os, uint32_t 
 		else if (src->handle &&
 			 CI_REAL(cuGraphNodeFindInClone, &h, (CUgraphNode)src->handle, (CUgraph)clone) != CUDA_SUCCESS)
 			h = NULL;
-		ci_node_copy_locked(c, src, cs, CI_NONE, CI_U64(h), 0, CI_NODE_UPDATE);
+		ci_node_copy_edit_locked(c, src, cs, CI_NONE, CI_U64(h), 0, CI_NODE_UPDATE, CI_DEP_KEEP, 0, true);
 	}
 }
 
@@ -944,7 +947,7 @@ void ci_graph_node_destroyed(struct ci_call *c, CUresult r, uint64_t node)
 			for (uint32_t i = 0; o && !(o->flags & CI_NODE_DESTROYED) && i < CI_NODE_DEPS; i++)
 				on |= i < o->dep_count && o->deps[i] == gone;
 			if (on)
-				ci_node_copy_edit_locked(c, o, gs, CI_NONE, o->handle, CI_NODE_UPDATE, 0, CI_DEP_REMOVE, gone);
+				ci_node_copy_edit_locked(c, o, gs, CI_NONE, o->handle, CI_NODE_UPDATE, 0, CI_DEP_REMOVE, gone, false);
 		}
 	}
 	ci_map_remove(&ci_rec.node_map, node);

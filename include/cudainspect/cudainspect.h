@@ -537,13 +537,20 @@ struct ci_graph_node_state {
 	const struct ci_graph_node *node;  /* the version this replay ran (model->graph_nodes) */
 	const struct ci_graph_node *first; /* the graph's first version of that ordinal */
 	enum ci_launch_state state;        /* in_flight: running when the record was taken */
+	ptrdiff_t parent;                  /* the child-graph node (index into nodes) it ran in,
+					      -1 for the replayed graph's own nodes */
+	uint32_t ordinal;                  /* its ordinal in its graph */
 };
 struct ci_graph_replay {
 	size_t launch;             /* index into model->launches of the cuGraphLaunch */
 	uint32_t exec, graph;      /* CI_SEC_GRAPH_EXECS / CI_SEC_GRAPHS slots, CI_NONE */
 	uint64_t replay;           /* the exec's launch number, 0 when unknown */
-	struct ci_graph_node_state *nodes; size_t node_count; /* by ordinal */
-	size_t kernel_count;       /* kernel nodes among them */
+	/* nodes[0 .. graph_nodes) are the replayed graph's, by ordinal; after them the nodes of
+	 * its child-graph nodes' graphs (and theirs), each child's by ordinal after its parent. */
+	struct ci_graph_node_state *nodes; size_t node_count;
+	size_t graph_nodes;        /* the replayed graph's ordinals */
+	size_t kernel_count;       /* kernel nodes among them, child graphs' included */
+	bool children_cut;         /* child graphs not all expanded (nesting or size limits) */
 	size_t destroyed_count;    /* ordinals destroyed before the instantiation: no nodes */
 	bool crumb;                /* node states come from the in-graph breadcrumb */
 	uint64_t crumb_value;      /* its value: ordinal + 1 of the last kernel node finished */
@@ -559,6 +566,9 @@ struct ci_graph_replay {
 bool ci_graph_replay_expand(const struct ci_model *model, size_t launch, enum ci_launch_state state,
 			    struct ci_graph_replay *ret);
 void ci_graph_replay_deinit(struct ci_graph_replay *r);
+/* Node I of R as the reports name it: its ordinal ("7"), or for a node of a child graph the
+ * child-graph node's name and its ordinal in that graph ("3.0"). */
+const char *ci_graph_replay_node_name(const struct ci_graph_replay *r, size_t i, char *buf, size_t size);
 
 struct ci_diagnosis {
 	enum ci_verdict verdict;

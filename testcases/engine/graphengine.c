@@ -17,13 +17,17 @@
  * cuGraphKernelNodeSetParams) and updates the exec from the clone (cuGraphExecUpdate);
  * --skip-mlp disables the MLP node of each exec (cuGraphNodeSetEnabled); --destroy-node adds a
  * second MLP node after the attention node and removes it again (cuGraphDestroyNode) before the
- * graph is instantiated, as a builder drops an optional stage.
+ * graph is instantiated, as a builder drops an optional stage.  --child-graph (with --mode
+ * explicit) builds the attention stage as a graph of its own and adds it as a child-graph node
+ * (cuGraphAddChildGraphNode), as modular graph builders do per layer; nodes inside a child graph
+ * are not repointed between replays, so its attention node reads the second KV cache throughout.
  *
  * --fault-step S plants a fault in step S (1-based), in the kernel --fault-node names: first
  * (embed_gather), middle (paged_attention, the default) or last (sample_token).  For the middle
  * node the fault is real: in capture mode step S copies a page table with a stale page number
  * (an index fault: the kernel reads far past k_cache); in explicit mode the exec's attention
- * node is pointed at the second KV cache after it was freed (a use after free).  Under the
+ * node is pointed at the second KV cache after it was freed (a use after free); with
+ * --child-graph that cache is freed before step S while the child graph still reads it.  Under the
  * simulator CUDASIM_FAULT is set to the same launch (every step launches each kernel once, so it
  * is the S-th launch of that kernel) with the address the GPU would touch.  The fault surfaces
  * at the step's cuStreamSynchronize, which CHECK turns into abort(), as engines do.
@@ -140,6 +144,7 @@ static void add_kernel(CUgraph g, CUgraphNode *prev, CUgraphNode *node, CUfuncti
 }
 
 static int destroy_node; /* --destroy-node */
+static int child_graph;  /* --child-graph */
 
 /* The same step, built node by node; *attn_node and *mlp_node get those nodes. */
 static CUgraph build_step(struct buffers *b, struct step_args *a, unsigned batch, CUgraphNode *attn_node,
@@ -158,7 +163,18 @@ static CUgraph build_step(struct buffers *b, struct step_args *a, unsigned batch
 	prev = n;
 	add_kernel(g, &prev, &n, f_embed, (DIM * batch + 255) / 256, 256, 0, p.embed);
 	add_kernel(g, &prev, mlp_node, f_matvec, HIDDEN / 128, 128, 0, p.matvec);
-	add_kernel(g, &prev, attn_node, f_attn, N_HEADS, 128, (unsigned)a->n_ctx * 4, p.attn);
+	if (child_graph) {
+		/* The attention stage as a sub-graph; the child-graph node holds a clone of it. */
+		CUgraph layer;
+		CUgraphNode none = NULL;
+		CHECK(cuGraphCreate(&layer, 0));
+		add_kernel(layer, &none, attn_node, f_attn, N_HEADS, 128, (unsigned)a->n_ctx * 4, p.attn);
+		CHECK(cuGraphAddChildGraphNode(&n, g, &prev, 1, layer));
+		CHECK(cuGraphDestroy(layer));
+		prev = n;
+	} else {
+		add_kernel(g, &prev, attn_node, f_attn, N_HEADS, 128, (unsigned)a->n_ctx * 4, p.attn);
+	}
 	if (destroy_node) { /* an optional stage, dropped again: the next node follows attention */
 		CUgraphNode from = prev, extra;
 		add_kernel(g, &from, &extra, f_matvec, HIDDEN / 128, 128, 0, p.matvec);
@@ -177,7 +193,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: graphengine [--mode capture|explicit] [--steps N] [--fault-step S]\n"
 		"                   [--fault-node first|middle|last] [--update node|exec-update]\n"
-		"                   [--skip-mlp] [--destroy-node] [--verbose]\n"
+		"                   [--skip-mlp] [--destroy-node] [--child-graph] [--verbose]\n"
 		"Runs a decode step as a CUDA graph per batch size (1, 4) and replays it every step;\n"
 		"--fault-step plants a fault in that step's replay (docs/ENGINES.md).\n"
 		"Environment: sets CUDASIM_FAULT for --fault-step (for the simulated driver).\n");
@@ -187,11 +203,11 @@ int main(int argc, char **argv)
 {
 	engine_prog = "graphengine";
 	unsigned steps = 12, fault_step = 0;
-	int explicit_mode = 0, exec_update = 0, skip_mlp = 0;
+	int explicit_mode = 0, exec_update = 0, skip_mlp = 0, update_given = 0;
 	const char *fault_node = "middle";
 	static const struct option opts[] = {{"mode", 1, NULL, 'm'},   {"steps", 1, NULL, 's'},
 					     {"fault-step", 1, NULL, 'f'}, {"fault-node", 1, NULL, 'n'},
-					     {"update", 1, NULL, 'u'}, {"skip-mlp", 0, NULL, 'k'}, {"destroy-node", 0, NULL, 'd'},
+					     {"update", 1, NULL, 'u'}, {"skip-mlp", 0, NULL, 'k'}, {"destroy-node", 0, NULL, 'd'}, {"child-graph", 0, NULL, 'c'},
 					     {"verbose", 0, NULL, 'v'}, {"help", 0, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
@@ -210,6 +226,7 @@ int main(int argc, char **argv)
 			fault_node = optarg;
 			break;
 		case 'u':
+			update_given = 1;
 			if (!strcmp(optarg, "exec-update"))
 				exec_update = 1;
 			else if (strcmp(optarg, "node"))
@@ -217,14 +234,18 @@ int main(int argc, char **argv)
 			break;
 		case 'k': skip_mlp = 1; break;
 		case 'd': destroy_node = 1; break;
+		case 'c': child_graph = 1; break;
 		case 'v': engine_verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc || fault_step > steps || ((exec_update || skip_mlp || destroy_node) && !explicit_mode))
-		engine_die(2, "unexpected arguments (--fault-step past --steps, or --update, --skip-mlp "
-			      "or --destroy-node without --mode explicit); see --help");
+	if (optind < argc || fault_step > steps ||
+	    ((update_given || skip_mlp || destroy_node || child_graph) && !explicit_mode) ||
+	    (child_graph && update_given))
+		engine_die(2, "unexpected arguments (--fault-step past --steps, --update, --skip-mlp, "
+			      "--destroy-node or --child-graph without --mode explicit, or --update with "
+			      "--child-graph); see --help");
 	const char *fault_kernel = !strcmp(fault_node, "first")  ? "embed_gather"
 				   : !strcmp(fault_node, "last") ? "sample_token"
 								 : "paged_attention";
@@ -287,6 +308,10 @@ int main(int argc, char **argv)
 	CUgraph clones[NSIZES];
 	for (int i = 0; i < NSIZES; i++) {
 		step_args_init(&args[i], batch_sizes[i], &b);
+		if (child_graph) { /* fixed at build time: the second cache */
+			args[i].k_cache = b.kv[1][0];
+			args[i].v_cache = b.kv[1][1];
+		}
 		graphs[i] = explicit_mode ? build_step(&b, &args[i], batch_sizes[i], &attn_nodes[i], &mlp_nodes[i])
 					  : capture_step(sa, sb, fork, join, &b, &args[i], batch_sizes[i]);
 		CHECK(cuGraphInstantiateWithFlags(&execs[i], graphs[i], 0));
@@ -315,14 +340,14 @@ int main(int argc, char **argv)
 			page_table[0] = (int)POISON_PAGE; /* a stale page number */
 		CHECK(cuMemcpyHtoDAsync(b.tokens, &token, sizeof token, sa));
 		CHECK(cuMemcpyHtoDAsync(b.page_table, page_table, sizeof page_table, sa));
-		if (explicit_mode) {
+		if (explicit_mode && planted) { /* the second cache, freed while a graph reads it */
+			CHECK(cuMemFree(b.kv[1][0]));
+			CHECK(cuMemFree(b.kv[1][1]));
+		}
+		if (explicit_mode && !child_graph) {
 			/* This step's KV cache, the two used in turn; the planted step gets the
 			 * second one just after it was freed (a use after free). */
 			int kv = planted ? 1 : (int)(s % 2);
-			if (planted) {
-				CHECK(cuMemFree(b.kv[1][0]));
-				CHECK(cuMemFree(b.kv[1][1]));
-			}
 			struct step_args a = args[k];
 			a.k_cache = b.kv[kv][0];
 			a.v_cache = b.kv[kv][1];

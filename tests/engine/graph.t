@@ -37,4 +37,12 @@ is "$rc" 2 "an unknown --fault-node exits 2"
 run_in "$T/bad2" "$GE" --update exec-update
 is "$rc" 2 "--update without --mode explicit exits 2"
 like "$(cat "$T/bad2/err")" 'without --mode explicit' "... and says why"
+run_in "$T/ok-child" "$GE" --mode explicit --child-graph --steps 4
+is "$rc" 0 "--child-graph: four steps without a fault"
+like "$(cat "$T/ok-child/out")" 'graph of batch 1 has 6 nodes' "--child-graph: the attention stage is one child-graph node of 6"
+run_in "$T/f-child" env CUDASIM_VERBOSE=1 "$GE" --mode explicit --child-graph --steps 4 --fault-step 3
+is "$rc" 134 "--child-graph: the cache freed before step 3 faults"
+like "$(cat "$T/f-child/err")" 'kernel paged_attention \(launch #3\) faults' "--child-graph: the simulator faults the child's attention kernel in step 3"
+run_in "$T/bad3" "$GE" --mode explicit --child-graph --update node
+is "$rc" 2 "--child-graph with --update exits 2"
 done_testing

@@ -98,6 +98,7 @@ static bool cmp_diagnoses(const struct ci_model *ma, const struct ci_diagnosis *
 		DIFF(x->exec != y->exec || x->graph != y->graph || x->replay != y->replay ||
 			     x->faulting_node != y->faulting_node || x->crumb != y->crumb ||
 			     x->crumb_value != y->crumb_value || x->node_count != y->node_count ||
+			     x->graph_nodes != y->graph_nodes || x->children_cut != y->children_cut ||
 			     x->kernel_count != y->kernel_count,
 		     "graph replay");
 		for (size_t i = 0; i < x->node_count; i++)

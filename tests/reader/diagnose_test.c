@@ -796,6 +796,110 @@ static void test_xid_copy(void)
 	ci_model_destroy(m);
 }
 
+/* A captured graph whose node 2 is a child-graph node (a memset and one kernel inside), its
+ * in-graph breadcrumb 2: nodes 0 and 1 finished.  The child graph's nodes follow its node in the
+ * replay; the child-graph node is one kernel to what runs after it, so node 3 had not started
+ * and the child's kernel, node 2.1, was the only one running. */
+static struct ci_model *child_graph_model(uint32_t child_kernels, size_t *gl)
+{
+	struct ci_model *m = mb_new();
+	mb_device(m, "NVIDIA H200");
+	uint32_t fa = mb_function(m, "embed", 0, NULL), fb = mb_function(m, "norm", 0, NULL);
+	uint32_t fc = mb_function(m, "attention", 0, NULL), fd = mb_function(m, "sample", 0, NULL);
+	uint32_t s = mb_stream(m, 0xa000, true, 0, 1);
+	uint32_t g = mb_graph(m, 0x6000, CI_GRAPH_CAPTURED, 4, true, 2);
+	uint32_t c = mb_graph(m, 0x6100, CI_GRAPH_CHILD, 1 + child_kernels, false, 0);
+	mb_graph_node(m, g, 0, CI_NODE_KERNEL, fa, 0, s, 1)->flags = CI_NODE_CRUMB;
+	mb_graph_node(m, g, 1, CI_NODE_KERNEL, fb, 0, s, 1)->flags = CI_NODE_CRUMB;
+	mb_graph_node(m, g, 2, CI_NODE_CHILD_GRAPH, CI_NONE, 0x6100, s, 1);
+	mb_graph_node(m, g, 3, CI_NODE_KERNEL, fd, 0, s, 1)->flags = CI_NODE_CRUMB;
+	mb_graph_node(m, c, 0, CI_NODE_MEMSET, CI_NONE, 0xd000, CI_NONE, 1);
+	for (uint32_t k = 0; k < child_kernels; k++)
+		mb_graph_node(m, c, 1 + k, CI_NODE_KERNEL, fc, 0, CI_NONE, 1);
+	uint32_t x = mb_graph_exec(m, 0x7000, g, 2);
+	*gl = mb_graph_launch(m, s, 1, x, 1, 5, CI_LAUNCH_CRUMB, 7);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	return m;
+}
+
+static void test_child_graph(void)
+{
+	size_t gl;
+	struct ci_model *m = child_graph_model(1, &gl);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->faulting_launch, (long long)gl, "child graph: the graph launch faulted");
+	ok(d->graph && d->graph->graph_nodes == 4 && d->graph->node_count == 6,
+	   "child graph: 4 nodes of the graph, the child's 2 after them");
+	ok(d->graph && d->graph->kernel_count == 4, "child graph: 4 kernels, the child's counted");
+	char name[64] = "";
+	if (d->graph && d->graph->faulting_node >= 0)
+		ci_graph_replay_node_name(d->graph, (size_t)d->graph->faulting_node, name, sizeof name);
+	is_str(name, "2.1", "child graph: the child's kernel (node 1 of child-graph node 2) faulted");
+	ok(d->graph && d->graph->nodes[3].state == CI_LS_NOT_STARTED,
+	   "child graph: the kernel after the child-graph node had not started");
+	ok(d->graph && d->graph->nodes[1].state == CI_LS_FINISHED, "child graph: node 1 finished (breadcrumb 2)");
+	uint32_t kf = d->graph ? d->graph->kernel.function : CI_NONE;
+	is_str(kf < m->function_count ? m->strings + m->functions[kf].name_str : "", "attention",
+	       "child graph: the faulting launch is the child's attention kernel");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+
+	/* Two kernels in the child: the breadcrumb cannot say which ran, and neither is named. */
+	m = child_graph_model(2, &gl);
+	d = run(m, NULL);
+	ok(d->graph && d->graph->node_count == 7 && d->graph->nodes[5].state == CI_LS_UNKNOWN &&
+		   d->graph->nodes[6].state == CI_LS_UNKNOWN,
+	   "child graph with 2 kernels running: their states are unknown");
+	ok(d->graph && d->graph->faulting_node < 0, "child graph with 2 kernels: no node named without a bad pointer");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* A hostile record: a child graph that contains itself (BIG false), or one that claims 4
+ * billion nodes (BIG true). */
+static void test_child_graph_hostile(bool big)
+{
+	const char *what = big ? "a child graph of 4 billion nodes" : "a child graph containing itself";
+	struct ci_model *m = mb_new();
+	mb_device(m, "NVIDIA H200");
+	uint32_t fn = mb_function(m, "k", 0, NULL);
+	uint32_t s = mb_stream(m, 0xa000, false, 0, 1);
+	uint32_t g = mb_graph(m, 0x6000, CI_GRAPH_BUILT, 1, false, 0);
+	uint32_t c = mb_graph(m, 0x6100, CI_GRAPH_CHILD, big ? 0xffffffffu : 2, false, 0);
+	mb_graph_node(m, g, 0, CI_NODE_CHILD_GRAPH, CI_NONE, 0x6100, CI_NONE, 1);
+	mb_graph_node(m, c, big ? 7 : 0, CI_NODE_CHILD_GRAPH, CI_NONE, 0x6100, CI_NONE, 1);
+	mb_graph_node(m, c, big ? 70000 : 1, CI_NODE_KERNEL, fn, 0, CI_NONE, 1);
+	uint32_t x = mb_graph_exec(m, 0x7000, g, 2);
+	size_t gl = mb_graph_launch(m, s, 1, x, 1, 5, 0, 7);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	struct ci_graph_replay r;
+	ok(ci_graph_replay_expand(m, gl, CI_LS_IN_FLIGHT, &r), "%s: the replay expands", what);
+	ok(r.children_cut, "%s: the limits cut the expansion, and say so", what);
+	ok(r.node_count <= 65536, "%s: at most 65,536 nodes (%zu)", what, r.node_count);
+	size_t deepest = 0;
+	for (size_t i = 0; i < r.node_count; i++) {
+		size_t depth = 0;
+		for (ptrdiff_t p = r.nodes[i].parent; p >= 0; p = r.nodes[p].parent)
+			depth++;
+		if (depth > deepest)
+			deepest = depth;
+	}
+	if (big) {
+		is_int(r.node_count, 65536, "a child graph of 4 billion nodes: cut at 65,536");
+	} else {
+		is_int(deepest, 8, "a child graph containing itself: stops 8 levels down");
+		is_int(r.kernel_count, 8, "a child graph containing itself: its kernel once per level");
+	}
+	char name[64];
+	ok(strlen(ci_graph_replay_node_name(&r, r.node_count - 1, name, sizeof name)) > 0,
+	   "%s: the last node has a name (%s)", what, name);
+	ok(d->faulting_launch == (ptrdiff_t)gl, "%s: the diagnosis completes", what);
+	ci_graph_replay_deinit(&r);
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
 int main(void)
 {
 	test_xid_pages();
@@ -824,6 +928,9 @@ int main(void)
 	test_failed_launch_far();
 	test_container_far_back();
 	test_incomplete();
+	test_child_graph();
+	test_child_graph_hostile(false);
+	test_child_graph_hostile(true);
 	printf("1..%d\n", tap_n);
 	return done_testing();
 }

@@ -163,6 +163,41 @@ like "$(cat "$T/klog.txt")" 'only paged_attention \(node 7\) passes a pointer in
 	"kernel log: the reasoning names the node the page points to"
 like "$(cat "$T/klog.txt")" 'evidence: Xid 31 at 0x' "kernel log: the Xid line is the evidence"
 
+# ---- built, the attention stage a child graph (cuGraphAddChildGraphNode) whose kernel reads the
+# second KV cache, freed before step 5: the report expands the child-graph node into its nodes
+CHILD_ADD=$(line 'cuGraphAddChildGraphNode(&n, g')
+CHILD_KERNEL=$(( CHILD_ADD - 1 ))   # the add_kernel call into the layer graph, just before it
+name=child; engine child --mode explicit --child-graph --steps 6 --fault-step 5
+planted=$(sed -n 's/^graphengine: planted //p' "$T/child/out")
+like "$(cat "$T/child.txt")" 'Faulting kernel: paged_attention ' "child graph: the kernel inside the child graph, not the graph"
+like "$(cat "$T/child.txt")" "node 3\.0 of built graph 0x[0-9a-f]+ \(6 nodes \+ 1 in child graphs, 4 kernels\), replay $(replay_of child 5) of exec" \
+	"child graph: node 3.0 (node 0 of child-graph node 3), replay $(replay_of child 5) as the engine counted"
+like "$(cat "$T/child.txt")" "build_step \(graphengine.c:$CHILD_KERNEL\)" \
+	"child graph: where the kernel was added to the child graph (graphengine.c:$CHILD_KERNEL)"
+like "$(cat "$T/child.txt")" "arg 2 \(\+16\): Address $planted is inside allocation #[0-9]+ .*FREED" \
+	"child graph: arg 2 is the KV cache the engine freed"
+like "$(cat "$T/child.txt")" 'node 3\.0 +unknown +paged_attention .*<- faulted' "child graph: the child's kernel listed in place"
+is "$(grep -E '^ +node [0-9.]+ +(unknown|finished|RUNNING|not started) ' "$T/child.txt" | awk '{print $2}' | tr '\n' ' ')" "1 2 3.0 4 " \
+	"child graph: the kernel nodes in graph order, the child's after its child-graph node"
+like "$(cat "$T/child.txt")" 'compute-sanitizer --kernel-name kns=paged_attention CMD' "child graph: the hint names the kernel"
+is "$(q child '.diagnosis.faulting_launch.graph | [.faulting_node, .faulting_node_name, .graph_nodes, .child_graph_nodes, .kernel_nodes] | map(tostring) | join(" ")')" \
+	"3 3.0 6 1 4" "child graph JSON: faulting node 3 (the child-graph node), named 3.0; 6 + 1 nodes, 4 kernels"
+is "$(q child '[.diagnosis.faulting_launch.graph.nodes[] | .node + ":" + .type + ":" + (.child_of // "-")] | join(" ")')" \
+	"0:memset:- 1:kernel:- 2:kernel:- 3:child_graph:- 3.0:kernel:3 4:kernel:- 5:memcpy:-" \
+	"child graph JSON: the replay's nodes, the child's after its node"
+is "$(q child .diagnosis.faulting_launch.args[2].value_hex)" "$planted" "child graph JSON: k_cache is the freed cache"
+is "$(q child '.diagnosis.faulting_launch.stack[1].line')" "$CHILD_KERNEL" "child graph JSON: the node's stack"
+g=$("$CI" --width 200 "$(ls "$T"/child/core* | head -1)" graphs 2>&1)
+like "$g" "Graph 0x[0-9a-f]+: child, 1 nodes
+ +created at build_step \(graphengine.c:$CHILD_ADD\)" "child graph graphs view: the embedded clone, made where the node was added"
+like "$g" 'the graph of child-graph node 3 of built graph 0x' "child graph graphs view: which node embeds it"
+like "$g" '3    child_graph +unknown +0x[0-9a-f]+ after 2' "child graph graphs view: the child-graph node in its graph"
+k=$("$CI" --width 200 "$(ls "$T"/child/core* | head -1)" kernels 2>&1)
+like "$k" "replay 2 of exec 0x[0-9a-f]+, 4 kernel nodes:
+ +node 1 +finished +embed_gather .*
+ +node 2 +finished .*
+ +node 3\.0 +finished +paged_attention" "child graph kernels view: a finished replay, the child's kernel inline"
+
 # The sparse decode (the summary's) diagnoses every one of these cores as the complete one does.
-run_c_test "$B/tests/reader/sparse_test" $(for n in mid first last nocrumb built upd klog; do ls "$T/$n"/core* | head -1; done)
+run_c_test "$B/tests/reader/sparse_test" $(for n in mid first last nocrumb built upd klog child; do ls "$T/$n"/core* | head -1; done)
 done_testing

@@ -263,6 +263,97 @@ static inline size_t mb_event(struct ci_model *m, uint64_t ms, uint32_t kind, ui
 	return m->event_count++;
 }
 
+/* A graph of ORIGIN with NODES ordinals; CRUMB: an in-graph breadcrumb slot holding CRUMB_VALUE. */
+static inline uint32_t mb_graph(struct ci_model *m, uint64_t handle, uint32_t origin, uint32_t nodes,
+				bool crumb, uint64_t crumb_value)
+{
+	MB_GROW(m->graphs, m->graph_count);
+	struct ci_graph *g = &m->graphs[m->graph_count];
+	g->seq = m->graph_count + 1;
+	g->handle = handle;
+	g->origin = origin;
+	g->create_ns = MB_T0;
+	g->nodes = nodes;
+	g->ctx = 0;
+	g->stream = CI_NONE;
+	g->crumb_slot = CI_NONE;
+	if (crumb) {
+		MB_GROW(m->crumbs, m->crumb_count);
+		m->crumbs[m->crumb_count] = crumb_value;
+		g->crumb_slot = (uint32_t)m->crumb_count++;
+	}
+	m->sections[CI_SEC_GRAPHS].present = true;
+	return (uint32_t)m->graph_count++;
+}
+
+/* A node version of GRAPH (the graph's own) added at MB_T0 + MS: a kernel of FN, else A is its
+ * destination, event or embedded child graph. */
+static inline struct ci_graph_node *mb_graph_node(struct ci_model *m, uint32_t graph, uint32_t ordinal,
+						  uint32_t type, uint32_t fn, uint64_t a, uint32_t stream,
+						  uint64_t ms)
+{
+	MB_GROW(m->graph_nodes, m->graph_node_count);
+	struct ci_graph_node *e = &m->graph_nodes[m->graph_node_count];
+	e->seq = m->graph_node_count + 1;
+	e->time_ns = MB_T0 + ms * MB_MS;
+	e->handle = 0x9000 + m->graph_node_count;
+	e->graph = graph;
+	e->exec = CI_NONE;
+	e->ordinal = ordinal;
+	e->type = type;
+	e->function = type == CI_NODE_KERNEL ? fn : CI_NONE;
+	e->function_handle = type == CI_NODE_KERNEL && fn != CI_NONE ? m->functions[fn].handle : 0;
+	e->a = a;
+	e->stream = stream;
+	e->grid[0] = 8, e->grid[1] = 1, e->grid[2] = 1;
+	e->block[0] = 64, e->block[1] = 1, e->block[2] = 1;
+	for (size_t i = 0; i < CI_NODE_DEPS; i++)
+		e->deps[i] = CI_NONE;
+	m->graph_node_count++;
+	return e;
+}
+
+/* An executable graph of GRAPH, instantiated at MB_T0 + MS with the graph's ordinals then. */
+static inline uint32_t mb_graph_exec(struct ci_model *m, uint64_t handle, uint32_t graph, uint64_t ms)
+{
+	MB_GROW(m->graph_execs, m->graph_exec_count);
+	struct ci_graph_exec *x = &m->graph_execs[m->graph_exec_count];
+	x->seq = m->graph_exec_count + 1;
+	x->handle = handle;
+	x->graph_handle = m->graphs[graph].handle;
+	x->graph = graph;
+	x->nodes = m->graphs[graph].nodes;
+	x->instantiate_ns = MB_T0 + ms * MB_MS;
+	return (uint32_t)m->graph_exec_count++;
+}
+
+/* Replay REPLAY of exec EXEC on STREAM at MB_T0 + MS: its launch (returned) and graph launch. */
+static inline size_t mb_graph_launch(struct ci_model *m, uint32_t stream, uint64_t stream_seq, uint32_t exec,
+				     uint64_t replay, uint64_t ms, uint16_t flags, uint32_t tid)
+{
+	size_t li = mb_launch(m, stream, stream_seq, CI_NONE, ms, flags, tid, 0, NULL);
+	struct ci_launch *l = &m->launches[li];
+	l->api = CI_LAUNCH_GRAPH;
+	l->function_handle = 0;
+	l->aux = m->graph_execs[exec].handle;
+	memset(l->grid, 0, sizeof l->grid);
+	memset(l->block, 0, sizeof l->block);
+	MB_GROW(m->graph_launches, m->graph_launch_count);
+	struct ci_graph_launch *g = &m->graph_launches[m->graph_launch_count];
+	g->seq = m->graph_launch_count + 1;
+	g->time_ns = l->time_ns;
+	g->exec_handle = l->aux;
+	g->replay = replay;
+	g->launch_seq = l->seq;
+	g->stream_seq = stream_seq;
+	g->exec = exec;
+	g->stream = stream;
+	g->tid = tid;
+	m->graph_execs[exec].launches = replay;
+	m->graph_launch_count++;
+	return li;
+}
+
 static int mb_cmp_alloc(const void *a, const void *b)
 {
 	const struct ci_alloc *x = a, *y = b;
