@@ -52,6 +52,18 @@ snap=$(ls "$T"/acc/*.cisnap 2>/dev/null | head -1)
 is "$(pyjson "$T/acc/r.json" '" ".join(k for k in (("P" if f["kind"] == "python" else "E" if (f["function"] or "").startswith("_PyEval_EvalFrameDefault") else "") for f in sorted(d["launches"], key=lambda l: l["seq"])[1]["stack"]) if k)')" \
 	"P P E P E P P P P E" "accurate stacks: a recorded launch's Python runs merged at its three eval frames"
 
+# On every interpreter: each run of a recorded stack's Python frames is followed, within its
+# physical frame (inlined frames first), by the _PyEval_EvalFrameDefault frame that ran it, and
+# every one of the engine's 7 Python frames of that launch is there.
+for py in $(python_interpreters); do
+	v=$(py_version "$py")
+	CUDAINSPECT_STACKS=accurate CUDAINSPECT_STACK_DEPTH=64 py_core "$py" hostfunc "$T/acc-$v"
+	snap=$(ls "$T/acc-$v"/*.cisnap 2>/dev/null | head -1)
+	"$CLI" "$snap" --json >"$T/acc-$v/r.json" 2>/dev/null
+	is "$(pyjson "$T/acc-$v/r.json" '(lambda s: (sum(f["kind"] == "python" for f in s), all(any((g["function"] or "").startswith("_PyEval_EvalFrameDefault") for g in (lambda rest: rest[:next((k for k, g in enumerate(rest) if not g["inlined"]), len(rest)) + 1])([g for g in s[i + 1:] if g["kind"] != "python"][:8])) for i, f in enumerate(s) if f["kind"] == "python" and (i + 1 == len(s) or s[i + 1]["kind"] != "python"))))(sorted(d["launches"], key=lambda l: l["seq"])[1]["stack"])')" \
+		"(7, True)" "$v, accurate stacks: the 7 Python frames of launch 2 merged, each run just inside its eval frame"
+done
+
 # CUDAINSPECT_PYTHON=off: native stacks only, and the section says off.
 CUDAINSPECT_PYTHON=off py_core /usr/bin/python3.11 hostfunc "$T/off"
 "$CLI" "$core" --json >"$T/off/r.json" 2>/dev/null
