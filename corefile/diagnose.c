@@ -1014,7 +1014,7 @@ static int graph_fault(const struct ci_model *m, const struct ci_evidence *ev, s
 		attr_vec_deinit(&nav);
 		return -1;
 	}
-	char name[256], nn[192];
+	char name[1024], nn[192];
 	/* The driver's word: a kernel log's fault page (a kernel's access) names the nodes that
 	 * pass a pointer into or next to its allocation. */
 	bool by_xid = false;
@@ -1113,7 +1113,7 @@ static int graph_fault(const struct ci_model *m, const struct ci_evidence *ev, s
 
 static void describe_launch(struct text *t, const struct ci_model *m, size_t i)
 {
-	char name[256], stream[96];
+	char name[1024], stream[96];
 	const struct ci_launch *l = ci_model_load_launch(m, i);
 	if (!l)
 		return;

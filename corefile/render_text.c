@@ -223,6 +223,26 @@ static bool is_thread_start(const struct ci_frame *f)
 	return frame_in(f, names, sizeof(names) / sizeof(names[0]));
 }
 
+/* A Python frame of an installed package's code (numba's launch machinery, a framework's
+ * wrappers) rather than the program's own: the user's line is further out. */
+static bool library_frame(const struct ci_frame *f)
+{
+	return f->kind == CI_FRAME_PYTHON && f->file &&
+	       (strstr(f->file, "/site-packages/") || strstr(f->file, "/dist-packages/"));
+}
+
+/* The innermost Python frame of stack ID (N entries) outside installed packages, or NULL. */
+static const struct ci_frame *user_frame(struct ci_text_out *o, uint32_t id, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ci_resolved_pc *p = ci_report_pc(o->r, id, i);
+		for (size_t k = 0; p && k < p->count; k++)
+			if (p->frames[k].kind == CI_FRAME_PYTHON && !library_frame(&p->frames[k]))
+				return &p->frames[k];
+	}
+	return NULL;
+}
+
 /* Print up to MAX frames of recorded stack ID (return addresses), each on its own line after
  * PREFIX (the first) or an indent of the same width.  Returns lines printed. */
 static int print_stack(struct ci_text_out *o, const char *prefix, uint32_t id, size_t max)
@@ -236,6 +256,7 @@ static int print_stack(struct ci_text_out *o, const char *prefix, uint32_t id, s
 		return 1;
 	}
 	size_t shown = 0;
+	bool user_shown = false;
 	/* With Python frames: those first (where the user's code is), then the native ones. */
 	enum ci_frames_shown which = o->o->frames;
 	bool python = false;
@@ -259,8 +280,17 @@ static int print_stack(struct ci_text_out *o, const char *prefix, uint32_t id, s
 				     fmt_frame(&fr[k], buf, sizeof(buf)));
 				lines++;
 				shown++;
+				user_shown |= fr[k].kind == CI_FRAME_PYTHON && !library_frame(&fr[k]);
 			}
 		}
+	}
+	/* Only a package's frames fit (numba's launch path): the program's own line as well. */
+	const struct ci_frame *u = python && which != CI_FRAMES_NATIVE && !user_shown ? user_frame(o, id, n) : NULL;
+	if (u && shown) {
+		char buf[768];
+		line(o, "%*s… %s (the innermost frame outside site-packages)", (int)indent, "",
+		     fmt_frame(u, buf, sizeof(buf)));
+		lines++;
 	}
 	return lines;
 }
@@ -276,8 +306,10 @@ static char *stack_site(struct ci_text_out *o, uint32_t id, char *buf, size_t n)
 	const struct ci_resolved_pc *rp = ci_report_pc(o->r, id, 0);
 	struct ci_frame bare = { .address = pcs[0] };
 	const struct ci_frame *f = rp && rp->count ? &rp->frames[0] : &bare;
-	/* A stack with Python frames: its innermost one is the user's launch site. */
-	for (size_t i = 0; o->o->frames != CI_FRAMES_NATIVE && i < np; i++) {
+	/* A stack with Python frames: its innermost one outside installed packages is the user's
+	 * launch site, else its innermost one. */
+	const struct ci_frame *u = o->o->frames != CI_FRAMES_NATIVE ? user_frame(o, id, np) : NULL;
+	for (size_t i = 0; !u && o->o->frames != CI_FRAMES_NATIVE && i < np; i++) {
 		const struct ci_resolved_pc *p = ci_report_pc(o->r, id, i);
 		size_t k = 0;
 		while (p && k < p->count && p->frames[k].kind != CI_FRAME_PYTHON)
@@ -287,6 +319,8 @@ static char *stack_site(struct ci_text_out *o, uint32_t id, char *buf, size_t n)
 			break;
 		}
 	}
+	if (u)
+		f = u;
 	if (f->function && f->file) {
 		/* Function and line say it all; the module would only crowd a one-line site. */
 		char fn[256], file[256];
@@ -399,7 +433,7 @@ static void history_count(const struct ci_attribution *a, char *buf, size_t n)
  * launches of attn_decode; it lies inside allocation #3 at offset 64". */
 static void history_text(struct ci_text_out *o, const struct ci_attribution *a, char *buf, size_t n)
 {
-	char name[256], cnt[64], off[48];
+	char name[1024], cnt[64], off[48];
 	*buf = '\0';
 	if (a->history != CI_HISTORY_LEFT && a->history != CI_HISTORY_FREED_SINCE)
 		return;
@@ -482,7 +516,7 @@ static void print_attribution(struct ci_text_out *o, const struct ci_attribution
 		/* The summary's one sentence: "0x… is 64 bytes past the end of #2 (262,144 B,
 		 * allocated at load_weights), which this parameter pointed into in the 5 earlier
 		 * launches of attn_decode; it lies inside #3 at offset 64." */
-		char size[32], off[48], hist[512], name[256], cnt[64];
+		char size[32], off[48], hist[512], name[1024], cnt[64];
 		stack_site(o, a->alloc->stack, site, sizeof(site));
 		history_text(o, a, hist, sizeof(hist));
 		const char *rest = strchr(hist, ';');
@@ -654,7 +688,7 @@ static void graph_node_lines(struct ci_text_out *o, const struct ci_graph_replay
 			break;
 		}
 		struct ci_launch k = { .function = e->function, .function_handle = e->function_handle };
-		char name[256], shortn[256], nn[64];
+		char name[1024], shortn[256], nn[64];
 		ci_kernel_short_name(ci_launch_kernel_name(o->m, &k, name, sizeof(name)), shortn, sizeof(shortn));
 		line(o, "%snode %-3s %-12s %s  grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32
 			",%" PRIu32 ",%" PRIu32 ")%s%s",
@@ -757,7 +791,7 @@ static void summary_evidence(struct ci_text_out *o)
 static void summary_fault(struct ci_text_out *o)
 {
 	const struct ci_diagnosis *d = o->d;
-	char name[256], buf[256];
+	char name[1024], buf[1152]; /* C++ and numba names run long */
 	fputc('\n', o->f);
 	switch (d->verdict) {
 	case CI_VERDICT_DEVICE_FAULT:
@@ -899,7 +933,7 @@ static void summary_pending(struct ci_text_out *o)
 		const struct ci_stream_progress *p = &d->streams[i];
 		if (p->oldest_unfinished < 0 || p->stream == fault_stream)
 			continue;
-		char stream[96], name[256], unknown[48] = "";
+		char stream[96], name[1024], unknown[48] = "";
 		const struct ci_launch *l = ci_report_launch(o->r, p->oldest_unfinished);
 		if (p->unknown && p->in_flight)
 			snprintf(unknown, sizeof(unknown), ", %zu unknown", p->unknown);
@@ -1029,7 +1063,7 @@ static char *view_cmd(struct ci_text_out *o, const char *view, const char *args,
 static void summary_next(struct ci_text_out *o, const char *sig)
 {
 	const struct ci_diagnosis *d = o->d;
-	char name[256], cmd[512], args[64];
+	char name[1024], cmd[1280], args[64];
 	fputc('\n', o->f);
 	/* The crash signature, where the title line had no room for it. */
 	snprintf(cmd, sizeof cmd, "What to do next%s%s%s", sig ? "   [" : "", sig ? sig : "",
@@ -1118,7 +1152,7 @@ static void print_warnings(struct ci_text_out *o, size_t max)
 
 void ci_text_summary(struct ci_text_out *o)
 {
-	char title[512], name[256];
+	char title[1280], name[1024];
 	const char *what = o->d->verdict == CI_VERDICT_DEVICE_FAULT ? "CUDA device fault in"
 			   : o->d->verdict == CI_VERDICT_API_ERROR  ? "CUDA API error in"
 			   : o->d->verdict == CI_VERDICT_PENDING    ? "CUDA work still in flight in"
@@ -1250,7 +1284,7 @@ void ci_text_streams(struct ci_text_out *o)
 				"flight, %zu not started, %zu unknown",
 			     p->crumb, p->launched, p->finished, p->in_flight, p->not_started, p->unknown);
 		if (p->oldest_unfinished >= 0) {
-			char name[256], site[768];
+			char name[1024], site[768];
 			const struct ci_launch *l = ci_report_launch(o->r, p->oldest_unfinished);
 			stack_site(o, l->stack, site, sizeof(site));
 			line(o, "      oldest unfinished: %s (launch %" PRIu64 ", %s)%s%s",
@@ -1278,7 +1312,7 @@ static bool launch_selected(struct ci_text_out *o, const struct ci_launch *l)
 			return false;
 	}
 	if (opt->kernel_filter && *opt->kernel_filter) {
-		char name[256];
+		char name[1024];
 		const char *raw = ci_model_function_name(o->m, l->function);
 		if (!strstr(ci_launch_kernel_name(o->m, l, name, sizeof(name)), opt->kernel_filter) &&
 		    !(raw && strstr(raw, opt->kernel_filter)))
@@ -1310,7 +1344,7 @@ void ci_text_kernels(struct ci_text_out *o)
 		const struct ci_launch *l = ci_report_launch(o->r, i);
 		if (!launch_selected(o, l) || seen++ < skip)
 			continue;
-		char t[32], stream[32], name[256], site[768];
+		char t[32], stream[32], name[1024], site[768];
 		if (ci_stream_valid(m, l->stream))
 			snprintf(stream, sizeof(stream), "0x%" PRIx64, m->streams[l->stream].handle);
 		else
@@ -1359,7 +1393,7 @@ static void graph_node_line(struct ci_text_out *o, const struct ci_graph_node *e
 	switch (e->type) {
 	case CI_NODE_KERNEL: {
 		struct ci_launch k = { .function = e->function, .function_handle = e->function_handle };
-		char name[256], shortn[256];
+		char name[1024], shortn[256];
 		ci_kernel_short_name(ci_launch_kernel_name(o->m, &k, name, sizeof(name)), shortn, sizeof(shortn));
 		snprintf(what, sizeof(what), "%s grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32
 			 ",%" PRIu32 ",%" PRIu32 ")%s", shortn, e->grid[0], e->grid[1], e->grid[2],
@@ -1711,7 +1745,7 @@ void ci_text_fault(struct ci_text_out *o)
 {
 	const struct ci_model *m = o->m;
 	const struct ci_diagnosis *d = o->d;
-	char name[256], buf[320];
+	char name[1024], buf[1280];
 	snprintf(buf, sizeof(buf), "Diagnosis: %s", ci_verdict_name(d->verdict));
 	heading(o, buf);
 	para(o, "  ", 2, d->reasoning);

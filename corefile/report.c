@@ -119,7 +119,7 @@ static struct ci_error *check_filters(const struct ci_report *r)
 	}
 	if (opt->kernel_filter && *opt->kernel_filter) {
 		bool found = false;
-		char name[256];
+		char name[1024];
 		for (size_t i = 0; !found && i < m->function_count; i++) {
 			const char *raw = ci_model_function_name(m, (uint32_t)i);
 			char *dem = raw ? ci_demangle(raw) : NULL;

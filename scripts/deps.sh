@@ -53,18 +53,26 @@ if [ ! -f "$cuda_home/include/cuda.h" ]; then
 	echo "deps: no CUDA toolkit at $cuda_home (cuda.h not found); install it or set CUDA_HOME" >&2
 	exit 1
 fi
-# tests/python compares the reader's Python stacks with Bloomberg's pystack and runs a client of
-# NVIDIA's cuda-bindings (both from PyPI, pinned) in a virtual environment under the build
-# directory.  Without PyPI those tests are skipped (each says why); nothing else needs them.
-py_pins=("pystack==1.7.2" "cuda-bindings==13.5.0")
+# tests/python compares the reader's Python stacks with Bloomberg's pystack and runs clients of
+# NVIDIA's cuda-bindings and of numba-cuda (all from PyPI, pinned with what numba-cuda pulls in)
+# in a virtual environment under the build directory.  Without PyPI those tests are skipped
+# (each says why); nothing else needs them.
+py_pins=("pystack==1.7.2" "cuda-bindings==13.5.0" "numba-cuda==0.30.4" "numba==0.68.1" "llvmlite==0.50.0"
+	 "numpy==2.4.6" "cuda-core==1.2.2")
 venv=${BUILD:-build}/pyvenv
-if [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip freeze 2>/dev/null | grep -qx "${py_pins[0]}" &&
-   "$venv/bin/python" -m pip freeze 2>/dev/null | grep -qx "${py_pins[1]}"; then
+have_pins() {
+	local frozen p
+	frozen=$("$venv/bin/python" -m pip freeze 2>/dev/null) || return 1
+	for p in "${py_pins[@]}"; do
+		grep -qx "$p" <<<"$frozen" || return 1
+	done
+}
+if [ -x "$venv/bin/python" ] && have_pins; then
 	:
 elif python3 -m venv "$venv" >/tmp/cudainspect-venv.log 2>&1 &&
      timeout 600 "$venv/bin/pip" install --disable-pip-version-check -q "${py_pins[@]}" >>/tmp/cudainspect-venv.log 2>&1; then
 	echo "deps: ${py_pins[*]} in $venv"
 else
-	echo "deps: ${py_pins[*]} not installed into $venv (PyPI unreachable, or no python3-venv; log: /tmp/cudainspect-venv.log): tests/python/pystack.t and bindings.t will be skipped" >&2
+	echo "deps: ${py_pins[*]} not installed into $venv (PyPI unreachable, or no python3-venv; log: /tmp/cudainspect-venv.log): tests/python/pystack.t, bindings.t and numba.t will be skipped" >&2
 fi
 echo "deps: ok"

@@ -66,7 +66,17 @@ $(BUILD)/tests/sim/params.ptx: tests/sim/params.cu
 $(BUILD)/tests/sim/params.fatbin: tests/sim/params.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -fatbin -gencode arch=compute_90,code=compute_90 -Xfatbin -compress=false -o $@ $<
-TEST_DEPS += $(BUILD)/tests/sim/params.ptx $(BUILD)/tests/sim/params.fatbin
+$(BUILD)/tests/sim/params.cubin: tests/sim/params.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cubin -arch=sm_90 -o $@ $<
+$(BUILD)/tests/sim/params.sm80.cubin: tests/sim/params.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cubin -arch=sm_80 -o $@ $<
+$(BUILD)/tests/sim/params.sass.fatbin: tests/sim/params.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -fatbin -gencode arch=compute_90,code=sm_90 -Xfatbin -compress=false -o $@ $<
+TEST_DEPS += $(BUILD)/tests/sim/params.ptx $(BUILD)/tests/sim/params.fatbin $(BUILD)/tests/sim/params.cubin \
+	     $(BUILD)/tests/sim/params.sm80.cubin $(BUILD)/tests/sim/params.sass.fatbin
 endif
 
 -include $(SIM_OBJS:.o=.d)

@@ -1,8 +1,9 @@
 /* Modules, libraries, kernels and functions.
  *
- * Images are PTX text (what `nvcc -ptx` writes), or a fatbin that carries uncompressed PTX
- * (`nvcc -fatbin -Xfatbin -compress=false`); cubins and compressed fatbins are refused with
- * CUDA_ERROR_INVALID_IMAGE because the simulator has no SASS reader.  A module belongs to a
+ * Images are PTX text (what `nvcc -ptx` writes), a cubin (cubin.c: its entries and their
+ * parameters, no SASS is read), or a fatbin that carries uncompressed PTX or an uncompressed
+ * sm_90 cubin (`nvcc -fatbin -Xfatbin -compress=false`); compressed fatbins are refused with
+ * CUDA_ERROR_INVALID_IMAGE.  A module belongs to a
  * context; a library (cuLibraryLoadData) is context-free and gets a module in the context where
  * it is first used (cuLibraryGetModule, cuKernelGetFunction).  A CUkernel cast to CUfunction is
  * accepted wherever a function is (CUDA 12 semantics).
@@ -28,7 +29,17 @@ static uint64_t sim_le64(const unsigned char *p)
 	return sim_le32(p) | (uint64_t)sim_le32(p + 4) << 32;
 }
 
-/* Find an uncompressed PTX member in a fatbin.  The container layout (16-byte header, then
+/* Does the image start with these bytes?  Compared one by one so that a short, NUL-terminated
+ * text image is never read past its end (no magic contains a NUL byte). */
+static int sim_starts_with(const unsigned char *b, uint32_t magic)
+{
+	for (int i = 0; i < 4; i++)
+		if (b[i] != (unsigned char)(magic >> (8 * i)))
+			return 0;
+	return 1;
+}
+
+/* Find an uncompressed PTX member, or a cubin for this device, in a fatbin.  The container layout (16-byte header, then
  * members with kind/flags/size headers) is the one nvcc writes; only what is needed is read. */
 static CUresult sim_fatbin_ptx(const unsigned char *fb, struct sim_image **ret)
 {
@@ -44,6 +55,12 @@ static CUresult sim_fatbin_ptx(const unsigned char *fb, struct sim_image **ret)
 		uint32_t flags = sim_le32(p + 0x28);
 		if (mhdr < 0x40 || size > (uint64_t)(end - p) - mhdr)
 			break;
+		if (kind == 2 && !(flags & 0xa000) && size >= 64 && sim_starts_with(p + mhdr, 0x464c457fu)) {
+			/* An uncompressed cubin for this device; others are skipped. */
+			CUresult r = sim_cubin_parse(p + mhdr, ret);
+			if (r != CUDA_ERROR_NO_BINARY_FOR_GPU)
+				return r;
+		}
 		if (kind == 1 && !(flags & 0xa000)) { /* PTX, neither compression flag */
 			char *text = malloc(size + 1);
 			if (!text)
@@ -59,16 +76,6 @@ static CUresult sim_fatbin_ptx(const unsigned char *fb, struct sim_image **ret)
 	return CUDA_ERROR_INVALID_IMAGE;
 }
 
-/* Does the image start with these bytes?  Compared one by one so that a short, NUL-terminated
- * text image is never read past its end (no magic contains a NUL byte). */
-static int sim_starts_with(const unsigned char *b, uint32_t magic)
-{
-	for (int i = 0; i < 4; i++)
-		if (b[i] != (unsigned char)(magic >> (8 * i)))
-			return 0;
-	return 1;
-}
-
 static CUresult sim_image_load(const void *image, struct sim_image **ret)
 {
 	const unsigned char *b = image;
@@ -82,8 +89,8 @@ static CUresult sim_image_load(const void *image, struct sim_image **ret)
 	}
 	if (sim_starts_with(b, SIM_FATBIN_MAGIC))
 		return sim_fatbin_ptx(b, ret);
-	if (sim_starts_with(b, 0x464c457fu)) /* "\x7fELF" */
-		return CUDA_ERROR_INVALID_IMAGE; /* a cubin: SASS cannot be read here */
+	if (sim_starts_with(b, 0x464c457fu)) /* "\x7fELF": a cubin */
+		return sim_cubin_parse(image, ret);
 	return sim_ptx_parse(image, ret);
 }
 

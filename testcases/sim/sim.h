@@ -158,6 +158,9 @@ struct sim_image {
  * at all), CUDA_ERROR_INVALID_PTX (malformed) or CUDA_ERROR_UNSUPPORTED_PTX_VERSION. */
 CUresult sim_ptx_parse(const char *text, struct sim_image **ret);
 void sim_image_destroy(struct sim_image *img);
+/* cubin.c: an ELF cubin's entries (names, parameter layout, attributes) and globals; returns
+ * CUDA_SUCCESS, CUDA_ERROR_INVALID_IMAGE (damaged) or CUDA_ERROR_NO_BINARY_FOR_GPU (not sm_90). */
+CUresult sim_cubin_parse(const void *image, struct sim_image **ret);
 
 /* ---- devices, contexts, streams -------------------------------------------------------------- */
 

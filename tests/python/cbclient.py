@@ -5,9 +5,9 @@
 # pyengine.py, for compare.py --calls.
 #   cbclient.py EXPECT LAUNCHES
 import ctypes
-import json
 import sys
-import traceback
+
+import callfile
 
 from cuda.bindings import driver as cu
 
@@ -21,29 +21,20 @@ def ok(r):
     return r[1] if len(r) == 2 else r[1:]
 
 
-def write_call(kind, line):
-    frames = []
-    for frame, lineno in traceback.walk_stack(sys._getframe(1)):
-        frames.append([frame.f_code.co_filename, frame.f_code.co_qualname, frame.f_code.co_name, lineno])
-    frames[0][3] = line
-    with open(EXPECT + ".calls", "a") as f:
-        f.write(json.dumps({"kind": kind, "frames": frames}) + "\n")
-
-
 class Model:
     def __init__(self):
         ok(cu.cuInit(0))
         self.ctx = ok(cu.cuDevicePrimaryCtxRetain(ok(cu.cuDeviceGet(0))))
         ok(cu.cuCtxSetCurrent(self.ctx))
         self.fn = ok(cu.cuModuleGetFunction(ok(cu.cuModuleLoadData(PTX)), b"cb_step"))
-        write_call("alloc", sys._getframe().f_lineno + 1)
+        callfile.write_call(EXPECT, "alloc", sys._getframe().f_lineno + 1)
         self.buf = ok(cu.cuMemAlloc(1 << 20))
         self.stream = ok(cu.cuStreamCreate(0))
 
     def forward(self):
         arg = ctypes.c_uint64(int(self.buf))
         params = (ctypes.c_void_p * 1)(ctypes.addressof(arg))
-        write_call("launch", sys._getframe().f_lineno + 1)
+        callfile.write_call(EXPECT, "launch", sys._getframe().f_lineno + 1)
         r = cu.cuLaunchKernel(self.fn, 1, 1, 1, 32, 1, 1, 0, self.stream, ctypes.addressof(params), 0)
         ok(r)
 

@@ -25,11 +25,11 @@ struct mangled_args { int n; const float *x; float *y; float alpha; };
 
 #define FIELD(T, m) {offsetof(T, m), sizeof(((T *)0)->m)}
 
-static void check_layout(CUmodule mod, const char *name, const size_t (*want)[2], size_t n)
+static void check_layout(CUmodule mod, const char *what, const char *name, const size_t (*want)[2], size_t n)
 {
 	CUfunction f;
 	if (cuModuleGetFunction(&f, mod, name) != CUDA_SUCCESS) {
-		ok(0, "%s found", name);
+		ok(0, "%s: %s found", what, name);
 		return;
 	}
 	int all = 1;
@@ -43,7 +43,7 @@ static void check_layout(CUmodule mod, const char *name, const size_t (*want)[2]
 	}
 	size_t off;
 	ok(all && cuFuncGetParamInfo(f, n, &off, NULL) == CUDA_ERROR_INVALID_VALUE,
-	   "%s: %zu parameter offsets and sizes match the C layout", name, n);
+	   "%s: %s: %zu parameter offsets and sizes match the C layout", what, name, n);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -67,16 +67,9 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-int main(int argc, char **argv)
+/* The kernels of params.cu in MOD (from WHAT: PTX or a cubin): layouts, names, bounds. */
+static void check_kernels(CUmodule mod, const char *what)
 {
-	if (argc < 2) {
-		printf("usage: params PTX [FATBIN]\n");
-		return 2;
-	}
-	simtest_setup(NULL);
-	CUmodule mod;
-	IS_CU(cuModuleLoad(&mod, argv[1]), CUDA_SUCCESS);
-
 	static const size_t scalars[][2] = {
 		FIELD(struct scalars_args, a), FIELD(struct scalars_args, b), FIELD(struct scalars_args, p),
 		FIELD(struct scalars_args, h), FIELD(struct scalars_args, f), FIELD(struct scalars_args, u),
@@ -91,15 +84,15 @@ int main(int argc, char **argv)
 		FIELD(struct mangled_args, n), FIELD(struct mangled_args, x), FIELD(struct mangled_args, y),
 		FIELD(struct mangled_args, alpha),
 	};
-	check_layout(mod, "layout_scalars", scalars, 7);
-	check_layout(mod, "layout_structs", structs, 7);
+	check_layout(mod, what, "layout_scalars", scalars, 7);
+	check_layout(mod, what, "layout_structs", structs, 7);
 	/* layout_mangled(int, const float *, float *, float) in the Itanium C++ ABI */
-	check_layout(mod, "_Z14layout_manglediPKfPff", mangled, 4);
-	check_layout(mod, "layout_empty", NULL, 0);
+	check_layout(mod, what, "_Z14layout_manglediPKfPff", mangled, 4);
+	check_layout(mod, what, "layout_empty", NULL, 0);
 
 	unsigned count = 0;
 	MUST(cuModuleGetFunctionCount(&count, mod));
-	is_int(count, 5, "five kernels in params.cu");
+	ok(count == 5, "%s: five kernels in params.cu", what);
 	CUfunction fns[8];
 	int names_ok = count <= 8;
 	MUST(cuModuleEnumerateFunctions(fns, count, mod));
@@ -109,21 +102,51 @@ int main(int argc, char **argv)
 		names_ok = cuFuncGetName(&name, fns[i]) == CUDA_SUCCESS &&
 			   cuModuleGetFunction(&again, mod, name) == CUDA_SUCCESS && again == fns[i];
 	}
-	ok(names_ok, "every enumerated function's name finds it again");
+	ok(names_ok, "%s: every enumerated function's name finds it again", what);
 
 	CUfunction bounded;
 	MUST(cuModuleGetFunction(&bounded, mod, "layout_bounded"));
 	int v = 0;
 	MUST(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, bounded));
-	is_int(v, 256, "__launch_bounds__(256) -> .maxntid 256");
+	ok(v == 256, "%s: __launch_bounds__(256) -> max 256 threads (%d)", what, v);
 	MUST(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, bounded));
-	is_int(v, 64 * sizeof(float), "__shared__ float tile[64] -> 256 bytes of static shared memory");
+	ok(v == 64 * sizeof(float), "%s: __shared__ float tile[64] -> 256 bytes of static shared memory (%d)", what, v);
 	CUdeviceptr out;
 	MUST(cuMemAlloc(&out, 4096));
 	void *params[] = {&out};
-	IS_CU(cuLaunchKernel(bounded, 1, 1, 1, 257, 1, 1, 0, NULL, params, NULL), CUDA_ERROR_INVALID_VALUE);
-	IS_CU(cuLaunchKernel(bounded, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL), CUDA_SUCCESS);
+	ok(cuLaunchKernel(bounded, 1, 1, 1, 257, 1, 1, 0, NULL, params, NULL) == CUDA_ERROR_INVALID_VALUE,
+	   "%s: 257 threads are refused", what);
+	ok(cuLaunchKernel(bounded, 1, 1, 1, 256, 1, 1, 0, NULL, params, NULL) == CUDA_SUCCESS, "%s: 256 launch", what);
 	IS_CU(cuCtxSynchronize(), CUDA_SUCCESS);
+	MUST(cuMemFree(out));
+
+}
+
+/* A cubin with byte AT set to V: loads, or is refused as damaged, never a crash. */
+static int cubin_mutant(const char *cubin, size_t len, size_t at, unsigned char v)
+{
+	char *m = malloc(len);
+	memcpy(m, cubin, len);
+	m[at] = (char)v;
+	CUmodule mod;
+	CUresult r = cuModuleLoadData(&mod, m);
+	if (r == CUDA_SUCCESS)
+		MUST(cuModuleUnload(mod));
+	free(m);
+	return r == CUDA_SUCCESS || r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_NO_BINARY_FOR_GPU;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		printf("usage: params PTX [FATBIN [CUBIN CUBIN_SM80 [CUBIN_FATBIN]]]\n");
+		return 2;
+	}
+	simtest_setup(NULL);
+	CUmodule mod;
+	IS_CU(cuModuleLoad(&mod, argv[1]), CUDA_SUCCESS);
+
+	check_kernels(mod, "PTX");
 
 	/* Every prefix of the PTX either loads (if it ends after a complete entry) or is refused
 	 * with an error; never a crash. */
@@ -163,6 +186,49 @@ int main(int argc, char **argv)
 		CUfunction f;
 		IS_CU(cuModuleGetFunction(&f, fm, "layout_scalars"), CUDA_SUCCESS);
 		free(fatbin);
+	}
+	/* A cubin of the same kernels (nvcc -cubin -arch=sm_90): the same layouts, names and bounds
+	 * from its ELF attributes; one for sm_80 has no code for this device; damaged ones are
+	 * refused, never a crash; a fatbin that carries only the sm_90 cubin loads. */
+	if (argc > 4) {
+		size_t clen = 0;
+		char *cubin = slurp(argv[3], &clen);
+		CUmodule cm;
+		IS_CU(cubin ? cuModuleLoadData(&cm, cubin) : CUDA_ERROR_FILE_NOT_FOUND, CUDA_SUCCESS);
+		if (cubin)
+			check_kernels(cm, "cubin");
+		char *old = slurp(argv[4], &len);
+		IS_CU(old ? cuModuleLoadData(&cm, old) : CUDA_ERROR_FILE_NOT_FOUND, CUDA_ERROR_NO_BINARY_FOR_GPU);
+		free(old);
+		int survived = 1, tried = 0;
+		/* Every byte of the sections' contents (symbols, strings, attributes, code) set to
+		 * 0xff, then to 0; the ELF and section headers say how far the image goes (it comes
+		 * without a length, as the real driver's does), so they are changed only below. */
+		uint64_t shoff = 0;
+		if (cubin && clen > 64)
+			memcpy(&shoff, cubin + 0x28, 8);
+		for (size_t at = 64; cubin && at < clen && at < shoff; at++) {
+			survived &= cubin_mutant(cubin, clen, at, 0xff) & cubin_mutant(cubin, clen, at, 0);
+			tried++;
+		}
+		ok(cubin && survived, "damaged cubins (%d bytes changed one at a time): loaded or refused", tried);
+		if (cubin && clen > 64) {
+			char *far = malloc(clen);
+			memcpy(far, cubin, clen);
+			uint64_t big = (uint64_t)1 << 40;
+			memcpy(far + 0x28, &big, 8);
+			IS_CU(cuModuleLoadData(&cm, far), CUDA_ERROR_INVALID_IMAGE);
+			free(far);
+		}
+		free(cubin);
+		if (argc > 5) {
+			char *fb = slurp(argv[5], &len);
+			CUmodule fm;
+			IS_CU(fb ? cuModuleLoadFatBinary(&fm, fb) : CUDA_ERROR_FILE_NOT_FOUND, CUDA_SUCCESS);
+			CUfunction f;
+			IS_CU(fb ? cuModuleGetFunction(&f, fm, "layout_structs") : CUDA_ERROR_FILE_NOT_FOUND, CUDA_SUCCESS);
+			free(fb);
+		}
 	}
 	free(ptx);
 	return simtest_done();
