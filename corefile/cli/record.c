@@ -242,7 +242,10 @@ static void consider_record(int dirfd, const char *name, const struct record_own
 			       (best->generation > h.write_generation ||
 				(best->generation == h.write_generation && best->when >= when)))))
 		return;
-	snprintf(best->name, sizeof best->name, "%s", name);
+	size_t len = strlen(name);
+	if (len >= sizeof best->name)
+		return; /* not a name the recorder writes; cut, it would name another file */
+	memcpy(best->name, name, len + 1);
 	best->snapshot = snapshot;
 	best->generation = h.write_generation;
 	best->when = when;
