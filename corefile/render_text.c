@@ -1382,6 +1382,14 @@ static void graph_node_line(struct ci_text_out *o, const struct ci_graph_node *e
 			 e->handle ? "" : e->type == CI_NODE_EVENT_RECORD ? " (recorded in the capture)"
 									  : " (waited for: joins the capture)");
 		break;
+	case CI_NODE_SEM_SIGNAL:
+	case CI_NODE_SEM_WAIT:
+		if (e->b)
+			snprintf(what, sizeof(what), "%" PRIu64 " semaphore%s from 0x%" PRIx64, e->b,
+				 e->b == 1 ? "" : "s", e->a);
+		else
+			snprintf(what, sizeof(what), "semaphores not recorded");
+		break;
 	default:
 		snprintf(what, sizeof(what), "0x%" PRIx64, e->a);
 		break;

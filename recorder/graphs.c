@@ -640,6 +640,14 @@ static struct ci_node_args ci_params_args(const CUgraphNodeParams *p)
 	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
 		n.a = CI_U64(p->eventRecord.event);
 		break;
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+		n.a = CI_SEM_FIRST(&p->extSemSignal);
+		n.b = CI_SEM_COUNT(&p->extSemSignal);
+		break;
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
+		n.a = CI_SEM_FIRST(&p->extSemWait);
+		n.b = CI_SEM_COUNT(&p->extSemWait);
+		break;
 	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
 		n.a = p->alloc.dptr;
 		n.bytes = p->alloc.bytesize;
@@ -973,5 +981,29 @@ void ci_on_graph_host_update(struct ci_call *c, CUresult r, uint64_t exec, uint6
 			     const CUDA_HOST_NODE_PARAMS *p)
 {
 	struct ci_node_args n = { .type = CI_NODE_HOST, .func = p ? CI_U64(p->fn) : 0 };
+	ci_graph_node_updated(c, r, exec, node, &n, 0);
+}
+
+/* cuGraph(Exec)EventRecordNodeSetEvent, ...EventWaitNodeSetEvent: a version with the new event. */
+void ci_on_graph_event_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint32_t type,
+			      uint64_t event)
+{
+	struct ci_node_args n = { .type = type, .a = event };
+	ci_graph_node_updated(c, r, exec, node, &n, 0);
+}
+
+/* External-semaphore nodes: `a` the first semaphore, `b` how many (the handles are opaque to
+ * the reader; the count and the first say which set the node signals or waits for). */
+void ci_on_graph_add_sem(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph, uint32_t type,
+			 uint64_t first, uint64_t count)
+{
+	struct ci_node_args n = { .type = type, .handle = node, .a = first, .b = count };
+	ci_graph_node_added(c, r, graph, &n);
+}
+
+void ci_on_graph_sem_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint32_t type,
+			    uint64_t first, uint64_t count)
+{
+	struct ci_node_args n = { .type = type, .a = first, .b = count };
 	ci_graph_node_updated(c, r, exec, node, &n, 0);
 }

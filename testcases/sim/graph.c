@@ -58,6 +58,18 @@ static void sim_work_dup(struct sim_work *dst, const struct sim_work *src, int w
 				dst->u.kernel.argc = 0; /* best effort without memory: no argument, no Xid line */
 		}
 	}
+	if (src->u.sem.sems && (src->node_type == CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL + 1 ||
+				src->node_type == CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT + 1)) {
+		size_t len = src->u.sem.n * (sizeof(CUexternalSemaphore) + src->u.sem.param_size);
+		dst->u.sem.sems = malloc(len);
+		if (dst->u.sem.sems) {
+			memcpy(dst->u.sem.sems, src->u.sem.sems, len);
+			dst->u.sem.params = dst->u.sem.sems + src->u.sem.n;
+		} else {
+			dst->u.sem.n = 0; /* best effort without memory: a node without semaphores */
+			dst->u.sem.params = NULL;
+		}
+	}
 	if (src->kind == SIM_OP_COPY && src->u.copy.staging) {
 		dst->u.copy.staging = malloc(src->u.copy.bytes);
 		if (dst->u.copy.staging)
@@ -76,6 +88,8 @@ static CUgraphNodeType sim_work_node_type(const struct sim_work *w)
 {
 	if (w->child)
 		return CU_GRAPH_NODE_TYPE_GRAPH;
+	if (w->node_type)
+		return (CUgraphNodeType)(w->node_type - 1);
 	switch (w->kind) {
 	case SIM_OP_KERNEL: return CU_GRAPH_NODE_TYPE_KERNEL;
 	case SIM_OP_HOST_FN: return CU_GRAPH_NODE_TYPE_HOST;
@@ -739,8 +753,17 @@ SIM_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph
 	return sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
 }
 
-/* cuGraphAddNode: the parameter union by type (kernel, memset, host and empty nodes are
- * simulated; other types CUDA_ERROR_NOT_SUPPORTED).  "On return ... fields may be modified",
+static CUresult sim_event_node_work(CUevent event, CUgraphNodeType type, struct sim_work *w);
+static CUresult sim_sem_node_work(CUexternalSemaphore *sems, const void *params, unsigned n, size_t psize,
+				  CUgraphNodeType type, struct sim_work *w);
+#define SIM_SEM_WORK(p, kind, type, w)                                                         \
+	((p) ? sim_sem_node_work((p)->extSemArray, (p)->paramsArray, (p)->numExtSems, sizeof(kind), type, w) \
+	     : CUDA_ERROR_INVALID_VALUE)
+static CUresult sim_child_node_add(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+				   CUgraph childGraph);
+
+/* cuGraphAddNode: the parameter union by type (kernel, memset, host, empty, event,
+ * external-semaphore and child-graph nodes are simulated; other types CUDA_ERROR_NOT_SUPPORTED).  "On return ... fields may be modified",
  * the documentation says; nothing needs to be. */
 static CUresult sim_graph_add_params(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
 				     CUgraphNodeParams *p)
@@ -775,6 +798,23 @@ static CUresult sim_graph_add_params(CUgraphNode *ph, CUgraph hGraph, const CUgr
 		w = (struct sim_work){.kind = SIM_OP_MARKER};
 		r = CUDA_SUCCESS;
 		break;
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		r = sim_event_node_work(p->eventWait.event, p->type, &w);
+		break;
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		r = sim_event_node_work(p->eventRecord.event, p->type, &w);
+		break;
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+		r = SIM_SEM_WORK(&p->extSemSignal, CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, p->type, &w);
+		break;
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
+		r = SIM_SEM_WORK(&p->extSemWait, CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, p->type, &w);
+		break;
+	case CU_GRAPH_NODE_TYPE_GRAPH:
+		/* cloned, as by cuGraphAddChildGraphNode; a graph moved into the node is not simulated */
+		if (p->graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)
+			return CUDA_ERROR_NOT_SUPPORTED;
+		return sim_child_node_add(ph, hGraph, deps, ndeps, p->graph.graph);
 	default:
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
@@ -1120,6 +1160,12 @@ SIM_EXPORT CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph h
 					     size_t numDependencies, CUgraph childGraph)
 {
 	SIM_REQUIRE_INIT();
+	return sim_child_node_add(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+}
+
+static CUresult sim_child_node_add(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				   size_t numDependencies, CUgraph childGraph)
+{
 	struct sim_graph *c = sim_graph_get(childGraph);
 	if (!c || childGraph == hGraph)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -1332,6 +1378,156 @@ SIM_EXPORT CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraph
 	return sim_set_node(1, hGraphExec, hNode, CU_GRAPH_NODE_TYPE_HOST, sim_host_params_work(nodeParams, &w), &w);
 }
 
+/* Event record and wait nodes: markers naming the event (the simulator keeps them as empty
+ * work); a replay records the event, or makes the stream wait for it, where the node stands
+ * (sim_graph_launch).  "event must outlive the node", as for the real driver. */
+static CUresult sim_event_node_work(CUevent event, CUgraphNodeType type, struct sim_work *w)
+{
+	if (!sim_obj_is(event, SIM_KIND_EVENT))
+		return CUDA_ERROR_INVALID_VALUE;
+	*w = (struct sim_work){.kind = SIM_OP_MARKER, .node_type = (unsigned)type + 1,
+			       .u.event = {(struct sim_event *)event, 0}};
+	return CUDA_SUCCESS;
+}
+static CUresult sim_event_node_add(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+				   CUevent event, CUgraphNodeType type)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	CUresult r = sim_event_node_work(event, type, &w);
+	return r ? r : sim_graph_add(ph, hGraph, deps, ndeps, &w);
+}
+SIM_EXPORT CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					      size_t numDependencies, CUevent event)
+{
+	return sim_event_node_add(phGraphNode, hGraph, dependencies, numDependencies, event, CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+}
+SIM_EXPORT CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					    size_t numDependencies, CUevent event)
+{
+	return sim_event_node_add(phGraphNode, hGraph, dependencies, numDependencies, event, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+}
+/* The graph's event of a node of TYPE; CUDA_ERROR_INVALID_VALUE for a node of another type. */
+static CUresult sim_event_node_get(CUgraphNode hNode, CUgraphNodeType type, CUevent *out)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!n || !out || n->type != type)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	*out = (CUevent)n->graph->nodes[n->index].u.event.event;
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+SIM_EXPORT CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
+{
+	return sim_event_node_get(hNode, CU_GRAPH_NODE_TYPE_EVENT_RECORD, event_out);
+}
+SIM_EXPORT CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
+{
+	return sim_event_node_get(hNode, CU_GRAPH_NODE_TYPE_WAIT_EVENT, event_out);
+}
+/* The graph's node (EXEC_FORM 0) or exec HX's gets EVENT. */
+static CUresult sim_event_node_set(int exec_form, CUgraphExec hx, CUgraphNode hNode, CUevent event, CUgraphNodeType type)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(exec_form, hx, hNode, type, sim_event_node_work(event, type, &w), &w);
+}
+SIM_EXPORT CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
+{
+	return sim_event_node_set(0, NULL, hNode, event, CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+}
+SIM_EXPORT CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
+{
+	return sim_event_node_set(0, NULL, hNode, event, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+}
+SIM_EXPORT CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+	return sim_event_node_set(1, hGraphExec, hNode, event, CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+}
+SIM_EXPORT CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+	return sim_event_node_set(1, hGraphExec, hNode, event, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+}
+
+/* External semaphore signal and wait nodes: the simulator has no external semaphores to
+ * import, so a replay does nothing there; the node keeps its own copy of the handles and
+ * parameters ("The extSemArray and paramsArray returned in params_out, are owned by the node"). */
+static CUresult sim_sem_node_work(CUexternalSemaphore *sems, const void *params, unsigned n, size_t psize,
+				  CUgraphNodeType type, struct sim_work *w)
+{
+	if (!n || !sems || !params || n > (SIZE_MAX / 2) / (sizeof(*sems) + psize))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (unsigned i = 0; i < n; i++)
+		if (!sems[i])
+			return CUDA_ERROR_INVALID_VALUE;
+	CUexternalSemaphore *own = malloc(n * (sizeof(*own) + psize));
+	if (!own)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	memcpy(own, sems, n * sizeof(*own));
+	memcpy(own + n, params, n * psize);
+	*w = (struct sim_work){.kind = SIM_OP_MARKER, .node_type = (unsigned)type + 1,
+			       .u.sem = {own, own + n, n, psize}};
+	return CUDA_SUCCESS;
+}
+/* The graph's node of TYPE: its arrays, owned by the node. */
+static CUresult sim_sem_node_get(CUgraphNode hNode, CUgraphNodeType type, CUexternalSemaphore **sems,
+				 const void **params, unsigned *n)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *node = sim_node_get(hNode);
+	if (!node || !sems || node->type != type)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	const struct sim_work *w = &node->graph->nodes[node->index];
+	*sems = w->u.sem.sems;
+	*params = w->u.sem.params;
+	*n = w->u.sem.n;
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+/* The add, get, set and exec-set entry points of the signal (KIND Signal) and wait nodes. */
+#define SIM_SEM_NODE_API(KIND, NODE_PARAMS, SEM_PARAMS, TYPE)                                  \
+	SIM_EXPORT CUresult cuGraphAddExternalSemaphores##KIND##Node(                            \
+		CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,       \
+		size_t numDependencies, const NODE_PARAMS *nodeParams)                           \
+	{                                                                                        \
+		SIM_REQUIRE_INIT();                                                              \
+		struct sim_work w;                                                               \
+		CUresult r = SIM_SEM_WORK(nodeParams, SEM_PARAMS, TYPE, &w);                     \
+		return r ? r : sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w); \
+	}                                                                                        \
+	SIM_EXPORT CUresult cuGraphExternalSemaphores##KIND##NodeGetParams(CUgraphNode hNode,    \
+									   NODE_PARAMS *params_out) \
+	{                                                                                        \
+		const void *p = NULL;                                                            \
+		CUresult r = params_out ? sim_sem_node_get(hNode, TYPE, &params_out->extSemArray, &p, \
+							   &params_out->numExtSems)              \
+					: CUDA_ERROR_INVALID_VALUE;                              \
+		if (r == CUDA_SUCCESS)                                                           \
+			params_out->paramsArray = p;                                             \
+		return r;                                                                        \
+	}                                                                                        \
+	SIM_EXPORT CUresult cuGraphExternalSemaphores##KIND##NodeSetParams(CUgraphNode hNode,    \
+									   const NODE_PARAMS *nodeParams) \
+	{                                                                                        \
+		SIM_REQUIRE_INIT();                                                              \
+		struct sim_work w;                                                               \
+		return sim_set_node(0, NULL, hNode, TYPE, SIM_SEM_WORK(nodeParams, SEM_PARAMS, TYPE, &w), &w); \
+	}                                                                                        \
+	SIM_EXPORT CUresult cuGraphExecExternalSemaphores##KIND##NodeSetParams(                  \
+		CUgraphExec hGraphExec, CUgraphNode hNode, const NODE_PARAMS *nodeParams)        \
+	{                                                                                        \
+		SIM_REQUIRE_INIT();                                                              \
+		struct sim_work w;                                                               \
+		return sim_set_node(1, hGraphExec, hNode, TYPE, SIM_SEM_WORK(nodeParams, SEM_PARAMS, TYPE, &w), &w); \
+	}
+SIM_SEM_NODE_API(Signal, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS, CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
+		 CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL)
+SIM_SEM_NODE_API(Wait, CUDA_EXT_SEM_WAIT_NODE_PARAMS, CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
+		 CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT)
+
 /* The nodes an exec of G holds: G's own, then those of each child graph (recursively). */
 static size_t sim_graph_flat_count(const struct sim_graph *g)
 {
@@ -1484,6 +1680,16 @@ static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
 		if (works[i].disabled) { /* an empty node until reenabled */
 			sim_work_release(&works[i]);
 			works[i] = (struct sim_work){.kind = SIM_OP_MARKER};
+		}
+		/* Event nodes record the event, or wait for it, at their place in the replay. */
+		struct sim_event *ev = works[i].u.event.event;
+		if (works[i].node_type == CU_GRAPH_NODE_TYPE_EVENT_RECORD + 1) {
+			r = per_thread ? cuEventRecord_ptsz((CUevent)ev, hs) : cuEventRecord((CUevent)ev, hs);
+			continue;
+		}
+		if (works[i].node_type == CU_GRAPH_NODE_TYPE_WAIT_EVENT + 1) {
+			r = per_thread ? cuStreamWaitEvent_ptsz(hs, (CUevent)ev, 0) : cuStreamWaitEvent(hs, (CUevent)ev, 0);
+			continue;
 		}
 		/* Each replay is a launch (copy, set) again. */
 		works[i].count = works[i].kind == SIM_OP_KERNEL || works[i].kind == SIM_OP_COPY ||

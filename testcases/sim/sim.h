@@ -287,6 +287,8 @@ struct sim_work {
 	enum sim_launch_fate fate;
 	int count;                   /* decide the fate when accepted (not when captured) */
 	int disabled;                /* an exec's node turned off (cuGraphNodeSetEnabled) */
+	unsigned node_type;          /* markers standing for a graph node of another type (event
+				      * record and wait, external semaphores): CUgraphNodeType + 1 */
 	struct sim_graph *child;     /* a graph's child-graph node (a marker): its own clone, owned
 				      * (never copied with the work; an exec holds it flattened) */
 	unsigned long nth;           /* its ordinal among launches (copies, sets) of its name */
@@ -331,6 +333,12 @@ struct sim_work {
 			CUdeviceptr dptr;
 			struct sim_device *dev;
 		} free;
+		struct {
+			CUexternalSemaphore *sems; /* owned, with the parameters after them */
+			void *params;
+			unsigned n;
+			size_t param_size;
+		} sem;
 	} u;
 };
 

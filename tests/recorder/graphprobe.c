@@ -9,7 +9,9 @@
  * (cuGraphExecMemsetNodeSetParams, cuGraphMemsetNodeSetParams); and it captures a launch into a graph it built (cuStreamBeginCaptureToGraph
  * after the graph's empty node); it destroys the second of two memset nodes of a graph it
  * built (cuGraphDestroyNode) and prints what is left, after making a third node follow both
- * (cuGraphAddDependencies) and then not the first (cuGraphRemoveDependencies).  Each graph that was made is launched once.  Prints what the test
+ * (cuGraphAddDependencies) and then not the first (cuGraphRemoveDependencies); it changes an event
+ * record node's event and an external-semaphore signal node's semaphores in the graph, then in
+ * an exec.  Each graph that was made is launched once.  Prints what the test
  * compares with the record: "graphprobe: hostfn 0x..", "graphprobe: p 0x.. q 0x..",
  * "graphprobe: invalidated RESULT".
  */
@@ -158,6 +160,36 @@ int main(void)
 	CHECK(cuGraphInstantiateWithFlags(&x7, g7, 0));
 	CHECK(cuGraphLaunch(x7, a));
 	CHECK(cuStreamSynchronize(a));
+	/* Event and external-semaphore nodes changed in the graph, then in an exec: g8 records
+	 * ev1, then signals two semaphores (opaque handles: the simulator has none to import). */
+	CUgraph g8;
+	CUgraphNode r8, s8;
+	CUgraphExec x8;
+	CUevent ev1, ev2, ev3;
+	CHECK(cuEventCreate(&ev1, 0));
+	CHECK(cuEventCreate(&ev2, 0));
+	CHECK(cuEventCreate(&ev3, 0));
+	CHECK(cuGraphCreate(&g8, 0));
+	CHECK(cuGraphAddEventRecordNode(&r8, g8, NULL, 0, ev1));
+	CUexternalSemaphore sems[2] = { (CUexternalSemaphore)(uintptr_t)0x5e30, (CUexternalSemaphore)(uintptr_t)0x5e31 };
+	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS sp[2];
+	memset(sp, 0, sizeof sp);
+	CUDA_EXT_SEM_SIGNAL_NODE_PARAMS snp = { sems, sp, 2 };
+	CHECK(cuGraphAddExternalSemaphoresSignalNode(&s8, g8, &r8, 1, &snp));
+	CHECK(cuGraphEventRecordNodeSetEvent(r8, ev2));
+	sems[0] = (CUexternalSemaphore)(uintptr_t)0x5e32;
+	snp.numExtSems = 1;
+	CHECK(cuGraphExternalSemaphoresSignalNodeSetParams(s8, &snp));
+	CHECK(cuGraphInstantiateWithFlags(&x8, g8, 0));
+	CHECK(cuGraphExecEventRecordNodeSetEvent(x8, r8, ev3));
+	sems[0] = (CUexternalSemaphore)(uintptr_t)0x5e33;
+	CHECK(cuGraphExecExternalSemaphoresSignalNodeSetParams(x8, s8, &snp));
+	CHECK(cuGraphLaunch(x8, a));
+	CHECK(cuStreamSynchronize(a));
+	printf("graphprobe: events 0x%llx 0x%llx 0x%llx\n", (unsigned long long)(uintptr_t)ev1,
+	       (unsigned long long)(uintptr_t)ev2, (unsigned long long)(uintptr_t)ev3);
+	CHECK(cuGraphExecDestroy(x8));
+	CHECK(cuGraphDestroy(g8));
 	CHECK(cuGraphExecDestroy(x7));
 	CHECK(cuGraphDestroy(g7));
 	CHECK(cuGraphDestroy(g6));

@@ -176,6 +176,18 @@ like "$(grep '^node .* graph=7 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=p
 	"probe: the embedded graph's kernel node is the child's (grid 6)"
 like "$(grep "^graph slot=5 " "$T/probe.dump")" "handle=$cg origin=built .* nodes=1 " "probe: the child graph itself, as built"
 
+read -r ev1 ev2 ev3 < <(sed -n 's/^graphprobe: events \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\)$/\1 \2 \3/p' "$T/probe/out")
+is "$(grep '^node .* graph=8 ' "$T/probe.dump" | awk '{print $4, $5, $6}' | tr '\n' ' ')" \
+	"exec=- ordinal=0 type=event_record exec=- ordinal=1 type=ext_semaphore_signal exec=- ordinal=0 type=event_record exec=- ordinal=1 type=ext_semaphore_signal exec=5 ordinal=0 type=event_record exec=5 ordinal=1 type=ext_semaphore_signal " \
+	"probe: the event and semaphore nodes, their graph versions (the setters), then the exec's"
+is "$(grep '^node .* graph=8 .*type=event_record' "$T/probe.dump" | sed 's/.* a=\([^ ]*\) .* flags=\([^ ]*\) .*/\1 \2/' | tr '\n' ' ')" \
+	"$ev1 0x0 $ev2 0x200 $ev3 0x200 " \
+	"probe: cuGraphEventRecordNodeSetEvent and cuGraphExecEventRecordNodeSetEvent recorded with their events"
+is "$(grep '^node .* graph=8 .*type=ext_semaphore_signal' "$T/probe.dump" | sed 's/.* a=\([^ ]*\) b=\([^ ]*\) .* flags=\([^ ]*\) .*/\1 \2 \3/' | tr '\n' ' ')" \
+	"0x5e30 0x2 0x0 0x5e32 0x1 0x200 0x5e33 0x1 0x200 " \
+	"probe: the semaphore node's first semaphore and count, as added, set in the graph and in the exec"
+like "$(grep '^exec slot=5 ' "$T/probe.dump")" ' graph=8 .* updates=2 ' "probe: the exec counts its two updates"
+
 # ---- the tables full: a 1 MiB record keeps 128 node versions; 200 replays update 200 more
 run_in "$T/full" env CUDASIM_MODE=null CUDAINSPECT_SIZE=1M CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" \
 	"$B/graphengine" --mode explicit --steps 200

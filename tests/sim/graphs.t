@@ -3,7 +3,9 @@
 # parameters, an exec's kernel node updated between replays, and a fault planted in that node of
 # the second replay, whose Xid line names the updated pointer; async and null mode.  Child-graph
 # nodes (tests/sim/childgraph.c): the fault planted in the child graph's kernel node of the
-# second replay names the pointer that program planted.
+# second replay names the pointer that program planted.  Event and external-semaphore nodes
+# (tests/sim/eventnodes.c): their Get/Set pairs and exec setters, wrong node types refused, a
+# replay records the events of its exec.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/lib.sh"
 export CUDASIM_KERNEL_US=100
@@ -21,4 +23,8 @@ graph_run() {
 }
 graph_run graphs "the updated node's"
 graph_run childgraph "the child graph's kernel"
+for mode in async null; do
+	CUDASIM_MODE=$mode sim_run eventnodes; ok "eventnodes.c ($mode mode) exits 0" test $? -eq 0
+	ok "eventnodes.c ($mode mode): all pass" tap_clean "$T/eventnodes.tap"
+done
 done_testing
