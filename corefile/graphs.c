@@ -16,7 +16,8 @@
  * every node, one that had not started started none; without an in-graph breadcrumb the states
  * of a replay in flight are unknown.
  *
- * A child-graph node runs the graph of origin child the recorder made of its embedded clone:
+ * A child-graph node runs the graph of origin child the recorder made of its embedded clone
+ * (or, for an exec's version of the node, of the graph cuGraphExecChildGraphNodeSetParams gave):
  * its nodes are expanded after the replayed graph's (nested ones after theirs, within depth,
  * node and work limits) and take the child-graph node's state; to the breadcrumb a child-graph
  * node with kernels inside is one kernel.
@@ -216,9 +217,14 @@ static uint32_t child_graph_of(const struct ci_model *m, const struct ci_graph_n
 }
 
 /* Append the nodes of every child-graph node's graph after the replayed graph's, each child's
- * by ordinal (their latest versions made by T, the instantiation), nested ones in turn.  A
- * hostile record's cycles and sizes end at the depth, node and work limits (children_cut). */
-static void expand_children(const struct ci_model *m, struct ci_graph_replay *r, uint64_t t)
+ * by ordinal (their latest versions made by INST_T, the instantiation), nested ones in turn.
+ * An exec's own version of a child-graph node (cuGraphExecChildGraphNodeSetParams,
+ * cuGraphExecUpdate), the latest made before the launch at LAUNCH_T, runs the graph as it was
+ * when that version was made: its child graph, and the nodes of that graph and of those nested
+ * in it, are looked up by that version's time, not the instantiation's.  A hostile
+ * record's cycles and sizes end at the depth, node and work limits (children_cut). */
+static void expand_children(const struct ci_model *m, struct ci_graph_replay *r, uint64_t inst_t,
+			    uint64_t launch_t)
 {
 	bool any = false;
 	for (size_t i = 0; i < r->node_count && !any; i++)
@@ -236,8 +242,14 @@ static void expand_children(const struct ci_model *m, struct ci_graph_replay *r,
 		if (!e || e->type != CI_NODE_CHILD_GRAPH || (e->flags & CI_NODE_DISABLED))
 			continue;
 		size_t depth = 0;
-		for (ptrdiff_t p = r->nodes[i].parent; p >= 0; p = r->nodes[p].parent)
+		uint64_t t = e->exec != CI_NONE ? e->time_ns : inst_t;
+		for (ptrdiff_t p = r->nodes[i].parent; p >= 0; p = r->nodes[p].parent) {
 			depth++;
+			if (r->nodes[p].node && r->nodes[p].node->exec != CI_NONE)
+				t = r->nodes[p].node->time_ns;
+		}
+		if (t > launch_t)
+			t = launch_t;
 		work += m->graph_count;
 		uint32_t cs = depth < GRAPH_CHILD_DEPTH && work < GRAPH_CHILD_WORK ? child_graph_of(m, e, t) : CI_NONE;
 		if (cs == CI_NONE) {
@@ -396,7 +408,7 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 			r->destroyed_count++;
 		}
 	}
-	expand_children(m, r, x->instantiate_ns);
+	expand_children(m, r, x->instantiate_ns, l->time_ns);
 	for (size_t i = 0; i < r->node_count; i++) {
 		r->nodes[i].state = state == CI_LS_IN_FLIGHT ? CI_LS_UNKNOWN : state;
 		if (r->nodes[i].node && r->nodes[i].node->type == CI_NODE_KERNEL &&

@@ -358,7 +358,7 @@
 	X(cuGraphExecMemcpyNodeSetParams, h_graph_exec_memcpy_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx), (hGraphExec, hNode, copyParams, ctx)) \
 	X(cuGraphExecMemsetNodeSetParams, h_graph_exec_memset_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx), (hGraphExec, hNode, memsetParams, ctx)) \
 	X(cuGraphExecHostNodeSetParams, h_graph_exec_host_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
-	X(cuGraphExecChildGraphNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph), (hGraphExec, hNode, childGraph)) \
+	X(cuGraphExecChildGraphNodeSetParams, h_graph_exec_child_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph), (hGraphExec, hNode, childGraph)) \
 	X(cuGraphExecEventRecordNodeSetEvent, h_graph_exec_event_record_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event)) \
 	X(cuGraphExecEventWaitNodeSetEvent, h_graph_exec_event_wait_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event)) \
 	X(cuGraphExecExternalSemaphoresSignalNodeSetParams, h_graph_exec_sem_signal_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \

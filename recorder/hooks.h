@@ -88,6 +88,7 @@ void ci_on_graph_memcpy_update(struct ci_call *c, CUresult r, uint64_t exec, uin
 			       const CUDA_MEMCPY3D *p);
 void ci_on_graph_host_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
 			     const CUDA_HOST_NODE_PARAMS *p);
+void ci_on_graph_exec_child_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint64_t child);
 void ci_on_graph_event_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint32_t type,
 			      uint64_t event);
 void ci_on_graph_add_sem(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph, uint32_t type,
@@ -240,6 +241,8 @@ void ci_on_graph_sem_update(struct ci_call *c, CUresult r, uint64_t exec, uint64
 #define CI_PRE_h_graph_exec_sem_signal_set(c, ...) ((void)0)
 #define CI_HOOK_h_graph_exec_sem_wait_set(c, r, x, node, p) ci_on_graph_sem_update(c, r, CI_U64(x), CI_U64(node), CI_NODE_SEM_WAIT, CI_SEM_FIRST(p), CI_SEM_COUNT(p))
 #define CI_PRE_h_graph_exec_sem_wait_set(c, ...) ((void)0)
+#define CI_HOOK_h_graph_exec_child_set(c, r, x, node, g) ci_on_graph_exec_child_update(c, r, CI_U64(x), CI_U64(node), CI_U64(g))
+#define CI_PRE_h_graph_exec_child_set(c, ...) ((void)0)
 #define CI_HOOK_h_graph_node_set(c, r, node, p) ci_on_graph_params_update(c, r, 0, CI_U64(node), p)
 #define CI_PRE_h_graph_node_set(c, ...) ((void)0)
 #define CI_HOOK_h_graph_exec_node_set(c, r, x, node, p) ci_on_graph_params_update(c, r, CI_U64(x), CI_U64(node), p)

@@ -1560,10 +1560,64 @@ static CUresult sim_exec_flatten(struct sim_graph_exec *x, const struct sim_grap
 	size_t *order = sim_graph_order(g, &r);
 	for (size_t k = 0; order && k < g->nnodes && r == CUDA_SUCCESS; k++) {
 		x->order[(*po)++] = base + order[k];
-		if (g->nodes[order[k]].child)
+		if (g->nodes[order[k]].child) {
+			x->child_at[base + order[k]] = *pn;
+			x->child_n[base + order[k]] = g->nodes[order[k]].child->nnodes;
 			r = sim_exec_flatten(x, g->nodes[order[k]].child, pn, po);
+		}
 	}
 	free(order);
+	return r;
+}
+
+/* Whether graph C matches the child graph exec X holds at AT (N nodes): as many nodes, each of
+ * the same kind and type, child graphs where it has them, recursively (edges are not compared:
+ * the simulator replays in insertion order where they allow).  With APPLY, X takes C's nodes'
+ * parameters, keeping each node's enabled state.  Under sim.lock. */
+static bool sim_exec_child_match_locked(struct sim_graph_exec *x, size_t at, size_t n, const struct sim_graph *c,
+					bool apply)
+{
+	if (c->nnodes != n || at + n > x->nnodes)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		struct sim_work *cur = &x->nodes[at + i];
+		const struct sim_work *w = &c->nodes[i];
+		if (w->kind != cur->kind || w->node_type != cur->node_type || !w->child != !x->child_at[at + i])
+			return false;
+		if (w->child && !sim_exec_child_match_locked(x, x->child_at[at + i], x->child_n[at + i], w->child, apply))
+			return false;
+		if (apply) {
+			struct sim_work copy;
+			sim_work_copy(&copy, w);
+			copy.disabled = cur->disabled;
+			sim_work_release(cur);
+			*cur = copy;
+		}
+	}
+	return true;
+}
+
+/* cuGraphExecChildGraphNodeSetParams: "Updates the work represented by hNode in hGraphExec as
+ * though the nodes contained in hNode's graph had the parameters contained in childGraph's
+ * nodes at instantiation ... The topology of childGraph, as well as the node insertion order,
+ * must match"; for later launches only, the graph's node unchanged. */
+SIM_EXPORT CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_exec *x = sim_exec_get(hGraphExec);
+	struct sim_graph_node *n = sim_node_get(hNode);
+	struct sim_graph *c = sim_graph_get(childGraph);
+	if (!x || !n || !c)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	if (n->type == CU_GRAPH_NODE_TYPE_GRAPH && n->graph->id == x->graph_id && n->index < x->nnodes &&
+	    x->child_at[n->index] &&
+	    sim_exec_child_match_locked(x, x->child_at[n->index], x->child_n[n->index], c, false)) {
+		sim_exec_child_match_locked(x, x->child_at[n->index], x->child_n[n->index], c, true);
+		r = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&sim.lock);
 	return r;
 }
 
@@ -1585,14 +1639,19 @@ static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h, unsigned lo
 	size_t total = sim_graph_flat_count(g), pn = 0, po = 0;
 	x->nodes = calloc(total ? total : 1, sizeof(*x->nodes));
 	x->order = malloc((total ? total : 1) * sizeof(*x->order));
-	CUresult ro = x->nodes && x->order ? sim_exec_flatten(x, g, &pn, &po) : CUDA_ERROR_OUT_OF_MEMORY;
+	x->child_at = calloc(total ? total : 1, sizeof(*x->child_at));
+	x->child_n = calloc(total ? total : 1, sizeof(*x->child_n));
+	CUresult ro = x->nodes && x->order && x->child_at && x->child_n ? sim_exec_flatten(x, g, &pn, &po)
+									 : CUDA_ERROR_OUT_OF_MEMORY;
 	if (x->nodes)
 		x->nnodes = pn;
 	if (ro) {
 		if (x->nodes)
 			sim_graph_nodes_free(x->nodes, x->nnodes);
 		free(x->order);
-		x->nodes = NULL, x->order = NULL;
+		free(x->child_at);
+		free(x->child_n);
+		x->nodes = NULL, x->order = NULL, x->child_at = x->child_n = NULL;
 	}
 	pthread_mutex_unlock(&sim.lock);
 	if (!x->nodes) {
@@ -1730,7 +1789,9 @@ SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec h)
 	sim_graph_nodes_free(x->nodes, x->nnodes);
 	x->nodes = NULL;
 	free(x->order);
-	x->order = NULL;
+	free(x->child_at);
+	free(x->child_n);
+	x->order = NULL, x->child_at = x->child_n = NULL;
 	sim_obj_free(x, SIM_KIND_GRAPH_EXEC);
 	pthread_mutex_unlock(&sim.lock);
 	return CUDA_SUCCESS;

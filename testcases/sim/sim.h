@@ -524,6 +524,8 @@ struct sim_graph_exec {
 	struct sim_work *nodes;        /* under sim.lock: cuGraphExec*SetParams replace them */
 	size_t nnodes;
 	size_t *order;                 /* the replay order: node indexes, dependencies first */
+	size_t *child_at;              /* per node: where its child graph's nodes start (0: none) */
+	size_t *child_n;               /* ... and how many the child graph has */
 };
 /* Append work to a graph as a new node; NULL when out of memory. */
 struct sim_graph_node *sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w);

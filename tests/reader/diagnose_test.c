@@ -855,6 +855,59 @@ static void test_child_graph(void)
 	ci_model_destroy(m);
 }
 
+/* cuGraphExecChildGraphNodeSetParams as the recorder keeps it: a built graph (an empty node, a
+ * child-graph node embedding 0x6100, whose kernel is norm) instantiated at 2 ms and replayed at
+ * 3 ms; at 4 ms the exec's child node was set to run graph 0x6200 (its own node: attention), so
+ * the recorder made a graph of origin child with that handle, a copy of 0x6200's nodes then,
+ * and an exec version of the node naming it; the replay at 5 ms faulted.  Later, at 7 ms,
+ * another copy of 0x6200 (sample) was made for another update: after the launch, not its. */
+static void test_exec_child_update(void)
+{
+	struct ci_model *m = mb_new();
+	mb_device(m, "NVIDIA H200");
+	uint32_t fb = mb_function(m, "norm", 0, NULL), fc = mb_function(m, "attention", 0, NULL);
+	uint32_t fd = mb_function(m, "sample", 0, NULL);
+	uint32_t s = mb_stream(m, 0xa000, true, 1, 2); /* its breadcrumb: replay 1 finished */
+	uint32_t g = mb_graph(m, 0x6000, CI_GRAPH_BUILT, 2, false, 0);
+	uint32_t c1 = mb_graph(m, 0x6100, CI_GRAPH_CHILD, 1, false, 0);
+	uint32_t g2 = mb_graph(m, 0x6200, CI_GRAPH_BUILT, 1, false, 0);
+	mb_graph_node(m, g, 0, CI_NODE_EMPTY, CI_NONE, 0, CI_NONE, 1);
+	uint64_t child_node = mb_graph_node(m, g, 1, CI_NODE_CHILD_GRAPH, CI_NONE, 0x6100, CI_NONE, 1)->handle;
+	mb_graph_node(m, c1, 0, CI_NODE_KERNEL, fb, 0, CI_NONE, 1);
+	mb_graph_node(m, g2, 0, CI_NODE_KERNEL, fc, 0, CI_NONE, 1);
+	uint32_t x = mb_graph_exec(m, 0x7000, g, 2);
+	size_t l1 = mb_graph_launch(m, s, 1, x, 1, 3, CI_LAUNCH_CRUMB, 7);
+	uint32_t c2 = mb_graph(m, 0x6200, CI_GRAPH_CHILD, 1, false, 0);
+	m->graphs[c2].create_ns = MB_T0 + 4 * MB_MS;
+	mb_graph_node(m, c2, 0, CI_NODE_KERNEL, fc, 0, CI_NONE, 4);
+	struct ci_graph_node *up = mb_graph_node(m, g, 1, CI_NODE_CHILD_GRAPH, CI_NONE, 0x6200, CI_NONE, 4);
+	up->exec = x, up->flags = CI_NODE_UPDATE, up->handle = child_node;
+	size_t l2 = mb_graph_launch(m, s, 2, x, 2, 5, CI_LAUNCH_CRUMB, 7);
+	uint32_t c3 = mb_graph(m, 0x6200, CI_GRAPH_CHILD, 1, false, 0);
+	m->graphs[c3].create_ns = MB_T0 + 7 * MB_MS;
+	mb_graph_node(m, c3, 0, CI_NODE_KERNEL, fd, 0, CI_NONE, 7);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+
+	struct ci_graph_replay r;
+	ok(ci_graph_replay_expand(m, l1, CI_LS_FINISHED, &r) && r.node_count == 3 && r.nodes[2].node &&
+		   r.nodes[2].node->function == fb,
+	   "exec child update: the replay before it ran the embedded child's kernel (norm)");
+	ci_graph_replay_deinit(&r);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->faulting_launch, (long long)l2, "exec child update: the replay after it faulted");
+	char name[64] = "";
+	if (d->graph && d->graph->faulting_node >= 0)
+		ci_graph_replay_node_name(d->graph, (size_t)d->graph->faulting_node, name, sizeof name);
+	is_str(name, "1.0", "exec child update: the faulting node is node 0 of child-graph node 1");
+	uint32_t kf = d->graph ? d->graph->kernel.function : CI_NONE;
+	is_str(kf < m->function_count ? m->strings + m->functions[kf].name_str : "", "attention",
+	       "exec child update: it is the kernel of the graph the update gave, copied at the update");
+	ok(d->graph && d->graph->node_count == 3 && d->graph->kernel_count == 1,
+	   "exec child update: one child's nodes expanded, not the later copy's");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
 /* A hostile record: a child graph that contains itself (BIG false), or one that claims 4
  * billion nodes (BIG true). */
 static void test_child_graph_hostile(bool big)
@@ -929,6 +982,7 @@ int main(void)
 	test_container_far_back();
 	test_incomplete();
 	test_child_graph();
+	test_exec_child_update();
 	test_child_graph_hostile(false);
 	test_child_graph_hostile(true);
 	printf("1..%d\n", tap_n);

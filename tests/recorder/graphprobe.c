@@ -11,7 +11,9 @@
  * built (cuGraphDestroyNode) and prints what is left, after making a third node follow both
  * (cuGraphAddDependencies) and then not the first (cuGraphRemoveDependencies); it changes an event
  * record node's event and an external-semaphore signal node's semaphores in the graph, then in
- * an exec.  Each graph that was made is launched once.  Prints what the test
+ * an exec; it sets an exec's child-graph node to another graph (cuGraphExecChildGraphNodeSetParams)
+ * and adds a child-graph node with cuGraphAddNode.  Each graph that was made is launched once
+ * (the one whose exec's child node was set, twice).  Prints what the test
  * compares with the record: "graphprobe: hostfn 0x..", "graphprobe: p 0x.. q 0x..",
  * "graphprobe: invalidated RESULT".
  */
@@ -190,6 +192,26 @@ int main(void)
 	       (unsigned long long)(uintptr_t)ev2, (unsigned long long)(uintptr_t)ev3);
 	CHECK(cuGraphExecDestroy(x8));
 	CHECK(cuGraphDestroy(g8));
+	/* x7's child node set to run g9's kernel (grid 9), launched again; then a child graph
+	 * through cuGraphAddNode: g6 embedded in g10. */
+	CUgraph g9, g10, emb10 = NULL;
+	CUgraphNode k9, c10;
+	CHECK(cuGraphCreate(&g9, 0));
+	kp6.gridDimX = 9;
+	CHECK(cuGraphAddKernelNode(&k9, g9, NULL, 0, &kp6));
+	CHECK(cuGraphExecChildGraphNodeSetParams(x7, c7, g9));
+	CHECK(cuGraphLaunch(x7, a));
+	CHECK(cuStreamSynchronize(a));
+	printf("graphprobe: exec child node set to 0x%llx\n", (unsigned long long)(uintptr_t)g9);
+	CHECK(cuGraphCreate(&g10, 0));
+	memset(&np, 0, sizeof np);
+	np.type = CU_GRAPH_NODE_TYPE_GRAPH;
+	np.graph.graph = g6;
+	CHECK(cuGraphAddNode(&c10, g10, NULL, NULL, 0, &np));
+	CHECK(cuGraphChildGraphNodeGetGraph(c10, &emb10));
+	printf("graphprobe: cuGraphAddNode embedded 0x%llx\n", (unsigned long long)(uintptr_t)emb10);
+	CHECK(cuGraphDestroy(g10));
+	CHECK(cuGraphDestroy(g9));
 	CHECK(cuGraphExecDestroy(x7));
 	CHECK(cuGraphDestroy(g7));
 	CHECK(cuGraphDestroy(g6));

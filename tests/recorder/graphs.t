@@ -188,6 +188,27 @@ is "$(grep '^node .* graph=8 .*type=ext_semaphore_signal' "$T/probe.dump" | sed 
 	"probe: the semaphore node's first semaphore and count, as added, set in the graph and in the exec"
 like "$(grep '^exec slot=5 ' "$T/probe.dump")" ' graph=8 .* updates=2 ' "probe: the exec counts its two updates"
 
+g9=$(sed -n 's/^graphprobe: exec child node set to \(0x[0-9a-f]*\)$/\1/p' "$T/probe/out")
+like "$(grep '^node .* graph=6 exec=4 ordinal=1 ' "$T/probe.dump")" "type=child_graph .* a=$g9 .* flags=0x200 " \
+	"probe: cuGraphExecChildGraphNodeSetParams recorded as the exec's version of the child-graph node, naming the graph given"
+g10=$(grep "^graph slot=10 " "$T/probe.dump")
+is "$(field handle "$g10") $(field origin "$g10") $(field nodes "$g10")" "$g9 child 1" \
+	"probe: ... and a graph of origin child with that handle holding a copy of its node"
+like "$(grep '^node .* graph=10 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=probe_k .* grid=9,1,1 ' \
+	"probe: the copy's kernel node is the given graph's (grid 9)"
+like "$(grep "^graph slot=9 " "$T/probe.dump")" "handle=$g9 origin=built .* destroyed=1 " \
+	"probe: the given graph keeps its own entry (and its destruction)"
+like "$("$B/cudainspect" "$(snap "$T/probe" exit)" kernels 2>&1 | grep -A1 'replay 2 of exec' | tail -1)" 'node 1\.0 finished +probe_k +grid \(9,1,1\)' \
+	"probe: the kernels view expands the replay after the update into the given graph's kernel (node 1.0, grid 9)"
+emb10=$(sed -n 's/^graphprobe: cuGraphAddNode embedded \(0x[0-9a-f]*\)$/\1/p' "$T/probe/out")
+like "$(grep '^node .* graph=11 .*ordinal=0 ' "$T/probe.dump")" "type=child_graph .* a=$emb10 " \
+	"probe: cuGraphAddNode's child-graph node names the embedded clone"
+g12=$(grep "^graph slot=12 " "$T/probe.dump")
+is "$(field handle "$g12") $(field origin "$g12") $(field nodes "$g12")" "$emb10 child 1" \
+	"probe: cuGraphAddNode's embedded clone is recorded with the child's node"
+like "$(grep '^node .* graph=12 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=probe_k .* grid=6,1,1 ' \
+	"probe: ... the kernel of g6 (grid 6)"
+
 # ---- the tables full: a 1 MiB record keeps 128 node versions; 200 replays update 200 more
 run_in "$T/full" env CUDASIM_MODE=null CUDAINSPECT_SIZE=1M CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" \
 	"$B/graphengine" --mode explicit --steps 200

@@ -5,7 +5,8 @@
 # nodes (tests/sim/childgraph.c): the fault planted in the child graph's kernel node of the
 # second replay names the pointer that program planted.  Event and external-semaphore nodes
 # (tests/sim/eventnodes.c): their Get/Set pairs and exec setters, wrong node types refused, a
-# replay records the events of its exec.
+# replay records the events of its exec.  cuGraphExecChildGraphNodeSetParams and child graphs
+# through cuGraphAddNode (tests/sim/childupdate.c): which host nodes each replay ran.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/lib.sh"
 export CUDASIM_KERNEL_US=100
@@ -24,7 +25,9 @@ graph_run() {
 graph_run graphs "the updated node's"
 graph_run childgraph "the child graph's kernel"
 for mode in async null; do
-	CUDASIM_MODE=$mode sim_run eventnodes; ok "eventnodes.c ($mode mode) exits 0" test $? -eq 0
-	ok "eventnodes.c ($mode mode): all pass" tap_clean "$T/eventnodes.tap"
+	for prog in eventnodes childupdate; do
+		CUDASIM_MODE=$mode sim_run $prog; ok "$prog.c ($mode mode) exits 0" test $? -eq 0
+		ok "$prog.c ($mode mode): all pass" tap_clean "$T/$prog.tap"
+	done
 done
 done_testing
