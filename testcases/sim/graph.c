@@ -48,6 +48,7 @@ static void sim_work_dup(struct sim_work *dst, const struct sim_work *src, int w
 {
 	*dst = *src;
 	dst->child = NULL; /* cloned where it matters (cuGraphClone), flattened by an exec */
+	dst->bodies = NULL; /* likewise */
 	if (src->kind == SIM_OP_KERNEL) {
 		dst->u.kernel.kp = with_params ? sim_kparams_copy(src->u.kernel.kp) : NULL;
 		if (src->u.kernel.argv) {
@@ -214,14 +215,46 @@ fail:
 }
 
 static void sim_graph_free_locked(struct sim_graph *g);
+/* The graphs a node owns: a child graph, a conditional node's bodies. */
+static void sim_work_graphs_free_locked(struct sim_work *w)
+{
+	if (w->child)
+		sim_graph_free_locked(w->child);
+	for (unsigned b = 0; w->bodies && b < w->u.cond.size; b++)
+		if (w->bodies[b])
+			sim_graph_free_locked(w->bodies[b]);
+	free(w->bodies);
+	w->child = NULL;
+	w->bodies = NULL;
+}
 static void sim_graph_nodes_free(struct sim_work *nodes, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		sim_work_release(&nodes[i]);
-		if (nodes[i].child)
-			sim_graph_free_locked(nodes[i].child);
+		sim_work_graphs_free_locked(&nodes[i]);
 	}
 	free(nodes);
+}
+
+/* Conditional handles (cuGraphConditionalHandleCreate): the graph's, freed with it. */
+struct sim_cond {
+	struct sim_cond *next;
+	const struct sim_graph *graph;
+	unsigned dflt, flags;
+};
+static struct sim_cond *sim_conds; /* sim.lock */
+
+static void sim_conds_free_locked(const struct sim_graph *g)
+{
+	for (struct sim_cond **p = &sim_conds; *p;) {
+		struct sim_cond *c = *p;
+		if (c->graph == g) {
+			*p = c->next;
+			free(c);
+		} else {
+			p = &c->next;
+		}
+	}
 }
 
 /* A graph's nodes and their handles (under sim.lock). */
@@ -232,6 +265,7 @@ static void sim_graph_free_locked(struct sim_graph *g)
 		sim_obj_free(g->handles[i], SIM_KIND_GRAPH_NODE);
 	free(g->handles);
 	free(g->edges);
+	sim_conds_free_locked(g);
 	sim_obj_free(g, SIM_KIND_GRAPH);
 }
 
@@ -762,8 +796,85 @@ static CUresult sim_sem_node_work(CUexternalSemaphore *sems, const void *params,
 static CUresult sim_child_node_add(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
 				   CUgraph childGraph);
 
+/* "Creates a conditional handle associated with hGraph ... flags: Currently must be
+ * CU_GRAPH_COND_ASSIGN_DEFAULT or 0"; the handle lives as long as its graph. */
+SIM_EXPORT CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx,
+						   unsigned int defaultLaunchValue, unsigned int flags)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph *g = sim_graph_get(hGraph);
+	if (!pHandle_out || !g || (flags & ~(unsigned)CU_GRAPH_COND_ASSIGN_DEFAULT))
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_cond *c = malloc(sizeof(*c));
+	if (!c)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*c = (struct sim_cond){.graph = g, .dflt = defaultLaunchValue, .flags = flags};
+	pthread_mutex_lock(&sim.lock);
+	c->next = sim_conds;
+	sim_conds = c;
+	pthread_mutex_unlock(&sim.lock);
+	*pHandle_out = (CUgraphConditionalHandle)(uintptr_t)c;
+	return CUDA_SUCCESS;
+}
+
+#define SIM_COND_BODIES_MAX 256 /* SWITCH bodies per node, at most (a simulator's bound) */
+
+/* A conditional node (cuGraphAddNode): its bodies are new graphs, handed out in phGraph_out
+ * ("CUDA-owned ... Valid for the lifetime of the conditional node"); the handle must be one
+ * cuGraphConditionalHandleCreate made. */
+static CUresult sim_cond_node_add(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+				  CUDA_CONDITIONAL_NODE_PARAMS *p)
+{
+	struct sim_graph *g = sim_graph_get(hGraph);
+	unsigned n = p->size;
+	if (!g || !p->phGraph_out || !n ||
+	    (p->type == CU_GRAPH_COND_TYPE_IF && n > 2) || (p->type == CU_GRAPH_COND_TYPE_WHILE && n != 1) ||
+	    (p->type != CU_GRAPH_COND_TYPE_IF && p->type != CU_GRAPH_COND_TYPE_WHILE &&
+	     p->type != CU_GRAPH_COND_TYPE_SWITCH))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (n > SIM_COND_BODIES_MAX)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	pthread_mutex_lock(&sim.lock);
+	const struct sim_cond *c = sim_conds;
+	while (c && (uintptr_t)c != (uintptr_t)p->handle)
+		c = c->next;
+	struct sim_work w = {.kind = SIM_OP_MARKER, .node_type = CU_GRAPH_NODE_TYPE_CONDITIONAL + 1,
+			     .u.cond = {p->type, n, c && (c->flags & CU_GRAPH_COND_ASSIGN_DEFAULT) ? c->dflt : 0}};
+	CUresult r = c ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS && !(w.bodies = calloc(n, sizeof(*w.bodies))))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	for (unsigned b = 0; r == CUDA_SUCCESS && b < n; b++) {
+		struct sim_graph *body = sim_obj_new(SIM_KIND_GRAPH, sizeof(*body));
+		if (!body) {
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+			break;
+		}
+		body->ctx = g->ctx;
+		body->id = sim_new_id();
+		w.bodies[b] = body;
+	}
+	if (r)
+		sim_work_graphs_free_locked(&w);
+	pthread_mutex_unlock(&sim.lock);
+	if (r)
+		return r;
+	struct sim_graph **bodies = w.bodies;
+	r = sim_graph_add(ph, hGraph, deps, ndeps, &w);
+	pthread_mutex_lock(&sim.lock);
+	if (r) {
+		w.bodies = bodies;
+		sim_work_graphs_free_locked(&w);
+	} else {
+		for (unsigned b = 0; b < n; b++)
+			p->phGraph_out[b] = (CUgraph)bodies[b];
+	}
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
 /* cuGraphAddNode: the parameter union by type (kernel, memset, host, empty, event,
- * external-semaphore and child-graph nodes are simulated; other types CUDA_ERROR_NOT_SUPPORTED).  "On return ... fields may be modified",
+ * external-semaphore, child-graph and conditional nodes are simulated; other types
+ * CUDA_ERROR_NOT_SUPPORTED).  "On return ... fields may be modified",
  * the documentation says; nothing needs to be. */
 static CUresult sim_graph_add_params(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
 				     CUgraphNodeParams *p)
@@ -810,6 +921,8 @@ static CUresult sim_graph_add_params(CUgraphNode *ph, CUgraph hGraph, const CUgr
 	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
 		r = SIM_SEM_WORK(&p->extSemWait, CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, p->type, &w);
 		break;
+	case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+		return sim_cond_node_add(ph, hGraph, deps, ndeps, &p->conditional);
 	case CU_GRAPH_NODE_TYPE_GRAPH:
 		/* cloned, as by cuGraphAddChildGraphNode; a graph moved into the node is not simulated */
 		if (p->graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)
@@ -882,8 +995,7 @@ SIM_EXPORT CUresult cuGraphDestroyNode(CUgraphNode hNode)
 			r = CUDA_ERROR_NOT_SUPPORTED;
 	if (r == CUDA_SUCCESS) {
 		sim_work_release(&g->nodes[n->index]);
-		if (g->nodes[n->index].child)
-			sim_graph_free_locked(g->nodes[n->index].child);
+		sim_work_graphs_free_locked(&g->nodes[n->index]);
 		g->nodes[n->index] = (struct sim_work){.kind = SIM_OP_MARKER};
 		g->handles[n->index] = NULL;
 		size_t k = 0; /* "severs any dependencies of other nodes on hNode and vice versa" */
@@ -1114,11 +1226,21 @@ static struct sim_graph *sim_graph_clone_locked(const struct sim_graph *o)
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 			break;
 		}
+		if (o->nodes[i].bodies) {
+			bool oom = !(w.bodies = calloc(w.u.cond.size, sizeof(*w.bodies)));
+			for (unsigned b = 0; !oom && b < w.u.cond.size; b++)
+				oom = !(w.bodies[b] = sim_graph_clone_locked(o->nodes[i].bodies[b]));
+			if (oom) {
+				sim_work_release(&w);
+				sim_work_graphs_free_locked(&w);
+				r = CUDA_ERROR_OUT_OF_MEMORY;
+				break;
+			}
+		}
 		struct sim_graph_node *cn = sim_graph_append_locked(g, &w);
 		if (!cn) {
 			sim_work_release(&w);
-			if (w.child)
-				sim_graph_free_locked(w.child);
+			sim_work_graphs_free_locked(&w);
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 		} else if (!o->handles[i]) { /* destroyed in the original: an empty place */
 			g->handles[i] = NULL;
@@ -1532,20 +1654,28 @@ SIM_SEM_NODE_API(Wait, CUDA_EXT_SEM_WAIT_NODE_PARAMS, CUDA_EXTERNAL_SEMAPHORE_WA
 static size_t sim_graph_flat_count(const struct sim_graph *g)
 {
 	size_t n = g->nnodes;
-	for (size_t i = 0; i < g->nnodes; i++)
+	for (size_t i = 0; i < g->nnodes; i++) {
 		if (g->nodes[i].child)
 			n += sim_graph_flat_count(g->nodes[i].child);
+		for (unsigned b = 0; g->nodes[i].bodies && b < g->nodes[i].u.cond.size; b++)
+			n += sim_graph_flat_count(g->nodes[i].bodies[b]);
+	}
 	return n;
 }
 
 /* Instantiation flattens: G's nodes are copied at x->nodes[*pn...] (the top graph's at their own
  * indexes, so a CUgraphNode names its exec node), and the replay order gets G's order with each
- * child-graph node (an empty node) followed by its graph's nodes in their own order. */
-static CUresult sim_exec_flatten(struct sim_graph_exec *x, const struct sim_graph *g, size_t *pn, size_t *po)
+ * child-graph node (an empty node) followed by its graph's nodes in their own order, and each
+ * conditional node (an empty node) by its bodies' nodes, body by body, marked as theirs (OWNER
+ * 1 + the conditional node's index, BODY): a launch runs the body the condition selects. */
+static CUresult sim_exec_flatten(struct sim_graph_exec *x, const struct sim_graph *g, size_t *pn, size_t *po,
+				 size_t owner, unsigned body)
 {
 	size_t base = *pn;
 	for (size_t i = 0; i < g->nnodes; i++) {
 		sim_work_copy(&x->nodes[base + i], &g->nodes[i]);
+		x->cond_owner[base + i] = owner;
+		x->cond_body[base + i] = body;
 		/* An explicitly built graph runs in the context of its kernels. */
 		if (!x->ctx && g->nodes[i].kind == SIM_OP_KERNEL) {
 			struct sim_module *m = NULL;
@@ -1563,8 +1693,11 @@ static CUresult sim_exec_flatten(struct sim_graph_exec *x, const struct sim_grap
 		if (g->nodes[order[k]].child) {
 			x->child_at[base + order[k]] = *pn;
 			x->child_n[base + order[k]] = g->nodes[order[k]].child->nnodes;
-			r = sim_exec_flatten(x, g->nodes[order[k]].child, pn, po);
+			r = sim_exec_flatten(x, g->nodes[order[k]].child, pn, po, owner, body);
 		}
+		const struct sim_work *w = &g->nodes[order[k]];
+		for (unsigned b = 0; w->bodies && b < w->u.cond.size && r == CUDA_SUCCESS; b++)
+			r = sim_exec_flatten(x, w->bodies[b], pn, po, base + order[k] + 1, b);
 	}
 	free(order);
 	return r;
@@ -1641,8 +1774,11 @@ static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h, unsigned lo
 	x->order = malloc((total ? total : 1) * sizeof(*x->order));
 	x->child_at = calloc(total ? total : 1, sizeof(*x->child_at));
 	x->child_n = calloc(total ? total : 1, sizeof(*x->child_n));
-	CUresult ro = x->nodes && x->order && x->child_at && x->child_n ? sim_exec_flatten(x, g, &pn, &po)
-									 : CUDA_ERROR_OUT_OF_MEMORY;
+	x->cond_owner = calloc(total ? total : 1, sizeof(*x->cond_owner));
+	x->cond_body = calloc(total ? total : 1, sizeof(*x->cond_body));
+	CUresult ro = x->nodes && x->order && x->child_at && x->child_n && x->cond_owner && x->cond_body
+			      ? sim_exec_flatten(x, g, &pn, &po, 0, 0)
+			      : CUDA_ERROR_OUT_OF_MEMORY;
 	if (x->nodes)
 		x->nnodes = pn;
 	if (ro) {
@@ -1651,7 +1787,10 @@ static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h, unsigned lo
 		free(x->order);
 		free(x->child_at);
 		free(x->child_n);
-		x->nodes = NULL, x->order = NULL, x->child_at = x->child_n = NULL;
+		free(x->cond_owner);
+		free(x->cond_body);
+		x->nodes = NULL, x->order = NULL, x->child_at = x->child_n = x->cond_owner = NULL;
+		x->cond_body = NULL;
 	}
 	pthread_mutex_unlock(&sim.lock);
 	if (!x->nodes) {
@@ -1712,6 +1851,20 @@ SIM_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, 
 	return sim_instantiate_params(phGraphExec, hGraph, instantiateParams);
 }
 
+/* Whether conditional node W runs body B at a launch: IF runs body 0 when the condition is
+ * non-zero, else body 1 if it has one; WHILE its body while it is non-zero, which no device code
+ * can change here, so once (docs/SIMULATOR.md); SWITCH body `value` when there is one. */
+static bool sim_cond_selects(const struct sim_work *w, unsigned b)
+{
+	unsigned v = w->u.cond.value;
+	switch (w->u.cond.type) {
+	case CU_GRAPH_COND_TYPE_IF: return v ? b == 0 : b == 1 && w->u.cond.size == 2;
+	case CU_GRAPH_COND_TYPE_WHILE: return v && b == 0;
+	case CU_GRAPH_COND_TYPE_SWITCH: return v == b && v < w->u.cond.size;
+	default: return false;
+	}
+}
+
 static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
 {
 	SIM_REQUIRE_INIT();
@@ -1729,11 +1882,25 @@ static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
 	pthread_mutex_lock(&sim.lock);
 	size_t n = x->nnodes;
 	struct sim_work *works = malloc((n ? n : 1) * sizeof(*works));
-	for (size_t i = 0; works && i < n; i++)
-		sim_work_dup(&works[i], &x->nodes[x->order[i]], 0);
-	pthread_mutex_unlock(&sim.lock);
-	if (!works)
+	unsigned char *runs = malloc(n ? n : 1);
+	if (!works || !runs) {
+		pthread_mutex_unlock(&sim.lock);
+		free(works);
+		free(runs);
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* A conditional body's node runs when its conditional node ran and selected that body
+		 * (conditional nodes come before their bodies in the replay order). */
+		size_t at = x->order[i], o = x->cond_owner[at];
+		runs[at] = !o || (runs[o - 1] && sim_cond_selects(&x->nodes[o - 1], x->cond_body[at]));
+		if (runs[at])
+			sim_work_dup(&works[i], &x->nodes[at], 0);
+		else
+			works[i] = (struct sim_work){.kind = SIM_OP_MARKER};
+	}
+	pthread_mutex_unlock(&sim.lock);
+	free(runs);
 	size_t i = 0;
 	for (; i < n && r == CUDA_SUCCESS; i++) {
 		if (works[i].disabled) { /* an empty node until reenabled */
@@ -1791,7 +1958,10 @@ SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec h)
 	free(x->order);
 	free(x->child_at);
 	free(x->child_n);
-	x->order = NULL, x->child_at = x->child_n = NULL;
+	free(x->cond_owner);
+	free(x->cond_body);
+	x->order = NULL, x->child_at = x->child_n = x->cond_owner = NULL;
+	x->cond_body = NULL;
 	sim_obj_free(x, SIM_KIND_GRAPH_EXEC);
 	pthread_mutex_unlock(&sim.lock);
 	return CUDA_SUCCESS;
