@@ -1382,6 +1382,12 @@ static void graph_node_line(struct ci_text_out *o, const struct ci_graph_node *e
 			 e->handle ? "" : e->type == CI_NODE_EVENT_RECORD ? " (recorded in the capture)"
 									  : " (waited for: joins the capture)");
 		break;
+	case CI_NODE_CONDITIONAL: {
+		static const char *const kinds[] = { "if", "while", "switch" };
+		snprintf(what, sizeof(what), "%s, %" PRIu64 " bod%s from 0x%" PRIx64,
+			 e->bytes < 3 ? kinds[e->bytes] : "condition", e->b, e->b == 1 ? "y" : "ies", e->a);
+		break;
+	}
 	case CI_NODE_SEM_SIGNAL:
 	case CI_NODE_SEM_WAIT:
 		if (e->b)

@@ -703,12 +703,39 @@ void ci_on_graph_add(struct ci_call *c, CUresult r, uint64_t node, uint64_t grap
 	ci_graph_node_added(c, r, graph, &n);
 }
 
+/* A conditional node: the node (`a` its first body, `b` how many, `bytes` the condition's type)
+ * and each body the driver made (phGraph_out) as a graph of origin conditional_body, in slots
+ * one after another under the graph lock, so that the reader finds body i at the first one's
+ * slot + i, and the nodes the application then adds to a body land in it. */
+static void ci_graph_conditional_added(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph,
+				       const CUDA_CONDITIONAL_NODE_PARAMS *p)
+{
+	unsigned n = r == CUDA_SUCCESS && p->phGraph_out ? p->size : 0;
+	struct ci_node_args a = { .type = CI_NODE_CONDITIONAL, .handle = node,
+				  .a = n ? CI_U64(p->phGraph_out[0]) : 0, .b = n,
+				  .bytes = (uint64_t)p->type };
+	ci_graph_node_added(c, r, graph, &a);
+	if (!n || !ci_rec.base)
+		return;
+	pthread_mutex_lock(&ci_graph_lock);
+	const struct ci_graph *g = ci_graph_at(ci_map_get(&ci_rec.graph_map, graph));
+	for (unsigned i = 0; i < n; i++)
+		if (ci_graph_new_locked(c, CI_U64(p->phGraph_out[i]), CI_GRAPH_BODY, g ? g->ctx : CI_NONE, CI_NONE, 0,
+					0) == CI_NONE)
+			break; /* the table is full: the bodies after it are not recorded either */
+	pthread_mutex_unlock(&ci_graph_lock);
+}
+
 void ci_on_graph_add_params(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph,
 			    const CUgraphNodeParams *p)
 {
 	/* A child graph is cloned into the node, as by cuGraphAddChildGraphNode. */
 	if (p && p->type == CU_GRAPH_NODE_TYPE_GRAPH) {
 		ci_on_graph_add_child(c, r, node, graph, CI_U64(p->graph.graph));
+		return;
+	}
+	if (p && p->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+		ci_graph_conditional_added(c, r, node, graph, &p->conditional);
 		return;
 	}
 	struct ci_node_args n = ci_params_args(p);

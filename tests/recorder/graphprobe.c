@@ -12,7 +12,8 @@
  * (cuGraphAddDependencies) and then not the first (cuGraphRemoveDependencies); it changes an event
  * record node's event and an external-semaphore signal node's semaphores in the graph, then in
  * an exec; it sets an exec's child-graph node to another graph (cuGraphExecChildGraphNodeSetParams)
- * and adds a child-graph node with cuGraphAddNode.  Each graph that was made is launched once
+ * and adds a child-graph node with cuGraphAddNode; it adds a conditional node (IF with an else
+ * body) and a node to each body.  Each graph that was made is launched once
  * (the one whose exec's child node was set, twice).  Prints what the test
  * compares with the record: "graphprobe: hostfn 0x..", "graphprobe: p 0x.. q 0x..",
  * "graphprobe: invalidated RESULT".
@@ -210,6 +211,32 @@ int main(void)
 	CHECK(cuGraphAddNode(&c10, g10, NULL, NULL, 0, &np));
 	CHECK(cuGraphChildGraphNodeGetGraph(c10, &emb10));
 	printf("graphprobe: cuGraphAddNode embedded 0x%llx\n", (unsigned long long)(uintptr_t)emb10);
+	/* A conditional node (IF with an else body, the condition 1 by default) in g11, a kernel
+	 * (grid 11) added to its then body, a host node to its else body. */
+	CUgraph g11, bodies[2] = { NULL, NULL };
+	CUgraphNode c11, k11, h11;
+	CUgraphExec x11;
+	CUgraphConditionalHandle cond;
+	CHECK(cuGraphCreate(&g11, 0));
+	CHECK(cuGraphConditionalHandleCreate(&cond, g11, NULL, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+	memset(&np, 0, sizeof np);
+	np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+	np.conditional.handle = cond;
+	np.conditional.type = CU_GRAPH_COND_TYPE_IF;
+	np.conditional.size = 2;
+	np.conditional.phGraph_out = bodies;
+	CHECK(cuGraphAddNode(&c11, g11, NULL, NULL, 0, &np));
+	kp6.gridDimX = 11;
+	CHECK(cuGraphAddKernelNode(&k11, bodies[0], NULL, 0, &kp6));
+	CUDA_HOST_NODE_PARAMS hp11 = { host_fn, NULL };
+	CHECK(cuGraphAddHostNode(&h11, bodies[1], NULL, 0, &hp11));
+	CHECK(cuGraphInstantiateWithFlags(&x11, g11, 0));
+	CHECK(cuGraphLaunch(x11, a));
+	CHECK(cuStreamSynchronize(a));
+	printf("graphprobe: conditional bodies 0x%llx 0x%llx\n", (unsigned long long)(uintptr_t)bodies[0],
+	       (unsigned long long)(uintptr_t)bodies[1]);
+	CHECK(cuGraphExecDestroy(x11));
+	CHECK(cuGraphDestroy(g11));
 	CHECK(cuGraphDestroy(g10));
 	CHECK(cuGraphDestroy(g9));
 	CHECK(cuGraphExecDestroy(x7));

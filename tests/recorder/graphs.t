@@ -209,6 +209,18 @@ is "$(field handle "$g12") $(field origin "$g12") $(field nodes "$g12")" "$emb10
 like "$(grep '^node .* graph=12 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=probe_k .* grid=6,1,1 ' \
 	"probe: ... the kernel of g6 (grid 6)"
 
+read -r b0 b1 < <(sed -n 's/^graphprobe: conditional bodies \(0x[0-9a-f]*\) \(0x[0-9a-f]*\)$/\1 \2/p' "$T/probe/out")
+like "$(grep '^node .* graph=13 .*ordinal=0 ' "$T/probe.dump")" "type=conditional .* a=$b0 b=0x2 bytes=0 " \
+	"probe: the conditional node: its first body, 2 bodies, type IF (0)"
+is "$(grep '^graph slot=1[45] ' "$T/probe.dump" | sed 's/.* handle=\([^ ]*\) origin=\([^ ]*\) .* nodes=\([0-9]*\) .*/\1 \2 \3/' | tr '\n' ' ')" \
+	"$b0 conditional_body 1 $b1 conditional_body 1 " "probe: its bodies, in slots one after the other, each with the node added to it"
+like "$(grep '^node .* graph=14 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=probe_k .* grid=11,1,1 ' \
+	"probe: the then body's kernel (grid 11)"
+like "$(grep '^node .* graph=15 .*ordinal=0 ' "$T/probe.dump")" "type=host .*func=$hostfn " "probe: the else body's host node"
+like "$("$B/cudainspect" "$(snap "$T/probe" exit)" kernels 2>&1 | grep -A1 "replay 1 of exec $(field handle "$(grep '^exec slot=6 ' "$T/probe.dump")")" | tail -1)" \
+	'node 0\.0\.0 finished +probe_k +grid \(11,1,1\)' \
+	"probe: the kernels view expands the conditional node into its then body's kernel (node 0.0.0)"
+
 # ---- the tables full: a 1 MiB record keeps 128 node versions; 200 replays update 200 more
 run_in "$T/full" env CUDASIM_MODE=null CUDAINSPECT_SIZE=1M CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" \
 	"$B/graphengine" --mode explicit --steps 200
