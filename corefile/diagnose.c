@@ -958,8 +958,13 @@ static const char *node_name(const struct ci_graph_replay *g, char *buf, size_t 
 	if (p >= 0) {
 		char pn[64];
 		size_t k = strlen(buf);
-		snprintf(buf + k, size - k, ", in the graph of child-graph node %s",
-			 ci_graph_replay_node_name(g, (size_t)p, pn, sizeof pn));
+		const struct ci_graph_node *pe = g->nodes[p].node;
+		if (pe && pe->type == CI_NODE_CONDITIONAL)
+			snprintf(buf + k, size - k, ", in body %" PRIu32 " of conditional node %s",
+				 g->nodes[g->faulting_node].body, ci_graph_replay_node_name(g, (size_t)p, pn, sizeof pn));
+		else
+			snprintf(buf + k, size - k, ", in the graph of child-graph node %s",
+				 ci_graph_replay_node_name(g, (size_t)p, pn, sizeof pn));
 	}
 	return buf;
 }

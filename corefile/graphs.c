@@ -16,10 +16,13 @@
  * every node, one that had not started started none; without an in-graph breadcrumb the states
  * of a replay in flight are unknown.
  *
- * A child-graph node runs the graph of origin child the recorder made of its embedded clone:
+ * A child-graph node runs the graph of origin child the recorder made of its embedded clone
+ * (or, for an exec's version of the node, of the graph cuGraphExecChildGraphNodeSetParams gave):
  * its nodes are expanded after the replayed graph's (nested ones after theirs, within depth,
  * node and work limits) and take the child-graph node's state; to the breadcrumb a child-graph
- * node with kernels inside is one kernel.
+ * node with kernels inside is one kernel.  A conditional node's bodies (graphs of origin
+ * conditional_body) are expanded the same way, body by body; which of them ran is decided on
+ * the device, so their nodes' states are unknown unless the replay finished or had not started.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,6 +36,7 @@
 #define GRAPH_NODES_MAX 65536 /* nodes expanded per replay, child graphs' included, at most */
 #define GRAPH_CHILD_DEPTH 8   /* child graphs within child graphs, at most */
 #define GRAPH_CHILD_WORK (1u << 22) /* table entries looked at to expand child graphs, at most */
+#define GRAPH_BODIES_MAX 256  /* a conditional node's bodies expanded, at most */
 
 static uint64_t ci_mix64_reader(uint64_t x)
 {
@@ -203,26 +207,84 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 }
 
 /* The graph a child-graph node E runs: the newest of origin child with E's handle made by T
- * (the recorder copies the child's nodes into it when the node is added). */
-static uint32_t child_graph_of(const struct ci_model *m, const struct ci_graph_node *e, uint64_t t)
+ * (the recorder copies the child's nodes into it when the node is added); a conditional node's
+ * first body: the newest of origin conditional_body with that handle. */
+static uint32_t graph_of_node(const struct ci_model *m, const struct ci_graph_node *e, uint64_t t)
 {
+	uint32_t origin = e->type == CI_NODE_CONDITIONAL ? CI_GRAPH_BODY : CI_GRAPH_CHILD;
 	uint32_t best = CI_NONE;
 	for (size_t i = 0; i < m->graph_count; i++) {
 		const struct ci_graph *g = &m->graphs[i];
-		if (g->seq && g->origin == CI_GRAPH_CHILD && g->handle == e->a && g->create_ns <= t)
+		if (g->seq && g->origin == origin && g->handle == e->a && g->create_ns <= t)
 			best = (uint32_t)i;
 	}
 	return best;
 }
 
+/* Whether slot NEXT holds a body made with FIRST (the recorder writes a node's bodies one after
+ * another in one call). */
+static bool is_next_body(const struct ci_model *m, uint32_t first, size_t next)
+{
+	return next < m->graph_count && m->graphs[next].seq && m->graphs[next].origin == CI_GRAPH_BODY &&
+	       m->graphs[next].create_ns == m->graphs[first].create_ns;
+}
+
+/* Append graph CS's nodes (their latest versions made by T) as the nodes of node I (body B of a
+ * conditional node, else 0).  True when the limits stopped it. */
+static bool append_graph(const struct ci_model *m, const struct ci_graph_index *ix, struct ci_graph_replay *r,
+			 size_t i, uint32_t cs, uint32_t b, uint64_t t, size_t *work)
+{
+	size_t n = m->graphs[cs].nodes, base = r->node_count;
+	if (n > GRAPH_NODES_MAX - base) {
+		n = GRAPH_NODES_MAX - base;
+		r->children_cut = true;
+	}
+	struct ci_graph_node_state *v = n ? realloc(r->nodes, (base + n) * sizeof *v) : NULL;
+	if (!v) {
+		r->children_cut |= n != 0;
+		return n != 0;
+	}
+	r->nodes = v;
+	r->node_count = base + n;
+	memset(v + base, 0, n * sizeof *v);
+	for (size_t k = 0; k < n; k++) {
+		v[base + k].parent = (ptrdiff_t)i;
+		v[base + k].ordinal = (uint32_t)k;
+		v[base + k].body = b;
+	}
+	bool cut = false;
+	for (size_t k = ix->node_head[cs]; k != SIZE_MAX; k = ix->node_next[k]) {
+		const struct ci_graph_node *c = &m->graph_nodes[k];
+		if (++*work >= GRAPH_CHILD_WORK) {
+			r->children_cut = cut = true;
+			break;
+		}
+		if (c->ordinal >= n || c->time_ns > t)
+			continue;
+		if (!v[base + c->ordinal].first)
+			v[base + c->ordinal].first = c;
+		v[base + c->ordinal].node = c;
+	}
+	for (size_t k = base; k < base + n; k++)
+		if (v[k].node && (v[k].node->flags & CI_NODE_DESTROYED))
+			v[k].node = v[k].first = NULL;
+	return cut || r->node_count >= GRAPH_NODES_MAX;
+}
+
 /* Append the nodes of every child-graph node's graph after the replayed graph's, each child's
- * by ordinal (their latest versions made by T, the instantiation), nested ones in turn.  A
- * hostile record's cycles and sizes end at the depth, node and work limits (children_cut). */
-static void expand_children(const struct ci_model *m, struct ci_graph_replay *r, uint64_t t)
+ * by ordinal (their latest versions made by INST_T, the instantiation), nested ones in turn.
+ * An exec's own version of a child-graph node (cuGraphExecChildGraphNodeSetParams,
+ * cuGraphExecUpdate), the latest made before the launch at LAUNCH_T, runs the graph as it was
+ * when that version was made: its child graph, and the nodes of that graph and of those nested
+ * in it, are looked up by that version's time, not the instantiation's.  A hostile
+ * record's cycles and sizes end at the depth, node and work limits (children_cut). */
+static void expand_children(const struct ci_model *m, struct ci_graph_replay *r, uint64_t inst_t,
+			    uint64_t launch_t)
 {
 	bool any = false;
 	for (size_t i = 0; i < r->node_count && !any; i++)
-		any = r->nodes[i].node && r->nodes[i].node->type == CI_NODE_CHILD_GRAPH;
+		any = r->nodes[i].node && (r->nodes[i].node->type == CI_NODE_CHILD_GRAPH ||
+					   r->nodes[i].node->type == CI_NODE_CONDITIONAL);
 	struct ci_graph_index ix;
 	if (!any)
 		return;
@@ -233,49 +295,35 @@ static void expand_children(const struct ci_model *m, struct ci_graph_replay *r,
 	size_t work = 0;
 	for (size_t i = 0; i < r->node_count; i++) { /* node_count grows: nested ones come too */
 		const struct ci_graph_node *e = r->nodes[i].node;
-		if (!e || e->type != CI_NODE_CHILD_GRAPH || (e->flags & CI_NODE_DISABLED))
+		if (!e || (e->type != CI_NODE_CHILD_GRAPH && e->type != CI_NODE_CONDITIONAL) ||
+		    (e->flags & CI_NODE_DISABLED))
 			continue;
 		size_t depth = 0;
-		for (ptrdiff_t p = r->nodes[i].parent; p >= 0; p = r->nodes[p].parent)
+		uint64_t t = e->exec != CI_NONE ? e->time_ns : inst_t;
+		for (ptrdiff_t p = r->nodes[i].parent; p >= 0; p = r->nodes[p].parent) {
 			depth++;
+			if (r->nodes[p].node && r->nodes[p].node->exec != CI_NONE)
+				t = r->nodes[p].node->time_ns;
+		}
+		if (t > launch_t)
+			t = launch_t;
 		work += m->graph_count;
-		uint32_t cs = depth < GRAPH_CHILD_DEPTH && work < GRAPH_CHILD_WORK ? child_graph_of(m, e, t) : CI_NONE;
+		bool deep = depth >= GRAPH_CHILD_DEPTH || work >= GRAPH_CHILD_WORK;
+		uint32_t cs = deep ? CI_NONE : graph_of_node(m, e, t);
 		if (cs == CI_NONE) {
-			r->children_cut |= depth >= GRAPH_CHILD_DEPTH || work >= GRAPH_CHILD_WORK;
+			r->children_cut |= deep;
 			continue; /* a child the record did not see: its nodes are not known */
 		}
-		size_t n = m->graphs[cs].nodes, base = r->node_count;
-		if (n > GRAPH_NODES_MAX - base) {
-			n = GRAPH_NODES_MAX - base;
+		uint64_t bodies = e->type == CI_NODE_CONDITIONAL ? e->b : 1;
+		if (bodies > GRAPH_BODIES_MAX) {
+			bodies = GRAPH_BODIES_MAX;
 			r->children_cut = true;
 		}
-		struct ci_graph_node_state *v = n ? realloc(r->nodes, (base + n) * sizeof *v) : NULL;
-		if (!v) {
-			r->children_cut |= n != 0;
-			continue;
-		}
-		r->nodes = v;
-		r->node_count = base + n;
-		memset(v + base, 0, n * sizeof *v);
-		for (size_t k = 0; k < n; k++) {
-			v[base + k].parent = (ptrdiff_t)i;
-			v[base + k].ordinal = (uint32_t)k;
-		}
-		for (size_t k = ix.node_head[cs]; k != SIZE_MAX; k = ix.node_next[k]) {
-			const struct ci_graph_node *c = &m->graph_nodes[k];
-			if (++work >= GRAPH_CHILD_WORK) {
-				r->children_cut = true;
+		for (uint32_t b = 0; b < bodies && !append_graph(m, &ix, r, i, cs + b, b, t, &work); b++) {
+			/* Body b + 1 is the next slot when that is a body made in the same call. */
+			if (b + 1 < bodies && !is_next_body(m, cs, cs + b + 1))
 				break;
-			}
-			if (c->ordinal >= n || c->time_ns > t)
-				continue;
-			if (!v[base + c->ordinal].first)
-				v[base + c->ordinal].first = c;
-			v[base + c->ordinal].node = c;
 		}
-		for (size_t k = base; k < base + n; k++)
-			if (v[k].node && (v[k].node->flags & CI_NODE_DESTROYED))
-				v[k].node = v[k].first = NULL;
 	}
 	ci_graph_index_deinit(&ix);
 }
@@ -293,7 +341,10 @@ static void states_of_children(struct ci_graph_replay *r)
 	for (size_t i = r->graph_nodes; i < r->node_count; i++) { /* parents come first */
 		enum ci_launch_state ps = r->nodes[r->nodes[i].parent].state;
 		const struct ci_graph_node *e = r->nodes[i].node;
-		if (ps != CI_LS_IN_FLIGHT)
+		const struct ci_graph_node *pe = r->nodes[r->nodes[i].parent].node;
+		if (pe && pe->type == CI_NODE_CONDITIONAL) /* which body ran: the device's choice */
+			r->nodes[i].state = CI_LS_UNKNOWN;
+		else if (ps != CI_LS_IN_FLIGHT)
 			r->nodes[i].state = ps;
 		else
 			r->nodes[i].state = kernels && kernels[r->nodes[i].parent] == 1 && e &&
@@ -304,11 +355,16 @@ static void states_of_children(struct ci_graph_replay *r)
 
 const char *ci_graph_replay_node_name(const struct ci_graph_replay *r, size_t i, char *buf, size_t size)
 {
-	uint32_t path[GRAPH_CHILD_DEPTH + 2];
+	uint32_t path[2 * (GRAPH_CHILD_DEPTH + 2)];
 	size_t depth = 0;
-	for (ptrdiff_t p = (ptrdiff_t)i; p >= 0 && (size_t)p < r->node_count && depth < sizeof path / sizeof *path;
-	     p = r->nodes[p].parent)
+	for (ptrdiff_t p = (ptrdiff_t)i; p >= 0 && (size_t)p < r->node_count && depth + 1 < sizeof path / sizeof *path;
+	     p = r->nodes[p].parent) {
 		path[depth++] = r->nodes[p].ordinal;
+		ptrdiff_t up = r->nodes[p].parent;
+		if (up >= 0 && (size_t)up < r->node_count && r->nodes[up].node &&
+		    r->nodes[up].node->type == CI_NODE_CONDITIONAL)
+			path[depth++] = r->nodes[p].body; /* "3.1.0": node 0 of body 1 of node 3 */
+	}
 	size_t k = 0;
 	buf[0] = '\0';
 	while (depth-- > 0 && k < size)
@@ -396,7 +452,7 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 			r->destroyed_count++;
 		}
 	}
-	expand_children(m, r, x->instantiate_ns);
+	expand_children(m, r, x->instantiate_ns, l->time_ns);
 	for (size_t i = 0; i < r->node_count; i++) {
 		r->nodes[i].state = state == CI_LS_IN_FLIGHT ? CI_LS_UNKNOWN : state;
 		if (r->nodes[i].node && r->nodes[i].node->type == CI_NODE_KERNEL &&

@@ -721,10 +721,14 @@ static void graph_fault_lines(struct ci_text_out *o, size_t frames)
 	line(o, "  %s%s (%zu nodes%s, %zu kernels), replay %" PRIu64 " of exec 0x%" PRIx64, nodes,
 	     graph_label(m, g->graph, graph, sizeof(graph)), g->graph_nodes - g->destroyed_count, inner,
 	     g->kernel_count, g->replay, x ? x->handle : gl->aux);
-	if (g->faulting_node >= 0 && g->nodes[g->faulting_node].parent >= 0)
+	const struct ci_graph_node_state *fs = g->faulting_node >= 0 ? &g->nodes[g->faulting_node] : NULL;
+	const struct ci_graph_node *fp = fs && fs->parent >= 0 ? g->nodes[fs->parent].node : NULL;
+	if (fp && fp->type == CI_NODE_CONDITIONAL)
+		line(o, "  (node %s: node %" PRIu32 " of body %" PRIu32 " of conditional node %s, if the device chose it)",
+		     nn, fs->ordinal, fs->body, ci_graph_replay_node_name(g, (size_t)fs->parent, inner, sizeof inner));
+	else if (fs && fs->parent >= 0)
 		line(o, "  (node %s: node %" PRIu32 " of the graph that child-graph node %s runs)", nn,
-		     g->nodes[g->faulting_node].ordinal,
-		     ci_graph_replay_node_name(g, (size_t)g->nodes[g->faulting_node].parent, inner, sizeof inner));
+		     fs->ordinal, ci_graph_replay_node_name(g, (size_t)fs->parent, inner, sizeof inner));
 	print_stack(o, "  graph launched at ", gl->stack, frames);
 	if (g->crumb)
 		line(o, "  in-graph breadcrumb %" PRIu64 ": how far this replay got", g->crumb_value);
@@ -1415,6 +1419,20 @@ static void graph_node_line(struct ci_text_out *o, const struct ci_graph_node *e
 		snprintf(what, sizeof(what), "event 0x%" PRIx64 "%s", e->a,
 			 e->handle ? "" : e->type == CI_NODE_EVENT_RECORD ? " (recorded in the capture)"
 									  : " (waited for: joins the capture)");
+		break;
+	case CI_NODE_CONDITIONAL: {
+		static const char *const kinds[] = { "if", "while", "switch" };
+		snprintf(what, sizeof(what), "%s, %" PRIu64 " bod%s from 0x%" PRIx64,
+			 e->bytes < 3 ? kinds[e->bytes] : "condition", e->b, e->b == 1 ? "y" : "ies", e->a);
+		break;
+	}
+	case CI_NODE_SEM_SIGNAL:
+	case CI_NODE_SEM_WAIT:
+		if (e->b)
+			snprintf(what, sizeof(what), "%" PRIu64 " semaphore%s from 0x%" PRIx64, e->b,
+				 e->b == 1 ? "" : "s", e->a);
+		else
+			snprintf(what, sizeof(what), "semaphores not recorded");
 		break;
 	default:
 		snprintf(what, sizeof(what), "0x%" PRIx64, e->a);

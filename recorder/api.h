@@ -319,16 +319,16 @@
 	X(cuGraphAddEmptyNode, h_graph_add_empty, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies), (phGraphNode, hGraph, dependencies, numDependencies)) \
 	X(cuGraphAddEventRecordNode, h_graph_add_event_record, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event), (phGraphNode, hGraph, dependencies, numDependencies, event)) \
 	X(cuGraphEventRecordNodeGetEvent, none, 0, (CUgraphNode hNode, CUevent *event_out), (hNode, event_out)) \
-	X(cuGraphEventRecordNodeSetEvent, none, 0, (CUgraphNode hNode, CUevent event), (hNode, event)) \
+	X(cuGraphEventRecordNodeSetEvent, h_graph_event_record_set, 0, (CUgraphNode hNode, CUevent event), (hNode, event)) \
 	X(cuGraphAddEventWaitNode, h_graph_add_event_wait, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event), (phGraphNode, hGraph, dependencies, numDependencies, event)) \
 	X(cuGraphEventWaitNodeGetEvent, none, 0, (CUgraphNode hNode, CUevent *event_out), (hNode, event_out)) \
-	X(cuGraphEventWaitNodeSetEvent, none, 0, (CUgraphNode hNode, CUevent event), (hNode, event)) \
+	X(cuGraphEventWaitNodeSetEvent, h_graph_event_wait_set, 0, (CUgraphNode hNode, CUevent event), (hNode, event)) \
 	X(cuGraphAddExternalSemaphoresSignalNode, h_graph_add_sem_signal, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuGraphExternalSemaphoresSignalNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out), (hNode, params_out)) \
-	X(cuGraphExternalSemaphoresSignalNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
+	X(cuGraphExternalSemaphoresSignalNodeSetParams, h_graph_sem_signal_set, 0, (CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
 	X(cuGraphAddExternalSemaphoresWaitNode, h_graph_add_sem_wait, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuGraphExternalSemaphoresWaitNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out), (hNode, params_out)) \
-	X(cuGraphExternalSemaphoresWaitNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
+	X(cuGraphExternalSemaphoresWaitNodeSetParams, h_graph_sem_wait_set, 0, (CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
 	X(cuGraphAddBatchMemOpNode, h_graph_add_memop, 0, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams), (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
 	X(cuGraphBatchMemOpNodeGetParams, none, 0, (CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out), (hNode, nodeParams_out)) \
 	X(cuGraphBatchMemOpNodeSetParams, none, 0, (CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams), (hNode, nodeParams)) \
@@ -358,11 +358,11 @@
 	X(cuGraphExecMemcpyNodeSetParams, h_graph_exec_memcpy_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx), (hGraphExec, hNode, copyParams, ctx)) \
 	X(cuGraphExecMemsetNodeSetParams, h_graph_exec_memset_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx), (hGraphExec, hNode, memsetParams, ctx)) \
 	X(cuGraphExecHostNodeSetParams, h_graph_exec_host_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
-	X(cuGraphExecChildGraphNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph), (hGraphExec, hNode, childGraph)) \
-	X(cuGraphExecEventRecordNodeSetEvent, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event)) \
-	X(cuGraphExecEventWaitNodeSetEvent, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event)) \
-	X(cuGraphExecExternalSemaphoresSignalNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
-	X(cuGraphExecExternalSemaphoresWaitNodeSetParams, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
+	X(cuGraphExecChildGraphNodeSetParams, h_graph_exec_child_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph), (hGraphExec, hNode, childGraph)) \
+	X(cuGraphExecEventRecordNodeSetEvent, h_graph_exec_event_record_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event)) \
+	X(cuGraphExecEventWaitNodeSetEvent, h_graph_exec_event_wait_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event), (hGraphExec, hNode, event)) \
+	X(cuGraphExecExternalSemaphoresSignalNodeSetParams, h_graph_exec_sem_signal_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
+	X(cuGraphExecExternalSemaphoresWaitNodeSetParams, h_graph_exec_sem_wait_set, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams), (hGraphExec, hNode, nodeParams)) \
 	X(cuGraphNodeSetEnabled, h_graph_node_enable, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled), (hGraphExec, hNode, isEnabled)) \
 	X(cuGraphNodeGetEnabled, none, 0, (CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled), (hGraphExec, hNode, isEnabled)) \
 	X(cuGraphUpload_ptsz, none, CI_F_PTSZ, (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream)) \

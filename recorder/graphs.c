@@ -56,10 +56,10 @@ static struct ci_graph *ci_graph_at(uint32_t slot)
 	return slot == CI_NONE ? NULL : ci_entry(CI_SEC_GRAPHS, slot);
 }
 
-/* A new graph entry for HANDLE (replacing an older graph with that handle in the map).  Under
- * the lock. */
-static uint32_t ci_graph_new_locked(struct ci_call *c, uint64_t handle, uint32_t origin,
-				    uint32_t ctx, uint32_t stream, uint32_t mode, uint64_t capture_id)
+/* A new graph entry for HANDLE, which the handle map does not name (ci_graph_new_locked maps
+ * it).  Under the lock. */
+static uint32_t ci_graph_new_unmapped_locked(struct ci_call *c, uint64_t handle, uint32_t origin,
+					     uint32_t ctx, uint32_t stream, uint32_t mode, uint64_t capture_id)
 {
 	if (!ci_sec(CI_SEC_GRAPHS)->dir)
 		return CI_NONE;
@@ -93,9 +93,17 @@ static uint32_t ci_graph_new_locked(struct ci_call *c, uint64_t handle, uint32_t
 	if (g->crumb_slot != CI_NONE)
 		__atomic_store_n((uint64_t *)ci_entry(CI_SEC_BREADCRUMBS, crumb), 0, __ATOMIC_RELAXED);
 	ci_entry_publish(&g->seq, (uint64_t)slot + 1);
-	if (handle) {
+	return slot;
+}
+
+/* A new graph entry for HANDLE (replacing an older graph with that handle in the map).  Under
+ * the lock. */
+static uint32_t ci_graph_new_locked(struct ci_call *c, uint64_t handle, uint32_t origin,
+				    uint32_t ctx, uint32_t stream, uint32_t mode, uint64_t capture_id)
+{
+	uint32_t slot = ci_graph_new_unmapped_locked(c, handle, origin, ctx, stream, mode, capture_id);
+	if (handle && slot != CI_NONE)
 		ci_map_put(&ci_rec.graph_map, handle, slot);
-	}
 	return slot;
 }
 
@@ -640,6 +648,14 @@ static struct ci_node_args ci_params_args(const CUgraphNodeParams *p)
 	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
 		n.a = CI_U64(p->eventRecord.event);
 		break;
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+		n.a = CI_SEM_FIRST(&p->extSemSignal);
+		n.b = CI_SEM_COUNT(&p->extSemSignal);
+		break;
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
+		n.a = CI_SEM_FIRST(&p->extSemWait);
+		n.b = CI_SEM_COUNT(&p->extSemWait);
+		break;
 	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
 		n.a = p->alloc.dptr;
 		n.bytes = p->alloc.bytesize;
@@ -687,9 +703,41 @@ void ci_on_graph_add(struct ci_call *c, CUresult r, uint64_t node, uint64_t grap
 	ci_graph_node_added(c, r, graph, &n);
 }
 
+/* A conditional node: the node (`a` its first body, `b` how many, `bytes` the condition's type)
+ * and each body the driver made (phGraph_out) as a graph of origin conditional_body, in slots
+ * one after another under the graph lock, so that the reader finds body i at the first one's
+ * slot + i, and the nodes the application then adds to a body land in it. */
+static void ci_graph_conditional_added(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph,
+				       const CUDA_CONDITIONAL_NODE_PARAMS *p)
+{
+	unsigned n = r == CUDA_SUCCESS && p->phGraph_out ? p->size : 0;
+	struct ci_node_args a = { .type = CI_NODE_CONDITIONAL, .handle = node,
+				  .a = n ? CI_U64(p->phGraph_out[0]) : 0, .b = n,
+				  .bytes = (uint64_t)p->type };
+	ci_graph_node_added(c, r, graph, &a);
+	if (!n || !ci_rec.base)
+		return;
+	pthread_mutex_lock(&ci_graph_lock);
+	const struct ci_graph *g = ci_graph_at(ci_map_get(&ci_rec.graph_map, graph));
+	for (unsigned i = 0; i < n; i++)
+		if (ci_graph_new_locked(c, CI_U64(p->phGraph_out[i]), CI_GRAPH_BODY, g ? g->ctx : CI_NONE, CI_NONE, 0,
+					0) == CI_NONE)
+			break; /* the table is full: the bodies after it are not recorded either */
+	pthread_mutex_unlock(&ci_graph_lock);
+}
+
 void ci_on_graph_add_params(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph,
 			    const CUgraphNodeParams *p)
 {
+	/* A child graph is cloned into the node, as by cuGraphAddChildGraphNode. */
+	if (p && p->type == CU_GRAPH_NODE_TYPE_GRAPH) {
+		ci_on_graph_add_child(c, r, node, graph, CI_U64(p->graph.graph));
+		return;
+	}
+	if (p && p->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+		ci_graph_conditional_added(c, r, node, graph, &p->conditional);
+		return;
+	}
 	struct ci_node_args n = ci_params_args(p);
 	n.handle = node;
 	ci_graph_node_added(c, r, graph, &n);
@@ -973,5 +1021,49 @@ void ci_on_graph_host_update(struct ci_call *c, CUresult r, uint64_t exec, uint6
 			     const CUDA_HOST_NODE_PARAMS *p)
 {
 	struct ci_node_args n = { .type = CI_NODE_HOST, .func = p ? CI_U64(p->fn) : 0 };
+	ci_graph_node_updated(c, r, exec, node, &n, 0);
+}
+
+/* cuGraph(Exec)EventRecordNodeSetEvent, ...EventWaitNodeSetEvent: a version with the new event. */
+void ci_on_graph_event_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint32_t type,
+			      uint64_t event)
+{
+	struct ci_node_args n = { .type = type, .a = event };
+	ci_graph_node_updated(c, r, exec, node, &n, 0);
+}
+
+/* External-semaphore nodes: `a` the first semaphore, `b` how many (the handles are opaque to
+ * the reader; the count and the first say which set the node signals or waits for). */
+void ci_on_graph_add_sem(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph, uint32_t type,
+			 uint64_t first, uint64_t count)
+{
+	struct ci_node_args n = { .type = type, .handle = node, .a = first, .b = count };
+	ci_graph_node_added(c, r, graph, &n);
+}
+
+void ci_on_graph_sem_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint32_t type,
+			    uint64_t first, uint64_t count)
+{
+	struct ci_node_args n = { .type = type, .a = first, .b = count };
+	ci_graph_node_updated(c, r, exec, node, &n, 0);
+}
+
+/* cuGraphExecChildGraphNodeSetParams: the exec's child-graph node runs CHILD's nodes as they
+ * are now.  The driver makes no graph the application can name, so the recorder makes one: a
+ * graph of origin child with CHILD's handle (not in the handle map: CHILD keeps its own entry)
+ * holding a copy of CHILD's nodes, and an exec version of the node naming it; the reader finds
+ * it by the launch's time. */
+void ci_on_graph_exec_child_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint64_t child)
+{
+	if (r != CUDA_SUCCESS || !ci_rec.base || !child)
+		return;
+	pthread_mutex_lock(&ci_graph_lock);
+	uint32_t os = ci_graph_slot_locked(c, child);
+	const struct ci_graph *o = ci_graph_at(os);
+	uint32_t cs = ci_graph_new_unmapped_locked(c, child, CI_GRAPH_CHILD, o ? o->ctx : CI_NONE, CI_NONE, 0, 0);
+	/* Handles: none (the exec's copies are not nodes the application can name). */
+	ci_graph_nodes_copy_locked(c, os, cs, 0, (const CUgraphNode *)&o, 0);
+	pthread_mutex_unlock(&ci_graph_lock);
+	struct ci_node_args n = { .type = CI_NODE_CHILD_GRAPH, .a = child };
 	ci_graph_node_updated(c, r, exec, node, &n, 0);
 }

@@ -537,9 +537,10 @@ struct ci_graph_node_state {
 	const struct ci_graph_node *node;  /* the version this replay ran (model->graph_nodes) */
 	const struct ci_graph_node *first; /* the graph's first version of that ordinal */
 	enum ci_launch_state state;        /* in_flight: running when the record was taken */
-	ptrdiff_t parent;                  /* the child-graph node (index into nodes) it ran in,
-					      -1 for the replayed graph's own nodes */
+	ptrdiff_t parent;                  /* the child-graph or conditional node (index into
+					      nodes) it ran in, -1 for the replayed graph's own */
 	uint32_t ordinal;                  /* its ordinal in its graph */
+	uint32_t body;                     /* in a conditional node's body: which one (0-based) */
 };
 struct ci_graph_replay {
 	size_t launch;             /* index into model->launches of the cuGraphLaunch */
@@ -567,7 +568,8 @@ bool ci_graph_replay_expand(const struct ci_model *model, size_t launch, enum ci
 			    struct ci_graph_replay *ret);
 void ci_graph_replay_deinit(struct ci_graph_replay *r);
 /* Node I of R as the reports name it: its ordinal ("7"), or for a node of a child graph the
- * child-graph node's name and its ordinal in that graph ("3.0"). */
+ * child-graph node's name and its ordinal in that graph ("3.0"), for a node of a conditional
+ * node's body the conditional node's name, the body and its ordinal there ("3.1.0"). */
 const char *ci_graph_replay_node_name(const struct ci_graph_replay *r, size_t i, char *buf, size_t size);
 
 struct ci_diagnosis {

@@ -644,7 +644,10 @@ struct ci_thread {
 					       missed (made before the recorder started) */  \
 	X(CI_GRAPH_CLONED, 5, "cloned")     /* cuGraphClone: the original's nodes, copied */ \
 	X(CI_GRAPH_CHILD, 6, "child")       /* a child-graph node's embedded clone          \
-					       (cuGraphAddChildGraphNode): the child's nodes */
+					       (cuGraphAddChildGraphNode): the child's nodes */ \
+	X(CI_GRAPH_BODY, 7, "conditional_body") /* a conditional node's body graph        \
+						   (phGraph_out[i]), in slots one after    \
+						   another, body by body */
 CI_RECORD_ENUM(ci_graph_origin, CI_GRAPH_ORIGINS);
 
 /* ci_graph.flags (atomic or-updates) */
@@ -712,9 +715,10 @@ struct ci_graph_node {
 	uint64_t function_handle; /* kernels: CUfunction/CUkernel; host nodes: CUhostFn */
 	uint64_t a;               /* memcpy, memset, memop: destination; events: CUevent;
 				     child graphs: the embedded CUgraph (a CI_GRAPH_CHILD graph
-				     of that handle), the child given when it is unknown */
-	uint64_t b;               /* memcpy: source; memset, memop: value */
-	uint64_t bytes;           /* memcpy, memset: bytes */
+				     of that handle), the child given when it is unknown;
+				     conditional: the first body (a CI_GRAPH_BODY graph) */
+	uint64_t b;               /* memcpy: source; memset, memop: value; conditional: bodies */
+	uint64_t bytes;           /* memcpy, memset: bytes; conditional: CUgraphConditionalNodeType */
 	uint32_t graph;           /* CI_SEC_GRAPHS slot */
 	uint32_t exec;            /* CI_SEC_GRAPH_EXECS slot, CI_NONE for the graph's own */
 	uint32_t ordinal;         /* 0-based, in the order the graph's nodes were added */

@@ -21,13 +21,17 @@
  * explicit) builds the attention stage as a graph of its own and adds it as a child-graph node
  * (cuGraphAddChildGraphNode), as modular graph builders do per layer; nodes inside a child graph
  * are not repointed between replays, so its attention node reads the second KV cache throughout.
+ * --conditional (with --mode explicit) puts the attention stage in the body of a conditional IF
+ * node (cuGraphConditionalHandleCreate with the value 1 assigned at each launch, cuGraphAddNode
+ * with CU_GRAPH_NODE_TYPE_CONDITIONAL; CUDA 12.3), as engines skip a stage on the device; like
+ * --child-graph, its attention node reads the second KV cache throughout.
  *
  * --fault-step S plants a fault in step S (1-based), in the kernel --fault-node names: first
  * (embed_gather), middle (paged_attention, the default) or last (sample_token).  For the middle
  * node the fault is real: in capture mode step S copies a page table with a stale page number
  * (an index fault: the kernel reads far past k_cache); in explicit mode the exec's attention
  * node is pointed at the second KV cache after it was freed (a use after free); with
- * --child-graph that cache is freed before step S while the child graph still reads it.  Under the
+ * --child-graph or --conditional that cache is freed before step S while the body still reads it.  Under the
  * simulator CUDASIM_FAULT is set to the same launch (every step launches each kernel once, so it
  * is the S-th launch of that kernel) with the address the GPU would touch.  The fault surfaces
  * at the step's cuStreamSynchronize, which CHECK turns into abort(), as engines do.
@@ -145,6 +149,7 @@ static void add_kernel(CUgraph g, CUgraphNode *prev, CUgraphNode *node, CUfuncti
 
 static int destroy_node; /* --destroy-node */
 static int child_graph;  /* --child-graph */
+static int conditional;  /* --conditional */
 
 /* The same step, built node by node; *attn_node and *mlp_node get those nodes. */
 static CUgraph build_step(struct buffers *b, struct step_args *a, unsigned batch, CUgraphNode *attn_node,
@@ -163,7 +168,24 @@ static CUgraph build_step(struct buffers *b, struct step_args *a, unsigned batch
 	prev = n;
 	add_kernel(g, &prev, &n, f_embed, (DIM * batch + 255) / 256, 256, 0, p.embed);
 	add_kernel(g, &prev, mlp_node, f_matvec, HIDDEN / 128, 128, 0, p.matvec);
-	if (child_graph) {
+	if (conditional) {
+		/* The attention stage in the then body of an IF whose condition is 1 at each launch. */
+		CUgraphConditionalHandle h;
+		CUgraph body;
+		CUgraphNode none = NULL;
+		CHECK(cuGraphConditionalHandleCreate(&h, g, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+		CUgraphNodeParams np;
+		memset(&np, 0, sizeof np);
+		np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+		np.conditional.handle = h;
+		np.conditional.type = CU_GRAPH_COND_TYPE_IF;
+		np.conditional.size = 1;
+		np.conditional.phGraph_out = &body;
+		np.conditional.ctx = ctx;
+		CHECK(cuGraphAddNode(&n, g, &prev, NULL, 1, &np));
+		add_kernel(body, &none, attn_node, f_attn, N_HEADS, 128, (unsigned)a->n_ctx * 4, p.attn);
+		prev = n;
+	} else if (child_graph) {
 		/* The attention stage as a sub-graph; the child-graph node holds a clone of it. */
 		CUgraph layer;
 		CUgraphNode none = NULL;
@@ -193,7 +215,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: graphengine [--mode capture|explicit] [--steps N] [--fault-step S]\n"
 		"                   [--fault-node first|middle|last] [--update node|exec-update]\n"
-		"                   [--skip-mlp] [--destroy-node] [--child-graph] [--verbose]\n"
+		"                   [--skip-mlp] [--destroy-node] [--child-graph] [--conditional]\n"
+		"                   [--verbose]\n"
 		"Runs a decode step as a CUDA graph per batch size (1, 4) and replays it every step;\n"
 		"--fault-step plants a fault in that step's replay (docs/ENGINES.md).\n"
 		"Environment: sets CUDASIM_FAULT for --fault-step (for the simulated driver).\n");
@@ -208,6 +231,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {{"mode", 1, NULL, 'm'},   {"steps", 1, NULL, 's'},
 					     {"fault-step", 1, NULL, 'f'}, {"fault-node", 1, NULL, 'n'},
 					     {"update", 1, NULL, 'u'}, {"skip-mlp", 0, NULL, 'k'}, {"destroy-node", 0, NULL, 'd'}, {"child-graph", 0, NULL, 'c'},
+					     {"conditional", 0, NULL, 'i'},
 					     {"verbose", 0, NULL, 'v'}, {"help", 0, NULL, 'h'},
 					     {NULL, 0, NULL, 0}};
 	for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
@@ -235,17 +259,18 @@ int main(int argc, char **argv)
 		case 'k': skip_mlp = 1; break;
 		case 'd': destroy_node = 1; break;
 		case 'c': child_graph = 1; break;
+		case 'i': conditional = 1; break;
 		case 'v': engine_verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	if (optind < argc || fault_step > steps ||
-	    ((update_given || skip_mlp || destroy_node || child_graph) && !explicit_mode) ||
-	    (child_graph && update_given))
+	    ((update_given || skip_mlp || destroy_node || child_graph || conditional) && !explicit_mode) ||
+	    ((child_graph || conditional) && update_given) || (child_graph && conditional))
 		engine_die(2, "unexpected arguments (--fault-step past --steps, --update, --skip-mlp, "
-			      "--destroy-node or --child-graph without --mode explicit, or --update with "
-			      "--child-graph); see --help");
+			      "--destroy-node, --child-graph or --conditional without --mode explicit, --update "
+			      "with --child-graph or --conditional, or both of those); see --help");
 	const char *fault_kernel = !strcmp(fault_node, "first")  ? "embed_gather"
 				   : !strcmp(fault_node, "last") ? "sample_token"
 								 : "paged_attention";
@@ -308,7 +333,7 @@ int main(int argc, char **argv)
 	CUgraph clones[NSIZES];
 	for (int i = 0; i < NSIZES; i++) {
 		step_args_init(&args[i], batch_sizes[i], &b);
-		if (child_graph) { /* fixed at build time: the second cache */
+		if (child_graph || conditional) { /* fixed at build time: the second cache */
 			args[i].k_cache = b.kv[1][0];
 			args[i].v_cache = b.kv[1][1];
 		}
@@ -344,7 +369,7 @@ int main(int argc, char **argv)
 			CHECK(cuMemFree(b.kv[1][0]));
 			CHECK(cuMemFree(b.kv[1][1]));
 		}
-		if (explicit_mode && !child_graph) {
+		if (explicit_mode && !child_graph && !conditional) {
 			/* This step's KV cache, the two used in turn; the planted step gets the
 			 * second one just after it was freed (a use after free). */
 			int kv = planted ? 1 : (int)(s % 2);

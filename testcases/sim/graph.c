@@ -48,6 +48,7 @@ static void sim_work_dup(struct sim_work *dst, const struct sim_work *src, int w
 {
 	*dst = *src;
 	dst->child = NULL; /* cloned where it matters (cuGraphClone), flattened by an exec */
+	dst->bodies = NULL; /* likewise */
 	if (src->kind == SIM_OP_KERNEL) {
 		dst->u.kernel.kp = with_params ? sim_kparams_copy(src->u.kernel.kp) : NULL;
 		if (src->u.kernel.argv) {
@@ -56,6 +57,18 @@ static void sim_work_dup(struct sim_work *dst, const struct sim_work *src, int w
 				memcpy(dst->u.kernel.argv, src->u.kernel.argv, src->u.kernel.argc * sizeof(*dst->u.kernel.argv));
 			else
 				dst->u.kernel.argc = 0; /* best effort without memory: no argument, no Xid line */
+		}
+	}
+	if (src->u.sem.sems && (src->node_type == CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL + 1 ||
+				src->node_type == CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT + 1)) {
+		size_t len = src->u.sem.n * (sizeof(CUexternalSemaphore) + src->u.sem.param_size);
+		dst->u.sem.sems = malloc(len);
+		if (dst->u.sem.sems) {
+			memcpy(dst->u.sem.sems, src->u.sem.sems, len);
+			dst->u.sem.params = dst->u.sem.sems + src->u.sem.n;
+		} else {
+			dst->u.sem.n = 0; /* best effort without memory: a node without semaphores */
+			dst->u.sem.params = NULL;
 		}
 	}
 	if (src->kind == SIM_OP_COPY && src->u.copy.staging) {
@@ -76,6 +89,8 @@ static CUgraphNodeType sim_work_node_type(const struct sim_work *w)
 {
 	if (w->child)
 		return CU_GRAPH_NODE_TYPE_GRAPH;
+	if (w->node_type)
+		return (CUgraphNodeType)(w->node_type - 1);
 	switch (w->kind) {
 	case SIM_OP_KERNEL: return CU_GRAPH_NODE_TYPE_KERNEL;
 	case SIM_OP_HOST_FN: return CU_GRAPH_NODE_TYPE_HOST;
@@ -200,14 +215,46 @@ fail:
 }
 
 static void sim_graph_free_locked(struct sim_graph *g);
+/* The graphs a node owns: a child graph, a conditional node's bodies. */
+static void sim_work_graphs_free_locked(struct sim_work *w)
+{
+	if (w->child)
+		sim_graph_free_locked(w->child);
+	for (unsigned b = 0; w->bodies && b < w->u.cond.size; b++)
+		if (w->bodies[b])
+			sim_graph_free_locked(w->bodies[b]);
+	free(w->bodies);
+	w->child = NULL;
+	w->bodies = NULL;
+}
 static void sim_graph_nodes_free(struct sim_work *nodes, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		sim_work_release(&nodes[i]);
-		if (nodes[i].child)
-			sim_graph_free_locked(nodes[i].child);
+		sim_work_graphs_free_locked(&nodes[i]);
 	}
 	free(nodes);
+}
+
+/* Conditional handles (cuGraphConditionalHandleCreate): the graph's, freed with it. */
+struct sim_cond {
+	struct sim_cond *next;
+	const struct sim_graph *graph;
+	unsigned dflt, flags;
+};
+static struct sim_cond *sim_conds; /* sim.lock */
+
+static void sim_conds_free_locked(const struct sim_graph *g)
+{
+	for (struct sim_cond **p = &sim_conds; *p;) {
+		struct sim_cond *c = *p;
+		if (c->graph == g) {
+			*p = c->next;
+			free(c);
+		} else {
+			p = &c->next;
+		}
+	}
 }
 
 /* A graph's nodes and their handles (under sim.lock). */
@@ -218,6 +265,7 @@ static void sim_graph_free_locked(struct sim_graph *g)
 		sim_obj_free(g->handles[i], SIM_KIND_GRAPH_NODE);
 	free(g->handles);
 	free(g->edges);
+	sim_conds_free_locked(g);
 	sim_obj_free(g, SIM_KIND_GRAPH);
 }
 
@@ -739,8 +787,94 @@ SIM_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph
 	return sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w);
 }
 
-/* cuGraphAddNode: the parameter union by type (kernel, memset, host and empty nodes are
- * simulated; other types CUDA_ERROR_NOT_SUPPORTED).  "On return ... fields may be modified",
+static CUresult sim_event_node_work(CUevent event, CUgraphNodeType type, struct sim_work *w);
+static CUresult sim_sem_node_work(CUexternalSemaphore *sems, const void *params, unsigned n, size_t psize,
+				  CUgraphNodeType type, struct sim_work *w);
+#define SIM_SEM_WORK(p, kind, type, w)                                                         \
+	((p) ? sim_sem_node_work((p)->extSemArray, (p)->paramsArray, (p)->numExtSems, sizeof(kind), type, w) \
+	     : CUDA_ERROR_INVALID_VALUE)
+static CUresult sim_child_node_add(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+				   CUgraph childGraph);
+
+/* "Creates a conditional handle associated with hGraph ... flags: Currently must be
+ * CU_GRAPH_COND_ASSIGN_DEFAULT or 0"; the handle lives as long as its graph. */
+SIM_EXPORT CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx,
+						   unsigned int defaultLaunchValue, unsigned int flags)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph *g = sim_graph_get(hGraph);
+	if (!pHandle_out || !g || (flags & ~(unsigned)CU_GRAPH_COND_ASSIGN_DEFAULT))
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_cond *c = malloc(sizeof(*c));
+	if (!c)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*c = (struct sim_cond){.graph = g, .dflt = defaultLaunchValue, .flags = flags};
+	pthread_mutex_lock(&sim.lock);
+	c->next = sim_conds;
+	sim_conds = c;
+	pthread_mutex_unlock(&sim.lock);
+	*pHandle_out = (CUgraphConditionalHandle)(uintptr_t)c;
+	return CUDA_SUCCESS;
+}
+
+#define SIM_COND_BODIES_MAX 256 /* SWITCH bodies per node, at most (a simulator's bound) */
+
+/* A conditional node (cuGraphAddNode): its bodies are new graphs, handed out in phGraph_out
+ * ("CUDA-owned ... Valid for the lifetime of the conditional node"); the handle must be one
+ * cuGraphConditionalHandleCreate made. */
+static CUresult sim_cond_node_add(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+				  CUDA_CONDITIONAL_NODE_PARAMS *p)
+{
+	struct sim_graph *g = sim_graph_get(hGraph);
+	unsigned n = p->size;
+	if (!g || !p->phGraph_out || !n ||
+	    (p->type == CU_GRAPH_COND_TYPE_IF && n > 2) || (p->type == CU_GRAPH_COND_TYPE_WHILE && n != 1) ||
+	    (p->type != CU_GRAPH_COND_TYPE_IF && p->type != CU_GRAPH_COND_TYPE_WHILE &&
+	     p->type != CU_GRAPH_COND_TYPE_SWITCH))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (n > SIM_COND_BODIES_MAX)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	pthread_mutex_lock(&sim.lock);
+	const struct sim_cond *c = sim_conds;
+	while (c && (uintptr_t)c != (uintptr_t)p->handle)
+		c = c->next;
+	struct sim_work w = {.kind = SIM_OP_MARKER, .node_type = CU_GRAPH_NODE_TYPE_CONDITIONAL + 1,
+			     .u.cond = {p->type, n, c && (c->flags & CU_GRAPH_COND_ASSIGN_DEFAULT) ? c->dflt : 0}};
+	CUresult r = c ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS && !(w.bodies = calloc(n, sizeof(*w.bodies))))
+		r = CUDA_ERROR_OUT_OF_MEMORY;
+	for (unsigned b = 0; r == CUDA_SUCCESS && b < n; b++) {
+		struct sim_graph *body = sim_obj_new(SIM_KIND_GRAPH, sizeof(*body));
+		if (!body) {
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+			break;
+		}
+		body->ctx = g->ctx;
+		body->id = sim_new_id();
+		w.bodies[b] = body;
+	}
+	if (r)
+		sim_work_graphs_free_locked(&w);
+	pthread_mutex_unlock(&sim.lock);
+	if (r)
+		return r;
+	struct sim_graph **bodies = w.bodies;
+	r = sim_graph_add(ph, hGraph, deps, ndeps, &w);
+	pthread_mutex_lock(&sim.lock);
+	if (r) {
+		w.bodies = bodies;
+		sim_work_graphs_free_locked(&w);
+	} else {
+		for (unsigned b = 0; b < n; b++)
+			p->phGraph_out[b] = (CUgraph)bodies[b];
+	}
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+/* cuGraphAddNode: the parameter union by type (kernel, memset, host, empty, event,
+ * external-semaphore, child-graph and conditional nodes are simulated; other types
+ * CUDA_ERROR_NOT_SUPPORTED).  "On return ... fields may be modified",
  * the documentation says; nothing needs to be. */
 static CUresult sim_graph_add_params(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
 				     CUgraphNodeParams *p)
@@ -775,6 +909,25 @@ static CUresult sim_graph_add_params(CUgraphNode *ph, CUgraph hGraph, const CUgr
 		w = (struct sim_work){.kind = SIM_OP_MARKER};
 		r = CUDA_SUCCESS;
 		break;
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		r = sim_event_node_work(p->eventWait.event, p->type, &w);
+		break;
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		r = sim_event_node_work(p->eventRecord.event, p->type, &w);
+		break;
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+		r = SIM_SEM_WORK(&p->extSemSignal, CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, p->type, &w);
+		break;
+	case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
+		r = SIM_SEM_WORK(&p->extSemWait, CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, p->type, &w);
+		break;
+	case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+		return sim_cond_node_add(ph, hGraph, deps, ndeps, &p->conditional);
+	case CU_GRAPH_NODE_TYPE_GRAPH:
+		/* cloned, as by cuGraphAddChildGraphNode; a graph moved into the node is not simulated */
+		if (p->graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)
+			return CUDA_ERROR_NOT_SUPPORTED;
+		return sim_child_node_add(ph, hGraph, deps, ndeps, p->graph.graph);
 	default:
 		return CUDA_ERROR_NOT_SUPPORTED;
 	}
@@ -842,8 +995,7 @@ SIM_EXPORT CUresult cuGraphDestroyNode(CUgraphNode hNode)
 			r = CUDA_ERROR_NOT_SUPPORTED;
 	if (r == CUDA_SUCCESS) {
 		sim_work_release(&g->nodes[n->index]);
-		if (g->nodes[n->index].child)
-			sim_graph_free_locked(g->nodes[n->index].child);
+		sim_work_graphs_free_locked(&g->nodes[n->index]);
 		g->nodes[n->index] = (struct sim_work){.kind = SIM_OP_MARKER};
 		g->handles[n->index] = NULL;
 		size_t k = 0; /* "severs any dependencies of other nodes on hNode and vice versa" */
@@ -1074,11 +1226,21 @@ static struct sim_graph *sim_graph_clone_locked(const struct sim_graph *o)
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 			break;
 		}
+		if (o->nodes[i].bodies) {
+			bool oom = !(w.bodies = calloc(w.u.cond.size, sizeof(*w.bodies)));
+			for (unsigned b = 0; !oom && b < w.u.cond.size; b++)
+				oom = !(w.bodies[b] = sim_graph_clone_locked(o->nodes[i].bodies[b]));
+			if (oom) {
+				sim_work_release(&w);
+				sim_work_graphs_free_locked(&w);
+				r = CUDA_ERROR_OUT_OF_MEMORY;
+				break;
+			}
+		}
 		struct sim_graph_node *cn = sim_graph_append_locked(g, &w);
 		if (!cn) {
 			sim_work_release(&w);
-			if (w.child)
-				sim_graph_free_locked(w.child);
+			sim_work_graphs_free_locked(&w);
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 		} else if (!o->handles[i]) { /* destroyed in the original: an empty place */
 			g->handles[i] = NULL;
@@ -1120,6 +1282,12 @@ SIM_EXPORT CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph h
 					     size_t numDependencies, CUgraph childGraph)
 {
 	SIM_REQUIRE_INIT();
+	return sim_child_node_add(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+}
+
+static CUresult sim_child_node_add(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+				   size_t numDependencies, CUgraph childGraph)
+{
 	struct sim_graph *c = sim_graph_get(childGraph);
 	if (!c || childGraph == hGraph)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -1332,24 +1500,182 @@ SIM_EXPORT CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraph
 	return sim_set_node(1, hGraphExec, hNode, CU_GRAPH_NODE_TYPE_HOST, sim_host_params_work(nodeParams, &w), &w);
 }
 
+/* Event record and wait nodes: markers naming the event (the simulator keeps them as empty
+ * work); a replay records the event, or makes the stream wait for it, where the node stands
+ * (sim_graph_launch).  "event must outlive the node", as for the real driver. */
+static CUresult sim_event_node_work(CUevent event, CUgraphNodeType type, struct sim_work *w)
+{
+	if (!sim_obj_is(event, SIM_KIND_EVENT))
+		return CUDA_ERROR_INVALID_VALUE;
+	*w = (struct sim_work){.kind = SIM_OP_MARKER, .node_type = (unsigned)type + 1,
+			       .u.event = {(struct sim_event *)event, 0}};
+	return CUDA_SUCCESS;
+}
+static CUresult sim_event_node_add(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+				   CUevent event, CUgraphNodeType type)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	CUresult r = sim_event_node_work(event, type, &w);
+	return r ? r : sim_graph_add(ph, hGraph, deps, ndeps, &w);
+}
+SIM_EXPORT CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					      size_t numDependencies, CUevent event)
+{
+	return sim_event_node_add(phGraphNode, hGraph, dependencies, numDependencies, event, CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+}
+SIM_EXPORT CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+					    size_t numDependencies, CUevent event)
+{
+	return sim_event_node_add(phGraphNode, hGraph, dependencies, numDependencies, event, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+}
+/* The graph's event of a node of TYPE; CUDA_ERROR_INVALID_VALUE for a node of another type. */
+static CUresult sim_event_node_get(CUgraphNode hNode, CUgraphNodeType type, CUevent *out)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *n = sim_node_get(hNode);
+	if (!n || !out || n->type != type)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	*out = (CUevent)n->graph->nodes[n->index].u.event.event;
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+SIM_EXPORT CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
+{
+	return sim_event_node_get(hNode, CU_GRAPH_NODE_TYPE_EVENT_RECORD, event_out);
+}
+SIM_EXPORT CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
+{
+	return sim_event_node_get(hNode, CU_GRAPH_NODE_TYPE_WAIT_EVENT, event_out);
+}
+/* The graph's node (EXEC_FORM 0) or exec HX's gets EVENT. */
+static CUresult sim_event_node_set(int exec_form, CUgraphExec hx, CUgraphNode hNode, CUevent event, CUgraphNodeType type)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_work w;
+	return sim_set_node(exec_form, hx, hNode, type, sim_event_node_work(event, type, &w), &w);
+}
+SIM_EXPORT CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
+{
+	return sim_event_node_set(0, NULL, hNode, event, CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+}
+SIM_EXPORT CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
+{
+	return sim_event_node_set(0, NULL, hNode, event, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+}
+SIM_EXPORT CUresult cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+	return sim_event_node_set(1, hGraphExec, hNode, event, CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+}
+SIM_EXPORT CUresult cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
+{
+	return sim_event_node_set(1, hGraphExec, hNode, event, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+}
+
+/* External semaphore signal and wait nodes: the simulator has no external semaphores to
+ * import, so a replay does nothing there; the node keeps its own copy of the handles and
+ * parameters ("The extSemArray and paramsArray returned in params_out, are owned by the node"). */
+static CUresult sim_sem_node_work(CUexternalSemaphore *sems, const void *params, unsigned n, size_t psize,
+				  CUgraphNodeType type, struct sim_work *w)
+{
+	if (!n || !sems || !params || n > (SIZE_MAX / 2) / (sizeof(*sems) + psize))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (unsigned i = 0; i < n; i++)
+		if (!sems[i])
+			return CUDA_ERROR_INVALID_VALUE;
+	CUexternalSemaphore *own = malloc(n * (sizeof(*own) + psize));
+	if (!own)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	memcpy(own, sems, n * sizeof(*own));
+	memcpy(own + n, params, n * psize);
+	*w = (struct sim_work){.kind = SIM_OP_MARKER, .node_type = (unsigned)type + 1,
+			       .u.sem = {own, own + n, n, psize}};
+	return CUDA_SUCCESS;
+}
+/* The graph's node of TYPE: its arrays, owned by the node. */
+static CUresult sim_sem_node_get(CUgraphNode hNode, CUgraphNodeType type, CUexternalSemaphore **sems,
+				 const void **params, unsigned *n)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_node *node = sim_node_get(hNode);
+	if (!node || !sems || node->type != type)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	const struct sim_work *w = &node->graph->nodes[node->index];
+	*sems = w->u.sem.sems;
+	*params = w->u.sem.params;
+	*n = w->u.sem.n;
+	pthread_mutex_unlock(&sim.lock);
+	return CUDA_SUCCESS;
+}
+/* The add, get, set and exec-set entry points of the signal (KIND Signal) and wait nodes. */
+#define SIM_SEM_NODE_API(KIND, NODE_PARAMS, SEM_PARAMS, TYPE)                                  \
+	SIM_EXPORT CUresult cuGraphAddExternalSemaphores##KIND##Node(                            \
+		CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,       \
+		size_t numDependencies, const NODE_PARAMS *nodeParams)                           \
+	{                                                                                        \
+		SIM_REQUIRE_INIT();                                                              \
+		struct sim_work w;                                                               \
+		CUresult r = SIM_SEM_WORK(nodeParams, SEM_PARAMS, TYPE, &w);                     \
+		return r ? r : sim_graph_add(phGraphNode, hGraph, dependencies, numDependencies, &w); \
+	}                                                                                        \
+	SIM_EXPORT CUresult cuGraphExternalSemaphores##KIND##NodeGetParams(CUgraphNode hNode,    \
+									   NODE_PARAMS *params_out) \
+	{                                                                                        \
+		const void *p = NULL;                                                            \
+		CUresult r = params_out ? sim_sem_node_get(hNode, TYPE, &params_out->extSemArray, &p, \
+							   &params_out->numExtSems)              \
+					: CUDA_ERROR_INVALID_VALUE;                              \
+		if (r == CUDA_SUCCESS)                                                           \
+			params_out->paramsArray = p;                                             \
+		return r;                                                                        \
+	}                                                                                        \
+	SIM_EXPORT CUresult cuGraphExternalSemaphores##KIND##NodeSetParams(CUgraphNode hNode,    \
+									   const NODE_PARAMS *nodeParams) \
+	{                                                                                        \
+		SIM_REQUIRE_INIT();                                                              \
+		struct sim_work w;                                                               \
+		return sim_set_node(0, NULL, hNode, TYPE, SIM_SEM_WORK(nodeParams, SEM_PARAMS, TYPE, &w), &w); \
+	}                                                                                        \
+	SIM_EXPORT CUresult cuGraphExecExternalSemaphores##KIND##NodeSetParams(                  \
+		CUgraphExec hGraphExec, CUgraphNode hNode, const NODE_PARAMS *nodeParams)        \
+	{                                                                                        \
+		SIM_REQUIRE_INIT();                                                              \
+		struct sim_work w;                                                               \
+		return sim_set_node(1, hGraphExec, hNode, TYPE, SIM_SEM_WORK(nodeParams, SEM_PARAMS, TYPE, &w), &w); \
+	}
+SIM_SEM_NODE_API(Signal, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS, CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
+		 CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL)
+SIM_SEM_NODE_API(Wait, CUDA_EXT_SEM_WAIT_NODE_PARAMS, CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
+		 CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT)
+
 /* The nodes an exec of G holds: G's own, then those of each child graph (recursively). */
 static size_t sim_graph_flat_count(const struct sim_graph *g)
 {
 	size_t n = g->nnodes;
-	for (size_t i = 0; i < g->nnodes; i++)
+	for (size_t i = 0; i < g->nnodes; i++) {
 		if (g->nodes[i].child)
 			n += sim_graph_flat_count(g->nodes[i].child);
+		for (unsigned b = 0; g->nodes[i].bodies && b < g->nodes[i].u.cond.size; b++)
+			n += sim_graph_flat_count(g->nodes[i].bodies[b]);
+	}
 	return n;
 }
 
 /* Instantiation flattens: G's nodes are copied at x->nodes[*pn...] (the top graph's at their own
  * indexes, so a CUgraphNode names its exec node), and the replay order gets G's order with each
- * child-graph node (an empty node) followed by its graph's nodes in their own order. */
-static CUresult sim_exec_flatten(struct sim_graph_exec *x, const struct sim_graph *g, size_t *pn, size_t *po)
+ * child-graph node (an empty node) followed by its graph's nodes in their own order, and each
+ * conditional node (an empty node) by its bodies' nodes, body by body, marked as theirs (OWNER
+ * 1 + the conditional node's index, BODY): a launch runs the body the condition selects. */
+static CUresult sim_exec_flatten(struct sim_graph_exec *x, const struct sim_graph *g, size_t *pn, size_t *po,
+				 size_t owner, unsigned body)
 {
 	size_t base = *pn;
 	for (size_t i = 0; i < g->nnodes; i++) {
 		sim_work_copy(&x->nodes[base + i], &g->nodes[i]);
+		x->cond_owner[base + i] = owner;
+		x->cond_body[base + i] = body;
 		/* An explicitly built graph runs in the context of its kernels. */
 		if (!x->ctx && g->nodes[i].kind == SIM_OP_KERNEL) {
 			struct sim_module *m = NULL;
@@ -1364,10 +1690,67 @@ static CUresult sim_exec_flatten(struct sim_graph_exec *x, const struct sim_grap
 	size_t *order = sim_graph_order(g, &r);
 	for (size_t k = 0; order && k < g->nnodes && r == CUDA_SUCCESS; k++) {
 		x->order[(*po)++] = base + order[k];
-		if (g->nodes[order[k]].child)
-			r = sim_exec_flatten(x, g->nodes[order[k]].child, pn, po);
+		if (g->nodes[order[k]].child) {
+			x->child_at[base + order[k]] = *pn;
+			x->child_n[base + order[k]] = g->nodes[order[k]].child->nnodes;
+			r = sim_exec_flatten(x, g->nodes[order[k]].child, pn, po, owner, body);
+		}
+		const struct sim_work *w = &g->nodes[order[k]];
+		for (unsigned b = 0; w->bodies && b < w->u.cond.size && r == CUDA_SUCCESS; b++)
+			r = sim_exec_flatten(x, w->bodies[b], pn, po, base + order[k] + 1, b);
 	}
 	free(order);
+	return r;
+}
+
+/* Whether graph C matches the child graph exec X holds at AT (N nodes): as many nodes, each of
+ * the same kind and type, child graphs where it has them, recursively (edges are not compared:
+ * the simulator replays in insertion order where they allow).  With APPLY, X takes C's nodes'
+ * parameters, keeping each node's enabled state.  Under sim.lock. */
+static bool sim_exec_child_match_locked(struct sim_graph_exec *x, size_t at, size_t n, const struct sim_graph *c,
+					bool apply)
+{
+	if (c->nnodes != n || at + n > x->nnodes)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		struct sim_work *cur = &x->nodes[at + i];
+		const struct sim_work *w = &c->nodes[i];
+		if (w->kind != cur->kind || w->node_type != cur->node_type || !w->child != !x->child_at[at + i])
+			return false;
+		if (w->child && !sim_exec_child_match_locked(x, x->child_at[at + i], x->child_n[at + i], w->child, apply))
+			return false;
+		if (apply) {
+			struct sim_work copy;
+			sim_work_copy(&copy, w);
+			copy.disabled = cur->disabled;
+			sim_work_release(cur);
+			*cur = copy;
+		}
+	}
+	return true;
+}
+
+/* cuGraphExecChildGraphNodeSetParams: "Updates the work represented by hNode in hGraphExec as
+ * though the nodes contained in hNode's graph had the parameters contained in childGraph's
+ * nodes at instantiation ... The topology of childGraph, as well as the node insertion order,
+ * must match"; for later launches only, the graph's node unchanged. */
+SIM_EXPORT CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_graph_exec *x = sim_exec_get(hGraphExec);
+	struct sim_graph_node *n = sim_node_get(hNode);
+	struct sim_graph *c = sim_graph_get(childGraph);
+	if (!x || !n || !c)
+		return CUDA_ERROR_INVALID_VALUE;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.lock);
+	if (n->type == CU_GRAPH_NODE_TYPE_GRAPH && n->graph->id == x->graph_id && n->index < x->nnodes &&
+	    x->child_at[n->index] &&
+	    sim_exec_child_match_locked(x, x->child_at[n->index], x->child_n[n->index], c, false)) {
+		sim_exec_child_match_locked(x, x->child_at[n->index], x->child_n[n->index], c, true);
+		r = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&sim.lock);
 	return r;
 }
 
@@ -1389,14 +1772,25 @@ static CUresult sim_instantiate(CUgraphExec *phGraphExec, CUgraph h, unsigned lo
 	size_t total = sim_graph_flat_count(g), pn = 0, po = 0;
 	x->nodes = calloc(total ? total : 1, sizeof(*x->nodes));
 	x->order = malloc((total ? total : 1) * sizeof(*x->order));
-	CUresult ro = x->nodes && x->order ? sim_exec_flatten(x, g, &pn, &po) : CUDA_ERROR_OUT_OF_MEMORY;
+	x->child_at = calloc(total ? total : 1, sizeof(*x->child_at));
+	x->child_n = calloc(total ? total : 1, sizeof(*x->child_n));
+	x->cond_owner = calloc(total ? total : 1, sizeof(*x->cond_owner));
+	x->cond_body = calloc(total ? total : 1, sizeof(*x->cond_body));
+	CUresult ro = x->nodes && x->order && x->child_at && x->child_n && x->cond_owner && x->cond_body
+			      ? sim_exec_flatten(x, g, &pn, &po, 0, 0)
+			      : CUDA_ERROR_OUT_OF_MEMORY;
 	if (x->nodes)
 		x->nnodes = pn;
 	if (ro) {
 		if (x->nodes)
 			sim_graph_nodes_free(x->nodes, x->nnodes);
 		free(x->order);
-		x->nodes = NULL, x->order = NULL;
+		free(x->child_at);
+		free(x->child_n);
+		free(x->cond_owner);
+		free(x->cond_body);
+		x->nodes = NULL, x->order = NULL, x->child_at = x->child_n = x->cond_owner = NULL;
+		x->cond_body = NULL;
 	}
 	pthread_mutex_unlock(&sim.lock);
 	if (!x->nodes) {
@@ -1457,6 +1851,20 @@ SIM_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, 
 	return sim_instantiate_params(phGraphExec, hGraph, instantiateParams);
 }
 
+/* Whether conditional node W runs body B at a launch: IF runs body 0 when the condition is
+ * non-zero, else body 1 if it has one; WHILE its body while it is non-zero, which no device code
+ * can change here, so once (docs/SIMULATOR.md); SWITCH body `value` when there is one. */
+static bool sim_cond_selects(const struct sim_work *w, unsigned b)
+{
+	unsigned v = w->u.cond.value;
+	switch (w->u.cond.type) {
+	case CU_GRAPH_COND_TYPE_IF: return v ? b == 0 : b == 1 && w->u.cond.size == 2;
+	case CU_GRAPH_COND_TYPE_WHILE: return v && b == 0;
+	case CU_GRAPH_COND_TYPE_SWITCH: return v == b && v < w->u.cond.size;
+	default: return false;
+	}
+}
+
 static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
 {
 	SIM_REQUIRE_INIT();
@@ -1474,16 +1882,40 @@ static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
 	pthread_mutex_lock(&sim.lock);
 	size_t n = x->nnodes;
 	struct sim_work *works = malloc((n ? n : 1) * sizeof(*works));
-	for (size_t i = 0; works && i < n; i++)
-		sim_work_dup(&works[i], &x->nodes[x->order[i]], 0);
-	pthread_mutex_unlock(&sim.lock);
-	if (!works)
+	unsigned char *runs = malloc(n ? n : 1);
+	if (!works || !runs) {
+		pthread_mutex_unlock(&sim.lock);
+		free(works);
+		free(runs);
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* A conditional body's node runs when its conditional node ran and selected that body
+		 * (conditional nodes come before their bodies in the replay order). */
+		size_t at = x->order[i], o = x->cond_owner[at];
+		runs[at] = !o || (runs[o - 1] && sim_cond_selects(&x->nodes[o - 1], x->cond_body[at]));
+		if (runs[at])
+			sim_work_dup(&works[i], &x->nodes[at], 0);
+		else
+			works[i] = (struct sim_work){.kind = SIM_OP_MARKER};
+	}
+	pthread_mutex_unlock(&sim.lock);
+	free(runs);
 	size_t i = 0;
 	for (; i < n && r == CUDA_SUCCESS; i++) {
 		if (works[i].disabled) { /* an empty node until reenabled */
 			sim_work_release(&works[i]);
 			works[i] = (struct sim_work){.kind = SIM_OP_MARKER};
+		}
+		/* Event nodes record the event, or wait for it, at their place in the replay. */
+		struct sim_event *ev = works[i].u.event.event;
+		if (works[i].node_type == CU_GRAPH_NODE_TYPE_EVENT_RECORD + 1) {
+			r = per_thread ? cuEventRecord_ptsz((CUevent)ev, hs) : cuEventRecord((CUevent)ev, hs);
+			continue;
+		}
+		if (works[i].node_type == CU_GRAPH_NODE_TYPE_WAIT_EVENT + 1) {
+			r = per_thread ? cuStreamWaitEvent_ptsz(hs, (CUevent)ev, 0) : cuStreamWaitEvent(hs, (CUevent)ev, 0);
+			continue;
 		}
 		/* Each replay is a launch (copy, set) again. */
 		works[i].count = works[i].kind == SIM_OP_KERNEL || works[i].kind == SIM_OP_COPY ||
@@ -1524,7 +1956,12 @@ SIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec h)
 	sim_graph_nodes_free(x->nodes, x->nnodes);
 	x->nodes = NULL;
 	free(x->order);
-	x->order = NULL;
+	free(x->child_at);
+	free(x->child_n);
+	free(x->cond_owner);
+	free(x->cond_body);
+	x->order = NULL, x->child_at = x->child_n = x->cond_owner = NULL;
+	x->cond_body = NULL;
 	sim_obj_free(x, SIM_KIND_GRAPH_EXEC);
 	pthread_mutex_unlock(&sim.lock);
 	return CUDA_SUCCESS;

@@ -290,6 +290,10 @@ struct sim_work {
 	enum sim_launch_fate fate;
 	int count;                   /* decide the fate when accepted (not when captured) */
 	int disabled;                /* an exec's node turned off (cuGraphNodeSetEnabled) */
+	unsigned node_type;          /* markers standing for a graph node of another type (event
+				      * record and wait, external semaphores): CUgraphNodeType + 1 */
+	struct sim_graph **bodies;   /* a graph's conditional node (a marker): its body graphs,
+				      * owned like `child` (u.cond says how many) */
 	struct sim_graph *child;     /* a graph's child-graph node (a marker): its own clone, owned
 				      * (never copied with the work; an exec holds it flattened) */
 	unsigned long nth;           /* its ordinal among launches (copies, sets) of its name */
@@ -334,6 +338,18 @@ struct sim_work {
 			CUdeviceptr dptr;
 			struct sim_device *dev;
 		} free;
+		struct {
+			CUgraphConditionalNodeType type;
+			unsigned size;   /* bodies */
+			unsigned value;  /* the condition at each launch: its default value when
+					  * CU_GRAPH_COND_ASSIGN_DEFAULT, else 0 (no device code sets it) */
+		} cond;
+		struct {
+			CUexternalSemaphore *sems; /* owned, with the parameters after them */
+			void *params;
+			unsigned n;
+			size_t param_size;
+		} sem;
 	} u;
 };
 
@@ -519,6 +535,10 @@ struct sim_graph_exec {
 	struct sim_work *nodes;        /* under sim.lock: cuGraphExec*SetParams replace them */
 	size_t nnodes;
 	size_t *order;                 /* the replay order: node indexes, dependencies first */
+	size_t *child_at;              /* per node: where its child graph's nodes start (0: none) */
+	size_t *child_n;               /* ... and how many the child graph has */
+	size_t *cond_owner;            /* per node: 1 + the conditional node whose body holds it, 0 */
+	unsigned *cond_body;           /* ... and which body */
 };
 /* Append work to a graph as a new node; NULL when out of memory. */
 struct sim_graph_node *sim_graph_append_locked(struct sim_graph *g, const struct sim_work *w);

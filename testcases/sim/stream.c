@@ -260,6 +260,12 @@ void sim_work_execute(struct sim_work *w, struct sim_ctx *ctx)
 
 void sim_work_release(struct sim_work *w)
 {
+	if (w->node_type == CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL + 1 ||
+	    w->node_type == CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT + 1) {
+		free(w->u.sem.sems);
+		w->u.sem.sems = NULL;
+		w->u.sem.params = NULL;
+	}
 	if (w->kind == SIM_OP_COPY) {
 		free(w->u.copy.staging);
 		w->u.copy.staging = NULL;

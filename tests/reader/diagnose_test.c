@@ -855,6 +855,123 @@ static void test_child_graph(void)
 	ci_model_destroy(m);
 }
 
+/* cuGraphExecChildGraphNodeSetParams as the recorder keeps it: a built graph (an empty node, a
+ * child-graph node embedding 0x6100, whose kernel is norm) instantiated at 2 ms and replayed at
+ * 3 ms; at 4 ms the exec's child node was set to run graph 0x6200 (its own node: attention), so
+ * the recorder made a graph of origin child with that handle, a copy of 0x6200's nodes then,
+ * and an exec version of the node naming it; the replay at 5 ms faulted.  Later, at 7 ms,
+ * another copy of 0x6200 (sample) was made for another update: after the launch, not its. */
+static void test_exec_child_update(void)
+{
+	struct ci_model *m = mb_new();
+	mb_device(m, "NVIDIA H200");
+	uint32_t fb = mb_function(m, "norm", 0, NULL), fc = mb_function(m, "attention", 0, NULL);
+	uint32_t fd = mb_function(m, "sample", 0, NULL);
+	uint32_t s = mb_stream(m, 0xa000, true, 1, 2); /* its breadcrumb: replay 1 finished */
+	uint32_t g = mb_graph(m, 0x6000, CI_GRAPH_BUILT, 2, false, 0);
+	uint32_t c1 = mb_graph(m, 0x6100, CI_GRAPH_CHILD, 1, false, 0);
+	uint32_t g2 = mb_graph(m, 0x6200, CI_GRAPH_BUILT, 1, false, 0);
+	mb_graph_node(m, g, 0, CI_NODE_EMPTY, CI_NONE, 0, CI_NONE, 1);
+	uint64_t child_node = mb_graph_node(m, g, 1, CI_NODE_CHILD_GRAPH, CI_NONE, 0x6100, CI_NONE, 1)->handle;
+	mb_graph_node(m, c1, 0, CI_NODE_KERNEL, fb, 0, CI_NONE, 1);
+	mb_graph_node(m, g2, 0, CI_NODE_KERNEL, fc, 0, CI_NONE, 1);
+	uint32_t x = mb_graph_exec(m, 0x7000, g, 2);
+	size_t l1 = mb_graph_launch(m, s, 1, x, 1, 3, CI_LAUNCH_CRUMB, 7);
+	uint32_t c2 = mb_graph(m, 0x6200, CI_GRAPH_CHILD, 1, false, 0);
+	m->graphs[c2].create_ns = MB_T0 + 4 * MB_MS;
+	mb_graph_node(m, c2, 0, CI_NODE_KERNEL, fc, 0, CI_NONE, 4);
+	struct ci_graph_node *up = mb_graph_node(m, g, 1, CI_NODE_CHILD_GRAPH, CI_NONE, 0x6200, CI_NONE, 4);
+	up->exec = x, up->flags = CI_NODE_UPDATE, up->handle = child_node;
+	size_t l2 = mb_graph_launch(m, s, 2, x, 2, 5, CI_LAUNCH_CRUMB, 7);
+	uint32_t c3 = mb_graph(m, 0x6200, CI_GRAPH_CHILD, 1, false, 0);
+	m->graphs[c3].create_ns = MB_T0 + 7 * MB_MS;
+	mb_graph_node(m, c3, 0, CI_NODE_KERNEL, fd, 0, CI_NONE, 7);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+
+	struct ci_graph_replay r;
+	ok(ci_graph_replay_expand(m, l1, CI_LS_FINISHED, &r) && r.node_count == 3 && r.nodes[2].node &&
+		   r.nodes[2].node->function == fb,
+	   "exec child update: the replay before it ran the embedded child's kernel (norm)");
+	ci_graph_replay_deinit(&r);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->faulting_launch, (long long)l2, "exec child update: the replay after it faulted");
+	char name[64] = "";
+	if (d->graph && d->graph->faulting_node >= 0)
+		ci_graph_replay_node_name(d->graph, (size_t)d->graph->faulting_node, name, sizeof name);
+	is_str(name, "1.0", "exec child update: the faulting node is node 0 of child-graph node 1");
+	uint32_t kf = d->graph ? d->graph->kernel.function : CI_NONE;
+	is_str(kf < m->function_count ? m->strings + m->functions[kf].name_str : "", "attention",
+	       "exec child update: it is the kernel of the graph the update gave, copied at the update");
+	ok(d->graph && d->graph->node_count == 3 && d->graph->kernel_count == 1,
+	   "exec child update: one child's nodes expanded, not the later copy's");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* A conditional node's bodies as the recorder keeps them: a built graph (embed, an IF with an
+ * else body, sample) replayed without breadcrumbs of its own, in flight when the context died;
+ * the then body's kernel (attention) passes a pointer past its allocation.  The bodies' nodes
+ * follow the conditional node, named by body ("1.0.0", "1.1.0"), their states unknown (the
+ * device chose the body); the bad-pointer rule names the then body's kernel. */
+static void test_conditional_bodies(void)
+{
+	struct ci_model *m = mb_new();
+	mb_device(m, "NVIDIA H200");
+	static const uint16_t sizes[] = { 8, 4 };
+	uint32_t fa = mb_function(m, "embed", 2, sizes), fc = mb_function(m, "attention", 2, sizes);
+	uint32_t fb = mb_function(m, "norm", 2, sizes), fd = mb_function(m, "sample", 2, sizes);
+	const uint64_t A = 0x7f4000000000ull;
+	mb_alloc(m, 1, A, 0x10000, 7);
+	uint64_t ok_p[] = { A + 0x100, 1 }, bad_p[] = { A + 0x10000 + 0x40, 1 };
+	uint32_t s = mb_stream(m, 0xa000, true, 0, 1);
+	uint32_t g = mb_graph(m, 0x6000, CI_GRAPH_BUILT, 3, false, 0);
+	uint32_t b0 = mb_graph(m, 0x6300, CI_GRAPH_BODY, 1, false, 0);
+	uint32_t b1 = mb_graph(m, 0x6310, CI_GRAPH_BODY, 1, false, 0);
+	struct ci_graph_node *e[5];
+	e[0] = mb_graph_node(m, g, 0, CI_NODE_KERNEL, fa, 0, CI_NONE, 1);
+	e[1] = mb_graph_node(m, g, 1, CI_NODE_CONDITIONAL, CI_NONE, 0x6300, CI_NONE, 1);
+	e[1]->b = 2, e[1]->bytes = 0; /* two bodies, IF */
+	e[2] = mb_graph_node(m, g, 2, CI_NODE_KERNEL, fd, 0, CI_NONE, 1);
+	e[3] = mb_graph_node(m, b0, 0, CI_NODE_KERNEL, fc, 0, CI_NONE, 1);
+	e[4] = mb_graph_node(m, b1, 0, CI_NODE_KERNEL, fb, 0, CI_NONE, 1);
+	for (int i = 0; i < 5; i++) {
+		if (i == 1)
+			continue;
+		memcpy(e[i]->params, i == 3 ? bad_p : ok_p, 12);
+		e[i]->param_len = 12;
+	}
+	uint32_t x = mb_graph_exec(m, 0x7000, g, 2);
+	size_t gl = mb_graph_launch(m, s, 1, x, 1, 5, CI_LAUNCH_CRUMB, 7);
+	mb_error(m, 10, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	is_int(d->faulting_launch, (long long)gl, "conditional: the graph launch faulted");
+	ok(d->graph && d->graph->graph_nodes == 3 && d->graph->node_count == 5 && d->graph->kernel_count == 4,
+	   "conditional: 3 nodes of the graph, one of each body after them; 4 kernels");
+	char name[64] = "", other[64] = "";
+	if (d->graph && d->graph->faulting_node >= 0)
+		ci_graph_replay_node_name(d->graph, (size_t)d->graph->faulting_node, name, sizeof name);
+	is_str(name, "1.0.0", "conditional: the faulting node is node 0 of body 0 of conditional node 1");
+	uint32_t kf = d->graph ? d->graph->kernel.function : CI_NONE;
+	is_str(kf < m->function_count ? m->strings + m->functions[kf].name_str : "", "attention",
+	       "conditional: named by the bad-pointer rule: the then body's attention kernel");
+	if (d->graph && d->graph->node_count == 5)
+		ci_graph_replay_node_name(d->graph, 4, other, sizeof other);
+	is_str(other, "1.1.0", "conditional: the else body's node is 1.1.0");
+	ok(d->graph && d->graph->node_count == 5 && d->graph->nodes[3].state == CI_LS_UNKNOWN &&
+		   d->graph->nodes[4].state == CI_LS_UNKNOWN,
+	   "conditional: the bodies' states are unknown (the device chose)");
+	ci_diagnosis_destroy(d);
+
+	/* Hostile: 2^40 bodies claimed, and body 0 holding a conditional node on itself. */
+	e[1]->b = 1ull << 40;
+	mb_graph_node(m, b0, 0, CI_NODE_CONDITIONAL, CI_NONE, 0x6300, CI_NONE, 1)->b = 1ull << 40;
+	struct ci_graph_replay r;
+	ok(ci_graph_replay_expand(m, gl, CI_LS_IN_FLIGHT, &r) && r.children_cut && r.node_count <= 65536,
+	   "conditional, hostile: bodies and nesting cut at the limits (%zu nodes)", r.node_count);
+	ci_graph_replay_deinit(&r);
+	ci_model_destroy(m);
+}
+
 /* A hostile record: a child graph that contains itself (BIG false), or one that claims 4
  * billion nodes (BIG true). */
 static void test_child_graph_hostile(bool big)
@@ -929,6 +1046,8 @@ int main(void)
 	test_container_far_back();
 	test_incomplete();
 	test_child_graph();
+	test_exec_child_update();
+	test_conditional_bodies();
 	test_child_graph_hostile(false);
 	test_child_graph_hostile(true);
 	printf("1..%d\n", tap_n);

@@ -199,5 +199,28 @@ like "$k" "replay 2 of exec 0x[0-9a-f]+, 4 kernel nodes:
  +node 3\.0 +finished +paged_attention" "child graph kernels view: a finished replay, the child's kernel inline"
 
 # The sparse decode (the summary's) diagnoses every one of these cores as the complete one does.
+# ---- built, the attention stage in the then body of a conditional IF node (its value 1 at each
+# launch), reading the second KV cache, freed before step 5: the report expands the conditional
+# node into its body's nodes and names the body's kernel by the freed pointer it passes
+COND_ADD=$(line 'np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL')
+name=cond; engine cond --mode explicit --conditional --steps 6 --fault-step 5
+planted=$(sed -n 's/^graphengine: planted //p' "$T/cond/out")
+like "$(cat "$T/cond.txt")" 'Faulting kernel: paged_attention ' "conditional: the kernel inside the body, not the graph"
+like "$(cat "$T/cond.txt")" "node 3\.0\.0 of built graph 0x[0-9a-f]+ \(6 nodes \+ 1 in child graphs, 4 kernels\), replay $(replay_of cond 5) of exec" \
+	"conditional: node 3.0.0 (node 0 of body 0 of conditional node 3), replay $(replay_of cond 5) as the engine counted"
+like "$(cat "$T/cond.txt")" 'node 0 of body 0 of conditional node 3, if the device chose it' "conditional: the name explained"
+like "$(cat "$T/cond.txt")" "arg 2 \(\+16\): Address $planted is inside allocation #[0-9]+ .*FREED" \
+	"conditional: arg 2 is the KV cache the engine freed"
+like "$(cat "$T/cond.txt")" 'in body 0 of conditional node 3, passes a pointer outside every live allocation' \
+	"conditional: named by the bad-pointer rule"
+like "$(cat "$T/cond.txt")" 'node 3\.0\.0 +unknown +paged_attention .*<- faulted' "conditional: the body's kernel listed in place, its state unknown"
+is "$(q cond '[.diagnosis.faulting_launch.graph.nodes[] | .node + ":" + .type + ":" + (.child_of // "-")] | join(" ")')" \
+	"0:memset:- 1:kernel:- 2:kernel:- 3:conditional:- 3.0.0:kernel:3 4:kernel:- 5:memcpy:-" \
+	"conditional JSON: the replay's nodes, the body's after its conditional node"
+g=$("$CI" --width 200 "$(ls "$T"/cond/core* | head -1)" graphs 2>&1)
+like "$g" '3    conditional +unknown +if, 1 body from 0x[0-9a-f]+ after 2' "conditional graphs view: the conditional node"
+like "$g" "Graph 0x[0-9a-f]+: conditional_body, 1 nodes
+ +created at build_step \(graphengine.c:$(( COND_ADD + 6 ))\)" "conditional graphs view: the body, made where the node was added"
+
 run_c_test "$B/tests/reader/sparse_test" $(for n in mid first last nocrumb built upd klog child; do ls "$T/$n"/core* | head -1; done)
 done_testing

@@ -9,7 +9,12 @@
  * (cuGraphExecMemsetNodeSetParams, cuGraphMemsetNodeSetParams); and it captures a launch into a graph it built (cuStreamBeginCaptureToGraph
  * after the graph's empty node); it destroys the second of two memset nodes of a graph it
  * built (cuGraphDestroyNode) and prints what is left, after making a third node follow both
- * (cuGraphAddDependencies) and then not the first (cuGraphRemoveDependencies).  Each graph that was made is launched once.  Prints what the test
+ * (cuGraphAddDependencies) and then not the first (cuGraphRemoveDependencies); it changes an event
+ * record node's event and an external-semaphore signal node's semaphores in the graph, then in
+ * an exec; it sets an exec's child-graph node to another graph (cuGraphExecChildGraphNodeSetParams)
+ * and adds a child-graph node with cuGraphAddNode; it adds a conditional node (IF with an else
+ * body) and a node to each body.  Each graph that was made is launched once
+ * (the one whose exec's child node was set, twice).  Prints what the test
  * compares with the record: "graphprobe: hostfn 0x..", "graphprobe: p 0x.. q 0x..",
  * "graphprobe: invalidated RESULT".
  */
@@ -158,6 +163,82 @@ int main(void)
 	CHECK(cuGraphInstantiateWithFlags(&x7, g7, 0));
 	CHECK(cuGraphLaunch(x7, a));
 	CHECK(cuStreamSynchronize(a));
+	/* Event and external-semaphore nodes changed in the graph, then in an exec: g8 records
+	 * ev1, then signals two semaphores (opaque handles: the simulator has none to import). */
+	CUgraph g8;
+	CUgraphNode r8, s8;
+	CUgraphExec x8;
+	CUevent ev1, ev2, ev3;
+	CHECK(cuEventCreate(&ev1, 0));
+	CHECK(cuEventCreate(&ev2, 0));
+	CHECK(cuEventCreate(&ev3, 0));
+	CHECK(cuGraphCreate(&g8, 0));
+	CHECK(cuGraphAddEventRecordNode(&r8, g8, NULL, 0, ev1));
+	CUexternalSemaphore sems[2] = { (CUexternalSemaphore)(uintptr_t)0x5e30, (CUexternalSemaphore)(uintptr_t)0x5e31 };
+	CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS sp[2];
+	memset(sp, 0, sizeof sp);
+	CUDA_EXT_SEM_SIGNAL_NODE_PARAMS snp = { sems, sp, 2 };
+	CHECK(cuGraphAddExternalSemaphoresSignalNode(&s8, g8, &r8, 1, &snp));
+	CHECK(cuGraphEventRecordNodeSetEvent(r8, ev2));
+	sems[0] = (CUexternalSemaphore)(uintptr_t)0x5e32;
+	snp.numExtSems = 1;
+	CHECK(cuGraphExternalSemaphoresSignalNodeSetParams(s8, &snp));
+	CHECK(cuGraphInstantiateWithFlags(&x8, g8, 0));
+	CHECK(cuGraphExecEventRecordNodeSetEvent(x8, r8, ev3));
+	sems[0] = (CUexternalSemaphore)(uintptr_t)0x5e33;
+	CHECK(cuGraphExecExternalSemaphoresSignalNodeSetParams(x8, s8, &snp));
+	CHECK(cuGraphLaunch(x8, a));
+	CHECK(cuStreamSynchronize(a));
+	printf("graphprobe: events 0x%llx 0x%llx 0x%llx\n", (unsigned long long)(uintptr_t)ev1,
+	       (unsigned long long)(uintptr_t)ev2, (unsigned long long)(uintptr_t)ev3);
+	CHECK(cuGraphExecDestroy(x8));
+	CHECK(cuGraphDestroy(g8));
+	/* x7's child node set to run g9's kernel (grid 9), launched again; then a child graph
+	 * through cuGraphAddNode: g6 embedded in g10. */
+	CUgraph g9, g10, emb10 = NULL;
+	CUgraphNode k9, c10;
+	CHECK(cuGraphCreate(&g9, 0));
+	kp6.gridDimX = 9;
+	CHECK(cuGraphAddKernelNode(&k9, g9, NULL, 0, &kp6));
+	CHECK(cuGraphExecChildGraphNodeSetParams(x7, c7, g9));
+	CHECK(cuGraphLaunch(x7, a));
+	CHECK(cuStreamSynchronize(a));
+	printf("graphprobe: exec child node set to 0x%llx\n", (unsigned long long)(uintptr_t)g9);
+	CHECK(cuGraphCreate(&g10, 0));
+	memset(&np, 0, sizeof np);
+	np.type = CU_GRAPH_NODE_TYPE_GRAPH;
+	np.graph.graph = g6;
+	CHECK(cuGraphAddNode(&c10, g10, NULL, NULL, 0, &np));
+	CHECK(cuGraphChildGraphNodeGetGraph(c10, &emb10));
+	printf("graphprobe: cuGraphAddNode embedded 0x%llx\n", (unsigned long long)(uintptr_t)emb10);
+	/* A conditional node (IF with an else body, the condition 1 by default) in g11, a kernel
+	 * (grid 11) added to its then body, a host node to its else body. */
+	CUgraph g11, bodies[2] = { NULL, NULL };
+	CUgraphNode c11, k11, h11;
+	CUgraphExec x11;
+	CUgraphConditionalHandle cond;
+	CHECK(cuGraphCreate(&g11, 0));
+	CHECK(cuGraphConditionalHandleCreate(&cond, g11, NULL, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+	memset(&np, 0, sizeof np);
+	np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+	np.conditional.handle = cond;
+	np.conditional.type = CU_GRAPH_COND_TYPE_IF;
+	np.conditional.size = 2;
+	np.conditional.phGraph_out = bodies;
+	CHECK(cuGraphAddNode(&c11, g11, NULL, NULL, 0, &np));
+	kp6.gridDimX = 11;
+	CHECK(cuGraphAddKernelNode(&k11, bodies[0], NULL, 0, &kp6));
+	CUDA_HOST_NODE_PARAMS hp11 = { host_fn, NULL };
+	CHECK(cuGraphAddHostNode(&h11, bodies[1], NULL, 0, &hp11));
+	CHECK(cuGraphInstantiateWithFlags(&x11, g11, 0));
+	CHECK(cuGraphLaunch(x11, a));
+	CHECK(cuStreamSynchronize(a));
+	printf("graphprobe: conditional bodies 0x%llx 0x%llx\n", (unsigned long long)(uintptr_t)bodies[0],
+	       (unsigned long long)(uintptr_t)bodies[1]);
+	CHECK(cuGraphExecDestroy(x11));
+	CHECK(cuGraphDestroy(g11));
+	CHECK(cuGraphDestroy(g10));
+	CHECK(cuGraphDestroy(g9));
 	CHECK(cuGraphExecDestroy(x7));
 	CHECK(cuGraphDestroy(g7));
 	CHECK(cuGraphDestroy(g6));

@@ -176,6 +176,51 @@ like "$(grep '^node .* graph=7 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=p
 	"probe: the embedded graph's kernel node is the child's (grid 6)"
 like "$(grep "^graph slot=5 " "$T/probe.dump")" "handle=$cg origin=built .* nodes=1 " "probe: the child graph itself, as built"
 
+read -r ev1 ev2 ev3 < <(sed -n 's/^graphprobe: events \(0x[0-9a-f]*\) \(0x[0-9a-f]*\) \(0x[0-9a-f]*\)$/\1 \2 \3/p' "$T/probe/out")
+is "$(grep '^node .* graph=8 ' "$T/probe.dump" | awk '{print $4, $5, $6}' | tr '\n' ' ')" \
+	"exec=- ordinal=0 type=event_record exec=- ordinal=1 type=ext_semaphore_signal exec=- ordinal=0 type=event_record exec=- ordinal=1 type=ext_semaphore_signal exec=5 ordinal=0 type=event_record exec=5 ordinal=1 type=ext_semaphore_signal " \
+	"probe: the event and semaphore nodes, their graph versions (the setters), then the exec's"
+is "$(grep '^node .* graph=8 .*type=event_record' "$T/probe.dump" | sed 's/.* a=\([^ ]*\) .* flags=\([^ ]*\) .*/\1 \2/' | tr '\n' ' ')" \
+	"$ev1 0x0 $ev2 0x200 $ev3 0x200 " \
+	"probe: cuGraphEventRecordNodeSetEvent and cuGraphExecEventRecordNodeSetEvent recorded with their events"
+is "$(grep '^node .* graph=8 .*type=ext_semaphore_signal' "$T/probe.dump" | sed 's/.* a=\([^ ]*\) b=\([^ ]*\) .* flags=\([^ ]*\) .*/\1 \2 \3/' | tr '\n' ' ')" \
+	"0x5e30 0x2 0x0 0x5e32 0x1 0x200 0x5e33 0x1 0x200 " \
+	"probe: the semaphore node's first semaphore and count, as added, set in the graph and in the exec"
+like "$(grep '^exec slot=5 ' "$T/probe.dump")" ' graph=8 .* updates=2 ' "probe: the exec counts its two updates"
+
+g9=$(sed -n 's/^graphprobe: exec child node set to \(0x[0-9a-f]*\)$/\1/p' "$T/probe/out")
+like "$(grep '^node .* graph=6 exec=4 ordinal=1 ' "$T/probe.dump")" "type=child_graph .* a=$g9 .* flags=0x200 " \
+	"probe: cuGraphExecChildGraphNodeSetParams recorded as the exec's version of the child-graph node, naming the graph given"
+g10=$(grep "^graph slot=10 " "$T/probe.dump")
+is "$(field handle "$g10") $(field origin "$g10") $(field nodes "$g10")" "$g9 child 1" \
+	"probe: ... and a graph of origin child with that handle holding a copy of its node"
+like "$(grep '^node .* graph=10 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=probe_k .* grid=9,1,1 ' \
+	"probe: the copy's kernel node is the given graph's (grid 9)"
+like "$(grep "^graph slot=9 " "$T/probe.dump")" "handle=$g9 origin=built .* destroyed=1 " \
+	"probe: the given graph keeps its own entry (and its destruction)"
+like "$("$B/cudainspect" "$(snap "$T/probe" exit)" kernels 2>&1 | grep -A1 'replay 2 of exec' | tail -1)" 'node 1\.0 finished +probe_k +grid \(9,1,1\)' \
+	"probe: the kernels view expands the replay after the update into the given graph's kernel (node 1.0, grid 9)"
+emb10=$(sed -n 's/^graphprobe: cuGraphAddNode embedded \(0x[0-9a-f]*\)$/\1/p' "$T/probe/out")
+like "$(grep '^node .* graph=11 .*ordinal=0 ' "$T/probe.dump")" "type=child_graph .* a=$emb10 " \
+	"probe: cuGraphAddNode's child-graph node names the embedded clone"
+g12=$(grep "^graph slot=12 " "$T/probe.dump")
+is "$(field handle "$g12") $(field origin "$g12") $(field nodes "$g12")" "$emb10 child 1" \
+	"probe: cuGraphAddNode's embedded clone is recorded with the child's node"
+like "$(grep '^node .* graph=12 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=probe_k .* grid=6,1,1 ' \
+	"probe: ... the kernel of g6 (grid 6)"
+
+read -r b0 b1 < <(sed -n 's/^graphprobe: conditional bodies \(0x[0-9a-f]*\) \(0x[0-9a-f]*\)$/\1 \2/p' "$T/probe/out")
+like "$(grep '^node .* graph=13 .*ordinal=0 ' "$T/probe.dump")" "type=conditional .* a=$b0 b=0x2 bytes=0 " \
+	"probe: the conditional node: its first body, 2 bodies, type IF (0)"
+is "$(grep '^graph slot=1[45] ' "$T/probe.dump" | sed 's/.* handle=\([^ ]*\) origin=\([^ ]*\) .* nodes=\([0-9]*\) .*/\1 \2 \3/' | tr '\n' ' ')" \
+	"$b0 conditional_body 1 $b1 conditional_body 1 " "probe: its bodies, in slots one after the other, each with the node added to it"
+like "$(grep '^node .* graph=14 .*ordinal=0 ' "$T/probe.dump")" 'type=kernel fn=probe_k .* grid=11,1,1 ' \
+	"probe: the then body's kernel (grid 11)"
+like "$(grep '^node .* graph=15 .*ordinal=0 ' "$T/probe.dump")" "type=host .*func=$hostfn " "probe: the else body's host node"
+like "$("$B/cudainspect" "$(snap "$T/probe" exit)" kernels 2>&1 | grep -A1 "replay 1 of exec $(field handle "$(grep '^exec slot=6 ' "$T/probe.dump")")" | tail -1)" \
+	'node 0\.0\.0 finished +probe_k +grid \(11,1,1\)' \
+	"probe: the kernels view expands the conditional node into its then body's kernel (node 0.0.0)"
+
 # ---- the tables full: a 1 MiB record keeps 128 node versions; 200 replays update 200 more
 run_in "$T/full" env CUDASIM_MODE=null CUDAINSPECT_SIZE=1M CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" \
 	"$B/graphengine" --mode explicit --steps 200
