@@ -710,13 +710,21 @@ static void graph_fault_lines(struct ci_text_out *o, size_t frames)
 		return;
 	const struct ci_model *m = o->m;
 	const struct ci_launch *gl = ci_report_launch(o->r, g->launch);
-	char graph[96], nodes[96] = "", nn[64], inner[64] = "";
+	char graph[96], nodes[96] = "", nn[64], inner[96] = "";
 	if (g->faulting_node >= 0)
 		snprintf(nodes, sizeof(nodes), "node %s of ",
 			 ci_graph_replay_node_name(g, (size_t)g->faulting_node, nn, sizeof nn));
-	if (g->node_count > g->graph_nodes)
-		snprintf(inner, sizeof inner, " + %zu in child graphs%s", g->node_count - g->graph_nodes,
+	if (g->node_count > g->graph_nodes) {
+		bool child = false, body = false; /* what the extra nodes are in */
+		for (size_t i = g->graph_nodes; i < g->node_count; i++) {
+			const struct ci_graph_node *pe = g->nodes[g->nodes[i].parent].node;
+			body |= pe && pe->type == CI_NODE_CONDITIONAL;
+			child |= !pe || pe->type != CI_NODE_CONDITIONAL;
+		}
+		snprintf(inner, sizeof inner, " + %zu in %s%s", g->node_count - g->graph_nodes,
+			 child && body ? "child graphs and conditional bodies" : body ? "conditional bodies" : "child graphs",
 			 g->children_cut ? " (not all: limits)" : "");
+	}
 	const struct ci_graph_exec *x = g->exec != CI_NONE ? &m->graph_execs[g->exec] : NULL;
 	line(o, "  %s%s (%zu nodes%s, %zu kernels), replay %" PRIu64 " of exec 0x%" PRIx64, nodes,
 	     graph_label(m, g->graph, graph, sizeof(graph)), g->graph_nodes - g->destroyed_count, inner,

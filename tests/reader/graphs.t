@@ -206,7 +206,7 @@ COND_ADD=$(line 'np.type = CU_GRAPH_NODE_TYPE_CONDITIONAL')
 name=cond; engine cond --mode explicit --conditional --steps 6 --fault-step 5
 planted=$(sed -n 's/^graphengine: planted //p' "$T/cond/out")
 like "$(cat "$T/cond.txt")" 'Faulting kernel: paged_attention ' "conditional: the kernel inside the body, not the graph"
-like "$(cat "$T/cond.txt")" "node 3\.0\.0 of built graph 0x[0-9a-f]+ \(6 nodes \+ 1 in child graphs, 4 kernels\), replay $(replay_of cond 5) of exec" \
+like "$(cat "$T/cond.txt")" "node 3\.0\.0 of built graph 0x[0-9a-f]+ \(6 nodes \+ 1 in conditional bodies, 4 kernels\), replay $(replay_of cond 5) of exec" \
 	"conditional: node 3.0.0 (node 0 of body 0 of conditional node 3), replay $(replay_of cond 5) as the engine counted"
 like "$(cat "$T/cond.txt")" 'node 0 of body 0 of conditional node 3, if the device chose it' "conditional: the name explained"
 like "$(cat "$T/cond.txt")" "arg 2 \(\+16\): Address $planted is inside allocation #[0-9]+ .*FREED" \
