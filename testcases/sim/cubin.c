@@ -81,7 +81,9 @@ static int cubin_open(const unsigned char *b, struct cubin *c)
 {
 	memset(c, 0, sizeof *c);
 	c->b = b;
-	if (b[4] != 2 || b[5] != 1) /* ELFCLASS64, little-endian */
+	/* e_ident byte by byte, so that a short image stops at its first wrong byte: ELFCLASS64,
+	 * little-endian, EV_CURRENT, and a CUDA OS ABI (0x33; 0x41 from nvcc 13) with its version. */
+	if (b[4] != 2 || b[5] != 1 || b[6] != 1 || (b[7] != 0x33 && b[7] != 0x41) || !b[8])
 		return -1;
 	c->shoff = le64(b + 0x28);
 	c->shentsize = le16(b + 0x3a);

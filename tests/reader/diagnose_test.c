@@ -928,6 +928,7 @@ static void test_conditional_bodies(void)
 	uint32_t b0 = mb_graph(m, 0x6300, CI_GRAPH_BODY, 1, false, 0);
 	uint32_t b1 = mb_graph(m, 0x6310, CI_GRAPH_BODY, 1, false, 0);
 	struct ci_graph_node *e[5];
+	size_t first = m->graph_node_count; /* the five below, in order (the table moves as it grows) */
 	e[0] = mb_graph_node(m, g, 0, CI_NODE_KERNEL, fa, 0, CI_NONE, 1);
 	e[1] = mb_graph_node(m, g, 1, CI_NODE_CONDITIONAL, CI_NONE, 0x6300, CI_NONE, 1);
 	e[1]->b = 2, e[1]->bytes = 0; /* two bodies, IF */
@@ -935,6 +936,7 @@ static void test_conditional_bodies(void)
 	e[3] = mb_graph_node(m, b0, 0, CI_NODE_KERNEL, fc, 0, CI_NONE, 1);
 	e[4] = mb_graph_node(m, b1, 0, CI_NODE_KERNEL, fb, 0, CI_NONE, 1);
 	for (int i = 0; i < 5; i++) {
+		e[i] = &m->graph_nodes[first + (size_t)i];
 		if (i == 1)
 			continue;
 		memcpy(e[i]->params, i == 3 ? bad_p : ok_p, 12);
