@@ -29,15 +29,20 @@ fuzz_record)
 [    0.000030] NVRM: Xid (PCI:0000:01:00): 31, pid=77, name=other, channel 0x00000002, intr 00000000. MMU Fault: ENGINE CE0 HUBCLIENT_CE0 faulted @ 0x0_00001000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ
 LOG
 	"$D/mkrecord" $small --kernel-log="$W/kern.log" "$C/record-kernel-log"
-	# A real record with graph tables (1 MiB): graphengine's fault inside a replay, from the
-	# recorder on the simulated driver, when they are built.
+	# Real records with graph tables (1 MiB): graphengine's fault inside a replay (captured,
+	# and built with a child graph and with a conditional node), from the recorder on the
+	# simulated driver, when they are built.
 	B=$(cd "$D/../.." && pwd)
 	if [ -x "$B/graphengine" ] && [ -e "$B/libcudainspect-rec.so" ] && [ -e "$B/sim/libcuda.so.1" ]; then
-		( ( cd "$W" && CUDAINSPECT_QUIET=1 CUDAINSPECT_SIZE=1M CUDASIM_KERNEL_US=100 \
-			LD_LIBRARY_PATH="$B/sim" LD_PRELOAD="$B/libcudainspect-rec.so" \
-			exec "$B/graphengine" --steps 4 --fault-step 3 ) >/dev/null 2>&1 || true ) 2>/dev/null
-		snap=$(ls "$W"/*-error.cisnap 2>/dev/null | head -1)
-		[ -n "$snap" ] && cp "$snap" "$C/record-graphs"
+		for v in "graphs:" "graphs-child:--mode explicit --child-graph" "graphs-cond:--mode explicit --conditional"; do
+			mkdir -p "$W/${v%%:*}"
+			# shellcheck disable=SC2086 # the engine's flags, split on purpose
+			( ( cd "$W/${v%%:*}" && CUDAINSPECT_QUIET=1 CUDAINSPECT_SIZE=1M CUDASIM_KERNEL_US=100 \
+				LD_LIBRARY_PATH="$B/sim" LD_PRELOAD="$B/libcudainspect-rec.so" \
+				exec "$B/graphengine" ${v#*:} --steps 4 --fault-step 3 ) >/dev/null 2>&1 || true ) 2>/dev/null
+			snap=$(ls "$W/${v%%:*}"/*-error.cisnap 2>/dev/null | head -1)
+			[ -n "$snap" ] && cp "$snap" "$C/record-${v%%:*}"
+		done
 	fi
 	;;
 fuzz_core)
