@@ -950,21 +950,14 @@ static int graph_suspect_args(const struct ci_model *m, const struct ci_diagnosi
 	return fail;
 }
 
-/* The faulting node's name ("7", "3.0" in a child graph), with what a child's means. */
+/* The faulting node's name ("7", or "3.0 (node 0 of the graph child-graph node 3 runs)"). */
 static const char *node_name(const struct ci_graph_replay *g, char *buf, size_t size)
 {
+	char where[160];
 	ci_graph_replay_node_name(g, (size_t)g->faulting_node, buf, size);
-	ptrdiff_t p = g->nodes[g->faulting_node].parent;
-	if (p >= 0) {
-		char pn[64];
+	if (*ci_graph_replay_node_where(g, (size_t)g->faulting_node, where, sizeof where)) {
 		size_t k = strlen(buf);
-		const struct ci_graph_node *pe = g->nodes[p].node;
-		if (pe && pe->type == CI_NODE_CONDITIONAL)
-			snprintf(buf + k, size - k, ", in body %" PRIu32 " of conditional node %s",
-				 g->nodes[g->faulting_node].body, ci_graph_replay_node_name(g, (size_t)p, pn, sizeof pn));
-		else
-			snprintf(buf + k, size - k, ", in the graph of child-graph node %s",
-				 ci_graph_replay_node_name(g, (size_t)p, pn, sizeof pn));
+		snprintf(buf + k, size - k, " (%s)", where);
 	}
 	return buf;
 }
@@ -1019,7 +1012,7 @@ static int graph_fault(const struct ci_model *m, const struct ci_evidence *ev, s
 		attr_vec_deinit(&nav);
 		return -1;
 	}
-	char name[1024], nn[192];
+	char name[1024], nn[256];
 	/* The driver's word: a kernel log's fault page (a kernel's access) names the nodes that
 	 * pass a pointer into or next to its allocation. */
 	bool by_xid = false;

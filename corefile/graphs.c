@@ -403,6 +403,23 @@ size_t *ci_graph_replay_order(const struct ci_graph_replay *r)
 	return out;
 }
 
+const char *ci_graph_replay_node_where(const struct ci_graph_replay *r, size_t i, char *buf, size_t size)
+{
+	const struct ci_graph_node_state *s = &r->nodes[i];
+	const struct ci_graph_node *pe = s->parent >= 0 ? r->nodes[s->parent].node : NULL;
+	char pn[64];
+	buf[0] = '\0';
+	if (s->parent < 0)
+		return buf;
+	ci_graph_replay_node_name(r, (size_t)s->parent, pn, sizeof pn);
+	if (pe && pe->type == CI_NODE_CONDITIONAL)
+		snprintf(buf, size, "node %" PRIu32 " of body %" PRIu32 " of conditional node %s, if the device chose it",
+			 s->ordinal, s->body, pn);
+	else
+		snprintf(buf, size, "node %" PRIu32 " of the graph child-graph node %s runs", s->ordinal, pn);
+	return buf;
+}
+
 bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_launch_state state,
 			    struct ci_graph_replay *r)
 {

@@ -8,6 +8,11 @@
 /* Make node NODE of R (a kernel node) its faulting node: sets faulting_node and kernel. */
 void ci_graph_replay_pick(const struct ci_model *m, struct ci_graph_replay *r, size_t node);
 
+/* Where node I of R lies when it is inside a child graph or a conditional body: "node 0 of
+ * the graph child-graph node 3 runs", "node 0 of body 1 of conditional node 3, if the device
+ * chose it"; "" for the replayed graph's own nodes. */
+const char *ci_graph_replay_node_where(const struct ci_graph_replay *r, size_t i, char *buf, size_t size);
+
 /* R's node indices in tree order, each child-graph node followed by its graph's nodes
  * (malloc'd, node_count of them; NULL when out of memory: use index order). */
 size_t *ci_graph_replay_order(const struct ci_graph_replay *r);

@@ -729,14 +729,9 @@ static void graph_fault_lines(struct ci_text_out *o, size_t frames)
 	line(o, "  %s%s (%zu nodes%s, %zu kernels), replay %" PRIu64 " of exec 0x%" PRIx64, nodes,
 	     graph_label(m, g->graph, graph, sizeof(graph)), g->graph_nodes - g->destroyed_count, inner,
 	     g->kernel_count, g->replay, x ? x->handle : gl->aux);
-	const struct ci_graph_node_state *fs = g->faulting_node >= 0 ? &g->nodes[g->faulting_node] : NULL;
-	const struct ci_graph_node *fp = fs && fs->parent >= 0 ? g->nodes[fs->parent].node : NULL;
-	if (fp && fp->type == CI_NODE_CONDITIONAL)
-		line(o, "  (node %s: node %" PRIu32 " of body %" PRIu32 " of conditional node %s, if the device chose it)",
-		     nn, fs->ordinal, fs->body, ci_graph_replay_node_name(g, (size_t)fs->parent, inner, sizeof inner));
-	else if (fs && fs->parent >= 0)
-		line(o, "  (node %s: node %" PRIu32 " of the graph that child-graph node %s runs)", nn,
-		     fs->ordinal, ci_graph_replay_node_name(g, (size_t)fs->parent, inner, sizeof inner));
+	char where[160];
+	if (g->faulting_node >= 0 && *ci_graph_replay_node_where(g, (size_t)g->faulting_node, where, sizeof where))
+		line(o, "  (node %s: %s)", nn, where);
 	print_stack(o, "  graph launched at ", gl->stack, frames);
 	if (g->crumb)
 		line(o, "  in-graph breadcrumb %" PRIu64 ": how far this replay got", g->crumb_value);

@@ -864,6 +864,9 @@ void ci_graph_edges(struct ci_call *c, CUresult r, const CUgraphNode *from, cons
 	pthread_mutex_unlock(&ci_graph_lock);
 }
 
+/* For ci_graph_nodes_copy_locked: copies without node handles (none the application can name). */
+static const CUgraphNode ci_no_handles[1];
+
 /* Copy the latest versions of graph OS's nodes into graph CS, a copy of it whose node handles
  * cuGraphNodeFindInClone finds (HS NULL) or are HS[] in order, destroyed nodes left out (a child
  * graph's embedded clone: cuGraphGetNodes), each with the stack and thread of the node it copies. */
@@ -925,7 +928,7 @@ void ci_on_graph_add_child(struct ci_call *c, CUresult r, uint64_t node, uint64_
 	uint32_t os = ci_graph_slot_locked(c, child);
 	const struct ci_graph *o = ci_graph_at(os);
 	uint32_t cs = ci_graph_new_locked(c, CI_U64(emb), CI_GRAPH_CHILD, o ? o->ctx : CI_NONE, CI_NONE, 0, 0);
-	ci_graph_nodes_copy_locked(c, os, cs, 0, hs ? hs : (const CUgraphNode *)&hs, hs ? nh : 0);
+	ci_graph_nodes_copy_locked(c, os, cs, 0, hs ? hs : ci_no_handles, hs ? nh : 0);
 	pthread_mutex_unlock(&ci_graph_lock);
 	free(hs);
 }
@@ -1024,14 +1027,6 @@ void ci_on_graph_host_update(struct ci_call *c, CUresult r, uint64_t exec, uint6
 	ci_graph_node_updated(c, r, exec, node, &n, 0);
 }
 
-/* cuGraph(Exec)EventRecordNodeSetEvent, ...EventWaitNodeSetEvent: a version with the new event. */
-void ci_on_graph_event_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint32_t type,
-			      uint64_t event)
-{
-	struct ci_node_args n = { .type = type, .a = event };
-	ci_graph_node_updated(c, r, exec, node, &n, 0);
-}
-
 /* External-semaphore nodes: `a` the first semaphore, `b` how many (the handles are opaque to
  * the reader; the count and the first say which set the node signals or waits for). */
 void ci_on_graph_add_sem(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph, uint32_t type,
@@ -1041,10 +1036,12 @@ void ci_on_graph_add_sem(struct ci_call *c, CUresult r, uint64_t node, uint64_t 
 	ci_graph_node_added(c, r, graph, &n);
 }
 
-void ci_on_graph_sem_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint32_t type,
-			    uint64_t first, uint64_t count)
+/* The setters whose parameters are `a` and `b` alone: events (cuGraph(Exec)EventRecordNodeSetEvent,
+ * ...EventWaitNodeSetEvent: the new event, b 0) and external semaphores (first, count). */
+void ci_on_graph_ab_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint32_t type,
+			   uint64_t a, uint64_t b)
 {
-	struct ci_node_args n = { .type = type, .a = first, .b = count };
+	struct ci_node_args n = { .type = type, .a = a, .b = b };
 	ci_graph_node_updated(c, r, exec, node, &n, 0);
 }
 
@@ -1061,8 +1058,7 @@ void ci_on_graph_exec_child_update(struct ci_call *c, CUresult r, uint64_t exec,
 	uint32_t os = ci_graph_slot_locked(c, child);
 	const struct ci_graph *o = ci_graph_at(os);
 	uint32_t cs = ci_graph_new_unmapped_locked(c, child, CI_GRAPH_CHILD, o ? o->ctx : CI_NONE, CI_NONE, 0, 0);
-	/* Handles: none (the exec's copies are not nodes the application can name). */
-	ci_graph_nodes_copy_locked(c, os, cs, 0, (const CUgraphNode *)&o, 0);
+	ci_graph_nodes_copy_locked(c, os, cs, 0, ci_no_handles, 0); /* the exec's copies: no handles */
 	pthread_mutex_unlock(&ci_graph_lock);
 	struct ci_node_args n = { .type = CI_NODE_CHILD_GRAPH, .a = child };
 	ci_graph_node_updated(c, r, exec, node, &n, 0);

@@ -89,12 +89,10 @@ void ci_on_graph_memcpy_update(struct ci_call *c, CUresult r, uint64_t exec, uin
 void ci_on_graph_host_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node,
 			     const CUDA_HOST_NODE_PARAMS *p);
 void ci_on_graph_exec_child_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint64_t child);
-void ci_on_graph_event_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint32_t type,
-			      uint64_t event);
 void ci_on_graph_add_sem(struct ci_call *c, CUresult r, uint64_t node, uint64_t graph, uint32_t type,
 			 uint64_t first, uint64_t count);
-void ci_on_graph_sem_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint32_t type,
-			    uint64_t first, uint64_t count);
+void ci_on_graph_ab_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, uint32_t type,
+			   uint64_t a, uint64_t b);
 /* The CUDA 10 kernel node parameters as the 12.0 ones (kern and ctx NULL). */
 #define CI_KNP_V2(p)                                                                           \
 	((p) ? &(CUDA_KERNEL_NODE_PARAMS){ (p)->func, (p)->gridDimX, (p)->gridDimY, (p)->gridDimZ, \
@@ -225,21 +223,21 @@ void ci_on_graph_sem_update(struct ci_call *c, CUresult r, uint64_t exec, uint64
 #define CI_PRE_h_graph_host_set(c, ...) ((void)0)
 #define CI_HOOK_h_graph_exec_host_set(c, r, x, node, p) ci_on_graph_host_update(c, r, CI_U64(x), CI_U64(node), p)
 #define CI_PRE_h_graph_exec_host_set(c, ...) ((void)0)
-#define CI_HOOK_h_graph_event_record_set(c, r, node, e) ci_on_graph_event_update(c, r, 0, CI_U64(node), CI_NODE_EVENT_RECORD, CI_U64(e))
+#define CI_HOOK_h_graph_event_record_set(c, r, node, e) ci_on_graph_ab_update(c, r, 0, CI_U64(node), CI_NODE_EVENT_RECORD, CI_U64(e), 0)
 #define CI_PRE_h_graph_event_record_set(c, ...) ((void)0)
-#define CI_HOOK_h_graph_event_wait_set(c, r, node, e) ci_on_graph_event_update(c, r, 0, CI_U64(node), CI_NODE_EVENT_WAIT, CI_U64(e))
+#define CI_HOOK_h_graph_event_wait_set(c, r, node, e) ci_on_graph_ab_update(c, r, 0, CI_U64(node), CI_NODE_EVENT_WAIT, CI_U64(e), 0)
 #define CI_PRE_h_graph_event_wait_set(c, ...) ((void)0)
-#define CI_HOOK_h_graph_exec_event_record_set(c, r, x, node, e) ci_on_graph_event_update(c, r, CI_U64(x), CI_U64(node), CI_NODE_EVENT_RECORD, CI_U64(e))
+#define CI_HOOK_h_graph_exec_event_record_set(c, r, x, node, e) ci_on_graph_ab_update(c, r, CI_U64(x), CI_U64(node), CI_NODE_EVENT_RECORD, CI_U64(e), 0)
 #define CI_PRE_h_graph_exec_event_record_set(c, ...) ((void)0)
-#define CI_HOOK_h_graph_exec_event_wait_set(c, r, x, node, e) ci_on_graph_event_update(c, r, CI_U64(x), CI_U64(node), CI_NODE_EVENT_WAIT, CI_U64(e))
+#define CI_HOOK_h_graph_exec_event_wait_set(c, r, x, node, e) ci_on_graph_ab_update(c, r, CI_U64(x), CI_U64(node), CI_NODE_EVENT_WAIT, CI_U64(e), 0)
 #define CI_PRE_h_graph_exec_event_wait_set(c, ...) ((void)0)
-#define CI_HOOK_h_graph_sem_signal_set(c, r, node, p) ci_on_graph_sem_update(c, r, 0, CI_U64(node), CI_NODE_SEM_SIGNAL, CI_SEM_FIRST(p), CI_SEM_COUNT(p))
+#define CI_HOOK_h_graph_sem_signal_set(c, r, node, p) ci_on_graph_ab_update(c, r, 0, CI_U64(node), CI_NODE_SEM_SIGNAL, CI_SEM_FIRST(p), CI_SEM_COUNT(p))
 #define CI_PRE_h_graph_sem_signal_set(c, ...) ((void)0)
-#define CI_HOOK_h_graph_sem_wait_set(c, r, node, p) ci_on_graph_sem_update(c, r, 0, CI_U64(node), CI_NODE_SEM_WAIT, CI_SEM_FIRST(p), CI_SEM_COUNT(p))
+#define CI_HOOK_h_graph_sem_wait_set(c, r, node, p) ci_on_graph_ab_update(c, r, 0, CI_U64(node), CI_NODE_SEM_WAIT, CI_SEM_FIRST(p), CI_SEM_COUNT(p))
 #define CI_PRE_h_graph_sem_wait_set(c, ...) ((void)0)
-#define CI_HOOK_h_graph_exec_sem_signal_set(c, r, x, node, p) ci_on_graph_sem_update(c, r, CI_U64(x), CI_U64(node), CI_NODE_SEM_SIGNAL, CI_SEM_FIRST(p), CI_SEM_COUNT(p))
+#define CI_HOOK_h_graph_exec_sem_signal_set(c, r, x, node, p) ci_on_graph_ab_update(c, r, CI_U64(x), CI_U64(node), CI_NODE_SEM_SIGNAL, CI_SEM_FIRST(p), CI_SEM_COUNT(p))
 #define CI_PRE_h_graph_exec_sem_signal_set(c, ...) ((void)0)
-#define CI_HOOK_h_graph_exec_sem_wait_set(c, r, x, node, p) ci_on_graph_sem_update(c, r, CI_U64(x), CI_U64(node), CI_NODE_SEM_WAIT, CI_SEM_FIRST(p), CI_SEM_COUNT(p))
+#define CI_HOOK_h_graph_exec_sem_wait_set(c, r, x, node, p) ci_on_graph_ab_update(c, r, CI_U64(x), CI_U64(node), CI_NODE_SEM_WAIT, CI_SEM_FIRST(p), CI_SEM_COUNT(p))
 #define CI_PRE_h_graph_exec_sem_wait_set(c, ...) ((void)0)
 #define CI_HOOK_h_graph_exec_child_set(c, r, x, node, g) ci_on_graph_exec_child_update(c, r, CI_U64(x), CI_U64(node), CI_U64(g))
 #define CI_PRE_h_graph_exec_child_set(c, ...) ((void)0)

@@ -28,12 +28,6 @@ struct cubin {
 	unsigned shnum, shentsize, shstrndx;
 };
 
-static uint16_t le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t le64(const unsigned char *p) { return le32(p) | (uint64_t)le32(p + 4) << 32; }
 
 struct shdr {
 	uint32_t name, type, link, info;
@@ -45,15 +39,15 @@ static int cubin_shdr(const struct cubin *c, unsigned i, struct shdr *s)
 	if (i >= c->shnum)
 		return -1;
 	const unsigned char *p = c->b + c->shoff + (uint64_t)i * c->shentsize;
-	s->name = le32(p);
-	s->type = le32(p + 4);
-	s->flags = le64(p + 8);
-	s->offset = le64(p + 24);
-	s->size = le64(p + 32);
-	s->link = le32(p + 40);
-	s->info = le32(p + 44);
-	s->align = le64(p + 48);
-	s->entsize = le64(p + 56);
+	s->name = sim_le32(p);
+	s->type = sim_le32(p + 4);
+	s->flags = sim_le64(p + 8);
+	s->offset = sim_le64(p + 24);
+	s->size = sim_le64(p + 32);
+	s->link = sim_le32(p + 40);
+	s->info = sim_le32(p + 44);
+	s->align = sim_le64(p + 48);
+	s->entsize = sim_le64(p + 56);
 	/* NOBITS sections (.nv.shared, .nv.global) occupy no bytes of the file. */
 	if (s->type != 8 && (s->offset > c->size || s->size > c->size - s->offset))
 		return -1;
@@ -76,8 +70,8 @@ static const char *cubin_section_name(const struct cubin *c, unsigned i)
 	return cubin_shdr(c, i, &s) ? NULL : cubin_str(c, c->shstrndx, s.name);
 }
 
-/* The image's extent from its headers (section table and every section's bytes). */
-static int cubin_open(const unsigned char *b, struct cubin *c)
+/* The image's extent from its headers (section table and every section's bytes), at most LIMIT. */
+static int cubin_open(const unsigned char *b, uint64_t limit, struct cubin *c)
 {
 	memset(c, 0, sizeof *c);
 	c->b = b;
@@ -85,26 +79,28 @@ static int cubin_open(const unsigned char *b, struct cubin *c)
 	 * little-endian, EV_CURRENT, and a CUDA OS ABI (0x33; 0x41 from nvcc 13) with its version. */
 	if (b[4] != 2 || b[5] != 1 || b[6] != 1 || (b[7] != 0x33 && b[7] != 0x41) || !b[8])
 		return -1;
-	c->shoff = le64(b + 0x28);
-	c->shentsize = le16(b + 0x3a);
-	c->shnum = le16(b + 0x3c);
-	c->shstrndx = le16(b + 0x3e);
+	c->shoff = sim_le64(b + 0x28);
+	c->shentsize = sim_le16(b + 0x3a);
+	c->shnum = sim_le16(b + 0x3c);
+	c->shstrndx = sim_le16(b + 0x3e);
 	if (c->shentsize < 64 || !c->shnum || c->shoff < 64 || c->shoff > CUBIN_MAX_BYTES)
 		return -1;
 	c->size = c->shoff + (uint64_t)c->shnum * c->shentsize;
-	if (c->size > CUBIN_MAX_BYTES)
+	if (c->size > CUBIN_MAX_BYTES || c->size > limit)
 		return -1;
 	/* Every section lies inside the image: its extent is the largest end. */
 	for (unsigned i = 0; i < c->shnum; i++) {
 		const unsigned char *p = b + c->shoff + (uint64_t)i * c->shentsize;
-		uint64_t off = le64(p + 24), size = le64(p + 32);
-		if (le32(p + 4) == 8)
+		uint64_t off = sim_le64(p + 24), size = sim_le64(p + 32);
+		if (sim_le32(p + 4) == 8)
 			continue;
 		if (off > CUBIN_MAX_BYTES || size > CUBIN_MAX_BYTES - off)
 			return -1;
 		if (off + size > c->size)
 			c->size = off + size;
 	}
+	if (c->size > limit)
+		return -1;
 	return c->shstrndx < c->shnum ? 0 : -1;
 }
 
@@ -115,7 +111,7 @@ static int cubin_attrs(const struct cubin *c, const struct shdr *s,
 {
 	const unsigned char *p = c->b + s->offset, *end = p + s->size;
 	while (end - p >= 4) {
-		unsigned fmt = p[0], attr = p[1], v = le16(p + 2);
+		unsigned fmt = p[0], attr = p[1], v = sim_le16(p + 2);
 		if (fmt < 1 || fmt > 4)
 			return -1; /* not an attribute list nvcc writes */
 		const unsigned char *data = p + 4;
@@ -147,8 +143,8 @@ static int entry_attr(void *arg, unsigned attr, unsigned v, const unsigned char 
 	case 0x17: { /* EIATTR_KPARAM_INFO */
 		if (!d || v < 12)
 			return -1;
-		unsigned ordinal = le16(d + 4), offset = le16(d + 6);
-		size_t size = le32(d + 8) >> 18;
+		unsigned ordinal = sim_le16(d + 4), offset = sim_le16(d + 6);
+		size_t size = sim_le32(d + 8) >> 18;
 		if (ordinal >= CUBIN_MAX_PARAMS)
 			return -1;
 		if (ordinal >= e->nparams) {
@@ -170,7 +166,7 @@ static int entry_attr(void *arg, unsigned attr, unsigned v, const unsigned char 
 	case 0x05: /* EIATTR_MAX_THREADS */
 	case 0x10: /* EIATTR_REQNTID */
 		if (d && v >= 12)
-			e->maxntid = le32(d) * le32(d + 4) * le32(d + 8);
+			e->maxntid = sim_le32(d) * sim_le32(d + 4) * sim_le32(d + 8);
 		break;
 	default:
 		break;
@@ -190,8 +186,8 @@ static int reg_attr(void *arg, unsigned attr, unsigned v, const unsigned char *d
 	if (attr != 0x2f || !d || v < 8) /* EIATTR_REGCOUNT */
 		return 0;
 	for (unsigned i = 0; i < a->img->nentries; i++)
-		if (a->entry_sym[i] == le32(d))
-			a->img->entries[i].nregs = le32(d + 4);
+		if (a->entry_sym[i] == sim_le32(d))
+			a->img->entries[i].nregs = sim_le32(d + 4);
 	return 0;
 }
 
@@ -218,8 +214,8 @@ static int cubin_entries(const struct cubin *c, struct sim_image *img)
 	}
 	for (uint64_t k = 1; !err && k < nsyms; k++) {
 		const unsigned char *s = c->b + sym.offset + k * sym.entsize;
-		unsigned type = s[4] & 15, bind = s[4] >> 4, shndx = le16(s + 6);
-		const char *name = cubin_str(c, sym.link, le32(s));
+		unsigned type = s[4] & 15, bind = s[4] >> 4, shndx = sim_le16(s + 6);
+		const char *name = cubin_str(c, sym.link, sim_le32(s));
 		const char *sec = cubin_section_name(c, shndx);
 		if (!name || !*name || !sec)
 			continue;
@@ -257,7 +253,7 @@ static int cubin_entries(const struct cubin *c, struct sim_image *img)
 				err = 1;
 				break;
 			}
-			g->size = le64(s + 16);
+			g->size = sim_le64(s + 16);
 			g->align = !cubin_shdr(c, shndx, &gs) && gs.align ? gs.align : 8;
 			img->nglobals++;
 		}
@@ -275,18 +271,18 @@ static int cubin_entries(const struct cubin *c, struct sim_image *img)
 	return err ? -1 : 0;
 }
 
-CUresult sim_cubin_parse(const void *image, struct sim_image **ret)
+CUresult sim_cubin_parse(const void *image, uint64_t limit, struct sim_image **ret)
 {
 	struct cubin c;
 	*ret = NULL;
-	if (cubin_open(image, &c))
+	if (cubin_open(image, limit, &c))
 		return CUDA_ERROR_INVALID_IMAGE;
 	struct sim_image *img = calloc(1, sizeof *img);
 	if (!img)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	/* e_flags: the SM in bits 8-15 (sm_90: 0x5a), as nvcc writes it.  SASS runs only on its
 	 * major revision at or above its minor: on this sm_90 device, sm_90 cubins only. */
-	img->sm = (int)(le32(c.b + 0x30) >> 8 & 0xff);
+	img->sm = (int)(sim_le32(c.b + 0x30) >> 8 & 0xff);
 	if (img->sm != 90) {
 		sim_image_destroy(img);
 		return CUDA_ERROR_NO_BINARY_FOR_GPU;

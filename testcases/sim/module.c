@@ -19,16 +19,6 @@
 #define SIM_FATBIN_MAGIC 0xBA55ED50u
 #define SIM_FATBIN_WRAPPER_MAGIC 0x466243B1
 
-static uint32_t sim_le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t sim_le64(const unsigned char *p)
-{
-	return sim_le32(p) | (uint64_t)sim_le32(p + 4) << 32;
-}
-
 /* Does the image start with these bytes?  Compared one by one so that a short, NUL-terminated
  * text image is never read past its end (no magic contains a NUL byte). */
 static int sim_starts_with(const unsigned char *b, uint32_t magic)
@@ -39,9 +29,10 @@ static int sim_starts_with(const unsigned char *b, uint32_t magic)
 	return 1;
 }
 
-/* Find an uncompressed PTX member, or a cubin for this device, in a fatbin.  The container layout (16-byte header, then
- * members with kind/flags/size headers) is the one nvcc writes; only what is needed is read. */
-static CUresult sim_fatbin_ptx(const unsigned char *fb, struct sim_image **ret)
+/* Find an uncompressed cubin for this device, or an uncompressed PTX member, in a fatbin.  The
+ * container layout (16-byte header, then members with kind/flags/size headers) is the one nvcc
+ * writes; only what is needed is read. */
+static CUresult sim_fatbin_image(const unsigned char *fb, struct sim_image **ret)
 {
 	uint16_t hdr = (uint16_t)(fb[6] | fb[7] << 8);
 	uint64_t total = sim_le64(fb + 8);
@@ -57,7 +48,7 @@ static CUresult sim_fatbin_ptx(const unsigned char *fb, struct sim_image **ret)
 			break;
 		if (kind == 2 && !(flags & 0xa000) && size >= 64 && sim_starts_with(p + mhdr, 0x464c457fu)) {
 			/* An uncompressed cubin for this device; others are skipped. */
-			CUresult r = sim_cubin_parse(p + mhdr, ret);
+			CUresult r = sim_cubin_parse(p + mhdr, size, ret);
 			if (r != CUDA_ERROR_NO_BINARY_FOR_GPU)
 				return r;
 		}
@@ -85,12 +76,12 @@ static CUresult sim_image_load(const void *image, struct sim_image **ret)
 		const unsigned char *data = *(const unsigned char *const *)(b + 8);
 		if (!data || sim_le32(data) != SIM_FATBIN_MAGIC)
 			return CUDA_ERROR_INVALID_IMAGE;
-		return sim_fatbin_ptx(data, ret);
+		return sim_fatbin_image(data, ret);
 	}
 	if (sim_starts_with(b, SIM_FATBIN_MAGIC))
-		return sim_fatbin_ptx(b, ret);
+		return sim_fatbin_image(b, ret);
 	if (sim_starts_with(b, 0x464c457fu)) /* "\x7fELF": a cubin */
-		return sim_cubin_parse(image, ret);
+		return sim_cubin_parse(image, UINT64_MAX, ret); /* no length, as the driver gets none */
 	return sim_ptx_parse(image, ret);
 }
 

@@ -158,9 +158,18 @@ struct sim_image {
  * at all), CUDA_ERROR_INVALID_PTX (malformed) or CUDA_ERROR_UNSUPPORTED_PTX_VERSION. */
 CUresult sim_ptx_parse(const char *text, struct sim_image **ret);
 void sim_image_destroy(struct sim_image *img);
-/* cubin.c: an ELF cubin's entries (names, parameter layout, attributes) and globals; returns
- * CUDA_SUCCESS, CUDA_ERROR_INVALID_IMAGE (damaged) or CUDA_ERROR_NO_BINARY_FOR_GPU (not sm_90). */
-CUresult sim_cubin_parse(const void *image, struct sim_image **ret);
+/* cubin.c: an ELF cubin's entries (names, parameter layout, attributes) and globals, in at most
+ * LIMIT bytes (a fatbin member's size; UINT64_MAX: what its headers say); returns CUDA_SUCCESS,
+ * CUDA_ERROR_INVALID_IMAGE (damaged) or CUDA_ERROR_NO_BINARY_FOR_GPU (not sm_90). */
+CUresult sim_cubin_parse(const void *image, uint64_t limit, struct sim_image **ret);
+
+/* Little-endian fields of images (fatbins, cubins), whatever the host's byte order. */
+static inline uint16_t sim_le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t sim_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t sim_le64(const unsigned char *p) { return sim_le32(p) | (uint64_t)sim_le32(p + 4) << 32; }
 
 /* ---- devices, contexts, streams -------------------------------------------------------------- */
 
