@@ -37,9 +37,11 @@ class Model:
         self.layer()
 
     def run(self, steps):
+        # A synchronize after every step: a kernel's fault surfaces at the synchronize right
+        # after its launch, never at a later launch, whatever the timing (tests/python/numba.t).
         for _ in range(steps):
             self.forward()
-        cuda.synchronize()
+            cuda.synchronize()
 
 
 if sys.argv[1] == "--name":
