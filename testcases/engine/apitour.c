@@ -370,8 +370,11 @@ static void tour_stream(void)
 		OK("cuMemHostGetDevicePointer", cuMemHostGetDevicePointer(&slot_dev, (void *)slot, 0));
 		OK("cuStreamWriteValue64", cuStreamWriteValue64(s, slot_dev, 42, 0));
 		OK("cuStreamWaitValue64", cuStreamWaitValue64(s, slot_dev, 42, CU_STREAM_WAIT_VALUE_GEQ));
-		OK("cuStreamWriteValue32", cuStreamWriteValue32(s, slot_dev + 8, 7,
-								CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER));
+		OK("cuStreamWriteValue32", cuStreamWriteValue32(s, slot_dev + 8, 7, 0));
+		/* cuda.h: NO_MEMORY_BARRIER "is not supported in the v2 API" (which cuda.h maps
+		 * cuStreamWriteValue32 to); the H200's driver refuses it. */
+		DO(CUDA_ERROR_INVALID_VALUE, "cuStreamWriteValue32(NO_MEMORY_BARRIER)",
+		   cuStreamWriteValue32(s, slot_dev + 8, 8, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER));
 		OKF("cuStreamSynchronize", cuStreamSynchronize(s), "slot=%llu slot32=%u", slot[0],
 		    (unsigned)(slot[1] & 0xffffffffu));
 		OK("cuMemHostUnregister", cuMemHostUnregister((void *)slot));

@@ -13,12 +13,21 @@ $(GPU_OUT)/crumbbench: $(ENGINE_OBJ)/gpu/crumbbench.o $(ENGINE_COMMON)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ENGINE_LIBS)
 
+# costprobe: each kind of driver call's cost without the recorder (the cost model's table).
+$(ENGINE_OBJ)/gpu/costprobe.o: $(GPU_DIR)/costprobe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(ENGINE_DIR) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(GPU_OUT)/costprobe: $(ENGINE_OBJ)/gpu/costprobe.o $(ENGINE_COMMON)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ENGINE_LIBS)
+
 # Preloaded into programs that are not instrumented: never built with sanitizers.
 $(GPU_OUT)/libprocaddr-log.so: $(GPU_DIR)/procaddr_log.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARNINGS) -fPIC -shared -o $@ $< -ldl
 
-ALL += $(GPU_OUT)/crumbbench $(GPU_OUT)/libprocaddr-log.so
+ALL += $(GPU_OUT)/crumbbench $(GPU_OUT)/costprobe $(GPU_OUT)/libprocaddr-log.so
 
 # cudart programs (static, shared, per-thread default stream) whose bootstrap the GPU run logs.
 # nvcc -arch=sm_90 embeds sm_90 SASS and PTX.  The shared one finds libcudart.so.13 next to it.
@@ -50,7 +59,7 @@ gpu-bundle: gpu-prep
 	rm -rf $(GPU_BUNDLE) && mkdir -p $(GPU_BUNDLE)/gpu/lib $(GPU_BUNDLE)/lib
 	cp $(BUILD)/miniengine $(BUILD)/launchstorm $(BUILD)/apitour $(BUILD)/cudainspect \
 	   $(BUILD)/libcudainspect-rec.so $(GPU_BUNDLE)/
-	cp $(GPU_OUT)/crumbbench $(GPU_OUT)/libprocaddr-log.so $(GPU_PROBES) $(GPU_BUNDLE)/gpu/
+	cp $(GPU_OUT)/crumbbench $(GPU_OUT)/costprobe $(GPU_OUT)/libprocaddr-log.so $(GPU_PROBES) $(GPU_BUNDLE)/gpu/
 	cp $(GPU_OUT)/lib/libcudart.so.13 $(GPU_BUNDLE)/gpu/lib/
 	ldd $(BUILD)/cudainspect $(BUILD)/libcudainspect-rec.so | awk '$$3 ~ /^\// { print $$3 }' | \
 		grep -Ev '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+)\.so|/ld-linux' | \

@@ -39,9 +39,12 @@ static void launch_noop(void)
 	CHECK(drv.LaunchKernel(noop, 1, 1, 1, 32, 1, 1, 0, stream, NULL, NULL));
 }
 
-/* One operation of a variant; i is its 1-based sequence number. */
-static void op(enum variant v, uint64_t i)
+/* One operation of a variant; i is its 1-based sequence number.  A variant whose breadcrumb
+ * write the driver refuses returns the refusal (the v2 API refuses NO_MEMORY_BARRIER: cuda.h,
+ * and the H200's driver 580.159.04); every other failure aborts. */
+static CUresult op(enum variant v, uint64_t i)
 {
+	CUresult r = CUDA_SUCCESS;
 	switch (v) {
 	case LAUNCH:
 		launch_noop();
@@ -52,8 +55,7 @@ static void op(enum variant v, uint64_t i)
 		break;
 	case LAUNCH_CRUMB_NOBARRIER:
 		launch_noop();
-		CHECK(drv.StreamWriteValue64(stream, slots_dev, i,
-					     CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER));
+		r = drv.StreamWriteValue64(stream, slots_dev, i, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER);
 		break;
 	case CRUMB:
 		CHECK(drv.StreamWriteValue64(stream, slots_dev, i, CU_STREAM_WRITE_VALUE_DEFAULT));
@@ -65,6 +67,7 @@ static void op(enum variant v, uint64_t i)
 					     CU_STREAM_WRITE_VALUE_DEFAULT));
 		break;
 	}
+	return r;
 }
 
 static void measure(enum variant v)
@@ -73,15 +76,27 @@ static void measure(enum variant v)
 	float ms = 0;
 	CHECK(drv.EventCreate(&start, CU_EVENT_DEFAULT));
 	CHECK(drv.EventCreate(&end, CU_EVENT_DEFAULT));
-	/* Warm up (lazy module loading, first-use costs), then time. */
-	for (uint64_t i = 1; i <= 1000; i++)
-		op(v, i);
+	/* Warm up (lazy module loading, first-use costs), then time.  A refused variant is
+	 * reported and skipped. */
+	for (uint64_t i = 1; i <= 1000; i++) {
+		CUresult r = op(v, i);
+		if (r != CUDA_SUCCESS) {
+			CHECK(drv.StreamSynchronize(stream));
+			printf("crumbbench: %-26s refused=%s\n", variant_names[v], engine_error_name(r));
+			if (json)
+				fprintf(json, "%s\n    \"%s\": {\"refused\": \"%s\"}", v == LAUNCH ? "" : ",",
+					variant_names[v], engine_error_name(r));
+			CHECK(drv.EventDestroy(start));
+			CHECK(drv.EventDestroy(end));
+			return;
+		}
+	}
 	CHECK(drv.StreamSynchronize(stream));
 	slots[0] = slots[1] = 0;
 	CHECK(drv.EventRecord(start, stream));
 	uint64_t t0 = engine_now_ns();
 	for (uint64_t i = 1; i <= opt.launches; i++)
-		op(v, i);
+		CHECK(op(v, i));
 	uint64_t t1 = engine_now_ns();
 	CHECK(drv.EventRecord(end, stream));
 	CHECK(drv.EventSynchronize(end));
@@ -110,7 +125,7 @@ static int fault_run(void)
 	void *args[] = {&bad, &value, &n};
 	slots[0] = 0;
 	for (uint64_t i = 1; i <= k; i++)
-		op(LAUNCH_CRUMB, i);
+		CHECK(op(LAUNCH_CRUMB, i));
 	CHECK(drv.LaunchKernel(fill, 1, 1, 1, 32, 1, 1, 0, stream, args, NULL));
 	/* From here on calls may fail: that is the fault surfacing, on a GPU as soon as the
 	 * kernel has run. */

@@ -48,6 +48,7 @@ static CUresult sim_copy_submit(struct sim_stream *s, void *dst, const void *src
 static CUresult sim_htod(CUdeviceptr dst, const void *src, size_t n, CUstream h, int per_thread,
 			 int async)
 {
+	SIM_COST(SIM_COST_COPY);
 	struct sim_stream *s;
 	CUresult r = sim_copy_stream(h, per_thread, !async, &s);
 	if (r)
@@ -64,6 +65,7 @@ static CUresult sim_htod(CUdeviceptr dst, const void *src, size_t n, CUstream h,
 
 static CUresult sim_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream h, int per_thread, int async)
 {
+	SIM_COST(SIM_COST_COPY);
 	struct sim_stream *s;
 	CUresult r = sim_copy_stream(h, per_thread, !async, &s);
 	if (r)
@@ -82,6 +84,7 @@ static CUresult sim_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream h, int p
 
 static CUresult sim_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h, int per_thread)
 {
+	SIM_COST(SIM_COST_COPY);
 	struct sim_stream *s;
 	CUresult r = sim_copy_stream(h, per_thread, 0, &s);
 	if (r)
@@ -99,6 +102,7 @@ static CUresult sim_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h,
 static CUresult sim_copy_unified(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h,
 				 int per_thread, int async)
 {
+	SIM_COST(SIM_COST_COPY);
 	struct sim_stream *s;
 	CUresult r = sim_copy_stream(h, per_thread, !async, &s);
 	if (r)
@@ -141,6 +145,7 @@ SIM_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t 
 static CUresult sim_memset(CUdeviceptr dst, uint32_t value, unsigned elem, size_t count, CUstream h,
 			   int per_thread, int async)
 {
+	SIM_COST(SIM_COST_MEMSET);
 	struct sim_stream *s;
 	CUresult r = sim_copy_stream(h, per_thread, !async, &s);
 	if (r)
@@ -209,9 +214,13 @@ static CUresult sim_memop_begin(CUstream h, int per_thread, CUdeviceptr addr, un
 static CUresult sim_write_value(CUstream h, CUdeviceptr addr, uint64_t value, unsigned bits,
 				unsigned flags, int per_thread)
 {
+	SIM_COST(SIM_COST_MEMOP);
 	struct sim_stream *s;
 	void *target;
-	int flags_ok = !(flags & ~(unsigned)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER);
+	/* cuda.h: CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER "is not supported in the v2 API", and
+	 * the real driver (580.159.04, H200) refuses it with CUDA_ERROR_INVALID_VALUE, for 32- and
+	 * 64-bit writes, to registered host and to device memory alike (testcases/gpu/costprobe). */
+	int flags_ok = flags == CU_STREAM_WRITE_VALUE_DEFAULT;
 	CUresult r = sim_memop_begin(h, per_thread, addr, bits, flags_ok, &s, &target);
 	if (r)
 		return r;
@@ -222,6 +231,7 @@ static CUresult sim_write_value(CUstream h, CUdeviceptr addr, uint64_t value, un
 static CUresult sim_wait_value(CUstream h, CUdeviceptr addr, uint64_t value, unsigned bits,
 			       unsigned flags, int per_thread)
 {
+	SIM_COST(SIM_COST_MEMOP);
 	struct sim_stream *s;
 	void *target;
 	int flags_ok = !(flags & ~(unsigned)(0xf | CU_STREAM_WAIT_VALUE_FLUSH)) &&
@@ -237,6 +247,7 @@ static CUresult sim_batch_memop(CUstream h, unsigned count, CUstreamBatchMemOpPa
 				unsigned flags, int per_thread)
 {
 	SIM_REQUIRE_INIT();
+	/* Each operation is charged as one stream memory operation (sim_write_value ...). */
 	if (count == 0 || count > 256 || !ops || flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (unsigned i = 0; i < count; i++) {

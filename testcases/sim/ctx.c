@@ -327,6 +327,7 @@ SIM_EXPORT CUresult cuCtxSetCurrent(CUcontext h)
 SIM_EXPORT CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_CTX_QUERY);
 	if (!pctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	*pctx = sim_thr.depth ? (CUcontext)sim_thr.stack[sim_thr.depth - 1] : NULL;

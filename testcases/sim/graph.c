@@ -492,6 +492,7 @@ SIM_EXPORT CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, 
 static CUresult sim_capture_status(CUstream h, int per_thread, CUstreamCaptureStatus *status,
 				   cuuint64_t *id, CUgraph *graph)
 {
+	SIM_COST(SIM_COST_CAPTURE_QUERY);
 	SIM_REQUIRE_INIT();
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(h, per_thread, &s);
@@ -1868,6 +1869,7 @@ static bool sim_cond_selects(const struct sim_work *w, unsigned b)
 static CUresult sim_graph_launch(CUgraphExec h, CUstream hs, int per_thread)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_GRAPH_LAUNCH);
 	struct sim_graph_exec *x = sim_exec_get(h);
 	if (!x)
 		return CUDA_ERROR_INVALID_HANDLE;

@@ -348,6 +348,8 @@ static CUresult sim_configure(void)
 			return CUDA_ERROR_INVALID_VALUE;
 		}
 	}
+	if (sim_cost_configure(getenv("CUDASIM_COST")))
+		return CUDA_ERROR_INVALID_VALUE;
 	if ((v = getenv("CUDASIM_DEVICES")) && *v) {
 		char *end;
 		long n = strtol(v, &end, 10);
@@ -375,8 +377,9 @@ static CUresult sim_configure(void)
 	if (r)
 		return r;
 	if (c->verbose)
-		sim_log("%d device(s), %zu MiB each, kernels take %u us, %s mode", c->ndevices,
-			c->mem_bytes >> 20, c->kernel_us, c->null_mode ? "null" : "async");
+		sim_log("%d device(s), %zu MiB each, kernels take %u us, %s mode, cost model %s",
+			c->ndevices, c->mem_bytes >> 20, c->kernel_us, c->null_mode ? "null" : "async",
+			sim_cost_model());
 	return CUDA_SUCCESS;
 }
 

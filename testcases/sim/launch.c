@@ -201,6 +201,7 @@ static CUresult sim_launch(CUfunction f, const struct sim_launch *l, CUstream h,
 			   void **extra, int per_thread)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_LAUNCH);
 	struct sim_module *module;
 	_Atomic int *dyn;
 	struct sim_entry *e = sim_launch_entry(f, &module, &dyn);

@@ -436,6 +436,7 @@ SIM_EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 
 SIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
+	SIM_COST(SIM_COST_ALLOC);
 	struct sim_ctx *ctx;
 	CUresult r = sim_mem_ctx(&ctx);
 	if (r)
@@ -495,6 +496,7 @@ SIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsign
 
 SIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
+	SIM_COST(SIM_COST_FREE);
 	struct sim_ctx *ctx;
 	CUresult r = sim_mem_ctx(&ctx);
 	if (r)
@@ -727,6 +729,7 @@ static int sim_ptr_facts(CUdeviceptr p, struct sim_ptr_facts *f)
 SIM_EXPORT CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_POINTER_QUERY);
 	struct sim_ptr_facts f;
 	if (!data)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -1041,6 +1044,7 @@ static CUresult sim_alloc_async(CUdeviceptr *dptr, size_t bytes, struct sim_pool
 				int per_thread)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_ALLOC_ASYNC);
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(h, per_thread, &s);
 	if (r || (r = sim_ctx_sticky(s->ctx)))
@@ -1080,6 +1084,7 @@ SIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytes
 static CUresult sim_free_async(CUdeviceptr dptr, CUstream h, int per_thread)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_FREE_ASYNC);
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(h, per_thread, &s);
 	if (r || (r = sim_ctx_sticky(s->ctx)))

@@ -616,7 +616,10 @@ struct sim_entry *sim_launch_entry(CUfunction h, struct sim_module **module, _At
 SIM_EXPORT CUresult cuFuncGetName(const char **name, CUfunction hfunc)
 {
 	SIM_REQUIRE_INIT();
-	struct sim_entry *e = sim_func_entry(hfunc, NULL);
+	SIM_COST(SIM_COST_NAME_QUERY);
+	/* Only a CUfunction: the real driver (580.159.04) answers CUDA_ERROR_INVALID_HANDLE for a
+	 * CUkernel cast to CUfunction, which launches accept (cuKernelGetName names those). */
+	struct sim_entry *e = sim_obj_is(hfunc, SIM_KIND_FUNC) ? sim_func_entry(hfunc, NULL) : NULL;
 	if (!name || !hfunc)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!e)
@@ -628,6 +631,7 @@ SIM_EXPORT CUresult cuFuncGetName(const char **name, CUfunction hfunc)
 SIM_EXPORT CUresult cuKernelGetName(const char **name, CUkernel hfunc)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_NAME_QUERY);
 	struct sim_kernel *k = sim_kernel_get(hfunc);
 	if (!name || !hfunc)
 		return CUDA_ERROR_INVALID_VALUE;

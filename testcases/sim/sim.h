@@ -122,6 +122,42 @@ struct sim_config {
 	int klog_kmsg;               /* CUDASIM_KERNEL_LOG_FORMAT=kmsg */
 };
 
+/* ---- cost model (cost.c, CUDASIM_COST) ------------------------------------------------------ */
+
+/* The kinds of entry point the cost model charges; each call of a kind spends that kind's
+ * measured CPU time on the calling thread (docs/SIMULATOR.md, "Cost model"). */
+enum sim_cost_kind {
+	SIM_COST_LAUNCH,
+	SIM_COST_MEMOP,
+	SIM_COST_EVENT_RECORD,
+	SIM_COST_EVENT_RECORD_TIMING,
+	SIM_COST_QUERY,
+	SIM_COST_SYNC,
+	SIM_COST_ALLOC,
+	SIM_COST_FREE,
+	SIM_COST_ALLOC_ASYNC,
+	SIM_COST_FREE_ASYNC,
+	SIM_COST_GRAPH_LAUNCH,
+	SIM_COST_COPY,
+	SIM_COST_MEMSET,
+	SIM_COST_CTX_QUERY,
+	SIM_COST_CAPTURE_QUERY,
+	SIM_COST_POINTER_QUERY,
+	SIM_COST_NAME_QUERY,
+	SIM_COST_KINDS
+};
+/* CUDASIM_COST's value ("h200", "none" or unset); -1 (said) when unknown. */
+int sim_cost_configure(const char *value);
+const char *sim_cost_model(void);
+int sim_cost_on(void);
+void sim_cost_spend(enum sim_cost_kind kind);
+extern int sim_cost_active; /* set once by sim_configure, before any call is charged */
+#define SIM_COST(kind)                                                                          \
+	do {                                                                                    \
+		if (__builtin_expect(sim_cost_active, 0))                                       \
+			sim_cost_spend(kind);                                                   \
+	} while (0)
+
 /* ---- PTX images ---------------------------------------------------------------------------- */
 
 struct sim_param {

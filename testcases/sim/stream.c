@@ -613,6 +613,7 @@ static CUresult sim_ctx_sync(struct sim_ctx *ctx)
 SIM_EXPORT CUresult cuCtxSynchronize(void)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_SYNC);
 	struct sim_ctx *ctx;
 	CUresult r = sim_ctx_current(&ctx);
 	return r ? r : sim_ctx_sync(ctx);
@@ -621,6 +622,7 @@ SIM_EXPORT CUresult cuCtxSynchronize(void)
 SIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext h)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_SYNC);
 	struct sim_ctx *ctx;
 	CUresult r = sim_ctx_resolve(h, &ctx);
 	return r ? r : sim_ctx_sync(ctx);
@@ -717,6 +719,7 @@ SIM_EXPORT CUresult cuStreamDestroy_v2(CUstream h)
 static CUresult sim_stream_synchronize(CUstream h, int per_thread)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_SYNC);
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(h, per_thread, &s);
 	return r ? r : sim_stream_sync(s);
@@ -727,6 +730,7 @@ SIM_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hStream) { return sim_stre
 static CUresult sim_stream_query(CUstream h, int per_thread)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_QUERY);
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(h, per_thread, &s);
 	if (r)
@@ -986,6 +990,8 @@ static CUresult sim_event_record(CUevent h, CUstream hs, unsigned flags, int per
 	struct sim_event *ev = sim_event_get(h);
 	if (!ev)
 		return CUDA_ERROR_INVALID_HANDLE;
+	SIM_COST(ev->flags & CU_EVENT_DISABLE_TIMING ? SIM_COST_EVENT_RECORD
+						     : SIM_COST_EVENT_RECORD_TIMING);
 	struct sim_stream *s;
 	CUresult r = sim_stream_resolve(hs, per_thread, &s);
 	if (r)
@@ -1045,6 +1051,7 @@ static int sim_event_done_locked(const struct sim_event *ev)
 SIM_EXPORT CUresult cuEventQuery(CUevent h)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_QUERY);
 	struct sim_event *ev = sim_event_get(h);
 	if (!ev)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -1063,6 +1070,7 @@ SIM_EXPORT CUresult cuEventQuery(CUevent h)
 SIM_EXPORT CUresult cuEventSynchronize(CUevent h)
 {
 	SIM_REQUIRE_INIT();
+	SIM_COST(SIM_COST_SYNC);
 	struct sim_event *ev = sim_event_get(h);
 	if (!ev)
 		return CUDA_ERROR_INVALID_HANDLE;

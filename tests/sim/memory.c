@@ -176,7 +176,10 @@ static void host_memory_and_memops(void)
 	MUST(cuMemAlloc(&dev, 64));
 	MUST(cuStreamWaitValue64(s, dh + 64, 5, CU_STREAM_WAIT_VALUE_GEQ));
 	MUST(cuStreamWriteValue64(s, dh, 1, 0));
-	MUST(cuStreamWriteValue32(s, dh + 8, 7, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER));
+	MUST(cuStreamWriteValue32(s, dh + 8, 7, 0));
+	/* Refused by the v2 API (cuda.h) and by the H200's driver, 32- and 64-bit alike. */
+	IS_CU(cuStreamWriteValue32(s, dh + 8, 9, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER), CUDA_ERROR_INVALID_VALUE);
+	IS_CU(cuStreamWriteValue64(s, dh + 16, 9, CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER), CUDA_ERROR_INVALID_VALUE);
 	MUST(cuStreamWriteValue64(s, dev, 0x1122334455667788ull, 0));
 	MUST(cuStreamWriteValue64(s, dh, 2, 0));
 	IS_CU(cuStreamQuery(s), CUDA_ERROR_NOT_READY);
