@@ -261,6 +261,28 @@ static void classify_open(struct diag_ctx *c, struct ci_stream_progress *p, size
 	oldest_unfinished(c, p, begin, end);
 }
 
+/* The stream's last launch known finished: its breadcrumb CRUMB, or past it, the launches made
+ * before the start of its last successful synchronization (a synchronize, or a query or event
+ * that said the work was done), as long as the ring holds them one after the other.  Breadcrumbs
+ * are spent within a budget, so the launches since the last one are often many; an engine's
+ * synchronizations close most of them. */
+static uint64_t synced_through(const struct diag_ctx *c, const struct ci_stream_progress *p,
+			       size_t begin, size_t end, uint64_t crumb)
+{
+	uint64_t bound = c->ev->streams[p->stream].synced_ns;
+	if (!bound)
+		return crumb;
+	for (size_t k = begin; k < end; k++) {
+		const struct ci_launch_brief *l = ci_brief_at(c->lb, c->order[k]);
+		if (!weighed(c, p, begin, k, end) || l->stream_seq <= crumb)
+			continue;
+		if (l->stream_seq != crumb + 1 || l->time_ns >= bound)
+			break;
+		crumb = l->stream_seq;
+	}
+	return crumb;
+}
+
 /* States and counts of one stream's launches, ORDER[BEGIN..END), in stream order.  Counts are
  * over the stream's launch numbers 1..launched, whether the ring still holds them or not:
  * launches up to the breadcrumb finished; the next one is exactly in flight when a breadcrumb
@@ -281,6 +303,8 @@ static void classify_stream(struct diag_ctx *c, struct ci_stream_progress *p, si
 		return;
 	}
 	p->crumb = crumb;
+	crumb = synced_through(c, p, begin, end, crumb);
+	p->synced_ns = f->synced_ns;
 
 	uint64_t expect = crumb + 1, window_seq = 0;
 	bool exact = false;
@@ -1152,6 +1176,38 @@ static ptrdiff_t open_pick(const struct diag_ctx *c, const size_t *open, size_t 
 	return best;
 }
 
+/* The candidates' pool when they all lie on one stream: "launches 91-110 of its stream may or
+ * may not have run; 90 had finished (its breadcrumb)".  Breadcrumbs are spent within a budget,
+ * so one bounds a range of launches; the stream's last synchronization may close more of it. */
+static bool window_pool(const struct diag_ctx *c, const size_t *cand, size_t n, char *pool,
+			size_t len)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	uint32_t stream = ci_brief_at(c->lb, cand[0])->stream;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t q = ci_brief_at(c->lb, cand[k])->stream_seq;
+		lo = q < lo ? q : lo;
+		hi = q > hi ? q : hi;
+	}
+	const struct ci_stream_progress *p = NULL;
+	for (size_t i = 0; i < c->diag->stream_count && !p; i++)
+		if (c->diag->streams[i].stream == stream)
+			p = &c->diag->streams[i];
+	if (!p || lo == UINT64_MAX || lo == 0)
+		return false;
+	if (lo == hi)
+		snprintf(pool, len, "Launch %llu of its stream may or may not have run", (unsigned long long)lo);
+	else
+		snprintf(pool, len, "Launches %llu-%llu of its stream (%zu here) may or may not have run",
+			 (unsigned long long)lo, (unsigned long long)hi, n);
+	size_t used = strlen(pool);
+	if (p->finished && used < len)
+		snprintf(pool + used, len - used, "; %llu had finished (%s)",
+			 (unsigned long long)p->finished,
+			 p->finished > p->crumb ? "its last synchronization" : "its breadcrumb");
+	return true;
+}
+
 static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t n_in_flight,
 			    const size_t *window, size_t n_window, const size_t *open,
 			    size_t n_open, const struct attr_vec *av, struct text *why)
@@ -1231,6 +1287,8 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 			 "stream's last successful synchronization (at most the newest %d of a stream) "
 			 "may be the one: %zu launch%s on %zu stream%s", CI_OPEN_WINDOW_MAX, n,
 			 n == 1 ? "" : "es", streams, streams == 1 ? "" : "s");
+	else if (n_window && streams == 1 && window_pool(c, cand, n, pool, sizeof(pool)))
+		;
 	else
 		snprintf(pool, sizeof(pool), "%zu launch%s %s", n, n == 1 ? "" : "es",
 			 n_window ? "may have been in flight" : "were in flight");
@@ -1273,9 +1331,6 @@ static void choose_faulting(struct diag_ctx *c, const size_t *in_flight, size_t 
 			      "the one.", pool);
 	}
 
-	if (n_window && !open_only)
-		text_add(why, " Breadcrumbs are not written after every launch, so on some streams "
-			      "only a range of launches is known to contain the one in flight.");
 	record_losses(c->model, d, pointer_rule, why);
 	free(merged);
 }

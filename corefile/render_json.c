@@ -517,6 +517,8 @@ static void j_part_record(struct json *j)
 				       ? ci_stack_mode_name(h->stack_mode) : "accurate");
 	j_u64(j, "breadcrumb_every_launches", h->crumb_every_launches);
 	j_u64(j, "breadcrumb_every_us", h->crumb_every_us);
+	j_u64(j, "breadcrumb_budget_ppm", h->crumb_budget_ppm);
+	j_u64(j, "breadcrumb_cost_ns", h->crumb_cost_ns);
 	j_u64(j, "breadcrumb_width", h->crumb_width);
 	j_bool(j, "breadcrumbs_disabled", h->flags & CI_HDR_CRUMBS_OFF);
 	j_bool(j, "degraded", h->flags & CI_HDR_DEGRADED);

@@ -1849,12 +1849,18 @@ static void view_record(struct ci_text_out *o)
 	line(o, "  format %u.%u, recorder %s, %s at 0x%" PRIx64 " (found by %s)", h->major, h->minor,
 	     CI_SCRUB_FIELD(h->recorder_version, rv), ci_fmt_size(h->record_size, sz, sizeof(sz)),
 	     m->location.address, ci_locate_method_phrase(m->location.method));
-	line(o, "  stacks %s (depth %" PRIu32 "), breadcrumbs every %" PRIu32 " launches / %" PRIu32
-		" us (%" PRIu32 "-bit)%s",
-	     h->stack_mode == CI_STACKS_OFF || h->stack_mode == CI_STACKS_FAST
-		     ? ci_stack_mode_name(h->stack_mode) : "accurate",
-	     h->stack_depth, h->crumb_every_launches, h->crumb_every_us, h->crumb_width * 8,
-	     (h->flags & CI_HDR_CRUMBS_OFF) ? ", disabled" : "");
+	const char *stacks = h->stack_mode == CI_STACKS_OFF || h->stack_mode == CI_STACKS_FAST
+				     ? ci_stack_mode_name(h->stack_mode) : "accurate";
+	if (h->crumb_budget_ppm)
+		line(o, "  stacks %s (depth %" PRIu32 "), breadcrumbs within %.3g %% of each thread's "
+			"time (a write costs %" PRIu32 " ns here) (%" PRIu32 "-bit)%s",
+		     stacks, h->stack_depth, h->crumb_budget_ppm / 10000.0, h->crumb_cost_ns,
+		     h->crumb_width * 8, (h->flags & CI_HDR_CRUMBS_OFF) ? ", disabled" : "");
+	else
+		line(o, "  stacks %s (depth %" PRIu32 "), breadcrumbs every %" PRIu32 " launches / %" PRIu32
+			" us (%" PRIu32 "-bit)%s",
+		     stacks, h->stack_depth, h->crumb_every_launches, h->crumb_every_us,
+		     h->crumb_width * 8, (h->flags & CI_HDR_CRUMBS_OFF) ? ", disabled" : "");
 	line(o, "  %-17s %10s %10s %10s %8s %8s %11s %8s %8s", "section", "capacity", "written",
 	     "accepted", "torn", "invalid", "overwritten", "dropped", "missing");
 	for (uint32_t k = 0; k < CI_SECTION_KIND_MAX; k++) {

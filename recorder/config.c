@@ -27,7 +27,7 @@ static const char *const ci_known_vars[] = {
 	"CUDAINSPECT_CRUMB_BARRIER", "CUDAINSPECT_CRUMB_WIDTH", "CUDAINSPECT_PARAM_BYTES",
 	"CUDAINSPECT_SIGNALS",	     "CUDAINSPECT_JIT",		"CUDAINSPECT_DRIVER",
 	"CUDAINSPECT_LOG",	     "CUDAINSPECT_KMSG",	"CUDAINSPECT_PYTHON",
-	"CUDAINSPECT_GRAPH_CRUMBS",
+	"CUDAINSPECT_GRAPH_CRUMBS",  "CUDAINSPECT_CRUMB_BUDGET",
 	"CUDAINSPECT_CLI", /* the GDB command file's, inherited by programs GDB starts */
 };
 
@@ -82,6 +82,24 @@ static bool ci_parse_uint(const char *v, unsigned max, unsigned *out)
 	return true;
 }
 
+/* A share of time in percent ("0.5", "0.5%", "2 %"), 0.001 to 100, as parts per million. */
+static bool ci_parse_share(const char *v, unsigned *ppm)
+{
+	char *end;
+	errno = 0;
+	double pct = strtod(v, &end);
+	if (errno || end == v || !(pct >= 0.001 && pct <= 100))
+		return false;
+	while (*end == ' ')
+		end++;
+	if (*end == '%')
+		end++;
+	if (*end)
+		return false;
+	*ppm = (unsigned)(pct * 10000 + 0.5);
+	return true;
+}
+
 static const char *ci_env(const char *name)
 {
 	const char *v = getenv(name);
@@ -126,7 +144,7 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	cfg->stack_depth = 16;
 	cfg->crumbs = true;
 	cfg->graph_crumbs = true;
-	cfg->crumb_every = 1;
+	cfg->crumb_budget_ppm = CI_CRUMB_BUDGET_DEFAULT;
 	cfg->crumb_barrier = true;
 	cfg->param_bytes = CI_LAUNCH_PARAM_BYTES;
 	cfg->signals = true;
@@ -189,14 +207,27 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	    (!ci_parse_uint(v, CI_STACK_DEPTH_MAX, &cfg->stack_depth) || !cfg->stack_depth))
 		CI_BAD("CUDAINSPECT_STACK_DEPTH='%s' is not a number from 1 to %d", v,
 		       CI_STACK_DEPTH_MAX);
-	if ((v = ci_env("CUDAINSPECT_CRUMB_EVERY")) &&
-	    !ci_parse_uint(v, 1u << 30, &cfg->crumb_every))
-		CI_BAD("CUDAINSPECT_CRUMB_EVERY='%s' is not a launch count", v);
-	if ((v = ci_env("CUDAINSPECT_CRUMB_US")) && !ci_parse_uint(v, 1u << 30, &cfg->crumb_us))
-		CI_BAD("CUDAINSPECT_CRUMB_US='%s' is not a number of microseconds", v);
-	if (cfg->crumbs && !cfg->crumb_every && !cfg->crumb_us)
-		CI_BAD("CUDAINSPECT_CRUMB_EVERY=0 without CUDAINSPECT_CRUMB_US would never write a "
-		       "breadcrumb; set CUDAINSPECT_CRUMBS=off to turn them off");
+	/* A cadence (every K launches, every T microseconds) replaces the budget. */
+	const char *every = ci_env("CUDAINSPECT_CRUMB_EVERY"), *us = ci_env("CUDAINSPECT_CRUMB_US");
+	if (every && !ci_parse_uint(every, 1u << 30, &cfg->crumb_every))
+		CI_BAD("CUDAINSPECT_CRUMB_EVERY='%s' is not a launch count", every);
+	if (us && !ci_parse_uint(us, 1u << 30, &cfg->crumb_us))
+		CI_BAD("CUDAINSPECT_CRUMB_US='%s' is not a number of microseconds", us);
+	if ((v = ci_env("CUDAINSPECT_CRUMB_BUDGET"))) {
+		if (every || us)
+			CI_BAD("CUDAINSPECT_CRUMB_BUDGET='%s' and a breadcrumb cadence "
+			       "(CUDAINSPECT_CRUMB_EVERY, CUDAINSPECT_CRUMB_US) exclude each other; "
+			       "set one", v);
+		if (!ci_parse_share(v, &cfg->crumb_budget_ppm))
+			CI_BAD("CUDAINSPECT_CRUMB_BUDGET='%s' is not a share of time from 0.001%% "
+			       "to 100%% (e.g. 0.5%%)", v);
+	}
+	if (every || us) {
+		cfg->crumb_budget_ppm = 0;
+		if (cfg->crumbs && !cfg->crumb_every && !cfg->crumb_us)
+			CI_BAD("CUDAINSPECT_CRUMB_EVERY=0 without CUDAINSPECT_CRUMB_US would never "
+			       "write a breadcrumb; set CUDAINSPECT_CRUMBS=off to turn them off");
+	}
 	if ((v = ci_env("CUDAINSPECT_CRUMB_WIDTH"))) {
 		if (!strcasecmp(v, "auto"))
 			cfg->crumb_width = 0;

@@ -348,28 +348,6 @@ void ci_graph_capture_deps_changed(struct ci_call *c, CUresult r, CUstream s)
 	pthread_mutex_unlock(&ci_graph_lock);
 }
 
-void ci_graph_launch_pre(struct ci_call *c, uint64_t exec, CUstream s)
-{
-	if (!ci_rec.base)
-		return;
-	uint32_t xslot = ci_map_get(&ci_rec.exec_map, exec);
-	if (xslot == CI_NONE)
-		return;
-	const struct ci_graph_exec *x = ci_entry(CI_SEC_GRAPH_EXECS, xslot);
-	const struct ci_graph *g = x->graph != CI_NONE ? ci_graph_at(x->graph) : NULL;
-	if (!g || g->crumb_slot == CI_NONE)
-		return;
-	uint32_t sslot = ci_stream_slot(s, c);
-	if (sslot == CI_NONE)
-		return;
-	uint32_t width = 8;
-	uint64_t at = ci_crumb_address(ci_rec.streams[sslot].ctx, g->crumb_slot, &width);
-	/* Reset before the replay, in the replay's stream order: what the slot holds later is how
-	 * far this replay got. */
-	if (at)
-		ci_crumb_write(ci_rec.streams[sslot].handle, at, width, 0);
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* Capture, instantiation, launches                                                           */
 
@@ -399,7 +377,24 @@ void ci_graph_capture_begin(struct ci_call *c, uint32_t sslot, unsigned mode, ui
 	}
 	if (slot != CI_NONE)
 		ci_capture_deps_save_locked(sslot, slot, &cap);
+	uint32_t crumb_slot = slot != CI_NONE ? ci_graph_at(slot)->crumb_slot : CI_NONE;
 	pthread_mutex_unlock(&ci_graph_lock);
+	/* The in-graph breadcrumb's reset: a write of 0 into the graph's slot as the capture's
+	 * first node, so that every replay starts from 0 on the GPU with no host call per replay
+	 * (a write before each cuGraphLaunch cost as much as the graph launch itself on the H200).
+	 * The dependencies saved above are the capture's as the application made them: the nodes
+	 * it captures next are roots to it, as they are without the recorder. */
+	uint32_t width = 8;
+	uint64_t at = crumb_slot != CI_NONE && ci_graph_crumbs_capturable()
+			      ? ci_crumb_address(ci_rec.streams[sslot].ctx, crumb_slot, &width)
+			      : 0;
+	if (at) {
+		struct ci_setup_scope sc;
+		ci_setup_enter(&sc);
+		if (ci_crumb_write(ci_rec.streams[sslot].handle, at, width, 0) != CUDA_SUCCESS)
+			__atomic_store_n(&ci_graph_crumbs_state, 2, __ATOMIC_RELAXED);
+		ci_setup_leave(&sc);
+	}
 }
 
 void ci_graph_capture_end(struct ci_call *c, CUresult r, uint64_t graph, uint64_t began)

@@ -141,7 +141,7 @@ void ci_on_graph_ab_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_
 #define CI_HOOK_h_graph_instantiate_params(c, r, pe, g, p) ci_on_graph_instantiate(c, r, CI_OUT(pe), CI_U64(g), (p) ? (p)->flags : 0)
 #define CI_PRE_h_graph_instantiate_params(c, ...) ((void)0)
 #define CI_HOOK_h_graph_launch(c, r, e, s) ci_on_graph_launch(c, r, CI_U64(e), s)
-#define CI_PRE_h_graph_launch(c, e, s) ci_graph_launch_pre(c, CI_U64(e), s)
+#define CI_PRE_h_graph_launch(c, ...) ((void)0)
 #define CI_HOOK_h_graph_create(c, r, pg, fl) ci_graph_created(c, r, CI_OUT(pg))
 #define CI_PRE_h_graph_create(c, ...) ((void)0)
 #define CI_HOOK_h_graph_destroy(c, r, g) ci_graph_destroyed(c, r, CI_U64(g))

@@ -180,31 +180,99 @@ uint64_t ci_crumb_address(uint32_t ctx, uint32_t slot, uint32_t *width)
 	return alias ? alias + 8ull * slot : 0;
 }
 
-CUresult ci_crumb_write(uint64_t stream, uint64_t address, uint32_t width, uint64_t value)
+/* The flags of every breadcrumb write: CUDAINSPECT_CRUMB_BARRIER=off asks for
+ * CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER, which cuda.h says the v2 API does not support and the
+ * H200's driver refuses; the first refusal switches to the default flags for good, says so once,
+ * and the write is made again. */
+static unsigned ci_crumb_wflags = ~0u; /* ~0: not yet chosen */
+
+static unsigned ci_crumb_flags(void)
 {
-	unsigned wflags = ci_cfg.crumb_barrier ? CU_STREAM_WRITE_VALUE_DEFAULT
-					       : CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER;
-	return width == 4 ? CI_REAL(cuStreamWriteValue32_v2, (CUstream)stream, address,
-				    (cuuint32_t)value, wflags)
-			  : CI_REAL(cuStreamWriteValue64_v2, (CUstream)stream, address, value, wflags);
+	unsigned f = __atomic_load_n(&ci_crumb_wflags, __ATOMIC_RELAXED);
+	if (CI_UNLIKELY(f == ~0u)) {
+		f = ci_cfg.crumb_barrier ? CU_STREAM_WRITE_VALUE_DEFAULT
+					 : CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER;
+		__atomic_store_n(&ci_crumb_wflags, f, __ATOMIC_RELAXED);
+	}
+	return f;
 }
 
-/* After launch SEQ on stream SLOT: write the breadcrumb if the cadence says so. */
-static void ci_crumb_after(uint32_t slot, struct ci_stream *s, uint64_t seq, uint64_t now,
-			   uint16_t *flags)
+CUresult ci_crumb_write(uint64_t stream, uint64_t address, uint32_t width, uint64_t value)
+{
+	unsigned f = ci_crumb_flags();
+	CUresult r = width == 4 ? CI_REAL(cuStreamWriteValue32_v2, (CUstream)stream, address,
+					  (cuuint32_t)value, f)
+				: CI_REAL(cuStreamWriteValue64_v2, (CUstream)stream, address, value, f);
+	if (CI_UNLIKELY(r == CUDA_ERROR_INVALID_VALUE && f != CU_STREAM_WRITE_VALUE_DEFAULT)) {
+		unsigned expected = f;
+		if (__atomic_compare_exchange_n(&ci_crumb_wflags, &expected,
+						CU_STREAM_WRITE_VALUE_DEFAULT, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			ci_say("CUDAINSPECT_CRUMB_BARRIER=off: the driver refuses breadcrumb writes "
+			       "without a memory barrier (cuda.h: CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER "
+			       "is not supported by the v2 API); breadcrumbs use the barrier");
+		r = ci_crumb_write(stream, address, width, value);
+	}
+	return r;
+}
+
+/* Budget mode: a breadcrumb when the thread's share of time allows one.  Each write is timed;
+ * its cost, smoothed over the thread's writes (clamped, so that a write preempted once does not
+ * silence the thread), sets the interval after which the next one is allowed: cost / share.  The
+ * allowance never accumulates beyond one interval, so after an idle spell the next two launches
+ * get breadcrumbs and the rest are spaced again.  On the H200 (1.2 us a write, 0.5 %) that is
+ * about one every 240 us; on the simulator without a cost model, every few microseconds. */
+static void ci_crumb_spent(struct ci_tls *t, uint64_t start, uint64_t end)
+{
+	uint64_t cost = end > start ? end - start : 1;
+	if (cost > CI_CRUMB_COST_MAX_NS)
+		cost = CI_CRUMB_COST_MAX_NS;
+	uint32_t avg = t->crumb_cost_ns ? (uint32_t)((7ull * t->crumb_cost_ns + cost) / 8)
+					: (uint32_t)cost;
+	t->crumb_cost_ns = avg ? avg : 1;
+	uint64_t interval = (uint64_t)t->crumb_cost_ns * 1000000u / ci_cfg.crumb_budget_ppm;
+	uint64_t from = t->crumb_ready_ns + interval < end ? end - interval : t->crumb_ready_ns;
+	t->crumb_ready_ns = from + interval;
+	__atomic_store_n(&ci_rec.hdr->crumb_cost_ns, t->crumb_cost_ns, __ATOMIC_RELAXED);
+}
+
+/* After launch SEQ on stream SLOT: write the breadcrumb if the budget (or the cadence) says
+ * so. */
+static void ci_crumb_after(struct ci_tls *t, uint32_t slot, struct ci_stream *s, uint64_t seq,
+			   uint64_t now, uint16_t *flags)
 {
 	struct ci_stream_priv *p = &ci_rec.streams[slot];
 	if (!ci_cfg.crumbs || s->crumb_slot == CI_NONE) {
 		ci_count_up(&s->crumb_skipped);
 		return;
 	}
-	bool due = ci_cfg.crumb_every == 1 ||
-		   (ci_cfg.crumb_every && seq % ci_cfg.crumb_every == 0) ||
-		   (ci_cfg.crumb_us &&
-		    now - __atomic_load_n(&p->last_crumb_ns, __ATOMIC_RELAXED) >=
-			    (uint64_t)ci_cfg.crumb_us * 1000);
+	bool budget = ci_cfg.crumb_budget_ppm != 0;
+	bool due;
+	if (budget) {
+		/* A stream's first launch always gets one (else its window would reach back to
+		 * its start); after that, when the thread's budget allows, the next launch gets
+		 * it unless it is on the stream the thread's last one went to and the thread has
+		 * launched into another stream since: streams take turns. */
+		if (!__atomic_load_n(&p->last_crumb_ns, __ATOMIC_RELAXED))
+			due = true;
+		else
+			due = now >= t->crumb_ready_ns &&
+			      !(slot == t->crumb_stream && t->crumb_other_stream);
+		if (slot != t->crumb_stream)
+			t->crumb_other_stream = 1;
+	} else {
+		due = ci_cfg.crumb_every == 1 ||
+		      (ci_cfg.crumb_every && seq % ci_cfg.crumb_every == 0) ||
+		      (ci_cfg.crumb_us && now - __atomic_load_n(&p->last_crumb_ns, __ATOMIC_RELAXED) >=
+						  (uint64_t)ci_cfg.crumb_us * 1000);
+	}
 	if (!due)
 		return;
+	if (budget) {
+		__atomic_store_n(&p->last_crumb_ns, now | 1, __ATOMIC_RELAXED); /* tried: never 0 */
+		t->crumb_stream = slot;
+		t->crumb_other_stream = 0;
+	}
 	if (p->ctx == CI_NONE) {
 		ci_crumb_skip(s, CI_CRUMB_REGISTER_FAILED);
 		return;
@@ -218,13 +286,11 @@ static void ci_crumb_after(uint32_t slot, struct ci_stream *s, uint64_t seq, uin
 		ci_crumb_skip(s, st != CI_CRUMB_OK ? st : CI_CRUMB_REGISTER_FAILED);
 		return;
 	}
-	unsigned wflags = ci_cfg.crumb_barrier ? CU_STREAM_WRITE_VALUE_DEFAULT
-					       : CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER;
 	CUdeviceptr at = alias + 8ull * s->crumb_slot;
-	CUresult r = cp->crumb_width == 4
-			     ? CI_REAL(cuStreamWriteValue32_v2, (CUstream)p->handle, at,
-				       (cuuint32_t)seq, wflags)
-			     : CI_REAL(cuStreamWriteValue64_v2, (CUstream)p->handle, at, seq, wflags);
+	uint64_t w0 = budget ? ci_now() : 0;
+	CUresult r = ci_crumb_write(p->handle, at, cp->crumb_width, seq);
+	if (budget)
+		ci_crumb_spent(t, w0, ci_now());
 	if (r != CUDA_SUCCESS) {
 		if (r == CUDA_ERROR_NOT_SUPPORTED) {
 			/* No stream memory operations on this device: stop trying in this context. */
@@ -482,7 +548,7 @@ static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch
 	if (numbered) {
 		if (!stream_seq)
 			stream_seq = ci_stream_next_shared(p, s, t->tid);
-		ci_crumb_after(sslot, s, stream_seq, c->t0, &flags);
+		ci_crumb_after(t, sslot, s, stream_seq, c->t0, &flags);
 	}
 	uint32_t stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
 	*stream_seq_out = stream_seq;

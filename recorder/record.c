@@ -474,6 +474,7 @@ bool ci_record_create(void)
 	h->stack_depth = ci_cfg.stack_mode == CI_STACKS_OFF ? 0 : ci_cfg.stack_depth;
 	h->crumb_every_launches = ci_cfg.crumbs ? ci_cfg.crumb_every : 0;
 	h->crumb_every_us = ci_cfg.crumbs ? ci_cfg.crumb_us : 0;
+	h->crumb_budget_ppm = ci_cfg.crumbs ? ci_cfg.crumb_budget_ppm : 0;
 	h->param_bytes_max = ci_cfg.param_bytes;
 	h->crumb_width = ci_cfg.crumb_width ? ci_cfg.crumb_width : 8;
 	h->state = CI_STATE_LIVE;

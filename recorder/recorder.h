@@ -120,8 +120,10 @@ struct ci_config {
 	unsigned stack_depth;
 	bool crumbs;
 	bool graph_crumbs;         /* in-graph breadcrumbs (CUDAINSPECT_GRAPH_CRUMBS) */
-	unsigned crumb_every;      /* K launches, 0 = time only */
+	unsigned crumb_every;      /* K launches, 0 = time only (a cadence replaces the budget) */
 	unsigned crumb_us;         /* T microseconds, 0 = not by time */
+	unsigned crumb_budget_ppm; /* share of each thread's time breadcrumbs may take (parts per
+				    * million; 0 = a fixed cadence above) */
 	bool crumb_barrier;        /* flags 0 (memory barrier) or NO_MEMORY_BARRIER */
 	unsigned crumb_width;      /* 0 = by device attribute, 4 or 8 forced */
 	unsigned param_bytes;
@@ -137,6 +139,12 @@ struct ci_config {
 extern struct ci_config ci_cfg;
 
 #define CI_SIZE_DEFAULT (32ull << 20)
+/* Breadcrumbs may take 0.5 % of a thread's time by default: on the H200 a breadcrumb costs about
+ * 1.2 us of CPU (a second driver call as dear as the launch), so about one every 240 us of a
+ * thread's time (docs/RECORDER.md, "Breadcrumbs"). */
+#define CI_CRUMB_BUDGET_DEFAULT 5000u
+/* A breadcrumb write that took longer than this was preempted or waited: it counts as this. */
+#define CI_CRUMB_COST_MAX_NS 20000u
 #define CI_SIZE_MIN (1ull << 20)
 #define CI_SIZE_MAX (1ull << 30)
 
@@ -367,6 +375,10 @@ struct ci_tls {
 	uint64_t last_query;       /* dedup of NOT_READY polling */
 	int32_t last_query_result;
 	uint32_t in_setup;         /* recorder's own driver calls in progress on this thread */
+	uint32_t crumb_cost_ns;    /* this thread's breadcrumb write cost, smoothed (budget mode) */
+	uint64_t crumb_ready_ns;   /* no breadcrumb before this time (budget mode) */
+	uint32_t crumb_stream;     /* the stream slot the last one went to (budget mode) */
+	uint32_t crumb_other_stream; /* launched into another stream since (budget mode) */
 };
 extern __thread struct ci_tls ci_tls __attribute__((tls_model("initial-exec")));
 
@@ -510,7 +522,6 @@ void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t la
 		       uint64_t stream_seq);
 void ci_graphs_forget(void);
 /* Before a cuGraphLaunch: reset the in-graph breadcrumb of EXEC's graph on stream S. */
-void ci_graph_launch_pre(struct ci_call *c, uint64_t exec, CUstream s);
 /* The device address of breadcrumb slot SLOT for context slot CTX (setting the context's
  * breadcrumbs up first if needed) and the width of its writes; 0 when breadcrumbs are off
  * there (launch.c). */

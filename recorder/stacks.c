@@ -32,7 +32,23 @@ void ci_stacks_init(void)
 	ci_modules_refresh(true);
 }
 
-static unsigned ci_walk_fast(const struct ci_call *c, uint64_t *frames, unsigned depth)
+/* Each thread's last stack: a loop that launches from one place (the common case, and the
+ * whole of a Python program's inner loop) reuses its id after one compare, without hashing
+ * and the shared map.  Default TLS model: the recorder may be dlopen'd. */
+struct ci_last_stack {
+	uint32_t generation;
+	uint32_t id;
+	unsigned n;
+	uint64_t frames[CI_STACK_FRAMES_MAX];
+};
+static __thread struct ci_last_stack ci_last_stack;
+
+/* The frame-pointer walk.  A return address is checked against the loaded modules' code (a
+ * binary search over every module's ranges: with a few hundred libraries loaded, and the
+ * driver's own work evicting them from the cache, the biggest part of the walk), except where it
+ * equals the one at the same depth of this thread's last stack, which passed the check then. */
+static unsigned ci_walk_fast(const struct ci_call *c, uint64_t *frames, unsigned depth,
+			     const struct ci_last_stack *last)
 {
 	struct ci_tls *t = ci_thread();
 	unsigned n = 0;
@@ -42,12 +58,13 @@ static unsigned ci_walk_fast(const struct ci_call *c, uint64_t *frames, unsigned
 	if (fp < t->stack_lo || fp >= hi)
 		return n; /* an alternate stack, a fiber: only the caller is certain */
 	fp = ((const uintptr_t *)fp)[0]; /* the caller's frame */
+	unsigned known = last ? last->n : 0;
 	while (n < depth) {
 		if (fp <= lo || fp + 2 * sizeof(uintptr_t) > hi || (fp & (sizeof(uintptr_t) - 1)))
 			break;
 		const uintptr_t *f = (const uintptr_t *)fp;
 		uintptr_t ret = f[1];
-		if (!ci_code_address(ret))
+		if (!(n < known && last->frames[n] == ret) && !ci_code_address(ret))
 			break;
 		frames[n++] = ret;
 		lo = fp;
@@ -121,29 +138,19 @@ static uint32_t ci_stack_store(const uint64_t *frames, unsigned n, uint64_t hash
 	return slot + 1;
 }
 
-/* Each thread's last stack: a loop that launches from one place (the common case, and the
- * whole of a Python program's inner loop) reuses its id after one compare, without hashing
- * and the shared map.  Default TLS model: the recorder may be dlopen'd. */
-struct ci_last_stack {
-	uint32_t generation;
-	uint32_t id;
-	unsigned n;
-	uint64_t frames[CI_STACK_FRAMES_MAX];
-};
-static __thread struct ci_last_stack ci_last_stack;
-
 uint32_t ci_stack_of(struct ci_call *c)
 {
 	if (c->stack || ci_cfg.stack_mode == CI_STACKS_OFF || !ci_rec.base)
 		return c->stack;
 	uint64_t frames[CI_STACK_FRAMES_MAX];
 	unsigned depth = ci_cfg.stack_depth;
-	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE ? ci_walk_accurate(c, frames, depth)
-							      : ci_walk_fast(c, frames, depth);
-	n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
 	struct ci_last_stack *last = &ci_last_stack;
 	__asm__("" : "+r"(last)); /* one TLS lookup */
 	uint32_t gen = __atomic_load_n(&ci_generation, __ATOMIC_RELAXED);
+	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE
+			     ? ci_walk_accurate(c, frames, depth)
+			     : ci_walk_fast(c, frames, depth, last->generation == gen ? last : NULL);
+	n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
 	if (last->generation == gen && last->id && last->n == n &&
 	    !memcmp(last->frames, frames, n * sizeof(frames[0])))
 		return c->stack = last->id;

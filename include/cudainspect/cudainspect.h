@@ -468,12 +468,13 @@ struct ci_stream_progress {
 	uint64_t crumb;          /* last breadcrumb value the GPU wrote */
 	uint64_t launched;       /* last per-stream sequence handed out */
 	/* Counts over the stream's launch numbers 1..launched, also those the ring no longer
-	 * holds: finished up to the breadcrumb (or, without breadcrumbs, up to the last launch
-	 * made before a synchronization that succeeded). */
+	 * holds: finished up to the breadcrumb, and past it up to the last launch made before a
+	 * synchronization that succeeded (breadcrumbs are spent within a budget, so they bound
+	 * ranges of launches). */
 	size_t finished, in_flight, not_started, unknown;
 	ptrdiff_t oldest_unfinished; /* index into model->launches, -1 if none */
-	uint64_t synced_ns;      /* no breadcrumbs: launches made before this had finished, 0 if
-				  * no synchronization says so (ci_diagnose) */
+	uint64_t synced_ns;      /* launches made before this had finished, 0 if no
+				  * synchronization says so (ci_diagnose) */
 };
 
 /* What the argument history says of an attribution (ci_attribution.history). */

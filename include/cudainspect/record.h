@@ -42,7 +42,7 @@ extern "C" {
 /* A reader refuses a major it does not know; it accepts any minor of a major it knows and
  * ignores what it does not understand (new sections, bytes past the entry sizes it knows). */
 #define CI_FORMAT_MAJOR 1
-#define CI_FORMAT_MINOR 1
+#define CI_FORMAT_MINOR 2
 
 /* How a reader finds the record (docs/FORMAT.md, "Locating"): the memfd backing it is named
  * CI_MEMFD_NAME, so NT_FILE and /proc/PID/maps show "/memfd:cudainspect-record (deleted)"; the
@@ -176,7 +176,13 @@ struct ci_header {
 	uint64_t sticky_monotonic_ns;
 	uint64_t sticky_boottime_ns;
 	uint64_t start_boottime_ns;
-	uint64_t reserved[10];
+	/* Format 1.2: breadcrumbs spent within a budget (crumb_every_launches and crumb_every_us
+	 * are then 0): the share of each thread's time they may take, in parts per million, and the
+	 * cost of one write as last measured (ns, smoothed per thread; atomic).  0 in 1.1 records
+	 * and under a fixed cadence. */
+	uint32_t crumb_budget_ppm;
+	uint32_t crumb_cost_ns;
+	uint64_t reserved[9];
 };
 
 /* ---------------------------------------------------------------------------------------- */

@@ -4,7 +4,9 @@
 # 6th faults (4 more queued behind it), stream B finished 3 (2 more stuck behind a wait), the
 # per-thread default stream 2.  The breadcrumbs the simulated GPU wrote into the record must say
 # exactly that, with every cadence (every launch, every K launches, every T microseconds), with
-# 32-bit writes, and say "disabled" when turned off.
+# 32-bit writes, and say "disabled" when turned off.  Under the default budget (a share of each
+# thread's time) they never say more than happened: each stream's first launch gets one, the
+# rest as the budget allows.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/rec-lib.sh"
 need_recorder tests/recorder/crumbprobe
@@ -28,7 +30,7 @@ crumbs() { # NAME: "A B PT" breadcrumb values
 	echo "$(field crumb "$(stream_of "$1" a1)") $(field crumb "$(stream_of "$1" b1)") $(field crumb "$(stream_of "$1" c1)")"
 }
 
-probe every
+probe every CUDAINSPECT_CRUMB_EVERY=1
 is "$(crumbs every)" "5 3 2" "every launch: A finished 5, B 3, the per-thread stream 2"
 a=$(stream_of every a1)
 is "$(field launches "$a") $(field crumb_enqueued "$a") $(field crumb_status "$a")" "10 10 ok" \
@@ -46,9 +48,28 @@ is "$(field crumb_enqueued "$a")" 8 "A: the last breadcrumb was queued after lau
 probe timed CUDAINSPECT_CRUMB_EVERY=0 CUDAINSPECT_CRUMB_US=30000000
 is "$(crumbs timed)" "1 1 1" "every 30 s: only each stream's first launch got one"
 
-probe narrow CUDAINSPECT_CRUMB_WIDTH=32
+probe narrow CUDAINSPECT_CRUMB_EVERY=1 CUDAINSPECT_CRUMB_WIDTH=32
 is "$(crumbs narrow)" "5 3 2" "32-bit breadcrumb writes: same answer"
 like "$(grep '^header ' "$T/narrow.dump")" 'crumb_width=4 ' "header says the breadcrumbs are 32-bit"
+
+# The default: a budget of 0.5 % of each thread's time.  Whatever the timing, every value is a
+# launch that really finished (at most 5, 3, 2), and every stream's first launch got one.
+probe budget
+read -r ba bb bp <<<"$(crumbs budget)"
+ok "budget: every breadcrumb is a launch that finished (A $ba <= 5, B $bb <= 3, per-thread $bp <= 2)" \
+	test "$ba" -ge 1 -a "$ba" -le 5 -a "$bb" -ge 1 -a "$bb" -le 3 -a "$bp" -ge 1 -a "$bp" -le 2
+for tag in a1 b1 c1; do
+	st=$(stream_of budget $tag)
+	ok "budget: the stream of $tag got a breadcrumb after its first launch ($(field crumb_enqueued "$st") enqueued)" \
+		test "$(field crumb_enqueued "$st")" -ge 1
+done
+like "$(grep '^header ' "$T/budget.dump")" 'crumb_every=0 crumb_us=0 .*crumb_budget_ppm=5000 crumb_cost_ns=[1-9]' \
+	"budget: the header says 0.5 % and what a write cost"
+probe tiny CUDAINSPECT_CRUMB_BUDGET=0.001%
+like "$(grep '^header ' "$T/tiny.dump")" 'crumb_budget_ppm=10 ' "CUDAINSPECT_CRUMB_BUDGET=0.001% is 10 parts per million"
+a=$(stream_of tiny a1)
+ok "tiny budget: A got at most the first launch's and one more ($(field crumb_enqueued "$a"))" \
+	test "$(field crumb_enqueued "$a")" -le 2
 
 probe off CUDAINSPECT_CRUMBS=off
 is "$(crumbs off)" "0 0 0" "breadcrumbs off: none written"

@@ -46,7 +46,7 @@ is "$(grep stream "$T/rec")" "$(printf '%s\n' 'per-thread default stream: ran' \
 is "$(grep stream "$T/rec")" "$(grep stream "$T/plain")" "streams: same behaviour without the recorder"
 
 # --- launches through each door ---------------------------------------------------------------
-run_in "$T/launch" env CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" "$PROBE" launch
+run_in "$T/launch" env CUDAINSPECT_SNAPSHOT=exit CUDAINSPECT_CRUMB_EVERY=1 LD_PRELOAD="$REC" "$PROBE" launch
 is "$rc" 0 "launch probe exits 0 under the recorder"
 "$DUMP" "$(snap "$T/launch" exit)" >"$T/launch/dump"
 launch_of() { grep "^launch .*params=0$1" "$T/launch/dump"; }

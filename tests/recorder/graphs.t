@@ -57,15 +57,15 @@ like "$(grep "^launch seq=$(field launch_seq "$last") " "$T/cap.dump")" "api=gra
 is "$(grep -c '^launch .*flags=0x4 ' "$T/cap.dump")" 8 "captured: the 8 captured kernel launches are in the launch ring too, flagged captured"
 
 # In-graph breadcrumbs: a memory write after each captured kernel of its ordinal + 1 (matvec is
-# ordinal 4, sample_token 8), reset before each replay; the faulting replay of batch 1 got past
+# ordinal 4, sample_token 8), reset by the graph's first node; the faulting replay of batch 1 got past
 # matvec, batch 4's last replay finished.
 g0=$(grep '^graph slot=0 ' "$T/cap.dump") g1=$(grep '^graph slot=1 ' "$T/cap.dump")
 is "$(field crumb "$g0") $(field crumb "$g1")" "5 9" \
 	"in-graph breadcrumbs: the faulting replay finished matvec (ordinal 4), the other graph all (8)"
 is "$(grep '^node .*type=kernel' "$T/cap.dump" | grep -v 'exec=[0-9]' | grep -c 'flags=0x100 ')" 8 \
 	"in-graph breadcrumbs: every captured kernel node is followed by one"
-like "$(cat "$T/cap/out")" 'graph of batch 1 has 10 nodes' \
-	"in-graph breadcrumbs: the application's cuGraphGetNodes sees the 6 nodes and 4 memory writes"
+like "$(cat "$T/cap/out")" 'graph of batch 1 has 11 nodes' \
+	"in-graph breadcrumbs: the application's cuGraphGetNodes sees the 6 nodes, 4 memory writes and the reset"
 run_in "$T/nocrumbs" env CUDASIM_KERNEL_US=200 CUDAINSPECT_GRAPH_CRUMBS=off LD_PRELOAD="$REC" "$B/graphengine" --steps 6 --fault-step 5
 "$DUMP" "$(snap "$T/nocrumbs" signal)" >"$T/nocrumbs.dump"
 like "$(cat "$T/nocrumbs/out")" 'graph of batch 1 has 6 nodes' "CUDAINSPECT_GRAPH_CRUMBS=off: the graph is the application's"

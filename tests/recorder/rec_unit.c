@@ -97,6 +97,7 @@ static void clear_env(void)
 		"CUDAINSPECT_DISABLE", "CUDAINSPECT_QUIET", "CUDAINSPECT_SIZE", "CUDAINSPECT_STACKS",
 		"CUDAINSPECT_STACK_DEPTH", "CUDAINSPECT_CRUMBS", "CUDAINSPECT_CRUMB_EVERY",
 		"CUDAINSPECT_CRUMB_US", "CUDAINSPECT_CRUMB_WIDTH", "CUDAINSPECT_PARAM_BYTES",
+		"CUDAINSPECT_CRUMB_BUDGET",
 		"CUDAINSPECT_SNAPSHOT", "CUDAINSPECT_DIR", "CUDAINSPECT_SIGNALS",
 	};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
@@ -118,9 +119,10 @@ static void test_config(void)
 	char err[256];
 	ok(parse_with(NULL, NULL, &cfg, err), "defaults parse");
 	ok(cfg.size == 32ull << 20 && cfg.stack_mode == CI_STACKS_FAST && cfg.stack_depth == 16 &&
-		   cfg.crumbs && cfg.crumb_every == 1 && cfg.crumb_us == 0 && cfg.param_bytes == 128 &&
-		   cfg.signals && cfg.jit,
-	   "defaults: 32 MiB, fast stacks of 16, a breadcrumb every launch, 128 parameter bytes");
+		   cfg.crumbs && cfg.crumb_every == 0 && cfg.crumb_us == 0 &&
+		   cfg.crumb_budget_ppm == 5000 && cfg.param_bytes == 128 && cfg.signals && cfg.jit,
+	   "defaults: 32 MiB, fast stacks of 16, breadcrumbs within 0.5 %% of a thread's time, 128 "
+	   "parameter bytes");
 	ok(cfg.snapshot_mask == (1u << CI_SNAP_SIGNAL | 1u << CI_SNAP_STICKY_ERROR),
 	   "default snapshots: fatal signal and first sticky error");
 	ok(parse_with("CUDAINSPECT_SIZE", "64M", &cfg, err) && cfg.size == 64ull << 20, "SIZE=64M");
@@ -134,7 +136,23 @@ static void test_config(void)
 	   "STACKS=off");
 	ok(!parse_with("CUDAINSPECT_STACKS", "fastest", &cfg, err), "STACKS=fastest refused: %s", err);
 	ok(!parse_with("CUDAINSPECT_STACK_DEPTH", "65", &cfg, err), "STACK_DEPTH=65 refused");
-	ok(parse_with("CUDAINSPECT_CRUMB_EVERY", "8", &cfg, err) && cfg.crumb_every == 8, "CRUMB_EVERY=8");
+	ok(parse_with("CUDAINSPECT_CRUMB_EVERY", "8", &cfg, err) && cfg.crumb_every == 8 &&
+		   !cfg.crumb_budget_ppm,
+	   "CRUMB_EVERY=8: a cadence, no budget");
+	ok(parse_with("CUDAINSPECT_CRUMB_BUDGET", "2%", &cfg, err) && cfg.crumb_budget_ppm == 20000,
+	   "CRUMB_BUDGET=2%%");
+	ok(parse_with("CUDAINSPECT_CRUMB_BUDGET", "0.25", &cfg, err) && cfg.crumb_budget_ppm == 2500,
+	   "CRUMB_BUDGET=0.25 (percent)");
+	ok(!parse_with("CUDAINSPECT_CRUMB_BUDGET", "0", &cfg, err) && strstr(err, "share of time"),
+	   "CRUMB_BUDGET=0 refused: %s", err);
+	ok(!parse_with("CUDAINSPECT_CRUMB_BUDGET", "101%", &cfg, err), "CRUMB_BUDGET=101%% refused");
+	ok(!parse_with("CUDAINSPECT_CRUMB_BUDGET", "half", &cfg, err), "CRUMB_BUDGET=half refused");
+	clear_env();
+	setenv("CUDAINSPECT_CRUMB_EVERY", "4", 1);
+	setenv("CUDAINSPECT_CRUMB_BUDGET", "1%", 1);
+	ok(!ci_config_parse(&cfg, err, 256) && strstr(err, "exclude"),
+	   "CRUMB_BUDGET with CRUMB_EVERY refused: %s", err);
+	clear_env();
 	ok(!parse_with("CUDAINSPECT_CRUMB_EVERY", "0", &cfg, err) && strstr(err, "never"),
 	   "CRUMB_EVERY=0 alone refused: %s", err);
 	ok(parse_with("CUDAINSPECT_CRUMB_WIDTH", "32", &cfg, err) && cfg.crumb_width == 4, "CRUMB_WIDTH=32");

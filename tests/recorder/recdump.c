@@ -77,12 +77,13 @@ static void dump(void)
 	printf("header major=%u minor=%u pid=%u ppid=%u state=%u origin=%u reason=%u flags=0x%x "
 	       "fatal_signal=%d fatal_tid=%u fatal_si_code=%d fatal_addr=0x%" PRIx64
 	       " first_sticky=%" PRIu64 " stack_mode=%u stack_depth=%u crumb_width=%u "
-	       "crumb_every=%u crumb_us=%u param_bytes=%u size=%" PRIu64 " version=%s host=%s "
-	       "generation=%" PRIu64 "\n",
+	       "crumb_every=%u crumb_us=%u crumb_budget_ppm=%u crumb_cost_ns=%u param_bytes=%u "
+	       "size=%" PRIu64 " version=%s host=%s generation=%" PRIu64 "\n",
 	       h->major, h->minor, h->pid, h->ppid, h->state, h->origin, h->snapshot_reason,
 	       h->flags, h->fatal_signal, h->fatal_tid, h->fatal_si_code, h->fatal_addr,
 	       h->first_sticky_error_seq, h->stack_mode, h->stack_depth, h->crumb_width,
-	       h->crumb_every_launches, h->crumb_every_us, h->param_bytes_max, h->record_size,
+	       h->crumb_every_launches, h->crumb_every_us, h->crumb_budget_ppm, h->crumb_cost_ns,
+	       h->param_bytes_max, h->record_size,
 	       h->recorder_version, h->host, h->write_generation);
 	printf("process exe=%s cmdline=%s\n", str(h->exe_str), str(h->cmdline_str));
 	for (int k = 1; k < CI_SECTION_KIND_MAX; k++) {

@@ -50,14 +50,14 @@ else
 	for i in 1 2 3 4 5 6; do skip "no ThreadSanitizer runtime ($TSAN_RT)"; done
 fi
 
-run_in "$T/async" env CUDASIM_KERNEL_US=1 CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" \
-	"$B/launchstorm" --threads 16 --launches 500 --sync-every 100 --quiet
+run_in "$T/async" env CUDASIM_KERNEL_US=1 CUDAINSPECT_SNAPSHOT=exit CUDAINSPECT_CRUMB_EVERY=1 \
+	LD_PRELOAD="$REC" "$B/launchstorm" --threads 16 --launches 500 --sync-every 100 --quiet
 is "$rc" 0 "16-thread storm on the asynchronous simulator: exits 0"
 "$DUMP" "$(snap "$T/async" exit)" >"$T/async.dump"
 is "$("$DUMP" --storm "$(snap "$T/async" exit)" | tail -1)" "storm ok=8000 bad=0 other=0 torn=0 invalid=0 state=2" \
 	"all 8000 launches recorded and consistent"
-# Each thread's stream: 500 launches, all finished (the storm synchronizes at the end), so the
-# GPU's last breadcrumb on every stream is 500.
+# Each thread's stream: 500 launches, all finished (the storm synchronizes at the end), so with a
+# breadcrumb after every launch the GPU's last breadcrumb on every stream is 500.
 is "$(grep '^stream .*kind=created' "$T/async.dump" | grep -c ' launches=500 crumb_enqueued=500 .* crumb=500 ')" 16 \
 	"16 streams, each with 500 launches and its last breadcrumb 500"
 
