@@ -648,6 +648,7 @@ void ci_on_graph_launch(struct ci_call *c, CUresult r, uint64_t exec, CUstream s
 	uint64_t seq = ci_launch_record(c, r, CI_LAUNCH_ARGS(CI_LAUNCH_GRAPH, 0, 0, 0, 0, 0, 0, 0, 0,
 							     s, NULL, NULL, exec),
 					&stream_seq);
+	/* The launch ring and the graph-launch ring say all there is (format 1.2: no event-ring
+	 * entry of kind GRAPH_LAUNCH any more; one locked claim less per replay). */
 	ci_graph_launched(c, r, exec, seq, stream_seq);
-	ci_event_record(c, CI_EV_GRAPH_LAUNCH, r, exec, 0, 0, 0);
 }

@@ -10,3 +10,11 @@ bench-recorder: $(BUILD)/bench/recorder/launchbench $(BUILD)/libcudainspect-rec.
 	@CI_BUILD=$(abspath $(BUILD)) bench/recorder/run.sh
 
 BENCH_TARGETS += bench-recorder
+
+# The same under the simulator's cost model of the H200 (CUDASIM_COST=h200): throughput ratios
+# of launches, graph launches, allocations and Python launches (docs/PERFORMANCE.md).
+.PHONY: bench-cost
+bench-cost: $(BUILD)/bench/recorder/launchbench $(BUILD)/libcudainspect-rec.so $(BUILD)/launchstorm
+	@CI_BUILD=$(abspath $(BUILD)) bench/recorder/cost.sh
+
+BENCH_TARGETS += bench-cost

@@ -534,8 +534,9 @@ struct ci_api_error {
 	X(CI_EV_CAPTURE_BEGIN, 6, "capture_begin")   /* value = mode */                     \
 	X(CI_EV_CAPTURE_END, 7, "capture_end")       /* a = CUgraph */                      \
 	X(CI_EV_GRAPH_INSTANTIATE, 8, "graph_instantiate") /* a = CUgraphExec, b = CUgraph, value = flags */ \
-	X(CI_EV_GRAPH_LAUNCH, 9, "graph_launch")     /* a = CUgraphExec (also in the launch \
-							ring) */                            \
+	X(CI_EV_GRAPH_LAUNCH, 9, "graph_launch")     /* a = CUgraphExec; 1.0-1.1 writers    \
+							only: the launch and graph-launch  \
+							rings hold every graph launch */   \
 	X(CI_EV_MODULE_LOAD, 10, "module_load")      /* a = handle, value = code module     \
 							slot */                             \
 	X(CI_EV_MODULE_UNLOAD, 11, "module_unload")                                         \

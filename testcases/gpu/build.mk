@@ -51,14 +51,19 @@ gpu-prep: all $(GPU_PROBES)
 
 # A minimal copy of what run.sh needs (about 7 MiB), to carry to a GPU machine instead of all
 # of build/: `make gpu-bundle`, carry build-gpu, run `BUILD=build-gpu testcases/gpu/run.sh`.
-# The reader's shared libraries (elfutils, zstd, ...) go to build-gpu/lib, which run.sh puts on
-# the library path, for machines without them; glibc itself must be 2.34 or newer there.
+# The reader's shared libraries (elfutils, zstd, ...) go to build-gpu/lib, which the bundle's
+# cudainspect finds through its run path ($ORIGIN/lib), for machines without them; glibc itself
+# must be 2.34 or newer there.
 GPU_BUNDLE ?= build-gpu
 .PHONY: gpu-bundle
-gpu-bundle: gpu-prep
+gpu-bundle: gpu-prep $(CLI_OBJS) $(BUILD)/libcudainspect.a $(BUILD)/bench/recorder/launchbench
 	rm -rf $(GPU_BUNDLE) && mkdir -p $(GPU_BUNDLE)/gpu/lib $(GPU_BUNDLE)/lib
-	cp $(BUILD)/miniengine $(BUILD)/launchstorm $(BUILD)/apitour $(BUILD)/cudainspect \
-	   $(BUILD)/libcudainspect-rec.so $(GPU_BUNDLE)/
+	cp $(BUILD)/miniengine $(BUILD)/launchstorm $(BUILD)/apitour $(BUILD)/graphengine \
+	   $(BUILD)/bench/recorder/launchbench $(BUILD)/libcudainspect-rec.so $(GPU_BUNDLE)/
+	# The CLI again, with its run path at its own lib/ (no LD_LIBRARY_PATH for the programs it
+	# starts to inherit).
+	$(CC) $(CFLAGS) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN/lib' -o $(GPU_BUNDLE)/cudainspect $(CLI_OBJS) \
+		$(BUILD)/libcudainspect.a $(READER_LIBS)
 	cp $(GPU_OUT)/crumbbench $(GPU_OUT)/costprobe $(GPU_OUT)/libprocaddr-log.so $(GPU_PROBES) $(GPU_BUNDLE)/gpu/
 	cp $(GPU_OUT)/lib/libcudart.so.13 $(GPU_BUNDLE)/gpu/lib/
 	ldd $(BUILD)/cudainspect $(BUILD)/libcudainspect-rec.so | awk '$$3 ~ /^\// { print $$3 }' | \

@@ -34,9 +34,10 @@ STEPS=(
 	"engines:90:miniengine through 4 doors without and with the recorder: exit 0, one token checksum -> engines/"
 	"faults:180:each --fault kind without the recorder (does it really fault?) and with it: CUDA error line, core or gcore, snapshot, cudainspect text+JSON -> faults/KIND/"
 	"hang:90:--hang under the recorder: cudainspect --pid on the live process, then SIGUSR1 releases it -> hang/"
-	"overhead:90:crumbbench launch cost and launchstorm throughput without the recorder, with it, without its breadcrumbs, without stacks -> overhead/"
+	"cost:200:launchstorm at 1 and 8 threads (pinned) and, with torch, a Triton launch and a PyTorch op loop from Python: plain and under the recorder's settings, 5 interleaved repetitions, medians of ratios -> cost/"
 	"crumbs:60:crumbbench: cost of cuStreamWriteValue64 per launch (CPU/GPU ns, barrier or not, 32-bit) and the slot after an illegal address -> crumbs/"
 	"graphs:60:graphengine's fault inside a graph replay (captured: a stale page index; explicit: a freed KV cache) without the recorder (does it fault?) and with it: the report names the kernel node -> graphs/MODE/"
+	"torch:150:a PyTorch + Triton decode loop with a planted index bug (a store 2^41 bytes past the KV cache), eager and in a CUDA graph replay, without and with the recorder: the reports -> torch/MODE/ (skipped without torch)"
 	"procaddr:90:dlsym/dlvsym/dlmopen/cuGetProcAddress traffic of miniengine --bootstrap and of cudart (static, shared, per-thread) probes; the probes under the recorder -> procaddr/"
 	"summary:15:collect step results and key facts -> summary.txt, summary.json"
 )
@@ -85,8 +86,9 @@ cd "$TOP" || exit 1
 B=$TOP/${BUILD:-build}
 REC=$B/libcudainspect-rec.so
 CLI=$B/cudainspect
-# A gpu-bundle carries the reader's shared libraries along (make gpu-bundle).
-[ -d "$B/lib" ] && export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# A gpu-bundle carries the reader's shared libraries along in $B/lib, and its cudainspect finds
+# them through its run path ($ORIGIN/lib): no LD_LIBRARY_PATH, which would leak into every
+# program the CLI starts (make gpu-bundle).
 mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
 SCRATCH=${TMPDIR:-/tmp}/gpu-run.$$
@@ -139,6 +141,8 @@ run_engine() {
 	local env=()
 	[ "$recorded" = 1 ] && env=(LD_PRELOAD="$REC" "${REC_ENV[@]}" CUDAINSPECT_SNAPSHOT_DIR="$dir")
 	local start rc=0
+	touch "$dir/.started"
+	sleep 0.01 # a core written from now on is newer (find_core)
 	start=$(date +%s.%N)
 	(cd "$dir" && ulimit -c "$([ "$recorded" = 1 ] && echo unlimited || echo 0)" &&
 		exec timeout -k 5 60 env "${env[@]}" "$@") \
@@ -148,16 +152,36 @@ run_engine() {
 	return 0
 }
 
-# The core file a crash in DIR left, per kernel.core_pattern (only plain patterns).
+# The core file the crash of the run in DIR left, per kernel.core_pattern (only plain
+# patterns): a core written after the run started (DIR/.started) and, when the pattern names
+# the pid (%p, or core_uses_pid), the run's own pid, which its recorder snapshot names
+# (cudainspect-HOST-PID-...).  On a machine whose core_pattern points at a shared folder the
+# newest core there may be another process's: none is taken then.
 find_core() {
-	local dir=$1 pattern
+	local dir=$1 pattern folder base pid="" f found="" n=0
 	pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
-	# shellcheck disable=SC2012 # the names come from core_pattern
 	case $pattern in
 	'|'*) return 0 ;;
-	*/*) ls -t "$(dirname "$pattern")"/"$(basename "${pattern%%%*}")"* 2>/dev/null | head -1 ;;
-	*) ls -t "$dir"/"${pattern%%%*}"* 2>/dev/null | head -1 ;;
+	*/*) folder=$(dirname "$pattern") base=$(basename "${pattern%%%*}") ;;
+	*) folder=$dir base=${pattern%%%*} ;;
 	esac
+	for f in "$dir"/*.cisnap; do
+		[ -f "$f" ] && pid=$(basename "$f" | sed -n 's/^cudainspect-.*-\([0-9][0-9]*\)-[0-9]\{8\}T.*/\1/p') && break
+	done
+	for f in "$folder"/"$base"*; do
+		if [ ! -f "$f" ] || [ ! "$f" -nt "$dir/.started" ]; then continue; fi
+		n=$((n + 1))
+		if [ -n "$pid" ] && [[ "$(basename "$f")" =~ (^|[^0-9])$pid([^0-9]|$) ]]; then
+			echo "$f"
+			return 0
+		fi
+		found=$f
+	done
+	# Without a pid in the names: only when this run's crash is the one core written since.
+	if [ "$n" = 1 ] && { [ -z "$pid" ] || { [[ "$pattern" != *%p* ]] &&
+		[ "$(cat /proc/sys/kernel/core_uses_pid 2>/dev/null)" != 1 ]; }; }; then
+		echo "$found"
+	fi
 }
 
 # Reports by cudainspect on INPUT into DIR/NAME.txt (view all) and, with a 4th argument, the
@@ -450,25 +474,46 @@ step_hang() {
 # crumbbench rows as "name cpu gpu".
 crumb_rows() { sed -n 's/^crumbbench: \([^ ]*\) *cpu_ns=\([0-9.]*\) gpu_ns=\([0-9.]*\).*/\1 \2 \3/p' "$1"; }
 
-step_overhead() {
-	local d=$OUT/overhead label envs threads
-	local -a variants=("plain:" "recorder:LD_PRELOAD=$REC" "recorder-nocrumbs:LD_PRELOAD=$REC CUDAINSPECT_CRUMBS=off"
-		"recorder-nostacks:LD_PRELOAD=$REC CUDAINSPECT_STACKS=off")
-	for v in "${variants[@]}"; do
-		label=${v%%:*}
-		envs=${v#*:}
-		[ "$label" != plain ] && ! have_rec && continue
-		# shellcheck disable=SC2086 # envs is a list of VAR=VALUE words
-		timeout -k 5 60 env $envs "${REC_ENV[@]}" "$B/gpu/crumbbench" --launches "$LAUNCHES" >"$d/crumbbench-$label.txt" 2>&1
-		fact "launch_cpu_ns_$label" "$(crumb_rows "$d/crumbbench-$label.txt" | awk '$1 == "launch" { print $2 }')"
-		for threads in 1 8; do
-			# shellcheck disable=SC2086
-			timeout -k 5 30 env $envs "${REC_ENV[@]}" "$B/launchstorm" --threads $threads --launches 0 --seconds 2 \
-				>"$d/launchstorm-$label-t$threads.txt" 2>&1
-			fact "storm_t${threads}_$label" "$(sed -n 's/.*(\([0-9]*\) launches\/s).*/\1/p' "$d/launchstorm-$label-t$threads.txt") launches/s"
+step_cost() {
+	local d=$OUT/cost
+	have_rec || { note "no recorder built"; return 3; }
+	t 190 "$HERE/cost.sh" "$B" "$d" "${GPU_COST_REPS:-5}" "${GPU_COST_SECS:-2}" >"$d/out.txt" 2>&1
+	local rc=$?
+	sed 's/^/  /' "$d/medians.txt" 2>/dev/null
+	while read -r _ what set thr v rest; do
+		[ "$set" = plain ] && fact "${what}_t${thr}_plain" "$v" && continue
+		fact "${what}_t${thr}_$set" "$v $rest"
+	done <"$d/medians.txt"
+	return "$rc"
+}
+
+step_torch() {
+	local mode rec d fail=0 report
+	python3 -c 'import torch, triton; assert torch.cuda.is_available()' 2>/dev/null ||
+		{ note "python3 cannot import torch and triton with a GPU here"; return 3; }
+	for mode in eager graph; do
+		for rec in 0 1; do
+			[ "$rec" = 1 ] && ! have_rec && continue
+			d=$OUT/torch/$mode-rec$rec
+			run_engine "$d" "$rec" python3 "$HERE/torch_engine.py" --mode "$mode" --steps 8 --fault-step 5
+			fact "torch_${mode}_rec${rec}" "exit $(cat "$d/rc"), $(cat "$d/seconds") s: $(grep -m1 'torch_engine:' "$d/err" "$d/out" | sed 's/^[^:]*://')"
+			[ "$rec" = 1 ] || continue
+			for snap in "$d"/*.cisnap; do
+				[ -f "$snap" ] || continue
+				inspect "$snap" "$d" "report-$(basename "$snap" .cisnap | sed 's/.*-//')" json
+				keep_small "$snap"
+			done
+			report=$(find "$d" -maxdepth 1 -name 'report-*.txt' | sort | head -1)
+			if [ -n "$report" ]; then
+				fact "torch_${mode}_diagnosis" "$(grep -m1 -E '^(Faulting kernel|Unfinished kernel|Failed launch)' "$report")"
+				sed -n '1,16p' "$report" | sed 's/^/    /'
+			else
+				note "torch $mode: no snapshot to inspect"
+				fail=1
+			fi
 		done
 	done
-	sed "s/^/  /" "$OUT/$STEP/facts.txt"
+	return "$fail"
 }
 
 step_crumbs() {

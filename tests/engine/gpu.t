@@ -17,7 +17,7 @@ fi
 
 out=$(cd "$T" && OUT="$T/never" "$RUN" --dry-run)
 is "$?" 0 "--dry-run exits 0"
-for s in env build driver apitour engines faults hang overhead crumbs procaddr summary; do
+for s in env build driver apitour engines faults hang cost crumbs graphs torch procaddr summary; do
 	like "$out" "^  $s +<= *[0-9]+s  " "--dry-run lists step $s with its time limit"
 done
 ok "--dry-run creates no result directory" test ! -e "$T/never"

@@ -96,10 +96,13 @@ ok "no error is sticky here" sh -c "! grep -q 'flags=[13] ' '$T/errors'"
 
 # Events
 for kind in init ctx_create ctx_destroy stream_create stream_destroy ctx_sync stream_sync event_sync \
-	event_record stream_wait_event capture_begin capture_end graph_instantiate graph_launch \
+	event_record stream_wait_event capture_begin capture_end graph_instantiate \
 	module_load module_unload memcpy memset; do
 	ok "event $kind recorded" grep -q "^event .*kind=$kind " "$D"
 done
+# A graph launch is in the launch ring and the graph-launch ring, not the event ring (1.2).
+ok "graph launch: in the graph-launch ring" grep -q "^glaunch " "$D"
+ok "graph launch: no event-ring entry" sh -c "! grep -q '^event .*kind=graph_launch ' '$D'"
 like "$(grep 'kind=stream_sync ' "$D" | head -1)" 'duration=[1-9]' "synchronizations carry their duration"
 
 # Host modules
