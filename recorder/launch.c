@@ -239,7 +239,7 @@ static void ci_crumb_spent(struct ci_tls *t, uint64_t start, uint64_t end)
 /* After launch SEQ on stream SLOT: write the breadcrumb if the budget (or the cadence) says
  * so. */
 static void ci_crumb_after(struct ci_tls *t, uint32_t slot, struct ci_stream *s, uint64_t seq,
-			   uint64_t now, uint16_t *flags)
+			   uint64_t now, bool always, uint16_t *flags)
 {
 	struct ci_stream_priv *p = &ci_rec.streams[slot];
 	if (!ci_cfg.crumbs || s->crumb_slot == CI_NONE) {
@@ -250,10 +250,12 @@ static void ci_crumb_after(struct ci_tls *t, uint32_t slot, struct ci_stream *s,
 	bool due;
 	if (budget) {
 		/* A stream's first launch always gets one (else its window would reach back to
-		 * its start); after that, when the thread's budget allows, the next launch gets
+		 * its start), and so does a host function (rare, dearer than a breadcrumb, and
+		 * application code on the driver's thread: a crash there is placed exactly); after
+		 * that, when the thread's budget allows, the next launch gets
 		 * it unless it is on the stream the thread's last one went to and the thread has
 		 * launched into another stream since: streams take turns. */
-		if (!__atomic_load_n(&p->last_crumb_ns, __ATOMIC_RELAXED))
+		if (always || !__atomic_load_n(&p->last_crumb_ns, __ATOMIC_RELAXED))
 			due = true;
 		else
 			due = now >= t->crumb_ready_ns &&
@@ -548,7 +550,7 @@ static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch
 	if (numbered) {
 		if (!stream_seq)
 			stream_seq = ci_stream_next_shared(p, s, t->tid);
-		ci_crumb_after(t, sslot, s, stream_seq, c->t0, &flags);
+		ci_crumb_after(t, sslot, s, stream_seq, c->t0, a->api == CI_LAUNCH_HOST_FUNC, &flags);
 	}
 	uint32_t stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
 	*stream_seq_out = stream_seq;

@@ -69,7 +69,7 @@ is "$(grep -c "api=graph .*aux=$exec " "$T/launches")" 2 "two graph launches, ea
 like "$(grep 'flags=0x4 ' "$T/launches" | head -1)" 'sseq=0 ' "captured launch: flagged CAPTURED, no stream sequence number"
 like "$(grep 'block=2048,1,1' "$T/launches")" 'flags=0x8 .*result=1 ' "failed launch (2048 threads): flagged FAILED with its result"
 like "$(grep 'api=host_func ' "$T/launches" | head -1)" 'aux=0x[1-9a-f]' "host function: the function pointer"
-like "$(grep 'flags=0x12 ' "$T/launches")" 'params=[0-9a-f]{32}' "parameters passed through extra: copied, flagged"
+like "$(grep -E 'flags=0x1[0-3] ' "$T/launches")" 'params=[0-9a-f]{32}' "parameters passed through extra: copied, flagged"
 
 # Allocations of every kind, each with the stack of its allocation and of its free
 grep -E '^free ' "$D" >"$T/frees"
