@@ -101,6 +101,7 @@ void ci_python_prepare(void)
 		ci_py.l = *l;
 	}
 	ci_py.on = true;
+	ci_python_walks = true;
 }
 
 void ci_python_init(void)
@@ -113,6 +114,7 @@ void ci_python_init(void)
 	uint32_t slot = ci_rec.sec[CI_SEC_PYTHON].base ? ci_table_claim(CI_SEC_PYTHON) : CI_NONE;
 	if (slot == CI_NONE) {
 		ci_py.on = false; /* an older layout without the section: no frames to explain */
+		ci_python_walks = false;
 		return;
 	}
 	struct ci_python *p = ci_entry(CI_SEC_PYTHON, slot);
@@ -268,6 +270,8 @@ static uint32_t ci_py_code_slot(uintptr_t code, uintptr_t name, int32_t first)
 	}
 	return ci_py_store(code, name, first, key); /* a collision or a full map */
 }
+
+bool ci_python_walks;
 
 unsigned ci_python_capture(uint64_t *frames, unsigned n, unsigned max)
 {

@@ -349,6 +349,9 @@ uint32_t ci_string(const char *s, size_t maxlen);
 void ci_python_prepare(void);
 void ci_python_init(void);
 unsigned ci_python_capture(uint64_t *frames, unsigned n, unsigned max);
+/* Whether ci_python_capture walks at all (a CPython process with a known layout): checked by
+ * the stack capture before the call, so a process without Python pays one load. */
+extern bool ci_python_walks;
 
 /* ---------------------------------------------------------------------------------------- */
 /* Threads (thread.c)                                                                         */

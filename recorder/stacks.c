@@ -150,10 +150,16 @@ uint32_t ci_stack_of(struct ci_call *c)
 	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE
 			     ? ci_walk_accurate(c, frames, depth)
 			     : ci_walk_fast(c, frames, depth, last->generation == gen ? last : NULL);
-	n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
-	if (last->generation == gen && last->id && last->n == n &&
-	    !memcmp(last->frames, frames, n * sizeof(frames[0])))
-		return c->stack = last->id;
+	if (ci_python_walks)
+		n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
+	if (last->generation == gen && last->id && last->n == n) {
+		/* Inline: a call to memcmp costs more than comparing the few words of a stack. */
+		unsigned i = 0;
+		while (i < n && last->frames[i] == frames[i])
+			i++;
+		if (i == n)
+			return c->stack = last->id;
+	}
 	uint64_t hash = ci_stack_hash(frames, n);
 	struct ci_map_slot *ms;
 	uint32_t found;
