@@ -564,6 +564,49 @@ void ci_record_forget(void)
 /* ---------------------------------------------------------------------------------------- */
 /* The process                                                                                */
 
+/* When the process started (CLOCK_BOOTTIME, from /proc/self/stat's starttime in clock ticks)
+ * and its pids in the pid namespaces its procfs shows (/proc/self/status NSpid), for the
+ * reader's choice of the process's own kernel-log lines. */
+static void ci_record_pid_facts(struct ci_header *h)
+{
+	char buf[2048];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	long tick = sysconf(_SC_CLK_TCK);
+	if (n > 0 && tick > 0) {
+		buf[n] = 0;
+		/* The comm may hold spaces and parentheses: fields resume after the last ')'. */
+		char *p = strrchr(buf, ')');
+		unsigned long long start = 0;
+		/* After the comm: state is field 3, starttime field 22. */
+		for (int field = 2; p && field < 22; field++)
+			p = strchr(p + 1, ' ');
+		if (p && sscanf(p + 1, "%llu", &start) == 1)
+			h->proc_start_boottime_ns = start * (1000000000ull / (unsigned long long)tick);
+	}
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	const char *line = strstr(buf, "\nNSpid:");
+	if (!line)
+		return;
+	line += 8;
+	for (unsigned i = 0; i < 4; i++) {
+		char *end;
+		unsigned long v = strtoul(line, &end, 10);
+		if (end == line || v == 0 || v > UINT32_MAX)
+			break;
+		h->ns_pids[i] = (uint32_t)v;
+		line = end;
+	}
+}
+
 void ci_record_describe_process(void)
 {
 	struct ci_header *h = ci_rec.hdr;
@@ -574,6 +617,7 @@ void ci_record_describe_process(void)
 	h->start_monotonic_ns = ci_start_monotonic_ns;
 	h->start_boottime_ns = ci_klog_start_boottime();
 	ci_sf_boot_id(h->boot_id);
+	ci_record_pid_facts(h);
 
 	char buf[4096];
 	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);

@@ -182,7 +182,14 @@ struct ci_header {
 	 * and under a fixed cadence. */
 	uint32_t crumb_budget_ppm;
 	uint32_t crumb_cost_ns;
-	uint64_t reserved[9];
+	/* Format 1.2: whose kernel-log lines are the process's.  When the process started, on
+	 * CLOCK_BOOTTIME (/proc/self/stat's starttime: clock-tick resolution; 0: unknown): a line
+	 * stamped before it is another process's.  Its pid in each pid namespace its procfs shows,
+	 * outermost first (/proc/self/status NSpid; unused entries 0; the last one is `pid`): a
+	 * kernel log written in an outer namespace names the process by the pid of that one. */
+	uint64_t proc_start_boottime_ns;
+	uint32_t ns_pids[4];
+	uint64_t reserved[6];
 };
 
 /* ---------------------------------------------------------------------------------------- */

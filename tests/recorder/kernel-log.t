@@ -65,6 +65,15 @@ ok "sticky_boottime is not behind sticky_monotonic, and moved as much as it sinc
 	test "$sb" -ge $((sm - 1000000)) -a $(( (sb - stb) - (sm - st) )) -lt 50000000 -a $(( (sb - stb) - (sm - st) )) -gt -50000000
 ok "the Xid line's stamp ($xus µs) lies between the start and the sticky error" \
 	test "$xus" -ge $((st / 1000)) -a "$xus" -le $((sm / 1000))
+# Whose lines are the process's (format 1.2): its start on the boot-time clock, from
+# /proc/PID/stat (clock ticks), before the record's creation; its pids per namespace, the last
+# being its own pid (the engine's verbose line names it).
+psb=$(field proc_start_boottime "$clocks")
+ok "proc_start_boottime ($psb) is set, before the record's creation ($stb), within 60 s" \
+	test "$psb" -gt 0 -a "$psb" -le "$stb" -a $((stb - psb)) -lt 60000000000
+nsp=$(field ns_pids "$clocks")
+like "$nsp" "(^|,)$(sed -n 's/^header .* pid=\([0-9]*\) .*/\1/p' "$T/x31.dump")(,0)*\$" \
+	"ns_pids ($nsp) ends with the process's own pid"
 summary=$("$B/cudainspect" "$core" 2>&1)
 unlike "$summary" "kernel log section .*unusable|entry size is wrong" \
 	"the reader takes the record's kernel-log section without a warning"

@@ -331,9 +331,11 @@ static void dump_kernel_log(struct ci_source *src, const struct ci_location *loc
 {
 	const struct ci_header *h = &M->header;
 	printf("clocks start_realtime=%" PRIu64 " start_monotonic=%" PRIu64 " start_boottime=%" PRIu64
-	       " sticky_realtime=%" PRIu64 " sticky_monotonic=%" PRIu64 " sticky_boottime=%" PRIu64 "\n",
+	       " sticky_realtime=%" PRIu64 " sticky_monotonic=%" PRIu64 " sticky_boottime=%" PRIu64
+	       " proc_start_boottime=%" PRIu64 " ns_pids=%u,%u,%u,%u\n",
 	       h->start_realtime_ns, h->start_monotonic_ns, h->start_boottime_ns,
-	       h->sticky_realtime_ns, h->sticky_monotonic_ns, h->sticky_boottime_ns);
+	       h->sticky_realtime_ns, h->sticky_monotonic_ns, h->sticky_boottime_ns,
+	       h->proc_start_boottime_ns, h->ns_pids[0], h->ns_pids[1], h->ns_pids[2], h->ns_pids[3]);
 	if (h->section_count > 64 || h->section_entry_size < sizeof(struct ci_section))
 		return;
 	for (uint32_t i = 0; i < h->section_count; i++) {
