@@ -7,7 +7,8 @@
 # the same repetition, their spread (min-max), and the added ns per launch at the median.  Then
 # the same ratio for graph launches (launchbench graph, a captured 4-kernel graph per thread),
 # for allocation pairs (launchbench alloc) and, where Debian's python3.11 runs, for launches
-# through ctypes from 20 Python frames (bench/python/pybench.py).  Prints `bench: NAME VALUE
+# through ctypes from 20 Python frames (bench/python/pybench.py) and for launches as Triton's
+# launcher makes them from 40 frames deep (bench/python/tritonlike.py).  Prints `bench: NAME VALUE
 # UNIT` lines; docs/PERFORMANCE.md ("Under the cost model") records them.
 #   bench/recorder/cost.sh        (make bench-cost; BENCH_REPS, BENCH_SECS)
 set -u
@@ -93,6 +94,22 @@ if [ -x "$PY" ]; then
 	a=$(median <"$tmp/py.plain") b=$(median <"$tmp/py.rec")
 	line cost.python_ctypes.plain.1t "$a" ns/launch
 	awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0) printf "bench: cost.python_ctypes.defaults.1t.ratio %.4f (throughput %.4f; %+.0f ns)\n", b / a, a / b, b - a }'
+	# A launch as Triton's launcher makes one (cuPointerGetAttribute per pointer argument, then
+	# cuLaunchKernelEx) from 40 Python frames deep: plain, the defaults, without Python frames,
+	# and with a breadcrumb after every launch (the recorder the H200's first run measured).
+	for r in $(seq "$REPS"); do
+		for s in plain defaults python-off:CUDAINSPECT_PYTHON=off every-launch:CUDAINSPECT_CRUMB_EVERY=1; do
+			# shellcheck disable=SC2046
+			env $(envs_of "$s") "$PY" bench/python/tritonlike.py "$B/sim/libcuda.so.1" 40 3000 1 |
+				awk '{ print $2 }' >>"$tmp/tl.${s%%:*}"
+		done
+	done
+	a=$(median <"$tmp/tl.plain")
+	line cost.triton_like.plain.1t "$a" ns/launch
+	for s in defaults python-off every-launch; do
+		b=$(median <"$tmp/tl.$s")
+		awk -v a="$a" -v b="$b" -v s="$s" 'BEGIN { if (a > 0) printf "bench: cost.triton_like.%s.1t.ratio %.4f (throughput %.4f; %+.0f ns)\n", s, b / a, a / b, b - a }'
+	done
 else
 	echo "bench/recorder/cost: $PY not found: the Python figure is skipped" >&2
 fi
