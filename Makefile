@@ -44,6 +44,7 @@ include testcases/sim/build.mk
 include testcases/engine/build.mk
 include bench/build.mk
 include tests/build.mk
+include docs/man/build.mk
 
 all: $(ALL)
 

@@ -13,6 +13,7 @@ packages=(
 	binutils file procps
 	jq                       # reader tests: check the JSON documents
 	python3 python3-venv     # tests/python: the Python engine, pystack's virtual environment
+	help2man scdoc mandoc    # docs/man: the manual pages, and their lint in make check
 )
 
 missing=()
