@@ -45,6 +45,7 @@ include testcases/engine/build.mk
 include bench/build.mk
 include tests/build.mk
 include docs/man/build.mk
+include packaging/wheel/build.mk
 
 all: $(ALL)
 

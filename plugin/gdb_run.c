@@ -14,7 +14,8 @@
  * Usage (from GDB only): cudainspect-gdb-run VIEW, VIEW a view of the CLI or "json";
  * cudainspect-gdb-run --held exits 0 when GDB holds a live process, 1 otherwise.
  * Exit status: the CLI's (docs/CLI.md), or 1 when the CLI is missing, 2 for bad arguments, 3
- * when GDB has neither a core nor a live process.  CUDAINSPECT_CLI overrides the CLI's path.
+ * when GDB has neither a core nor a live process.  CUDAINSPECT_CLI overrides the CLI's path;
+ * a launcher built without one (the wheel's) runs the cudainspect next to itself.
  */
 #include <errno.h>
 #include <signal.h>
@@ -260,8 +261,19 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *cli = getenv("CUDAINSPECT_CLI");
+	char beside[4096];
 	if (!cli || !*cli)
 		cli = CUDAINSPECT_CLI_PATH;
+	if (cli[0] != '/') {
+		/* No installed path compiled in (a wheel, which can be installed anywhere): the CLI
+		 * in this launcher's own directory. */
+		ssize_t n = readlink("/proc/self/exe", beside, sizeof beside - 1);
+		char *slash = n > 0 ? memrchr(beside, '/', (size_t)n) : NULL;
+		if (slash && (size_t)(slash - beside) + 1 + strlen(cli) < sizeof beside) {
+			strcpy(slash + 1, cli);
+			cli = beside;
+		}
+	}
 	if (access(cli, X_OK) != 0) {
 		say("the cudainspect CLI is not at %s; install it, or set CUDAINSPECT_CLI before "
 		    "starting GDB", cli);

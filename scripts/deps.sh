@@ -64,9 +64,9 @@ fi
 lock=$(dirname "$0")/python-test.lock
 venv=${BUILD:-build}/pyvenv
 have_lock() {
-	# The venv holds exactly the lock's packages (pip, setuptools and wheel come with venv).
+	# The venv holds exactly the lock's packages (pip comes with the venv).
 	local frozen want
-	frozen=$("$venv/bin/python" -m pip freeze 2>/dev/null | grep -Evi '^(pip|setuptools|wheel)==' | sort -f) || return 1
+	frozen=$("$venv/bin/python" -m pip freeze --all 2>/dev/null | grep -Evi '^pip==' | sort -f) || return 1
 	want=$(grep -E '^[A-Za-z0-9_.-]+==' "$lock" | sed 's/ .*//' | sort -f)
 	[ -n "$frozen" ] && [ "$frozen" = "$want" ]
 }

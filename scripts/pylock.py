@@ -39,8 +39,10 @@ def frozen(python, reqs):
         subprocess.run([python, "-m", "venv", d], check=True)
         pip = os.path.join(d, "bin", "pip")
         subprocess.run([pip, "install", "-q", "--only-binary", ":all:", *reqs], check=True)
-        out = subprocess.run([pip, "freeze"], check=True, capture_output=True, text=True).stdout
-    return sorted((l for l in out.splitlines() if "==" in l), key=str.lower)
+        out = subprocess.run([pip, "freeze", "--all"], check=True, capture_output=True, text=True).stdout
+    # pip comes with the virtual environment; setuptools and wheel are pinned like the rest.
+    return sorted((l for l in out.splitlines() if "==" in l and not l.lower().startswith("pip==")),
+                  key=str.lower)
 
 
 def wheel_hashes(name, version):

@@ -1,0 +1,3 @@
+from cudainspect import main
+
+main()
