@@ -156,6 +156,27 @@ static void ci_sink_emit(struct ci_sink *s, const uint8_t *p, size_t n)
 	}
 }
 
+/* N bytes of zeros at the sink's position without reading anything: the block being assembled
+ * is completed with zeros, whole blocks become holes, a partial last block starts zeroed. */
+static void ci_sink_zeros(struct ci_sink *s, uint64_t n)
+{
+	if (!s->ok || !n)
+		return;
+	if (s->fill) {
+		uint32_t k = CI_SNAP_BLOCK - s->fill < n ? CI_SNAP_BLOCK - s->fill : (uint32_t)n;
+		memset(ci_snap_block + s->fill, 0, k);
+		s->fill += k;
+		n -= k;
+		if (s->fill < CI_SNAP_BLOCK)
+			return;
+		s->fill = 0;
+		ci_sink_emit(s, ci_snap_block, CI_SNAP_BLOCK);
+	}
+	s->pos += n / CI_SNAP_BLOCK * CI_SNAP_BLOCK;
+	s->fill = (uint32_t)(n % CI_SNAP_BLOCK);
+	memset(ci_snap_block, 0, s->fill);
+}
+
 static void ci_sink_put(struct ci_sink *s, const uint8_t *p, size_t n)
 {
 	while (s->ok && n) {
@@ -178,11 +199,45 @@ static void ci_sink_put(struct ci_sink *s, const uint8_t *p, size_t n)
 	}
 }
 
+/* The entries of each section that were ever claimed, read once before the copy: a table's or
+ * a ring's slots past its head (before a ring wraps) were never written, so the snapshot leaves
+ * them as holes without reading them (a 1 GiB record is mostly such slots), and its directory
+ * says no more than was copied.  The allocation table (a hash table) and the byte areas are
+ * copied whole. */
+static uint64_t ci_snap_used[CI_REC_SECTION_MAX]; /* entries; UINT64_MAX: the whole section */
+
+static void ci_snapshot_used(void)
+{
+	for (int k = 1; k < CI_REC_SECTION_MAX; k++) {
+		const struct ci_sec *s = &ci_rec.sec[k];
+		ci_snap_used[k] = UINT64_MAX;
+		if (!s->dir || ci_is_byte_area(k) || k == CI_SEC_ALLOCS || s->entry_size < 8 ||
+		    s->entry_size % 8)
+			continue;
+		uint64_t head = __atomic_load_n(&s->dir->head, __ATOMIC_ACQUIRE);
+		if (head < s->capacity)
+			ci_snap_used[k] = head;
+	}
+}
+
 /* Bytes [from, to) of the region into the sink, entry by entry inside sections with seq
- * entries; other bytes (byte areas, gaps) as they are. */
+ * entries (their never-claimed slots as holes); the symbol image as a hole (GDB's view of the
+ * allocations, laid out up front for every slot: 40 % of a 1 GiB record, and only of use in
+ * the process or its core, never read from a snapshot); other bytes (byte areas, gaps) as they
+ * are. */
 static void ci_snapshot_range(struct ci_sink *sink, uint64_t from, uint64_t to)
 {
 	const uint8_t *base = ci_rec.base;
+	const struct ci_sec *img = &ci_rec.sec[CI_SEC_SYMBOL_IMAGE];
+	uint64_t img_lo = img->dir ? (uint64_t)(img->base - base) : to;
+	uint64_t img_hi = img->dir ? img_lo + img->capacity * img->entry_size : to;
+	if (img->dir && from < img_lo && to > img_lo) {
+		ci_snapshot_range(sink, from, img_lo);
+		ci_sink_zeros(sink, (img_hi < to ? img_hi : to) - img_lo);
+		if (img_hi < to)
+			ci_snapshot_range(sink, img_hi, to);
+		return;
+	}
 	while (sink->ok && from < to) {
 		/* The section (with entries) containing FROM, if any. */
 		const struct ci_sec *in = NULL;
@@ -200,6 +255,14 @@ static void ci_snapshot_range(struct ci_sink *sink, uint64_t from, uint64_t to)
 		if (in) {
 			uint64_t lo = (uint64_t)(in->base - base);
 			uint64_t hi = lo + in->capacity * in->entry_size;
+			uint64_t used = ci_snap_used[in - ci_rec.sec];
+			if (used != UINT64_MAX && from >= lo + used * in->entry_size) {
+				ci_sink_zeros(sink, hi - from);
+				from = hi;
+				continue;
+			}
+			if (used != UINT64_MAX)
+				hi = lo + used * in->entry_size;
 			uint64_t per = sizeof ci_snap_buf / in->entry_size;
 			uint64_t first = (from - lo) / in->entry_size;
 			uint64_t count = (hi - from) / in->entry_size;
@@ -231,6 +294,7 @@ static bool ci_snapshot_fd(int fd, enum ci_snapshot_reason reason)
 	struct ci_sink sink = { .fd = fd, .pos = meta / CI_SNAP_BLOCK * CI_SNAP_BLOCK,
 				.fill = meta % CI_SNAP_BLOCK, .ok = true };
 	memset(ci_snap_block, 0, sink.fill); /* rewritten by the header below */
+	ci_snapshot_used();
 	ci_snapshot_range(&sink, meta, ci_rec.size);
 	if (sink.ok && sink.fill)
 		ci_sink_emit(&sink, ci_snap_block, sink.fill);
@@ -244,6 +308,18 @@ static bool ci_snapshot_fd(int fd, enum ci_snapshot_reason reason)
 	uint64_t *out = (uint64_t *)(ci_snap_buf + live->section_dir_offset);
 	for (uint64_t i = 0; i < (meta - live->section_dir_offset) / 8; i++)
 		out[i] = __atomic_load_n(&dir[i], __ATOMIC_RELAXED);
+	/* A section copied only up to the head read before the copy says that head: a slot claimed
+	 * since is not in the file. */
+	for (uint32_t i = 0; i < live->section_count; i++) {
+		struct ci_section sec;
+		uint8_t *at = ci_snap_buf + live->section_dir_offset + (uint64_t)i * live->section_entry_size;
+		memcpy(&sec, at, sizeof sec);
+		if (sec.kind > 0 && sec.kind < CI_REC_SECTION_MAX && ci_snap_used[sec.kind] != UINT64_MAX &&
+		    sec.head > ci_snap_used[sec.kind]) {
+			sec.head = ci_snap_used[sec.kind];
+			memcpy(at, &sec, sizeof sec);
+		}
+	}
 	h->origin = CI_ORIGIN_SNAPSHOT;
 	h->snapshot_reason = reason;
 	h->snapshot_monotonic_ns = ci_now();
