@@ -122,12 +122,20 @@ keep_small() {
 		rm -f "$f"
 		return 0
 	fi
-	if have zstd && zstd -q -12 -T0 -f "$f" -o "$f.zst" 2>/dev/null &&
-		[ "$(stat -c %s "$f.zst")" -le "$LIMIT_KEEP" ]; then
-		note "kept $(basename "$f").zst ($(stat -c %s "$f.zst") bytes; original $(stat -c %s "$f"))"
+	# zstd where the machine has it (the reader reads .zst cores as they are), else gzip (the
+	# first GPU machine had no zstd: nothing was kept).
+	local z=zst
+	if have zstd; then
+		zstd -q -12 -T0 -f "$f" -o "$f.zst" 2>/dev/null
+	elif have gzip; then
+		z=gz
+		gzip -9 -c "$f" >"$f.gz" 2>/dev/null
+	fi
+	if [ -s "$f.$z" ] && [ "$(stat -c %s "$f.$z")" -le "$LIMIT_KEEP" ]; then
+		note "kept $(basename "$f").$z ($(stat -c %s "$f.$z") bytes; original $(stat -c %s "$f"))"
 	else
-		rm -f "$f.zst"
-		note "not kept: $(basename "$f") ($(stat -c %s "$f") bytes, too large compressed or no zstd)"
+		rm -f "$f.$z"
+		note "not kept: $(basename "$f") ($(stat -c %s "$f") bytes, too large compressed or no zstd/gzip)"
 	fi
 	rm -f "$f"
 }
