@@ -1,7 +1,7 @@
 # corefile/: the reader library (every corefile/*.c) and the `cudainspect` CLI (corefile/cli/*.c).
 # Library objects are built with -fPIC so that the GDB plugin (a shared object) can link them.
 
-READER_SRCS := $(wildcard corefile/*.c)
+READER_SRCS := $(wildcard corefile/*.c corefile/diagnose/*.c)
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_SRCS    := $(wildcard corefile/cli/*.c)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -13,7 +13,7 @@ READER_LIBS := -ldw -lelf -lzstd -lz -lpthread
 
 $(BUILD)/obj/corefile/%.o: corefile/%.c include/cudainspect/cudainspect.h include/cudainspect/record.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -Icorefile $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
 $(BUILD)/libcudainspect.a: $(READER_OBJS)
 	@mkdir -p $(dir $@)
@@ -60,9 +60,9 @@ FUZZ_CFLAGS   := -O1 -g -std=gnu11 -fno-omit-frame-pointer $(WARNINGS) -fsanitiz
 FUZZ_OBJS     := $(CI_INPUT_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_HARNESSES := $(patsubst corefile/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard corefile/fuzz/fuzz_*.c))
 
-$(FUZZ_DIR)/obj/%.o: %.c include/cudainspect/cudainspect.h include/cudainspect/record.h $(wildcard corefile/*.h) $(CI_GEN)/cuda-results.h
+$(FUZZ_DIR)/obj/%.o: %.c include/cudainspect/cudainspect.h include/cudainspect/record.h $(wildcard corefile/*.h corefile/*/*.h) $(CI_GEN)/cuda-results.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -I$(CI_GEN) $(FUZZ_CFLAGS) -c $< -o $@
+	$(CLANG) $(CPPFLAGS) -Icorefile -I$(CI_GEN) $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_%: corefile/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) -lelf -lzstd -lz

@@ -77,4 +77,7 @@ const struct ci_alloc *ci_model_alloc_at(const struct ci_model *model, uint64_t 
 const struct ci_launch *ci_model_launch_loaded(const struct ci_model *model, size_t i);
 const struct ci_alloc *ci_model_alloc_loaded(const struct ci_model *model, size_t i);
 
+/* The stream slot is valid and was published. */
+bool ci_stream_valid(const struct ci_model *model, uint32_t slot);
+
 #endif /* CI_MODEL_INTERNAL_H */

@@ -296,3 +296,8 @@ const char *ci_model_function_name(const struct ci_model *m, uint32_t slot)
 	return *name ? name : NULL;
 }
 
+
+bool ci_stream_valid(const struct ci_model *m, uint32_t slot)
+{
+	return slot != CI_NONE && slot < m->stream_count && m->streams[slot].seq != 0;
+}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "cudainspect/cudainspect.h"
+#include "model-internal.h"
 #include "reader-internal.h"
 
 /* Frames for ADDRESS from the symbolizer's cache (computed on first use).  The frames belong to
@@ -135,8 +136,6 @@ char *ci_kernel_short_name(const char *name, char *buf, size_t n);
 char *ci_stream_label(const struct ci_model *model, uint32_t slot, char *buf, size_t n);
 /* Thread name from the record's thread table, scrubbed, or "" */
 char *ci_thread_name(const struct ci_model *model, uint32_t tid, char *buf, size_t n);
-/* The stream slot is valid and was published. */
-bool ci_stream_valid(const struct ci_model *model, uint32_t slot);
 
 /* Signal name ("SIGSEGV") or "signal N". */
 const char *ci_signal_name(int sig, char *buf, size_t n);
