@@ -135,12 +135,13 @@ int ci_findings_word(const struct ci_model *model, const struct ci_evidence *ev,
 		     char **reasoning, struct ci_evidence_item **items, size_t *count);
 
 /* ---------------------------------------------------------------------------------------- */
-/* Attributions (pointers.c)                                                                  */
+/* Attributions (pointers.c; the vectors in context.c)                                       */
 
 struct ci_attr_vec {
 	struct ci_attribution *v;
 	size_t n, cap;
 };
+/* context.c */
 void ci_attr_vec_deinit(struct ci_attr_vec *av);
 int ci_attr_push(struct ci_attr_vec *av, const struct ci_attribution *a);
 
@@ -225,7 +226,5 @@ CI_RULE_FAMILIES(CI_RULE_FAMILY_DECL)
  * attributions of AV made relative to the allocation those used (after ci_attr_attribute). */
 int ci_history_collect(const struct ci_model *m, const struct ci_attr_vec *av, struct ci_attr_vec *hv);
 int ci_history_apply(const struct ci_model *m, struct ci_attr_vec *av, const struct ci_attr_vec *hv);
-/* xid.c: the fault pages of the kernel log's Xid 31 lines, to be attributed with the arguments. */
-int ci_xid_pages(const struct ci_evidence *ev, struct ci_attr_vec *xv);
 
 #endif /* CI_DIAGNOSE_H */

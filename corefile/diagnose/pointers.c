@@ -12,10 +12,13 @@
 #include <stdlib.h>
 
 #include "diagnose.h"
+#include "kernel-log.h"
 #include "reader-internal.h"
 
 /* Suspect launches whose arguments are attributed, at most (bounds the work on huge rings). */
 #define ATTRIBUTED_LAUNCHES_MAX 256
+/* Xid 31 lines whose page the diagnosis attributes, at most. */
+#define XID_PAGES_MAX 16
 
 static struct ci_alloc_brief alloc_brief(const struct ci_alloc *a)
 {
@@ -165,19 +168,6 @@ static void attribute(const struct ci_model *m, const struct lookup *lk, size_t 
 	}
 }
 
-void ci_attr_vec_deinit(struct ci_attr_vec *av)
-{
-	free(av->v);
-}
-
-int ci_attr_push(struct ci_attr_vec *av, const struct ci_attribution *a)
-{
-	if (ci_vec_reserve((void **)&av->v, &av->cap, av->n + 1, sizeof(*av->v)))
-		return -1;
-	av->v[av->n++] = *a;
-	return 0;
-}
-
 int ci_attr_collect_args(const struct ci_model *m, const struct ci_launch *l, size_t i,
 			 struct ci_attr_vec *av)
 {
@@ -318,6 +308,29 @@ bool ci_attr_launch_refers_to(const struct ci_attr_vec *av, size_t launch, uint6
 	return false;
 }
 
+/* The evidence's addresses, attributed with the arguments: the fault pages of the kernel log's
+ * Xid 31 lines that belong to the process (their first and last byte, `launch` = the line). */
+static int evidence_addresses(const struct ci_evidence *ev, struct ci_attr_vec *xv)
+{
+	const struct ci_klog *log = ev->kernel_log;
+	size_t pages = 0;
+	for (size_t i = 0; log && i < log->count && pages < XID_PAGES_MAX; i++) {
+		const struct ci_xid *x = &log->items[i];
+		if (!ev->kernel_log_match[i].belongs || x->xid != 31 || !x->mmu.has_address ||
+		    (x->flags & CI_XID_DUPLICATE))
+			continue;
+		uint64_t page = x->mmu.address & ~0xfffull;
+		struct ci_attribution a = { .launch = i, .address = page };
+		if (ci_attr_push(xv, &a))
+			return -1;
+		a.address = page + 0xfff;
+		if (ci_attr_push(xv, &a))
+			return -1;
+		pages++;
+	}
+	return 0;
+}
+
 int ci_rules_pointers(struct ci_rule_ctx *c)
 {
 	const struct ci_model *m = c->model;
@@ -334,7 +347,7 @@ int ci_rules_pointers(struct ci_rule_ctx *c)
 						 &c->args))
 				return -1;
 	}
-	if (ci_history_collect(m, &c->args, &c->history) || ci_xid_pages(c->ev, &c->pages) ||
+	if (ci_history_collect(m, &c->args, &c->history) || evidence_addresses(c->ev, &c->pages) ||
 	    ci_attr_attribute(m, &c->args, &c->history, &c->pages))
 		return -1;
 	return ci_history_apply(m, &c->args, &c->history);

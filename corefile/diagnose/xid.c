@@ -13,31 +13,8 @@
 #include "graphs.h"
 #include "kernel-log.h"
 
-/* Xid 31 lines whose page the diagnosis attributes, at most. */
-#define XID_PAGES_MAX 16
 #define GRAPH_ATTRIBUTED_NODES_MAX 64
 #define GRAPH_SUSPECTS_MAX 8 /* suspect graph launches whose nodes the Xid rule weighs */
-
-int ci_xid_pages(const struct ci_evidence *ev, struct ci_attr_vec *xv)
-{
-	const struct ci_klog *log = ev->kernel_log;
-	size_t pages = 0;
-	for (size_t i = 0; log && i < log->count && pages < XID_PAGES_MAX; i++) {
-		const struct ci_xid *x = &log->items[i];
-		if (!ev->kernel_log_match[i].belongs || x->xid != 31 || !x->mmu.has_address ||
-		    (x->flags & CI_XID_DUPLICATE))
-			continue;
-		uint64_t page = x->mmu.address & ~0xfffull;
-		struct ci_attribution a = { .launch = i, .address = page };
-		if (ci_attr_push(xv, &a))
-			return -1;
-		a.address = page + 0xfff;
-		if (ci_attr_push(xv, &a))
-			return -1;
-		pages++;
-	}
-	return 0;
-}
 
 /* Where the page of Xid line I lies, from its two attributed bytes in XV. */
 static bool xid_page_of(const struct ci_attr_vec *xv, size_t i, struct ci_attribution *ret)
