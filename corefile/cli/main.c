@@ -21,7 +21,6 @@
 
 #include "cudainspect/cudainspect.h"
 #include "cli.h"
-#include "../evidence.h"
 
 
 static const char usage_text[] =

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "diagnose.h"
-#include "evidence.h"
 
 static void find_errors(const struct ci_model *m, const struct ci_evidence *ev,
 			struct ci_diagnosis *d)

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 
 #include "diagnose.h"
-#include "reader-internal.h"
 
 static const struct {
 	const char *word;

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "diagnose.h"
-#include "reader-internal.h"
 
 void ci_diagnosis_destroy(struct ci_diagnosis *diag)
 {

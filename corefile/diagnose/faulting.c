@@ -11,8 +11,6 @@
 #include <string.h>
 
 #include "diagnose.h"
-#include "evidence.h"
-#include "reader-internal.h"
 
 static bool launch_left_history(const struct ci_attr_vec *av, size_t i)
 {

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 
 #include "diagnose.h"
-#include "graphs.h"
-#include "kernel-log.h"
 
 #define GRAPH_ATTRIBUTED_NODES_MAX 64
 

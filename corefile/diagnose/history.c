@@ -10,7 +10,6 @@
 #include <stdlib.h>
 
 #include "diagnose.h"
-#include "reader-internal.h"
 
 /* The function a launch ran, as a key: its table slot, else the handle it was passed (0:
  * neither is known). */

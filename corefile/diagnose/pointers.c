@@ -12,8 +12,6 @@
 #include <stdlib.h>
 
 #include "diagnose.h"
-#include "kernel-log.h"
-#include "reader-internal.h"
 
 /* Suspect launches whose arguments are attributed, at most (bounds the work on huge rings). */
 #define ATTRIBUTED_LAUNCHES_MAX 256

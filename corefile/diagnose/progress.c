@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "diagnose.h"
-#include "evidence.h"
 
 enum { IN_CRUMB_WINDOW = 1, IN_OPEN_WINDOW = 2 };
 

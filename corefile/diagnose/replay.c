@@ -29,9 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model-internal.h"
-#include "reader-internal.h"
-#include "graphs.h"
+#include "diagnose.h"
 
 #define GRAPH_NODES_MAX 65536 /* nodes expanded per replay, child graphs' included, at most */
 #define GRAPH_CHILD_DEPTH 8   /* child graphs within child graphs, at most */

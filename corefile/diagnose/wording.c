@@ -11,11 +11,6 @@
 #include <string.h>
 
 #include "diagnose.h"
-#include "evidence.h"
-#include "graphs.h"
-#include "kernel-log.h"
-#include "reader-internal.h"
-#include "render-internal.h"
 
 /* Below this an address is a NULL pointer plus an offset. */
 #define NULL_PAGE_END 0x10000ull

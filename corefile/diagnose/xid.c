@@ -10,8 +10,6 @@
 #include <stdlib.h>
 
 #include "diagnose.h"
-#include "graphs.h"
-#include "kernel-log.h"
 
 #define GRAPH_ATTRIBUTED_NODES_MAX 64
 #define GRAPH_SUSPECTS_MAX 8 /* suspect graph launches whose nodes the Xid rule weighs */
