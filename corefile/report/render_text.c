@@ -1882,8 +1882,8 @@ void ci_text_all(struct ci_text_out *o)
 	print_warnings(o, SIZE_MAX);
 }
 
-struct ci_error *ci_render_text(FILE *f, const struct ci_report *report,
-				const struct ci_render_options *opts)
+struct ci_error *ci_text_print(FILE *f, const struct ci_report *report,
+			       const struct ci_render_options *opts, ci_text_view_fn *view)
 {
 	struct ci_text_out o = {
 		.f = f,
@@ -1909,10 +1909,7 @@ struct ci_error *ci_render_text(FILE *f, const struct ci_report *report,
 		snprintf(input, sizeof(input), "CORE");
 	o.input = input;
 
-	const struct ci_view_row *row = ci_view_row(o.o->view);
-	if (!row)
-		return ci_error_create(CI_ERR_USAGE, "unknown view %d", (int)o.o->view);
-	row->text(&o);
+	view(&o);
 	if (fflush(f) != 0 || ferror(f))
 		return ci_error_create(CI_ERR_IO, "cannot write the report: %m");
 	return NULL;

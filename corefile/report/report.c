@@ -379,33 +379,3 @@ struct ci_error *ci_report_create(const struct ci_input *in, const struct ci_req
 	ci_source_close(src);
 	return err;
 }
-
-struct ci_error *ci_report_print(FILE *out, const struct ci_report *r)
-{
-	return r->request.json ? ci_render_json(out, r, NULL) : ci_render_text(out, r, NULL);
-}
-
-const struct ci_model *ci_report_model(const struct ci_report *r) { return r->model; }
-const struct ci_diagnosis *ci_report_diagnosis(const struct ci_report *r) { return r->diagnosis; }
-const struct ci_evidence *ci_report_evidence(const struct ci_report *r) { return r->evidence; }
-
-/* A launch or allocation the session did not load: zeros, no function and no stream, so that a
- * renderer asked for one prints "<unknown function>" instead of failing. */
-static const struct ci_launch placeholder_launch = {
-	.function = CI_NONE, .stream = CI_NONE, .ctx = CI_NONE,
-};
-static const struct ci_alloc placeholder_alloc = {
-	.ctx = CI_NONE, .stream = CI_NONE, .free_stream = CI_NONE,
-};
-
-const struct ci_launch *ci_report_launch(const struct ci_report *r, size_t i)
-{
-	const struct ci_launch *l = ci_model_launch_loaded(r->model, i);
-	return l ? l : &placeholder_launch;
-}
-
-const struct ci_alloc *ci_report_alloc(const struct ci_report *r, size_t i)
-{
-	const struct ci_alloc *a = ci_model_alloc_loaded(r->model, i);
-	return a ? a : &placeholder_alloc;
-}

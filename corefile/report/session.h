@@ -55,8 +55,8 @@ static inline const struct ci_resolved_pc *ci_report_pc(const struct ci_report *
 }
 
 /* Launch I and live allocation I of the report's model as the session loaded them (a lazy
- * model's entries are loaded for the launches the diagnosis names), else a placeholder
- * (all zeros, no function, no stream): renderers never decode. */
+ * model's entries are loaded for the launches the diagnosis names), else a placeholder (all
+ * zeros, no function, no stream): renderers never decode (render_common.c). */
 const struct ci_launch *ci_report_launch(const struct ci_report *r, size_t i);
 const struct ci_alloc *ci_report_alloc(const struct ci_report *r, size_t i);
 
@@ -93,6 +93,10 @@ const struct ci_view_row *ci_view_row(enum ci_view view);
 /* What JSON needs: everything. */
 #define CI_JSON_NEEDS CI_NEEDS_EVERYTHING
 
+/* Render REPORT as text in VIEW, as OPTS (NULL: the request's) say (render_text.c; the public
+ * ci_render_text finds the view's function in the view table, print.c). */
+struct ci_error *ci_text_print(FILE *f, const struct ci_report *report,
+			       const struct ci_render_options *opts, ci_text_view_fn *view);
 /* The text views (render_text.c). */
 ci_text_view_fn ci_text_summary, ci_text_fault, ci_text_contexts, ci_text_streams,
 	ci_text_kernels, ci_text_graphs, ci_text_allocs, ci_text_errors, ci_text_threads, ci_text_all;

@@ -28,8 +28,22 @@ struct ci_segment {
 	uint32_t index;           /* program header number (cores), for messages */
 };
 
+/* ci_source_read without an error object, for the reads that may miss by design (decode's
+ * entries, locate's probes, the unwinder's memory callback): OK, UNAVAILABLE (not in the
+ * input), FAILED (the file shrank while it was read).  ci_source_read says why in a sentence. */
+enum ci_read { CI_READ_OK = 0, CI_READ_UNAVAILABLE, CI_READ_FAILED };
+
+/* How a live process's memory is read and let go: the opener of a pid source sets it
+ * (source_pid.c); the reads of source.c go through it, so the source object knows no process. */
+struct ci_source_process {
+	struct ci_error *(*read)(struct ci_source *src, uint64_t addr, void *buf, size_t len);
+	enum ci_read (*read_quiet)(struct ci_source *src, uint64_t addr, void *buf, size_t len);
+	void (*release)(struct ci_source *src);
+};
+
 struct ci_source {
 	struct ci_source_info info;
+	const struct ci_source_process *process; /* a live process's reader, or NULL: the image */
 	struct ci_warnings warnings;
 	struct ci_source_options opts;
 	char *name;               /* for messages: the path, "pid 1234" or "buffer" */
@@ -84,6 +98,11 @@ struct ci_error *ci_source_open_memory(const char *name, const uint8_t *image, s
 				       const struct ci_source_options *opts,
 				       uint64_t max_decompressed, struct ci_source **ret);
 struct ci_error *ci_source_add_segment(struct ci_source *src, const struct ci_segment *seg);
+/* Map SIZE bytes of FD read-only (FLAGS: MAP_SHARED or MAP_PRIVATE) under the SIGBUS guard, so a
+ * file that shrinks while it is read makes reads fail instead of killing the reader; NULL on
+ * failure.  ci_source_guard_remove lets go of SRC's guarded mapping (before it is replaced). */
+void *ci_source_map(struct ci_source *src, int fd, size_t size, int flags);
+void ci_source_guard_remove(struct ci_source *src);
 /* Sort segments by address and drop overlapping ones with a warning. */
 void ci_source_sort_segments(struct ci_source *src);
 /* Open PATH for reading only if it is a regular file, without ever opening anything else: the
@@ -148,10 +167,6 @@ struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *imag
 bool ci_is_zstd(const uint8_t *image, size_t size);
 /* source_pid.c: the live-process reader. */
 struct ci_error *ci_source_read_pid(struct ci_source *src, uint64_t addr, void *buf, size_t len);
-/* ci_source_read without an error object, for the reads that may miss by design (decode's
- * entries, locate's probes, the unwinder's memory callback): OK, UNAVAILABLE (not in the
- * input), FAILED (the file shrank while it was read).  ci_source_read says why in a sentence. */
-enum ci_read { CI_READ_OK = 0, CI_READ_UNAVAILABLE, CI_READ_FAILED };
 enum ci_read ci_source_read_pid_quiet(struct ci_source *src, uint64_t addr, void *buf, size_t len);
 enum ci_read ci_source_read_quiet(struct ci_source *src, uint64_t addr, void *buf, size_t len);
 /* Stop thread TID of a live process and read its registers (PTRACE_GETREGSET NT_PRSTATUS:

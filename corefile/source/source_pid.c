@@ -257,6 +257,12 @@ static struct ci_error *pid_check_state(struct ci_source *src)
 	return NULL;
 }
 
+static const struct ci_source_process process_reader = {
+	.read = ci_source_read_pid,
+	.read_quiet = ci_source_read_pid_quiet,
+	.release = ci_source_pid_release_all,
+};
+
 struct ci_error *ci_source_open_pid(pid_t pid, const struct ci_source_options *opts,
 				    struct ci_source **ret)
 {
@@ -271,6 +277,7 @@ struct ci_error *ci_source_open_pid(pid_t pid, const struct ci_source_options *o
 	src->pid = pid;
 	src->info.pid = (uint32_t)pid;
 	src->live = true;
+	src->process = &process_reader;
 #if defined(__x86_64__)
 	src->machine = EM_X86_64;
 #elif defined(__aarch64__)
