@@ -4,7 +4,7 @@
  * one context they run over, the findings they return and the module that words them; and the
  * graph replays the graphs family and the views read.
  *
- * A diagnosis (ci_diagnose, diagnose.c) runs the families of CI_RULE_FAMILIES in that order over
+ * A diagnosis (ci_diagnose, run.c) runs the families of CI_RULE_FAMILIES in that order over
  * one struct ci_rule_ctx.  A family reads the model, the evidence and what the families before it
  * decided, sets the structured results of the diagnosis (launch states, the faulting launch and
  * its confidence, attributions, the graph replay) and adds findings: an id from CI_FINDINGS with

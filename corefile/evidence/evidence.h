@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the reader library: stage 4, evidence (corefile/evidence/).  What the diagnosis and
- * the renderers read of the evidence beyond the public struct ci_evidence (evidence.c,
+ * the renderers read of the evidence beyond the public struct ci_evidence (gather.c,
  * evidence_klog.c), and the kernel-log parser (kernel_log.c), which its unit tests and fuzzer
  * link alone.
  */

@@ -4,7 +4,7 @@
  * over (--kernel-log) or of the record's own kernel-log section, parsed (corefile/kernel_log.c)
  * and matched to the process from what the record and the core say of it: its pid, the names
  * of its threads, the PCI ids of the devices it used, the boot id and the record's clocks.  The
- * diagnosis (corefile/diagnose.c) attributes the fault address of the lines that belong.  The
+ * diagnosis (corefile/diagnose/xid.c) attributes the fault address of the lines that belong.  The
  * rules are in docs/KERNEL-LOG.md ("How a report uses the lines").
  */
 #include <errno.h>

@@ -11,7 +11,7 @@
  * running process, a persistent file still being written) are copied chunk by chunk and read
  * seqlock-style: seq, payload, seq again.  Ordering is order.c's; what each section's entries
  * are and the checks of their references, entries.c's; the model's accessors, lazy and sparse
- * models among them, model.c's.
+ * models among them, access.c's.
  */
 #include <stddef.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * Private to the reader library: stage 3, the model (corefile/model/).  decode.c judges and copies
  * the record's sections (header, directory, tables, rings); entries.c says what each section's
  * entries are and checks their references; order.c puts ring and allocation entries in the
- * model's order; model.c holds the model's accessors, including the lazy and sparse ones; facts.c
+ * model's order; access.c holds the model's accessors, including the lazy and sparse ones; facts.c
  * what the record says of its own progress; labels.c how the model's things are named in reports.
  *
  * The later stages read the model through the public struct ci_model and the first part of this
@@ -315,7 +315,7 @@ struct ci_error *ci_order_entries(struct decoder *d, struct ordering *o, void **
 void *ci_alloc_big(size_t size);
 
 /* ---------------------------------------------------------------------------------------- */
-/* Lazy and sparse models (model.c)                                                           */
+/* Lazy and sparse models (access.c)                                                          */
 
 /* A section of a lazy model: its accepted entries stay where they are in the input. */
 struct lazy_section {

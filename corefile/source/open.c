@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage 1, opening an input: only a regular file (ci_open_regular, source.c), mapped, then told
+ * Stage 1, opening an input: only a regular file (ci_open_regular, memory.c), mapped, then told
  * apart by content, never by name: a zstd file is decompressed once (source_zstd.c) and told
  * apart again, an ELF core is parsed (source_elf.c), a record file is one segment, anything else
  * is refused with what it looks like.  Buffers (GDB's JIT entry, fuzzers) are copied.

@@ -34,7 +34,7 @@ struct ci_segment {
 enum ci_read { CI_READ_OK = 0, CI_READ_UNAVAILABLE, CI_READ_FAILED };
 
 /* How a live process's memory is read and let go: the opener of a pid source sets it
- * (source_pid.c); the reads of source.c go through it, so the source object knows no process. */
+ * (source_pid.c); the reads of memory.c go through it, so the source object knows no process. */
 struct ci_source_process {
 	struct ci_error *(*read)(struct ci_source *src, uint64_t addr, void *buf, size_t len);
 	enum ci_read (*read_quiet)(struct ci_source *src, uint64_t addr, void *buf, size_t len);
@@ -76,7 +76,7 @@ struct ci_source {
 	uint64_t (*thread_regs)[CI_PRSTATUS_NREGS]; /* every register of each NT_PRSTATUS thread */
 	uint64_t vdso_start, vdso_end; /* the vDSO (AT_SYSINFO_EHDR or [vdso]), 0 if unknown */
 	int guard;                /* slot of the mapping in the SIGBUS guard, or -1 */
-	uint64_t shrunk_to;       /* the file's size once it was seen to shrink (see source.c) */
+	uint64_t shrunk_to;       /* the file's size once it was seen to shrink (see memory.c) */
 	bool shrink_seen;         /* the shrink was turned into a warning and smaller segments */
 
 	uint64_t max_decompressed;/* bound on zstd output; UINT64_MAX = none */
@@ -85,7 +85,7 @@ struct ci_source {
 	unsigned refs;            /* the opener's, plus one per lazy model (ci_source_hold) */
 };
 
-/* source.c */
+/* memory.c */
 struct ci_error *ci_source_new(enum ci_source_kind kind, const char *name,
 			       const struct ci_source_options *opts, struct ci_source **ret);
 /* Another reference to SRC, released by ci_source_close (which closes at the last one). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Finding CPython in a core or live process and merging its frames into the native stacks
- * (stage 6, called by symbolize.c).  The interpreter is the module that exports _PyRuntime
+ * (stage 6, called by dwfl.c).  The interpreter is the module that exports _PyRuntime
  * (the executable of a static build such as Debian's python3.11, or libpython of a shared
  * one); its version comes from the _Py_DebugOffsets block (3.13+), Py_Version (3.11+; in
  * .rodata, so read from the module's file when the core lacks it) or the module's file name

@@ -2,7 +2,7 @@
 /*
  * Private to the reader library: stage 6, symbolize (corefile/symbolize/).  What the report
  * session reads of the symbolizer beyond the public API: its cache of recorded return addresses
- * and the Python frames merged into recorded stacks (symbolize.c, python_core.c); and the Python
+ * and the Python frames merged into recorded stacks (dwfl.c, python_core.c); and the Python
  * walker (python.c): CPython's thread states, frames and code objects read out of a core or a
  * live process through a memory callback, so the walker knows nothing of libdwfl and the fuzzer
  * (tests/python/fuzz_python.c) can feed it a synthetic memory image.  Every pointer it follows is

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the diagnosis (corefile/diagnose.c) on records built by hand (model.h): the
+ * Unit tests of the diagnosis (corefile/diagnose/) on records built by hand (model.h): the
  * per-stream breadcrumb inference, the choice of the faulting launch across streams and its
  * confidence, pointer attribution (inside, past the end, before the start, freed, unknown) with
  * the offsets docs/JSON.md defines, and the error timeline.  Every expectation follows from the
