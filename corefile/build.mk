@@ -9,17 +9,14 @@ READER_SRCS := $(foreach s,$(CI_STAGES),$(wildcard corefile/$(s)/*.c))
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_SRCS    := $(wildcard corefile/cli/*.c)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
-# `cudainspect record` creates and reads its files through the recorder's safe-file helper.
-CLI_OBJS    += $(BUILD)/obj/recorder/safefile.o
-# ... and reads the kernel log after its child died through the recorder's reader of it.
-CLI_OBJS    += $(BUILD)/obj/recorder/kmsgread.o
 READER_LIBS := -ldw -lelf -lzstd -lz -lpthread
 
 $(BUILD)/obj/corefile/%.o: corefile/%.c include/cudainspect/cudainspect.h include/cudainspect/record.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icorefile $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -Icorefile -Icommon $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
-$(BUILD)/libcudainspect.a: $(READER_OBJS)
+# The library holds the helpers it shares with the recorder (common/build.mk).
+$(BUILD)/libcudainspect.a: $(READER_OBJS) $(COMMON_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -45,7 +42,7 @@ $(BUILD)/obj/corefile/base/names.o: CPPFLAGS += -I$(CI_GEN)
 
 # ---------------------------------------------------------------------------------------------
 # The input stages on their own (the input side's tests, fuzzers and tools link these).
-CI_INPUT_SRCS := $(foreach s,base source model evidence,$(wildcard corefile/$(s)/*.c))
+CI_INPUT_SRCS := $(foreach s,base source model evidence,$(wildcard corefile/$(s)/*.c)) $(COMMON_SRCS)
 CI_INPUT_OBJS := $(CI_INPUT_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # ---------------------------------------------------------------------------------------------
@@ -59,9 +56,9 @@ FUZZ_CFLAGS   := -O1 -g -std=gnu11 -fno-omit-frame-pointer $(WARNINGS) -fsanitiz
 FUZZ_OBJS     := $(CI_INPUT_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_HARNESSES := $(patsubst corefile/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard corefile/fuzz/fuzz_*.c))
 
-$(FUZZ_DIR)/obj/%.o: %.c include/cudainspect/cudainspect.h include/cudainspect/record.h $(wildcard corefile/*/*.h) $(CI_GEN)/cuda-results.h
+$(FUZZ_DIR)/obj/%.o: %.c include/cudainspect/cudainspect.h include/cudainspect/record.h $(wildcard corefile/*/*.h common/*.h) $(CI_GEN)/cuda-results.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -Icorefile -I$(CI_GEN) $(FUZZ_CFLAGS) -c $< -o $@
+	$(CLANG) $(CPPFLAGS) -Icorefile -Icommon -I$(CI_GEN) $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_%: corefile/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) -lelf -lzstd -lz

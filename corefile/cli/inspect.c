@@ -21,6 +21,7 @@
 
 #include "cudainspect/cudainspect.h"
 #include "cli.h"
+#include "size.h"
 
 
 static const char usage_text[] =
@@ -180,34 +181,13 @@ struct options {
 	struct ci_symbolizer_options sym;
 };
 
-/* A size for --max-core-size: a number with an optional K, M, G or T (powers of 1024, an
- * optional "iB" or "B" after it); 0 or "unlimited" for no bound (UINT64_MAX). */
-static bool parse_size(const char *s, uint64_t *ret)
+/* A size for --max-core-size (common/size.h); 0 or "unlimited" is no bound (UINT64_MAX). */
+static bool parse_max_size(const char *s, uint64_t *ret)
 {
-	if (strcmp(s, "unlimited") == 0 || strcmp(s, "0") == 0) {
+	if (!ci_size_parse(s, ret))
+		return false;
+	if (*ret == 0)
 		*ret = UINT64_MAX;
-		return true;
-	}
-	char *end;
-	errno = 0;
-	if (!isdigit((unsigned char)*s))
-		return false;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno)
-		return false;
-	unsigned shift = 0;
-	switch (toupper((unsigned char)*end)) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	case 'T': shift = 40; end++; break;
-	default: break;
-	}
-	if (shift && (strcasecmp(end, "iB") == 0 || strcasecmp(end, "B") == 0))
-		end += strlen(end);
-	if (*end || v == 0 || v > UINT64_MAX >> shift)
-		return false;
-	*ret = (uint64_t)v << shift;
 	return true;
 }
 
@@ -351,7 +331,7 @@ static int parse_option(int c, char **argv, struct options *o)
 					       optarg);
 		break;
 	case OPT_MAX_CORE_SIZE:
-		if (!parse_size(optarg, &o->max_core_size))
+		if (!parse_max_size(optarg, &o->max_core_size))
 			return cli_usage_error("--max-core-size needs a size such as 200G, 512M or "
 					       "unlimited, not '%s'", optarg);
 		break;

@@ -8,7 +8,7 @@
  * whichever it found.
  *
  * The record directory may be shared with other users, so nothing there is trusted for its
- * name or time: the directory is created 0700 (recorder/safefile.c), refused if it is a link,
+ * name or time: the directory is created 0700 (common/safefile.c), refused if it is a link,
  * someone else's, or writable by others without the sticky bit; and the child's snapshot is the
  * file whose own header says it is: the child's pid, a start during the child's run on this
  * boot, the highest write_generation - among regular files of ours with a single link.
@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "../../recorder/safefile.h"
+#include "safefile.h"
 
 #define RECORDER_LIB "libcudainspect-rec.so"
 /* Where the recorder writes snapshot files, and keeps a persistent record (docs/ENVIRONMENT.md). */

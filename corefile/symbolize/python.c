@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize.h"
 #include "base/base.h"
+#include "symbolize.h"
+#include "utf8.h"
 
 const struct ci_py_layout *ci_py_builtin_layout(unsigned minor)
 {
@@ -178,29 +179,6 @@ static bool rd_field(struct walk *w, uint64_t base, uint32_t off, uint64_t *v)
 	return ci_add(base, off, &a) && rd_ptr(w, a, v);
 }
 
-static void put_utf8(char *out, size_t *o, uint32_t cp)
-{
-	if (cp >= 0xd800 && cp <= 0xdfff)
-		cp = '?';
-	if (cp < 0x80) {
-		out[(*o)++] = (char)cp;
-	} else if (cp < 0x800) {
-		out[(*o)++] = (char)(0xc0 | cp >> 6);
-		out[(*o)++] = (char)(0x80 | (cp & 63));
-	} else if (cp < 0x10000) {
-		out[(*o)++] = (char)(0xe0 | cp >> 12);
-		out[(*o)++] = (char)(0x80 | ((cp >> 6) & 63));
-		out[(*o)++] = (char)(0x80 | (cp & 63));
-	} else if (cp < 0x110000) {
-		out[(*o)++] = (char)(0xf0 | cp >> 18);
-		out[(*o)++] = (char)(0x80 | ((cp >> 12) & 63));
-		out[(*o)++] = (char)(0x80 | ((cp >> 6) & 63));
-		out[(*o)++] = (char)(0x80 | (cp & 63));
-	} else {
-		out[(*o)++] = '?';
-	}
-}
-
 /* A str object as UTF-8 (compact strings only: every name and file name of a code object is
  * one), NULL if unreadable.  Longer strings are cut at CI_PY_STRING_MAX characters. */
 static char *read_str(struct walk *w, uint64_t obj)
@@ -232,9 +210,7 @@ static char *read_str(struct walk *w, uint64_t obj)
 			      : kind == 2 ? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
 					  : (uint32_t)(raw[4 * i] | raw[4 * i + 1] << 8 |
 						       raw[4 * i + 2] << 16 | (uint32_t)raw[4 * i + 3] << 24);
-		if (cp == 0)
-			cp = '?';
-		put_utf8(s, &o, cp);
+		o += ci_utf8_encode(cp, s + o);
 	}
 	s[o] = '\0';
 	return s;
