@@ -122,8 +122,8 @@ $(REC_TEST)/libdlmod-a.so $(REC_TEST)/libdlmod-b.so: $(REC_TEST)/libdlmod-%.so: 
 TEST_DEPS += $(REC_TEST)/dlprobe $(REC_TEST)/libdlmod-a.so $(REC_TEST)/libdlmod-b.so
 
 # A ThreadSanitizer build of the recorder for the launch-storm test (storm.t).
-REC_TSAN_OBJS := $(REC_SRCS:%.c=$(REC_TEST)/tsan/obj/%.o)
-$(REC_TEST)/tsan/obj/recorder/%.o: recorder/%.c $(REC_DEPS)
+REC_TSAN_OBJS := $(REC_SRCS:%.c=$(REC_TEST)/tsan/obj/%.o) $(COMMON_SRCS:%.c=$(REC_TEST)/tsan/obj/%.o)
+$(REC_TEST)/tsan/obj/%.o: %.c $(REC_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) $(REC_CFLAGS) -fsanitize=thread -Wno-tsan \
 		-c $< -o $@

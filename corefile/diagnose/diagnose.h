@@ -11,7 +11,8 @@
  * the facts it concerns (a launch, an allocation, a kernel-log line, counts), never a sentence.
  * wording.c turns the findings into the reasoning and the evidence items, in their order.
  * Adding a rule family is a file and a row of CI_RULE_FAMILIES; a new finding is a row of
- * CI_FINDINGS and its case in wording.c (docs/READER-INTERNALS.md, "The diagnosis").
+ * CI_FINDINGS and its case in wording.c (docs/READER-INTERNALS.md, "Rule families and
+ * findings").
  */
 #ifndef CI_DIAGNOSE_H
 #define CI_DIAGNOSE_H

@@ -409,7 +409,17 @@ static void warn_ignored_headers(struct ci_source *src, uint64_t count, uint64_t
 				(unsigned long long)first, why);
 }
 
-struct ci_error *ci_source_load_core(struct ci_source *src)
+/* What the ELF header of a core says of its program headers. */
+struct elf_core {
+	uint16_t machine;
+	uint64_t phoff;
+	uint64_t usable;          /* program headers the file holds (all of them unless truncated) */
+	bool section_headers;     /* more than one section header: gcore writes them */
+};
+
+/* The ELF header of SRC's image: a 64-bit little-endian core of a machine this reader knows,
+ * with a program header table that starts in the file (a table cut short is a warning). */
+static struct ci_error *read_elf_header(struct ci_source *src, struct elf_core *ret)
 {
 	struct ci_bytes b = ci_bytes_make(src->image, src->image_size);
 	uint8_t ident[EI_NIDENT];
@@ -501,88 +511,105 @@ struct ci_error *ci_source_load_core(struct ci_source *src)
 				src->name, (unsigned long long)usable, (unsigned long long)phnum,
 				src->image_size);
 	}
+	/* gcore writes section headers (note0, load, .shstrtab); the kernel writes none, or only
+	 * header 0 when it needs PN_XNUM. */
+	*ret = (struct elf_core){ .machine = machine, .phoff = phoff, .usable = usable,
+				  .section_headers = shnum > 1 && shoff };
+	return NULL;
+}
 
-	src->machine = machine;
-	struct core_parse cp = { .src = src, .machine = machine };
-	struct ci_error *err = NULL;
-	uint64_t missing = 0, missing_segs = 0, described_end = 0;
-	/* Headers that are ignored are counted, and named once: a hostile file has millions. */
-	uint64_t bad_range = 0, wrapping = 0, notes_cut = 0, first_bad = 0, first_wrap = 0;
-	struct { uint64_t off, len, align; } *note_segs = NULL;
-	size_t note_count = 0, note_cap = 0;
-	struct ci_bytes ph = ci_bytes_make(src->image, src->image_size);
-	ci_bytes_seek(&ph, phoff);
-	for (uint64_t i = 0; i < usable && !err; i++) {
-		uint32_t p_type, p_flags;
-		uint64_t p_offset, p_vaddr, p_paddr, p_filesz, p_memsz, p_align;
-		ci_bytes_u32(&ph, &p_type);
-		ci_bytes_u32(&ph, &p_flags);
-		ci_bytes_u64(&ph, &p_offset);
-		ci_bytes_u64(&ph, &p_vaddr);
-		ci_bytes_u64(&ph, &p_paddr);
-		ci_bytes_u64(&ph, &p_filesz);
-		ci_bytes_u64(&ph, &p_memsz);
-		ci_bytes_u64(&ph, &p_align);
-		uint64_t file_end, vend;
-		if (!ci_add(p_offset, p_filesz, &file_end)) {
-			if (bad_range++ == 0)
-				first_bad = i;
-			continue;
-		}
-		if (file_end > described_end)
-			described_end = file_end;
-		uint64_t captured = p_filesz;
-		if (p_offset >= src->image_size)
-			captured = 0;
-		else if (file_end > src->image_size)
-			captured = src->image_size - p_offset;
-		if (p_type == PT_LOAD) {
-			if (p_memsz == 0)
-				continue;
-			if (!ci_add(p_vaddr, p_memsz, &vend)) {
-				if (wrapping++ == 0)
-					first_wrap = i;
-				continue;
-			}
-			if (captured > p_memsz)
-				captured = p_memsz;
-			if (captured < p_filesz && captured < p_memsz) {
-				missing += (p_filesz < p_memsz ? p_filesz : p_memsz) - captured;
-				missing_segs++;
-			}
-			struct ci_segment seg = {
-				.start = p_vaddr, .end = vend, .offset = p_offset, .captured = captured,
-				.flags = p_flags, .index = (uint32_t)i,
-			};
-			err = ci_source_add_segment(src, &seg);
-		} else if (p_type == PT_NOTE) {
-			if (captured < p_filesz) {
-				src->info.truncated = true;
-				if (notes_cut++ == 0)
-					ci_warnings_add(&src->warnings,
-							"%s: the notes (program header %llu) end past the end of "
-							"the file; threads, signal and mappings may be incomplete",
-							src->name, (unsigned long long)i);
-			}
-			if (note_count == note_cap) {
-				size_t cap = note_cap ? 2 * note_cap : 4;
-				void *grown = realloc(note_segs, cap * sizeof *note_segs);
-				if (!grown) {
-					err = ci_error_create(CI_ERR_NOMEM, "out of memory reading %s", src->name);
-					break;
-				}
-				note_segs = grown;
-				note_cap = cap;
-			}
-			note_segs[note_count].off = captured ? p_offset : 0;
-			note_segs[note_count].len = captured;
-			note_segs[note_count].align = p_align == 8 ? 8 : 4;
-			note_count++;
-		}
+/* The note segments of a core, as its program headers place them. */
+struct note_segs {
+	struct { uint64_t off, len, align; } *v;
+	size_t n, cap;
+};
+
+/* Program headers that are ignored are counted, and named once: a hostile file has millions. */
+struct header_damage {
+	uint64_t bad_range, wrapping, notes_cut, first_bad, first_wrap;
+	uint64_t missing, missing_segs, described_end; /* PT_LOAD bytes past the end of the file */
+};
+
+/* Program header I: a PT_LOAD becomes a segment, a PT_NOTE is kept in NOTES for later. */
+static struct ci_error *take_program_header(struct ci_source *src, struct ci_bytes *ph, uint64_t i,
+					    struct header_damage *hd, struct note_segs *notes)
+{
+	uint32_t p_type, p_flags;
+	uint64_t p_offset, p_vaddr, p_paddr, p_filesz, p_memsz, p_align;
+	ci_bytes_u32(ph, &p_type);
+	ci_bytes_u32(ph, &p_flags);
+	ci_bytes_u64(ph, &p_offset);
+	ci_bytes_u64(ph, &p_vaddr);
+	ci_bytes_u64(ph, &p_paddr);
+	ci_bytes_u64(ph, &p_filesz);
+	ci_bytes_u64(ph, &p_memsz);
+	ci_bytes_u64(ph, &p_align);
+	uint64_t file_end, vend;
+	if (!ci_add(p_offset, p_filesz, &file_end)) {
+		if (hd->bad_range++ == 0)
+			hd->first_bad = i;
+		return NULL;
 	}
-	warn_ignored_headers(src, bad_range, first_bad, "their file range is impossible");
-	warn_ignored_headers(src, wrapping, first_wrap, "they wrap around the address space");
-	if (missing) {
+	if (file_end > hd->described_end)
+		hd->described_end = file_end;
+	uint64_t captured = p_filesz;
+	if (p_offset >= src->image_size)
+		captured = 0;
+	else if (file_end > src->image_size)
+		captured = src->image_size - p_offset;
+	if (p_type == PT_LOAD) {
+		if (p_memsz == 0)
+			return NULL;
+		if (!ci_add(p_vaddr, p_memsz, &vend)) {
+			if (hd->wrapping++ == 0)
+				hd->first_wrap = i;
+			return NULL;
+		}
+		if (captured > p_memsz)
+			captured = p_memsz;
+		if (captured < p_filesz && captured < p_memsz) {
+			hd->missing += (p_filesz < p_memsz ? p_filesz : p_memsz) - captured;
+			hd->missing_segs++;
+		}
+		struct ci_segment seg = {
+			.start = p_vaddr, .end = vend, .offset = p_offset, .captured = captured,
+			.flags = p_flags, .index = (uint32_t)i,
+		};
+		return ci_source_add_segment(src, &seg);
+	}
+	if (p_type != PT_NOTE)
+		return NULL;
+	if (captured < p_filesz) {
+		src->info.truncated = true;
+		if (hd->notes_cut++ == 0)
+			ci_warnings_add(&src->warnings,
+					"%s: the notes (program header %llu) end past the end of "
+					"the file; threads, signal and mappings may be incomplete",
+					src->name, (unsigned long long)i);
+	}
+	if (ci_vec_reserve((void **)&notes->v, &notes->cap, notes->n + 1, sizeof(*notes->v)))
+		return ci_error_create(CI_ERR_NOMEM, "out of memory reading %s", src->name);
+	notes->v[notes->n].off = captured ? p_offset : 0;
+	notes->v[notes->n].len = captured;
+	notes->v[notes->n].align = p_align == 8 ? 8 : 4;
+	notes->n++;
+	return NULL;
+}
+
+/* The program headers of core EC: its segments, sorted, and its note segments; one warning per
+ * kind of damage. */
+static struct ci_error *read_program_headers(struct ci_source *src, const struct elf_core *ec,
+					     struct note_segs *notes)
+{
+	struct header_damage hd = { 0 };
+	struct ci_error *err = NULL;
+	struct ci_bytes ph = ci_bytes_make(src->image, src->image_size);
+	ci_bytes_seek(&ph, ec->phoff);
+	for (uint64_t i = 0; i < ec->usable && !err; i++)
+		err = take_program_header(src, &ph, i, &hd, notes);
+	warn_ignored_headers(src, hd.bad_range, hd.first_bad, "their file range is impossible");
+	warn_ignored_headers(src, hd.wrapping, hd.first_wrap, "they wrap around the address space");
+	if (hd.missing) {
 		char have[32], lost[32];
 		src->info.truncated = true;
 		ci_warnings_add(&src->warnings,
@@ -590,35 +617,54 @@ struct ci_error *ci_source_load_core(struct ci_source *src)
 				"to 0x%llx; %s of memory in %llu segments is missing and reads there report "
 				"\"not captured\"",
 				src->name, ci_fmt_size(src->image_size, have, sizeof have),
-				(unsigned long long)described_end, ci_fmt_size(missing, lost, sizeof lost),
-				(unsigned long long)missing_segs);
+				(unsigned long long)hd.described_end, ci_fmt_size(hd.missing, lost, sizeof lost),
+				(unsigned long long)hd.missing_segs);
 	}
-	/* gcore writes section headers (note0, load, .shstrtab); the kernel writes none, or only
-	 * header 0 when it needs PN_XNUM. */
-	if (shnum > 1 && shoff)
-		cp.gcore = true;
 	if (!err)
 		ci_source_sort_segments(src);
-	for (size_t i = 0; i < note_count && !err; i++) {
-		struct ci_bytes notes = ci_bytes_make(src->image + note_segs[i].off, note_segs[i].len);
-		err = parse_notes(&cp, notes, note_segs[i].align);
+	return err;
+}
+
+/* What the notes say of the process: threads, signal, mappings, pid and thread names, the
+ * executable. */
+static struct ci_error *read_process(struct core_parse *cp, const struct note_segs *notes)
+{
+	struct ci_source *src = cp->src;
+	struct ci_error *err = NULL;
+	for (size_t i = 0; i < notes->n && !err; i++) {
+		struct ci_bytes b = ci_bytes_make(src->image + notes->v[i].off, notes->v[i].len);
+		err = parse_notes(cp, b, notes->v[i].align);
 	}
-	free(note_segs);
-	if (!err) {
-		if (!note_count)
-			ci_warnings_add(&src->warnings,
-					"%s has no notes: no threads, signal or file mappings are known", src->name);
-		src->info.kind = cp.gcore ? CI_SOURCE_GCORE : CI_SOURCE_CORE;
-		core_pick_signal(&cp);
-		if (!src->info.pid && src->info.thread_count)
-			src->info.pid = src->info.threads[0].tid;
-		for (size_t i = 0; i < src->info.thread_count; i++)
-			if (src->info.threads[i].tid == src->info.pid) {
-				memcpy(src->info.threads[i].name, cp.fname, 15);
-				src->info.threads[i].name[15] = 0;
-			}
-		err = core_guess_executable(&cp);
-	}
+	if (err)
+		return err;
+	if (!notes->n)
+		ci_warnings_add(&src->warnings,
+				"%s has no notes: no threads, signal or file mappings are known", src->name);
+	src->info.kind = cp->gcore ? CI_SOURCE_GCORE : CI_SOURCE_CORE;
+	core_pick_signal(cp);
+	if (!src->info.pid && src->info.thread_count)
+		src->info.pid = src->info.threads[0].tid;
+	for (size_t i = 0; i < src->info.thread_count; i++)
+		if (src->info.threads[i].tid == src->info.pid) {
+			memcpy(src->info.threads[i].name, cp->fname, 15);
+			src->info.threads[i].name[15] = 0;
+		}
+	return core_guess_executable(cp);
+}
+
+struct ci_error *ci_source_load_core(struct ci_source *src)
+{
+	struct elf_core ec;
+	struct ci_error *err = read_elf_header(src, &ec);
+	if (err)
+		return err;
+	src->machine = ec.machine;
+	struct note_segs notes = { 0 };
+	struct core_parse cp = { .src = src, .machine = ec.machine, .gcore = ec.section_headers };
+	err = read_program_headers(src, &ec, &notes);
+	if (!err)
+		err = read_process(&cp, &notes);
+	free(notes.v);
 	free(cp.sigs);
 	if (err)
 		return err;
