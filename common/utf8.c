@@ -2,12 +2,10 @@
 /* Code points to UTF-8 (utf8.h). */
 #include "utf8.h"
 
-size_t ci_utf8_encode(uint32_t cp, char *out)
+size_t ci_utf8_encode(uint32_t cp, uint32_t invalid, char *out)
 {
-	if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff) || cp >= 0x110000) {
-		out[0] = '?';
-		return 1;
-	}
+	if ((cp >= 0xd800 && cp <= 0xdfff) || cp >= 0x110000)
+		cp = invalid;
 	if (cp < 0x80) {
 		out[0] = (char)cp;
 		return 1;

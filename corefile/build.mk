@@ -69,17 +69,19 @@ TEST_DEPS += $(FUZZ_HARNESSES)
 
 # ---------------------------------------------------------------------------------------------
 # The kernel-log parser (corefile/evidence/kernel_log.c, header corefile/evidence/evidence.h, described in
-# docs/KERNEL-LOG.md): its unit tests and dump tool in tests/kernel-log/, linked against the two
+# docs/KERNEL-LOG.md): its unit tests and dump tool in tests/kernel-log/, linked against the
 # objects it needs, and its libFuzzer harness, which has its own seeds (tests/kernel-log/
 # fuzz-seeds.sh) and its own `make fuzz` target, so the input side's loop above leaves it out.
-KLOG_OBJS := $(BUILD)/obj/corefile/evidence/kernel_log.o $(BUILD)/obj/corefile/base/errors.o
+KLOG_OBJS := $(BUILD)/obj/corefile/evidence/kernel_log.o $(BUILD)/obj/corefile/base/errors.o \
+             $(BUILD)/obj/common/utf8.o
 KLOG_DIR  := $(BUILD)/tests/kernel-log
 $(KLOG_DIR)/%: tests/kernel-log/%.c corefile/evidence/evidence.h tests/lib/tap.h $(KLOG_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Icorefile -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< $(KLOG_OBJS) -lz
 TEST_DEPS += $(KLOG_DIR)/test-kernel-log $(KLOG_DIR)/klog-dump
 
-FUZZ_KLOG_OBJS := $(FUZZ_DIR)/obj/corefile/evidence/kernel_log.o $(FUZZ_DIR)/obj/corefile/base/errors.o
+FUZZ_KLOG_OBJS := $(FUZZ_DIR)/obj/corefile/evidence/kernel_log.o $(FUZZ_DIR)/obj/corefile/base/errors.o \
+                  $(FUZZ_DIR)/obj/common/utf8.o
 $(FUZZ_DIR)/fuzz_kernel_log: corefile/fuzz/fuzz_kernel_log.c corefile/evidence/evidence.h $(FUZZ_KLOG_OBJS)
 	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_KLOG_OBJS) -lz
 .SECONDARY: $(FUZZ_KLOG_OBJS)

@@ -150,7 +150,7 @@ static uint32_t ci_py_string(uintptr_t obj)
 	for (uintptr_t i = 0; i < len; i++) {
 		uint32_t cp = kind == 1 ? data[i]
 			      : kind == 2 ? ((const uint16_t *)data)[i] : ((const uint32_t *)data)[i];
-		o += ci_utf8_encode(cp, buf + o);
+		o += ci_utf8_encode(cp ? cp : '?', '?', buf + o); /* a NUL would end the name */
 	}
 	buf[o] = 0;
 	return ci_string(buf, o);

@@ -19,6 +19,7 @@
 
 #include "cudainspect/cudainspect.h"
 #include "evidence.h"
+#include "utf8.h"
 
 #define KLOG_DEFAULT_MAX_LINE  (16u << 10)
 #define KLOG_DEFAULT_MAX_ITEMS 100000u
@@ -756,33 +757,6 @@ struct json_fields {
 	uint64_t rt, mono, src_mono;
 };
 
-/* Append a code point as UTF-8 (invalid ones as U+FFFD). */
-static size_t put_utf8(char *o, uint32_t cp)
-{
-	if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		cp = 0xfffd;
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | cp >> 12);
-		o[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | cp >> 18);
-	o[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-	o[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-	o[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
 static bool json_hex4(struct cur *c, uint32_t *v)
 {
 	if (cur_left(c) < 4)
@@ -846,7 +820,7 @@ static bool json_string(struct cur *c, char *out, size_t *out_len)
 			}
 			/* "\uXXXX" is 6 bytes and UTF-8 at most 4: decoding never overtakes the input. */
 			if (out)
-				o += put_utf8(out + o, cp);
+				o += ci_utf8_encode(cp, 0xfffd, out + o); /* invalid: U+FFFD */
 			else
 				o += 4;
 			continue;

@@ -210,7 +210,7 @@ static char *read_str(struct walk *w, uint64_t obj)
 			      : kind == 2 ? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
 					  : (uint32_t)(raw[4 * i] | raw[4 * i + 1] << 8 |
 						       raw[4 * i + 2] << 16 | (uint32_t)raw[4 * i + 3] << 24);
-		o += ci_utf8_encode(cp, s + o);
+		o += ci_utf8_encode(cp ? cp : '?', '?', s + o); /* a NUL would end the name */
 	}
 	s[o] = '\0';
 	return s;

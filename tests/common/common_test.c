@@ -28,7 +28,7 @@ static void size_bad(const char *s)
 static void utf8_is(uint32_t cp, const char *want)
 {
 	char out[5] = { 0 };
-	size_t n = ci_utf8_encode(cp, out);
+	size_t n = ci_utf8_encode(cp, '?', out);
 	if (!ok(n == strlen(want) && memcmp(out, want, n) == 0, "U+%04X as UTF-8", cp))
 		printf("# got %zu bytes\n", n);
 }
@@ -59,9 +59,12 @@ int main(void)
 	utf8_is(0xffff, "\xef\xbf\xbf");
 	utf8_is(0x1f600, "\xf0\x9f\x98\x80");
 	utf8_is(0x10ffff, "\xf4\x8f\xbf\xbf");
-	utf8_is(0, "?");
 	utf8_is(0xd800, "?");
 	utf8_is(0xdfff, "?");
 	utf8_is(0x110000, "?");
+	char out[4];
+	ok(ci_utf8_encode(0xd800, 0xfffd, out) == 3 && memcmp(out, "\xef\xbf\xbd", 3) == 0,
+	   "a surrogate as U+FFFD where the caller says so");
+	ok(ci_utf8_encode(0, '?', out) == 1 && out[0] == 0, "U+0000 is a NUL byte");
 	return done_testing();
 }
