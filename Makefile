@@ -37,6 +37,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_TARGETS :=
 all: deps-check
 
+include common/build.mk
 include recorder/build.mk
 include corefile/build.mk
 include plugin/build.mk

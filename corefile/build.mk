@@ -1,21 +1,22 @@
-# corefile/: the reader library (every corefile/*.c) and the `cudainspect` CLI (corefile/cli/*.c).
-# Library objects are built with -fPIC so that the GDB plugin (a shared object) can link them.
+# corefile/: the reader library, a folder per stage in the order the data takes (base/ holds the
+# helpers of every stage), each with its one private header; and the `cudainspect` CLI
+# (corefile/cli/*.c).  Library objects are built with -fPIC so that the GDB plugin (a shared
+# object) can link them.  Sources include the headers of other stages by their path under
+# corefile/ ("model/model.h").
 
-READER_SRCS := $(wildcard corefile/*.c)
+CI_STAGES   := base source model evidence diagnose symbolize report
+READER_SRCS := $(foreach s,$(CI_STAGES),$(wildcard corefile/$(s)/*.c))
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_SRCS    := $(wildcard corefile/cli/*.c)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
-# `cudainspect record` creates and reads its files through the recorder's safe-file helper.
-CLI_OBJS    += $(BUILD)/obj/recorder/safefile.o
-# ... and reads the kernel log after its child died through the recorder's reader of it.
-CLI_OBJS    += $(BUILD)/obj/recorder/kmsgread.o
 READER_LIBS := -ldw -lelf -lzstd -lz -lpthread
 
 $(BUILD)/obj/corefile/%.o: corefile/%.c include/cudainspect/cudainspect.h include/cudainspect/record.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -Icorefile -Icommon $(CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
-$(BUILD)/libcudainspect.a: $(READER_OBJS)
+# The library holds the helpers it shares with the recorder (common/build.mk).
+$(BUILD)/libcudainspect.a: $(READER_OBJS) $(COMMON_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -31,22 +32,17 @@ endif
 
 -include $(READER_OBJS:.o=.d) $(CLI_OBJS:.o=.d)
 
-# CUresult names, descriptions and stickiness, generated from cuda.h (corefile/names-curesult.awk).
+# CUresult names, descriptions and stickiness, generated from cuda.h (corefile/base/names-curesult.awk).
 CI_GEN := $(BUILD)/gen
-$(CI_GEN)/cuda-results.h: corefile/names-curesult.awk $(CUDA_H)
+$(CI_GEN)/cuda-results.h: corefile/base/names-curesult.awk $(CUDA_H)
 	@mkdir -p $(dir $@)
-	awk -f corefile/names-curesult.awk $(CUDA_H) > $@.tmp && mv $@.tmp $@
-$(BUILD)/obj/corefile/names.o: $(CI_GEN)/cuda-results.h
-$(BUILD)/obj/corefile/names.o: CPPFLAGS += -I$(CI_GEN)
-# Every library object depends on the private header of the input side.
-$(READER_OBJS): corefile/reader-internal.h
+	awk -f corefile/base/names-curesult.awk $(CUDA_H) > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/corefile/base/names.o: $(CI_GEN)/cuda-results.h
+$(BUILD)/obj/corefile/base/names.o: CPPFLAGS += -I$(CI_GEN)
 
 # ---------------------------------------------------------------------------------------------
 # The input stages on their own (the input side's tests, fuzzers and tools link these).
-CI_INPUT_SRCS := corefile/errors.c corefile/names.c corefile/locate.c corefile/decode.c \
-                 corefile/order.c corefile/model.c corefile/evidence.c corefile/text.c \
-                 corefile/evidence_klog.c corefile/kernel_log.c \
-                 $(wildcard corefile/source*.c)
+CI_INPUT_SRCS := $(foreach s,base source model evidence,$(wildcard corefile/$(s)/*.c)) $(COMMON_SRCS)
 CI_INPUT_OBJS := $(CI_INPUT_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # ---------------------------------------------------------------------------------------------
@@ -60,9 +56,9 @@ FUZZ_CFLAGS   := -O1 -g -std=gnu11 -fno-omit-frame-pointer $(WARNINGS) -fsanitiz
 FUZZ_OBJS     := $(CI_INPUT_SRCS:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_HARNESSES := $(patsubst corefile/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard corefile/fuzz/fuzz_*.c))
 
-$(FUZZ_DIR)/obj/%.o: %.c include/cudainspect/cudainspect.h include/cudainspect/record.h $(wildcard corefile/*.h) $(CI_GEN)/cuda-results.h
+$(FUZZ_DIR)/obj/%.o: %.c include/cudainspect/cudainspect.h include/cudainspect/record.h $(wildcard corefile/*/*.h common/*.h) $(CI_GEN)/cuda-results.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CPPFLAGS) -I$(CI_GEN) $(FUZZ_CFLAGS) -c $< -o $@
+	$(CLANG) $(CPPFLAGS) -Icorefile -Icommon -I$(CI_GEN) $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_%: corefile/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) -lelf -lzstd -lz
@@ -72,21 +68,21 @@ $(FUZZ_DIR)/fuzz_%: corefile/fuzz/fuzz_%.c $(FUZZ_OBJS)
 TEST_DEPS += $(FUZZ_HARNESSES)
 
 # ---------------------------------------------------------------------------------------------
-# The kernel-log parser (corefile/kernel_log.c, private header corefile/kernel-log.h, described in
-# docs/KERNEL-LOG.md): its unit tests and dump tool in tests/kernel-log/, linked against the two
+# The kernel-log parser (corefile/evidence/kernel_log.c, header corefile/evidence/evidence.h, described in
+# docs/KERNEL-LOG.md): its unit tests and dump tool in tests/kernel-log/, linked against the
 # objects it needs, and its libFuzzer harness, which has its own seeds (tests/kernel-log/
 # fuzz-seeds.sh) and its own `make fuzz` target, so the input side's loop above leaves it out.
-KLOG_OBJS := $(BUILD)/obj/corefile/kernel_log.o $(BUILD)/obj/corefile/errors.o
+KLOG_OBJS := $(BUILD)/obj/corefile/evidence/kernel_log.o $(BUILD)/obj/corefile/base/errors.o \
+             $(BUILD)/obj/common/utf8.o
 KLOG_DIR  := $(BUILD)/tests/kernel-log
-$(BUILD)/obj/corefile/kernel_log.o: corefile/kernel-log.h
-$(KLOG_DIR)/%: tests/kernel-log/%.c corefile/kernel-log.h tests/lib/tap.h $(KLOG_OBJS)
+$(KLOG_DIR)/%: tests/kernel-log/%.c corefile/evidence/evidence.h tests/lib/tap.h $(KLOG_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Icorefile -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< $(KLOG_OBJS) -lz
 TEST_DEPS += $(KLOG_DIR)/test-kernel-log $(KLOG_DIR)/klog-dump
 
-FUZZ_KLOG_OBJS := $(FUZZ_DIR)/obj/corefile/kernel_log.o $(FUZZ_DIR)/obj/corefile/errors.o
-$(FUZZ_DIR)/obj/corefile/kernel_log.o: corefile/kernel-log.h
-$(FUZZ_DIR)/fuzz_kernel_log: corefile/fuzz/fuzz_kernel_log.c corefile/kernel-log.h $(FUZZ_KLOG_OBJS)
+FUZZ_KLOG_OBJS := $(FUZZ_DIR)/obj/corefile/evidence/kernel_log.o $(FUZZ_DIR)/obj/corefile/base/errors.o \
+                  $(FUZZ_DIR)/obj/common/utf8.o
+$(FUZZ_DIR)/fuzz_kernel_log: corefile/fuzz/fuzz_kernel_log.c corefile/evidence/evidence.h $(FUZZ_KLOG_OBJS)
 	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_KLOG_OBJS) -lz
 .SECONDARY: $(FUZZ_KLOG_OBJS)
 FUZZ_HARNESSES := $(filter-out $(FUZZ_DIR)/fuzz_kernel_log,$(FUZZ_HARNESSES))

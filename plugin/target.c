@@ -6,7 +6,6 @@
  * module table) with the file GDB read the JIT descriptor from.
  */
 #include "target.h"
-#include "../corefile/hostside.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -272,7 +271,7 @@ void cigdb_no_record_explain(pid_t gdb_pid, char *msg, size_t len)
 				   "its first CUDA call"
 				 : "it does not run with libcudainspect-rec.so, or has not made its first "
 				   "CUDA call yet");
-		/* A core: the gist of what its host side shows (corefile/hostside.c), as `cuda
+		/* A core: the gist of what its host side shows (ci_hostside_create), as `cuda
 		 * summary` prints it in full. */
 		struct ci_hostside *h = NULL;
 		struct ci_error *herr = kind == CIGDB_TARGET_CORE && src && n > 0 && (size_t)n < len
@@ -280,11 +279,11 @@ void cigdb_no_record_explain(pid_t gdb_pid, char *msg, size_t len)
 						: NULL;
 		if (h) {
 			char gist[2048], cmd[1024];
+			const char *next = ci_hostside_next_command(h);
 			ci_hostside_gist(h, gist, sizeof gist);
 			snprintf(msg + n, len - (size_t)n,
 				 "\ncudainspect: %s; `cuda summary` shows more%s%s", gist,
-				 h->next_command ? "; next time: " : "",
-				 h->next_command ? ci_scrub(h->next_command, cmd, sizeof cmd) : "");
+				 next ? "; next time: " : "", next ? ci_scrub(next, cmd, sizeof cmd) : "");
 		}
 		ci_error_destroy(herr);
 		ci_hostside_destroy(h);

@@ -1,8 +1,9 @@
 # recorder/: the flight recorder, $(BUILD)/libcudainspect-rec.so (LD_PRELOAD it, or link it).
 # Every recorder/*.c is part of it (symimage.c included).  Objects are position-independent
 # and hidden by default: only the cu* wrappers, dlsym, dlclose, the signal-disposition functions
-# (sigaction, signal, ...) and cudainspect_record are exported.  recorder/safefile.c is also
-# linked into the `cudainspect` CLI (corefile/build.mk).
+# (sigaction, signal, ...) and cudainspect_record are exported.  The helpers it shares with the
+# reader (the size parser, the UTF-8 encoder, the safe-file helper, the kernel-log reader) are
+# common/'s, linked into both (common/build.mk).
 #
 # The recorder includes only record.h of the project's headers: its version string is taken
 # from the reader's header here, and the CUresult table (names, stickiness) is the one generated
@@ -12,20 +13,20 @@ REC_SRCS := $(wildcard recorder/*.c)
 REC_OBJS := $(REC_SRCS:%.c=$(BUILD)/obj/%.o)
 REC_LIB  := $(BUILD)/libcudainspect-rec.so
 REC_VERSION := $(shell sed -n 's/^\#define CUDAINSPECT_VERSION "\(.*\)"/\1/p' include/cudainspect/cudainspect.h)
-REC_CFLAGS := -fPIC -fvisibility=hidden -fno-strict-aliasing -I$(BUILD)/gen \
+REC_CFLAGS := -fPIC -fvisibility=hidden -fno-strict-aliasing -I$(BUILD)/gen -Icommon \
               -DCI_RECORDER_VERSION='"$(REC_VERSION)"'
 REC_LDLIBS := -ldl -lpthread
 REC_DEPS := recorder/recorder.h recorder/api.h recorder/hooks.h recorder/symimage.h \
-            recorder/safefile.h recorder/kmsgread.h include/cudainspect/record.h \
+            $(wildcard common/*.h) include/cudainspect/record.h \
             $(BUILD)/gen/cuda-results.h
 
 $(BUILD)/obj/recorder/%.o: recorder/%.c $(REC_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(REC_CFLAGS) -MMD -MP -c $< -o $@
 
-$(REC_LIB): $(REC_OBJS)
+$(REC_LIB): $(REC_OBJS) $(COMMON_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libcudainspect-rec.so -Wl,-z,defs \
-		-Wl,-Bsymbolic-functions -o $@ $(REC_OBJS) $(REC_LDLIBS)
+		-Wl,-Bsymbolic-functions -o $@ $(REC_OBJS) $(COMMON_OBJS) $(REC_LDLIBS)
 
 ALL += $(REC_LIB)
 
@@ -121,8 +122,8 @@ $(REC_TEST)/libdlmod-a.so $(REC_TEST)/libdlmod-b.so: $(REC_TEST)/libdlmod-%.so: 
 TEST_DEPS += $(REC_TEST)/dlprobe $(REC_TEST)/libdlmod-a.so $(REC_TEST)/libdlmod-b.so
 
 # A ThreadSanitizer build of the recorder for the launch-storm test (storm.t).
-REC_TSAN_OBJS := $(REC_SRCS:%.c=$(REC_TEST)/tsan/obj/%.o)
-$(REC_TEST)/tsan/obj/recorder/%.o: recorder/%.c $(REC_DEPS)
+REC_TSAN_OBJS := $(REC_SRCS:%.c=$(REC_TEST)/tsan/obj/%.o) $(COMMON_SRCS:%.c=$(REC_TEST)/tsan/obj/%.o)
+$(REC_TEST)/tsan/obj/%.o: %.c $(REC_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) $(REC_CFLAGS) -fsanitize=thread -Wno-tsan \
 		-c $< -o $@
@@ -164,10 +165,10 @@ TEST_DEPS += $(REC_TEST)/crashprobe-linked
 
 # The kernel-log reader's libFuzzer harness (tests/recorder/fuzz_kmsg.c, run by
 # tests/recorder/fuzz-kmsg.t), built like the reader's (corefile/build.mk: clang, ASan, UBSan).
-$(BUILD)/fuzz/fuzz_kmsg: tests/recorder/fuzz_kmsg.c recorder/kmsgread.c recorder/kmsgread.h
+$(BUILD)/fuzz/fuzz_kmsg: tests/recorder/fuzz_kmsg.c common/kmsgread.c common/kmsgread.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ tests/recorder/fuzz_kmsg.c \
-		recorder/kmsgread.c
+		common/kmsgread.c
 TEST_DEPS += $(BUILD)/fuzz/fuzz_kmsg
 
 .PHONY: fuzz-kmsg

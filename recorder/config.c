@@ -16,6 +16,7 @@
 #include <sys/auxv.h>
 
 #include "recorder.h"
+#include "size.h"
 
 extern char **environ;
 
@@ -45,35 +46,10 @@ static int ci_parse_bool(const char *v)
 	return -1;
 }
 
-/* A decimal number with an optional K/M/G suffix (powers of 1024). */
-static bool ci_parse_size(const char *v, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (errno || end == v || v[0] == '-')
-		return false;
-	unsigned shift = 0;
-	switch (toupper((unsigned char)*end)) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (shift && (*end == 'i' || *end == 'I'))
-		end++;
-	if (shift && (*end == 'b' || *end == 'B'))
-		end++;
-	if (*end || (shift && n > (UINT64_MAX >> shift)))
-		return false;
-	*out = (uint64_t)n << shift;
-	return true;
-}
-
 static bool ci_parse_uint(const char *v, unsigned max, unsigned *out)
 {
 	uint64_t n;
-	if (!ci_parse_size(v, &n) || n > max)
+	if (!ci_size_parse(v, &n) || n > max)
 		return false;
 	for (const char *p = v; *p; p++)
 		if (!isdigit((unsigned char)*p))
@@ -187,8 +163,8 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 		return false;
 	}
 	if ((v = ci_env("CUDAINSPECT_SIZE"))) {
-		if (!ci_parse_size(v, &cfg->size))
-			CI_BAD("CUDAINSPECT_SIZE='%s' is not a size (use bytes or a K/M/G suffix, "
+		if (!ci_size_parse(v, &cfg->size))
+			CI_BAD("CUDAINSPECT_SIZE='%s' is not a size (use bytes or a K/M/G/T suffix, "
 			       "e.g. 64M)", v);
 		if (cfg->size < CI_SIZE_MIN || cfg->size > CI_SIZE_MAX)
 			CI_BAD("CUDAINSPECT_SIZE='%s' is out of range (1M to 1G)", v);

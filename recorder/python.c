@@ -23,6 +23,7 @@
 
 #include "cudainspect/pylayout.h"
 #include "recorder.h"
+#include "utf8.h"
 
 typedef void *(*ci_dlsym_fn)(void *, const char *);
 extern ci_dlsym_fn ci_real_dlsym;
@@ -130,27 +131,6 @@ void ci_python_init(void)
 	ci_entry_publish(&p->seq, (uint64_t)slot + 1);
 }
 
-static void ci_utf8(char *out, size_t *o, uint32_t cp)
-{
-	if (cp < 0x80) {
-		out[(*o)++] = (char)(cp ? cp : '?');
-	} else if (cp < 0x800) {
-		out[(*o)++] = (char)(0xc0 | cp >> 6);
-		out[(*o)++] = (char)(0x80 | (cp & 63));
-	} else if (cp < 0x10000 && (cp < 0xd800 || cp > 0xdfff)) {
-		out[(*o)++] = (char)(0xe0 | cp >> 12);
-		out[(*o)++] = (char)(0x80 | ((cp >> 6) & 63));
-		out[(*o)++] = (char)(0x80 | (cp & 63));
-	} else if (cp >= 0x10000 && cp < 0x110000) {
-		out[(*o)++] = (char)(0xf0 | cp >> 18);
-		out[(*o)++] = (char)(0x80 | ((cp >> 12) & 63));
-		out[(*o)++] = (char)(0x80 | ((cp >> 6) & 63));
-		out[(*o)++] = (char)(0x80 | (cp & 63));
-	} else {
-		out[(*o)++] = '?';
-	}
-}
-
 /* A str object into the string table (compact strings: every code object's names are). */
 static uint32_t ci_py_string(uintptr_t obj)
 {
@@ -172,7 +152,7 @@ static uint32_t ci_py_string(uintptr_t obj)
 	for (uintptr_t i = 0; i < len; i++) {
 		uint32_t cp = kind == 1 ? data[i]
 			      : kind == 2 ? ((const uint16_t *)data)[i] : ((const uint32_t *)data)[i];
-		ci_utf8(buf, &o, cp);
+		o += ci_utf8_encode(cp ? cp : '?', '?', buf + o); /* a NUL would end the name */
 	}
 	buf[o] = 0;
 	return ci_string(buf, o);

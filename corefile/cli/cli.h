@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private interface between the pieces of the `cudainspect` command: main.c (option parsing
- * and the inspect pipeline) and record.c (the `record` subcommand, which runs a program under
- * the recorder and then inspects what it left behind).
+ * Private interface between the pieces of the `cudainspect` command: main.c (which command),
+ * inspect.c (option parsing and the report), record.c (the `record` subcommand, which runs a
+ * program under the recorder and then inspects what it left behind), and what they share.
  */
 #ifndef CUDAINSPECT_CLI_H
 #define CUDAINSPECT_CLI_H
@@ -32,6 +32,8 @@ struct cli_inspect_args {
 
 /* Returns the process exit code (enum ci_exit). */
 int cli_inspect(const struct cli_inspect_args *a);
+/* `cudainspect [OPTIONS] INPUT [VIEW]`: the whole command line.  Returns the exit code. */
+int cli_inspect_main(int argc, char **argv);
 /* A core without a flight record (WHY is the reader's error): print what its host side shows
  * (norecord.c); nothing for other inputs. */
 /* KLOG: the process's kernel-log lines for the JSON document (ci_kernel_log_unrecorded), or NULL. */
@@ -53,7 +55,7 @@ uint64_t cli_klog_now_us(void);
  * leaves beside a core), malloc'd; else NULL. */
 char *cli_beside_kernel_log(const char *input);
 
-/* "cudainspect: <message>" on stderr. */
+/* messages.c: "cudainspect: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same plus a pointer to --help; returns CI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

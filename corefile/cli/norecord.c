@@ -8,7 +8,6 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "../hostside.h"
 
 void cli_no_record_report(const struct cli_inspect_args *a, const struct ci_error *why,
 			  const struct ci_evidence *klog)

@@ -8,7 +8,7 @@
  * whichever it found.
  *
  * The record directory may be shared with other users, so nothing there is trusted for its
- * name or time: the directory is created 0700 (recorder/safefile.c), refused if it is a link,
+ * name or time: the directory is created 0700 (common/safefile.c), refused if it is a link,
  * someone else's, or writable by others without the sticky bit; and the child's snapshot is the
  * file whose own header says it is: the child's pid, a start during the child's run on this
  * boot, the highest write_generation - among regular files of ours with a single link.
@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "../../recorder/safefile.h"
+#include "safefile.h"
 
 #define RECORDER_LIB "libcudainspect-rec.so"
 /* Where the recorder writes snapshot files, and keeps a persistent record (docs/ENVIRONMENT.md). */
@@ -378,7 +378,15 @@ static void report_input(const char *input, bool json, bool quiet, const char *k
 		cli_error("record: the report could not be made (exit code %d)", r);
 }
 
-int cli_record(int argc, char **argv)
+/* What `record` was asked to do. */
+struct record_options {
+	const char *dir, *preload;
+	bool no_core, json, quiet, persistent;
+	char **cmd;
+};
+
+/* The options before CMD.  0, or an exit code after saying why (or after --help: -1). */
+static int parse_record_options(int argc, char **argv, struct record_options *o)
 {
 	enum { OPT_PRELOAD = 256, OPT_NO_CORE, OPT_PERSISTENT };
 	static const struct option longopts[] = {
@@ -391,21 +399,19 @@ int cli_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *dir = NULL, *preload = NULL;
-	bool no_core = false, json = false, quiet = false, persistent = false;
 	int c;
 	opterr = 0;
 	optind = 1;
 	/* "+": stop at the first non-option, which is CMD. */
 	while ((c = getopt_long(argc, argv, "+:d:jqh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd': dir = optarg; break;
-		case OPT_PRELOAD: preload = optarg; break;
-		case OPT_NO_CORE: no_core = true; break;
-		case OPT_PERSISTENT: persistent = true; break;
-		case 'j': json = true; break;
-		case 'q': quiet = true; break;
-		case 'h': fputs(record_usage, stdout); return CI_EXIT_OK;
+		case 'd': o->dir = optarg; break;
+		case OPT_PRELOAD: o->preload = optarg; break;
+		case OPT_NO_CORE: o->no_core = true; break;
+		case OPT_PERSISTENT: o->persistent = true; break;
+		case 'j': o->json = true; break;
+		case 'q': o->quiet = true; break;
+		case 'h': fputs(record_usage, stdout); return -1;
 		case ':': return cli_usage_error("record: option '%s' needs an argument",
 						 argv[optind - 1]);
 		default: return cli_usage_error("record: unknown option '%s'", argv[optind - 1]);
@@ -413,86 +419,120 @@ int cli_record(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("record: no command to run (cudainspect record -- CMD ARGS...)");
-	char **cmd = argv + optind;
+	o->cmd = argv + optind;
+	return 0;
+}
 
-	char *lib = preload ? realpath(preload, NULL) : find_recorder();
-	if (!lib) {
-		if (preload)
-			cli_error("record: cannot use the recorder library %s: %s", preload,
+/* Where the child runs and what it leaves: the recorder library, the record directory (open,
+ * and its path), the directory snapshots are read back from (NULL: none that can be trusted). */
+struct record_setup {
+	char *lib;
+	int snapfd;
+	char *absdir, *snapdir;
+};
+
+static void record_setup_deinit(struct record_setup *r)
+{
+	if (r->snapfd >= 0)
+		close(r->snapfd);
+	free(r->lib);
+	free(r->absdir);
+	free(r->snapdir);
+}
+
+/* The record directory --dir names, created 0700 and checked like every directory `record`
+ * reads back from.  0, or an exit code after saying why. */
+static int make_record_dir(const char *dir, struct record_setup *r)
+{
+	bool created;
+	r->snapfd = ci_sf_make_dir(dir, &created);
+	if (r->snapfd < 0) {
+		if (errno == ELOOP)
+			cli_error("record: the record directory %s is a symbolic link; give the "
+				  "directory itself (a link may lead into another user's "
+				  "directory)", dir);
+		else
+			cli_error("record: cannot create the record directory %s: %s", dir,
+				  strerror(errno));
+		return CI_EXIT_USAGE;
+	}
+	const char *why = record_dir_unsafe(r->snapfd);
+	if (why) {
+		cli_error("record: the record directory %s %s", dir, why);
+		return CI_EXIT_USAGE;
+	}
+	r->absdir = dir_path(r->snapfd, dir);
+	r->snapdir = r->absdir ? strdup(r->absdir) : NULL;
+	return 0;
+}
+
+/* Without --dir: where the recorder will write (docs/ENVIRONMENT.md), read back from there only
+ * if no one else can replace the files in it. */
+static void find_snapshot_dir(const struct record_options *o, struct record_setup *r)
+{
+	const char *where = getenv(SNAPSHOT_DIR_ENV);
+	if (!where || !*where)
+		where = getenv(PERSISTENT_DIR_ENV);
+	if (!where || !*where)
+		where = ".";
+	r->snapfd = open(where, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	const char *why = r->snapfd >= 0 ? record_dir_unsafe(r->snapfd) : NULL;
+	if (why) {
+		if (!o->quiet)
+			cli_error("record: note: the snapshot directory %s %s; snapshots "
+				  "written there will not be reported", where, why);
+		close(r->snapfd);
+		r->snapfd = -1;
+	} else if (r->snapfd >= 0) {
+		r->snapdir = dir_path(r->snapfd, where);
+	}
+}
+
+/* The recorder preloaded, the record directory, the environment and the core-size limit for the
+ * child.  0, or an exit code after saying why. */
+static int set_up_record(const struct record_options *o, struct record_setup *r)
+{
+	r->lib = o->preload ? realpath(o->preload, NULL) : find_recorder();
+	if (!r->lib) {
+		if (o->preload)
+			cli_error("record: cannot use the recorder library %s: %s", o->preload,
 				  strerror(errno));
 		else
 			cli_error("record: cannot find %s next to cudainspect or in ../lib; build it "
 				  "(make) or pass --preload PATH", RECORDER_LIB);
 		return CI_EXIT_USAGE;
 	}
-	int rc = CI_EXIT_INTERNAL, snapfd = -1;
-	char *absdir = NULL, *snapdir = NULL, *core = NULL, *piped = NULL, *snap = NULL;
-	if (dir) {
-		bool created;
-		snapfd = ci_sf_make_dir(dir, &created);
-		if (snapfd < 0) {
-			if (errno == ELOOP)
-				cli_error("record: the record directory %s is a symbolic link; give the "
-					  "directory itself (a link may lead into another user's "
-					  "directory)", dir);
-			else
-				cli_error("record: cannot create the record directory %s: %s", dir,
-					  strerror(errno));
-			rc = CI_EXIT_USAGE;
-			goto out;
-		}
-		const char *why = record_dir_unsafe(snapfd);
-		if (why) {
-			cli_error("record: the record directory %s %s", dir, why);
-			rc = CI_EXIT_USAGE;
-			goto out;
-		}
-		absdir = dir_path(snapfd, dir);
-		snapdir = absdir ? strdup(absdir) : NULL;
-	} else {
-		absdir = realpath(".", NULL);
-	}
-	if (prepend_env("LD_PRELOAD", lib, ':') != 0 ||
-	    (dir && absdir && setenv(SNAPSHOT_DIR_ENV, absdir, 1) != 0) ||
-	    (persistent && absdir && setenv(PERSISTENT_DIR_ENV, absdir, 1) != 0)) {
+	int rc;
+	if (o->dir && (rc = make_record_dir(o->dir, r)))
+		return rc;
+	if (!o->dir)
+		r->absdir = realpath(".", NULL);
+	if (prepend_env("LD_PRELOAD", r->lib, ':') != 0 ||
+	    (o->dir && r->absdir && setenv(SNAPSHOT_DIR_ENV, r->absdir, 1) != 0) ||
+	    (o->persistent && r->absdir && setenv(PERSISTENT_DIR_ENV, r->absdir, 1) != 0)) {
 		cli_error("record: cannot set the environment: %s", strerror(errno));
-		goto out;
+		return CI_EXIT_INTERNAL;
 	}
-	if (!dir) {
-		/* Where the recorder will write (docs/ENVIRONMENT.md): read back from there only if
-		 * no one else can replace the files in it. */
-		const char *where = getenv(SNAPSHOT_DIR_ENV);
-		if (!where || !*where)
-			where = getenv(PERSISTENT_DIR_ENV);
-		if (!where || !*where)
-			where = ".";
-		snapfd = open(where, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		const char *why = snapfd >= 0 ? record_dir_unsafe(snapfd) : NULL;
-		if (why) {
-			if (!quiet)
-				cli_error("record: note: the snapshot directory %s %s; snapshots "
-					  "written there will not be reported", where, why);
-			close(snapfd);
-			snapfd = -1;
-		} else if (snapfd >= 0) {
-			snapdir = dir_path(snapfd, where);
-		}
-	}
-	if (!no_core) {
+	if (!o->dir)
+		find_snapshot_dir(o, r);
+	if (!o->no_core) {
 		struct rlimit rl;
 		if (getrlimit(RLIMIT_CORE, &rl) == 0) {
 			rl.rlim_cur = rl.rlim_max;
-			if (setrlimit(RLIMIT_CORE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && !quiet)
+			if (setrlimit(RLIMIT_CORE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && !o->quiet)
 				cli_error("record: note: the hard core-size limit is %llu bytes; a large "
 					  "core will be cut short", (unsigned long long)rl.rlim_max);
 		}
 	}
+	return 0;
+}
 
-	time_t start = time(NULL);
-	uint64_t start_us = cli_klog_now_us();
-	struct record_owner owner = { .from_ns = realtime_ns() };
-	ci_sf_boot_id(owner.boot_id);
-	/* Like a shell: ^C goes to CMD, and we stay to report what happened. */
+/* Run CMD to its end, like a shell: ^C goes to CMD, and we stay to report what happened.
+ * OWNER gets the child's pid and when it ran.  False after saying why. */
+static bool run_child(char **cmd, int snapfd, struct record_owner *owner, int *status)
+{
+	owner->from_ns = realtime_ns();
+	ci_sf_boot_id(owner->boot_id);
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
@@ -500,7 +540,7 @@ int cli_record(int argc, char **argv)
 	pid_t pid = fork();
 	if (pid < 0) {
 		cli_error("record: cannot start %s: %s", cmd[0], strerror(errno));
-		goto out;
+		return false;
 	}
 	if (pid == 0) {
 		sigaction(SIGINT, &old_int, NULL);
@@ -511,41 +551,50 @@ int cli_record(int argc, char **argv)
 		fprintf(stderr, "cudainspect: record: cannot run %s: %s\n", cmd[0], strerror(errno));
 		_exit(127);
 	}
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0) {
+	while (waitpid(pid, status, 0) < 0) {
 		if (errno != EINTR) {
 			cli_error("record: lost track of %s (pid %d): %s", cmd[0], (int)pid,
 				  strerror(errno));
-			goto out;
+			return false;
 		}
 	}
-	owner.pid = pid;
-	owner.to_ns = realtime_ns();
+	owner->pid = pid;
+	owner->to_ns = realtime_ns();
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	return true;
+}
 
-	if (WIFEXITED(status)) {
-		rc = WEXITSTATUS(status);
-		if (rc == 0 || rc == 127)
-			goto out;
-		if (!quiet)
-			cli_error("record: %s (pid %d) exited with status %d", cmd[0], (int)pid, rc);
-		/* A program that turns a CUDA error into an exception (PyTorch's RuntimeError) exits
-		 * without a core: the snapshot the recorder wrote at the first sticky error (or an
-		 * API error's) holds the record, and is what to report. */
-		snap = child_snapshot(snapfd, snapdir, persistent, absdir, &owner);
-		if (snap) {
-			cli_error("record: record snapshot: %s", snap);
-			report_input(snap, json, quiet, NULL);
-		}
-		goto out;
+/* CMD exited with status RC: a program that turns a CUDA error into an exception (PyTorch's
+ * RuntimeError) exits without a core, and the snapshot the recorder wrote at the first sticky
+ * error (or an API error's) holds the record: that is what to report. */
+static void report_exit(const struct record_options *o, const struct record_setup *r,
+			const struct record_owner *owner, int rc)
+{
+	if (rc == 0 || rc == 127)
+		return;
+	if (!o->quiet)
+		cli_error("record: %s (pid %d) exited with status %d", o->cmd[0], (int)owner->pid, rc);
+	char *snap = child_snapshot(r->snapfd, r->snapdir, o->persistent, r->absdir, owner);
+	if (snap) {
+		cli_error("record: record snapshot: %s", snap);
+		report_input(snap, o->json, o->quiet, NULL);
 	}
+	free(snap);
+}
+
+/* CMD was killed by a signal (STATUS): where its core and its record snapshot went, the kernel
+ * log's lines of it since START_US, and the report of the core (or the snapshot). */
+static void report_kill(const struct record_options *o, const struct record_setup *r,
+			const struct record_owner *owner, int status, time_t start, uint64_t start_us)
+{
 	int sig = WTERMSIG(status);
-	rc = 128 + sig;
+	pid_t pid = owner->pid;
+	char **cmd = o->cmd, *piped = NULL;
 	char comm[16];
 	const char *base = strrchr(cmd[0], '/');
 	snprintf(comm, sizeof(comm), "%s", base ? base + 1 : cmd[0]);
-	core = WCOREDUMP(status) ? find_core(pid, comm, start, &piped) : NULL;
+	char *core = WCOREDUMP(status) ? find_core(pid, comm, start, &piped) : NULL;
 	if (core) {
 		/* An absolute path, so that the commands the report suggests work from anywhere. */
 		char *abs = realpath(core, NULL);
@@ -554,7 +603,7 @@ int cli_record(int argc, char **argv)
 			core = abs;
 		}
 	}
-	snap = child_snapshot(snapfd, snapdir, persistent, absdir, &owner);
+	char *snap = child_snapshot(r->snapfd, r->snapdir, o->persistent, r->absdir, owner);
 
 	cli_error("record: %s (pid %d) was killed by signal %d (%s)%s", cmd[0], (int)pid, sig,
 		  strsignal(sig), WCOREDUMP(status) ? " and dumped core" : "");
@@ -571,22 +620,38 @@ int cli_record(int argc, char **argv)
 	if (snap)
 		cli_error("record: record snapshot: %s", snap);
 	/* The lines beside the core go into the report below too (they replace the record's). */
-	char *klog = cli_record_kernel_log(pid, comm, start_us, core ? core : snap, quiet);
+	char *klog = cli_record_kernel_log(pid, comm, start_us, core ? core : snap, o->quiet);
 
 	/* A persistent record is a file mapping, which cores do not include by default: then the
 	 * snapshot is the one to read. */
-	const char *input = core && !(persistent && snap) ? core : snap;
+	const char *input = core && !(o->persistent && snap) ? core : snap;
 	if (input)
-		report_input(input, json, quiet, klog);
+		report_input(input, o->json, o->quiet, klog);
 	free(klog);
-out:
-	if (snapfd >= 0)
-		close(snapfd);
 	free(core);
 	free(piped);
 	free(snap);
-	free(lib);
-	free(absdir);
-	free(snapdir);
-	return rc;
+}
+
+int cli_record(int argc, char **argv)
+{
+	struct record_options o = { 0 };
+	int rc = parse_record_options(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? CI_EXIT_OK : rc;
+	struct record_setup r __attribute__((cleanup(record_setup_deinit))) = { .snapfd = -1 };
+	if ((rc = set_up_record(&o, &r)))
+		return rc;
+	time_t start = time(NULL);
+	uint64_t start_us = cli_klog_now_us();
+	struct record_owner owner = { 0 };
+	int status = 0;
+	if (!run_child(o.cmd, r.snapfd, &owner, &status))
+		return CI_EXIT_INTERNAL;
+	if (WIFEXITED(status)) {
+		report_exit(&o, &r, &owner, WEXITSTATUS(status));
+		return WEXITSTATUS(status);
+	}
+	report_kill(&o, &r, &owner, status, start, start_us);
+	return 128 + WTERMSIG(status);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `cudainspect record`: after the child died, the kernel log's NVIDIA lines of that child, read
- * as the recorder reads them at the first sticky error (recorder/kmsgread.c: /dev/kmsg or
+ * as the recorder reads them at the first sticky error (common/kmsgread.c: /dev/kmsg or
  * CUDAINSPECT_KMSG, without blocking), kept in a file beside the core (or the snapshot):
- * `<core file name>.kernel-log`, created like every file `record` makes (recorder/safefile.c:
+ * `<core file name>.kernel-log`, created like every file `record` makes (common/safefile.c:
  * exclusively, mode 0600, never through a link; a tag before the suffix when the name is
  * taken).  The recorder's copy in the record stops at the first sticky error; this one also has
  * what the driver printed after (Xid 43 and 45 at teardown) and covers a child that ran without
@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "../../recorder/kmsgread.h"
-#include "../../recorder/safefile.h"
+#include "kmsgread.h"
+#include "safefile.h"
 
 /* At most this much of the log is kept beside the core. */
 #define KLOG_FILE_MAX (4u << 20)

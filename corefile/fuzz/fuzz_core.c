@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "reader-internal.h"
+#include "source/source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cudainspect/cudainspect.h"
-#include "kernel-log.h"
+#include "evidence/evidence.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reader-internal.h"
+#include "source/source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -417,6 +417,8 @@ void ci_evidence_destroy(struct ci_evidence *ev);
 struct ci_error *ci_evidence_kernel_log(struct ci_evidence *ev, const struct ci_model *model,
 					const struct ci_source_info *info, const void *buf,
 					size_t len, const char *origin);
+/* Free EV's kernel-log evidence and forget it (EV itself stays the caller's). */
+void ci_evidence_kernel_log_clear(struct ci_evidence *ev);
 /* Read a kernel log from PATH ("-": standard input) into *BUF (free it), at most
  * CI_KERNEL_LOG_MAX bytes; a file is opened as the reader opens every file (regular files
  * only).  CI_ERR_IO with a sentence on failure. */
@@ -854,6 +856,30 @@ struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_inpu
 struct ci_error *ci_kernel_log_unrecorded(const struct ci_input *in,
 					  const struct ci_source_options *sopts,
 					  const char *kernel_log, struct ci_evidence *ev, uint32_t *pid);
+/* What the host side of a core shows when the process ran without the recorder (no flight
+ * record): the crashing thread and signal with its backtrace, the threads inside CUDA libraries
+ * and the calls they were in, glibc's abort message, the C++ exception in flight at
+ * std::terminate, the CUDA libraries and driver version that were loaded, and the command to run
+ * next time.  The CLI prints it before its "no flight record" message (exit code 4, docs/CLI.md);
+ * the GDB plugin says the gist in its banner. */
+struct ci_hostside;
+/* Gather what SRC (a core: kernel or gcore) shows.  CI_ERR_USAGE for another kind of input;
+ * otherwise best effort: what cannot be read is a note or a warning.  OPTS may be NULL. */
+struct ci_error *ci_hostside_create(struct ci_source *src, const struct ci_symbolizer_options *opts,
+				    struct ci_hostside **ret);
+void ci_hostside_destroy(struct ci_hostside *h);
+/* Print it: text (WIDTH columns, 0 = 80) or the JSON document (docs/JSON.md, "Without a flight
+ * record"), with WHY (the reader's "no flight record" message) inside, and in JSON the
+ * process's kernel-log lines of KLOG (ci_kernel_log_unrecorded; NULL: none given). */
+void ci_hostside_render(FILE *out, const struct ci_hostside *h, bool json, const char *why,
+			unsigned width, const struct ci_evidence *klog);
+/* One line for the GDB plugin's banner: signal, CUDA call, driver, abort message, next command. */
+void ci_hostside_gist(const struct ci_hostside *h, char *buf, size_t n);
+/* The command to run the program with next time (`cudainspect record -- ...`, shell-quoted; the
+ * command line is the core's, so scrub it before printing), or NULL when the core does not
+ * say. */
+const char *ci_hostside_next_command(const struct ci_hostside *h);
+
 /* Print the report as its request says: text or JSON on OUT. */
 struct ci_error *ci_report_print(FILE *out, const struct ci_report *report);
 

@@ -11,8 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "reader-internal.h"
-#include "hostside.h"
+#include "report/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "cudainspect/cudainspect.h"
-#include "kernel-log.h"
+#include "evidence/evidence.h"
 
 /* Spaces are escaped too except in the body, which goes last. */
 static void put_str(const char *key, const char *s)

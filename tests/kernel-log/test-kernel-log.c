@@ -18,7 +18,7 @@
 #include <zlib.h>
 
 #include "cudainspect/cudainspect.h"
-#include "kernel-log.h"
+#include "evidence/evidence.h"
 #include "tap.h"
 
 static const char *dir;

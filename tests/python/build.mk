@@ -3,8 +3,8 @@
 # and the merge link the input side's objects (python_core.c reads through the source) and
 # -ldw (its interpreter search).  tests/python/fuzz.t runs it for 60 seconds; make fuzz-python longer.
 PY_TEST_DIR := $(BUILD)/tests/python
-FUZZ_PY_OBJS := $(FUZZ_DIR)/obj/corefile/python.o $(FUZZ_DIR)/obj/corefile/python_core.o
-$(FUZZ_DIR)/fuzz_python: tests/python/fuzz_python.c corefile/python.h include/cudainspect/pylayout.h $(FUZZ_PY_OBJS) $(FUZZ_OBJS)
+FUZZ_PY_OBJS := $(FUZZ_DIR)/obj/corefile/symbolize/python.o $(FUZZ_DIR)/obj/corefile/symbolize/python_core.o
+$(FUZZ_DIR)/fuzz_python: tests/python/fuzz_python.c corefile/symbolize/symbolize.h include/cudainspect/pylayout.h $(FUZZ_PY_OBJS) $(FUZZ_OBJS)
 	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_PY_OBJS) $(FUZZ_OBJS) -ldw -lelf -lzstd -lz
 .SECONDARY: $(FUZZ_PY_OBJS)
 $(FUZZ_PY_OBJS): include/cudainspect/pylayout.h

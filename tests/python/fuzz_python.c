@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cudainspect/cudainspect.h"
-#include "python.h"
+#include "symbolize/symbolize.h"
 
 #define PYSEED_BASE 0x100000u
 

@@ -33,7 +33,7 @@ $(RI_DIR)/cidecode: $(RI_SRC)/cidecode.c $(RI_FIXTURE_DEPS) $(CI_INPUT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(RI_SRC)/synth.c $(CI_INPUT_OBJS) $(READER_LIBS)
 
-$(RI_DIR)/test-%: $(RI_SRC)/test-%.c tests/lib/tap.h corefile/reader-internal.h $(RI_FIXTURE_DEPS) $(CI_INPUT_OBJS)
+$(RI_DIR)/test-%: $(RI_SRC)/test-%.c tests/lib/tap.h corefile/source/source.h $(RI_FIXTURE_DEPS) $(CI_INPUT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Icorefile -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< $(RI_SRC)/synth.c $(CI_INPUT_OBJS) $(READER_LIBS)
 

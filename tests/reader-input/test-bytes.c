@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "reader-internal.h"
+#include "source/source.h"
 #include "synth.h"
 #include "tap.h"
 

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "reader-internal.h"
+#include "source/source.h"
 #include "tap.h"
 
 int main(int argc, char **argv)

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "reader-internal.h"
+#include "source/source.h"
 #include "synth.h"
 #include "tap.h"
 

@@ -17,11 +17,8 @@ TEST_DEPS += $(BUILD)/bench/reader/bigcore
 # sparse), diagnose and render, built like the input side's harnesses (corefile/build.mk) from
 # its objects plus the output stages.  `make fuzz` runs it for FUZZ_SECONDS on synthetic
 # records; tests/reader/fuzz.t for a short while in `make check`.
-FUZZ_OUT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,corefile/diagnose.c corefile/graphs.c corefile/render_common.c \
-                   corefile/render_text.c corefile/render_json.c corefile/symbolize.c \
-                   corefile/report.c corefile/views.c corefile/fingerprint.c corefile/python.c \
-                   corefile/python_core.c)
-$(FUZZ_OUT_OBJS): corefile/model-internal.h corefile/render-internal.h corefile/graphs.h
+FUZZ_OUT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(foreach s,diagnose symbolize report,\
+                   $(filter-out corefile/report/hostside%.c,$(wildcard corefile/$(s)/*.c))))
 
 $(FUZZ_DIR)/fuzz_report: tests/reader/fuzz_report.c $(FUZZ_OBJS) $(FUZZ_OUT_OBJS)
 	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) \

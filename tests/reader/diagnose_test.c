@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the diagnosis (corefile/diagnose.c) on records built by hand (model.h): the
+ * Unit tests of the diagnosis (corefile/diagnose/) on records built by hand (model.h): the
  * per-stream breadcrumb inference, the choice of the faulting launch across streams and its
  * confidence, pointer attribution (inside, past the end, before the start, freed, unknown) with
  * the offsets docs/JSON.md defines, and the error timeline.  Every expectation follows from the
  * rules in docs/USAGE.md applied to the entries each test writes.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../lib/tap.h"
 #include "model.h"
@@ -14,6 +15,47 @@
 #define STICKY 700 /* CUDA_ERROR_ILLEGAL_ADDRESS */
 #define INVALID_VALUE 1
 #define NOT_READY 600
+
+/* With CI_DIAGNOSIS_DUMP=FILE, every diagnosis the tests make is appended to FILE, field by
+ * field: two builds of the reader must write the same file (tests/reader/same-reports.sh). */
+static void dump(const struct ci_model *m, const struct ci_diagnosis *d)
+{
+	const char *path = getenv("CI_DIAGNOSIS_DUMP");
+	FILE *f = path ? fopen(path, "a") : NULL;
+	if (!f)
+		return;
+	fprintf(f, "diagnosis: %s, launch %td (%s), failed %td, copy %td, xid %td, errors %td %td %td, "
+		"tid %u, signal %d %u\n", ci_verdict_name(d->verdict), d->faulting_launch,
+		ci_confidence_name(d->confidence), d->failed_launch, d->faulting_copy, d->xid,
+		d->first_error, d->first_sticky_error, d->last_error, d->error_tid, d->signal,
+		d->signal_tid);
+	fprintf(f, "why: %s\n", d->reasoning);
+	for (size_t i = 0; i < d->evidence_count; i++) {
+		const struct ci_evidence_item *it = &d->evidence[i];
+		fprintf(f, "evidence %s %s%s launch %td event %td xid %td alloc %lld: %s\n",
+			ci_evidence_kind_name(it->kind), it->rule ? it->rule : "-",
+			it->decisive ? " decisive" : "", it->launch, it->event, it->xid,
+			it->alloc ? (long long)it->alloc->id : -1LL, it->text);
+	}
+	for (size_t i = 0; i < d->attribution_count; i++) {
+		const struct ci_attribution *a = &d->attributions[i];
+		fprintf(f, "attribution launch %zu arg %u +%u 0x%llx %s alloc %lld +%llu history %s %u/%u\n",
+			a->launch, a->arg, a->param_offset, (unsigned long long)a->address,
+			ci_relation_name(a->relation), a->alloc ? (long long)a->alloc->id : -1LL,
+			(unsigned long long)a->offset, ci_history_name(a->history), a->history_inside,
+			a->history_launches);
+	}
+	for (size_t i = 0; i < d->stream_count; i++)
+		fprintf(f, "stream %u: %zu %zu %zu %zu oldest %td\n", d->streams[i].stream,
+			d->streams[i].finished, d->streams[i].in_flight, d->streams[i].not_started,
+			d->streams[i].unknown, d->streams[i].oldest_unfinished);
+	for (size_t i = 0; i < m->launch_count; i++)
+		fprintf(f, "%s%s", ci_launch_state_name(d->launch_state[i]),
+			i + 1 < m->launch_count ? " " : "\n");
+	if (d->graph)
+		fprintf(f, "graph: node %td of %zu\n", d->graph->faulting_node, d->graph->node_count);
+	fclose(f);
+}
 
 static struct ci_diagnosis *run(struct ci_model *m, const struct ci_source_info *info)
 {
@@ -30,6 +72,7 @@ static struct ci_diagnosis *run(struct ci_model *m, const struct ci_source_info 
 		ci_error_destroy(err);
 		abort();
 	}
+	dump(m, d);
 	return d;
 }
 
@@ -671,6 +714,7 @@ static struct ci_diagnosis *run_klog(struct ci_model *m, const char *text)
 		ci_error_destroy(err);
 		abort();
 	}
+	dump(m, d);
 	return d;
 }
 

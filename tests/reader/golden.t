@@ -44,21 +44,27 @@ normalize() {
 		-e 's/#[0-9]+/#N/g' \
 		-e 's/host [^)]*\)/host HOST)/g'
 }
-# golden NAME: compare the normalized summary of NAME's core with golden/NAME.txt
+# golden NAME: compare the normalized summary of NAME's core with golden/NAME.txt, and its
+# other views that do not depend on the run (GOLDEN_VIEWS: the tables of the contexts, errors and
+# kernels views hold times, thread ids and addresses whose width varies) with golden/NAME-VIEW.txt.
+GOLDEN_VIEWS="fault streams graphs"
 golden() {
-	local got=$T/$1/summary.txt
-	( cd "$T/$1" && "$CI" --width 250 "$(basename "$(core_of "$1")")" ) 2>&1 | normalize >"$got"
-	if [ -n "${GOLDEN_UPDATE:-}" ]; then
-		cp "$got" "$GOLDEN/$1.txt"
-		skip "golden/$1.txt rewritten (GOLDEN_UPDATE)"
-		return
-	fi
-	if diff -u "$GOLDEN/$1.txt" "$got" >"$T/$1/diff"; then
-		_tap_result 0 "golden summary: $1"
-	else
-		_tap_result 1 "golden summary: $1"
-		diag "$(head -60 "$T/$1/diff")"
-	fi
+	local v file got
+	for v in summary $GOLDEN_VIEWS; do
+		file=$1-$v.txt got=$T/$1/$v.txt
+		[ $v = summary ] && file=$1.txt
+		( cd "$T/$1" && "$CI" --width 250 "$(basename "$(core_of "$1")")" $v ) 2>&1 |
+			normalize >"$got"
+		if [ -n "${GOLDEN_UPDATE:-}" ]; then
+			cp "$got" "$GOLDEN/$file"
+			skip "golden/$file rewritten (GOLDEN_UPDATE)"
+		elif diff -u "$GOLDEN/$file" "$got" >"$T/$1/diff"; then
+			_tap_result 0 "golden $v: $1"
+		else
+			_tap_result 1 "golden $v: $1"
+			diag "$(head -60 "$T/$1/diff")"
+		fi
+	done
 }
 
 # Pointer facts shared by oob, multistream and crossthread: "k_cache 0xA is 256 bytes past the

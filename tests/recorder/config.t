@@ -22,7 +22,7 @@ like "$(cat "$T/plain/err")" '^cudainspect: flight record written to ' "baseline
 
 run badsize CUDAINSPECT_SIZE=lots
 is "$rc $(cat "$T/badsize/out")" "0 crashprobe: still running" "bad CUDAINSPECT_SIZE: the program runs unchanged"
-is "$(cat "$T/badsize/err")" "cudainspect: CUDAINSPECT_SIZE='lots' is not a size (use bytes or a K/M/G suffix, e.g. 64M); recording disabled, CUDA calls pass through unchanged" \
+is "$(cat "$T/badsize/err")" "cudainspect: CUDAINSPECT_SIZE='lots' is not a size (use bytes or a K/M/G/T suffix, e.g. 64M); recording disabled, CUDA calls pass through unchanged" \
 	"bad CUDAINSPECT_SIZE: one line that says what is wrong and what happens"
 ok "bad CUDAINSPECT_SIZE: nothing recorded" test -z "$(snap "$T/badsize" exit)"
 

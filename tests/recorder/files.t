@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The files the recorder writes (recorder/safefile.c): snapshots and the persistent record, in a
+# The files the recorder writes (common/safefile.c): snapshots and the persistent record, in a
 # directory other users can write to (mode 1777, like /tmp), with names planted by another user
 # (nobody) - symbolic links to a victim file, FIFOs, world-writable files, a hundred names -
 # both at every name the previous recorder would have used for the pid (planted before the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The recorder's kernel-log reader (recorder/kmsgread.c) under its libFuzzer harness
+# The recorder's kernel-log reader (common/kmsgread.c) under its libFuzzer harness
 # (tests/recorder/fuzz_kmsg.c) for 30 seconds, seeded with the kernel-log fixtures (every
 # format: only kmsg records have times, the rest are taken without) and planted records of each
 # owner rule.  A crash, sanitizer report, leak or timeout fails the test and leaves the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the recorder's kernel-log reader (recorder/kmsgread.c): the input is
+ * libFuzzer harness for the recorder's kernel-log reader (common/kmsgread.c): the input is
  * written to a private temporary file, which ci_kmsg_collect reads as it reads a log of
  * /dev/kmsg records (the file path of CUDAINSPECT_KMSG), for three processes: one with a pid,
  * names, a time floor and GPUs, one knowing nothing, one with every field at its extreme.
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../recorder/kmsgread.h"
+#include "../../common/kmsgread.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel log's Xid lines in the record (recorder/klog.c, recorder/kmsgread.c): a crashing
+# The kernel log's Xid lines in the record (recorder/klog.c, common/kmsgread.c): a crashing
 # engine on the simulated driver, whose fault makes the simulator append the driver's Xid lines
 # to CUDASIM_KERNEL_LOG in /dev/kmsg's format; the recorder, pointed at that file by
 # CUDAINSPECT_KMSG, reads it at the first sticky error and keeps this process's lines in the

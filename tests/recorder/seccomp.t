@@ -2,7 +2,7 @@
 # Under a seccomp filter (tests/recorder/seccompprobe.c: raw BPF, prctl(PR_SET_SECCOMP)) that
 # kills or traps on the system calls a program need not make - memfd_create, renameat2, linkat,
 # fallocate, rename, link, prctl(PR_GET_NAME) - the recorder changes nothing about how the
-# program runs or dies: it makes none of those calls (recorder/safefile.h, ci_sf_restricted),
+# program runs or dies: it makes none of those calls (common/safefile.h, ci_sf_restricted),
 # yet still records: in shared anonymous memory (found in the core), into snapshots created in
 # place, into a persistent file whose blocks it reserves by writing.  The same when the filter
 # comes after the recorder started, and for another user.

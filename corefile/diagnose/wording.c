@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The diagnosis in words: every sentence the reasoning and the evidence items say, one case per
+ * finding id (diagnose.h, CI_FINDINGS), in the order the families found them.  Names from the
+ * record (kernels, streams, APIs) and from the kernel log are scrubbed where they are read.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnose.h"
+
+/* Below this an address is a NULL pointer plus an offset. */
+#define NULL_PAGE_END 0x10000ull
+
+struct text {
+	char *s;
+	size_t len, cap;
+	bool failed;
+};
+
+__attribute__((format(printf, 2, 3))) static void text_add(struct text *t, const char *fmt, ...)
+{
+	if (t->failed)
+		return;
+	for (;;) {
+		va_list ap;
+		va_start(ap, fmt);
+		size_t room = t->cap - t->len;
+		int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? room : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->failed = true;
+			return;
+		}
+		if (t->s && (size_t)n < room) {
+			t->len += (size_t)n;
+			return;
+		}
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		while (cap < t->len + (size_t)n + 1)
+			cap *= 2;
+		char *s = realloc(t->s, cap);
+		if (!s) {
+			t->failed = true;
+			return;
+		}
+		t->s = s;
+		t->cap = cap;
+	}
+}
+
+/* The state of one wording: the reasoning so far and the evidence items. */
+struct wording {
+	const struct ci_model *m;
+	const struct ci_evidence *ev;
+	const struct ci_diagnosis *d;
+	struct text why;
+	struct ci_evidence_item *items;
+	size_t n_items, cap_items;
+	bool failed;
+};
+
+/* An evidence item for finding F with text T (taken over). */
+static void item_add(struct wording *w, const struct ci_finding *f, enum ci_evidence_kind kind,
+		     const char *rule, struct text *t)
+{
+	if (t->failed || !t->s || w->failed ||
+	    ci_vec_reserve((void **)&w->items, &w->cap_items, w->n_items + 1, sizeof(*w->items))) {
+		free(t->s);
+		w->failed = true;
+		return;
+	}
+	w->items[w->n_items++] = (struct ci_evidence_item){
+		.kind = kind, .text = t->s, .rule = rule, .decisive = f->decisive,
+		.launch = f->launch, .alloc = f->alloc, .event = f->event, .xid = f->xid,
+	};
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Phrases                                                                                    */
+
+/* "matvec (launch 42 on stream 0x55d0c0a0)" */
+static void describe_launch(struct text *t, const struct ci_model *m, size_t i)
+{
+	char name[1024], stream[96];
+	const struct ci_launch *l = ci_model_load_launch(m, i);
+	if (!l)
+		return;
+	text_add(t, "%s (launch %llu on %s)", ci_launch_kernel_name(m, l, name, sizeof(name)),
+		 (unsigned long long)l->stream_seq, ci_stream_label(m, l->stream, stream, sizeof(stream)));
+}
+
+/* "the copy of 4,096 bytes from 0x… to 0x… on stream 0x… by thread 42" */
+static void describe_copy(struct text *t, const struct ci_model *m, const struct ci_event *e)
+{
+	char bytes[32], stream[96];
+	if (e->kind == CI_EV_MEMCPY)
+		text_add(t, "the copy of %s bytes from 0x%" PRIx64 " to 0x%" PRIx64,
+			 ci_fmt_count(e->value, bytes, sizeof bytes), e->b, e->a);
+	else
+		text_add(t, "the set of %s bytes at 0x%" PRIx64, ci_fmt_count(e->value, bytes, sizeof bytes),
+			 e->a);
+	text_add(t, " on %s by thread %" PRIu32,
+		 e->stream != CI_NONE ? ci_stream_label(m, e->stream, stream, sizeof stream)
+				      : "no stream (a synchronous call)", e->tid);
+}
+
+/* Where a fault page lies: "64 bytes past the end of #2 (256.0 KiB)", "the NULL page", ... */
+static void page_relation_text(const struct ci_attribution *p, char *buf, size_t n)
+{
+	char off[48], size[32];
+	const struct ci_alloc *al = p->alloc;
+	if (p->address < NULL_PAGE_END) {
+		snprintf(buf, n, "the NULL page (a NULL pointer plus an offset)");
+		return;
+	}
+	if (!al) {
+		snprintf(buf, n, "in no recorded allocation, live or recently freed");
+		return;
+	}
+	ci_fmt_size(al->size, size, sizeof size);
+	ci_fmt_count(p->offset, off, sizeof off);
+	switch (p->relation) {
+	case CI_REL_INSIDE:
+		snprintf(buf, n, "inside #%" PRIu64 " (%s) at offset %s", al->id, size, off);
+		break;
+	case CI_REL_FREED:
+		snprintf(buf, n, "inside #%" PRIu64 " (%s), FREED, at offset %s", al->id, size, off);
+		break;
+	case CI_REL_PAST_END:
+		if (p->offset == 0)
+			snprintf(buf, n, "right after the end of #%" PRIu64 " (%s)", al->id, size);
+		else
+			snprintf(buf, n, "%s bytes past the end of #%" PRIu64 " (%s)", off, al->id, size);
+		break;
+	case CI_REL_BEFORE_START:
+		if (p->offset % 4096 == 0 && p->offset / 4096 <= 4)
+			snprintf(buf, n, "%s page%s before #%" PRIu64 " (%s)",
+				 (const char *[]){ "", "one", "two", "three", "four" }[p->offset / 4096],
+				 p->offset == 4096 ? "" : "s", al->id, size);
+		else
+			snprintf(buf, n, "%s bytes before the start of #%" PRIu64 " (%s)", off, al->id, size);
+		break;
+	default:
+		snprintf(buf, n, "in no recorded allocation");
+		break;
+	}
+}
+
+/* The faulting node's name ("7", or "3.0 (node 0 of the graph child-graph node 3 runs)"). */
+static const char *node_name(const struct ci_graph_replay *g, char *buf, size_t size)
+{
+	char where[160];
+	ci_graph_replay_node_name(g, (size_t)g->faulting_node, buf, size);
+	if (*ci_graph_replay_node_where(g, (size_t)g->faulting_node, where, sizeof where)) {
+		size_t k = strlen(buf);
+		snprintf(buf + k, size - k, " (%s)", where);
+	}
+	return buf;
+}
+
+/* The suspects a rule chose from: "3 launches were in flight", "Breadcrumbs are off, ...". */
+static const char *pool_text(const struct ci_finding *f, char *buf, size_t size)
+{
+	size_t n = f->total;
+	if (f->flags & CI_FINDING_OPEN_ONLY)
+		snprintf(buf, size, "Breadcrumbs are off, so every launch made since its "
+			 "stream's last successful synchronization (at most the newest %d of a stream) "
+			 "may be the one: %zu launch%s on %zu stream%s", CI_OPEN_WINDOW_MAX, n,
+			 n == 1 ? "" : "es", f->streams, f->streams == 1 ? "" : "s");
+	else if ((f->flags & CI_FINDING_WINDOWS) && f->first) {
+		/* One stream's range (faulting.c window_range). */
+		int k = f->first == f->last
+				? snprintf(buf, size, "Launch %llu of its stream may or may not have run",
+					   (unsigned long long)f->first)
+				: snprintf(buf, size, "Launches %llu-%llu of its stream (%zu here) may or "
+					   "may not have run", (unsigned long long)f->first,
+					   (unsigned long long)f->last, n);
+		if (f->value && k > 0 && (size_t)k < size)
+			snprintf(buf + k, size - (size_t)k, "; %llu had finished (%s)",
+				 (unsigned long long)f->value,
+				 f->flags & CI_FINDING_SYNCED ? "its last synchronization" : "its breadcrumb");
+	} else
+		snprintf(buf, size, "%zu launch%s %s", n, n == 1 ? "" : "es",
+			 f->flags & CI_FINDING_WINDOWS ? "may have been in flight" : "were in flight");
+	return buf;
+}
+
+/* The kernel-log file a line came from, by its name (the JSON's kernel_log has the path). */
+static const char *log_origin(const struct ci_evidence *ev)
+{
+	const char *origin = ev->kernel_log_origin;
+	return strchr(origin, '/') ? strrchr(origin, '/') + 1 : origin;
+}
+
+static bool is_loss(enum ci_finding_id id)
+{
+	return id == CI_F_RECORD_LOST || id == CI_F_RECORD_TRUNCATED;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* One finding                                                                                */
+
+/* The reasoning so far becomes an evidence item of kind "rule": the driver's word decides. */
+static void supersede(struct wording *w, const struct ci_finding *f)
+{
+	if (!w->why.s || !w->why.len)
+		return;
+	struct text t = { 0 };
+	text_add(&t, "%s", w->why.s + (w->why.s[0] == ' '));
+	struct ci_finding rule = { .launch = -1, .event = -1, .error = -1, .xid = -1, .node = -1 };
+	item_add(w, &rule, CI_EVK_RULE, "record", &t);
+	w->why.len = 0;
+	w->why.s[0] = '\0';
+}
+
+static void word_faulting(struct wording *w, const struct ci_finding *f)
+{
+	struct text *why = &w->why;
+	char pool[320];
+	switch (f->id) {
+	case CI_F_ONLY_IN_FLIGHT:
+		text_add(why, "Rule: the only launch in flight. Its stream's breadcrumb reads %llu: "
+			      "every launch up to that one finished, and the breadcrumb enqueued right "
+			      "after this one never arrived. No other stream has work in flight.",
+			 (unsigned long long)f->value);
+		break;
+	case CI_F_OPEN_UNPLACED:
+		text_add(why, " (%zu launches on streams without breadcrumbs cannot be placed.)", f->count);
+		break;
+	case CI_F_ALL_FINISHED:
+		text_add(why, "Every recorded launch finished according to the breadcrumbs, so no launch "
+			      "can be named: the fault may come from a memory operation, a graph, or "
+			      "launches the recorder did not see.");
+		break;
+	case CI_F_BY_HISTORY:
+		if (f->count == 1)
+			text_add(why, "Rule: argument history. %s; only this one passes a pointer outside "
+				      "the allocation its kernel's earlier launches used there.",
+				 pool_text(f, pool, sizeof pool));
+		else
+			text_add(why, "Rule: argument history, the oldest. %s; %zu of them pass a pointer "
+				      "outside the allocation their kernel's earlier launches used there, and "
+				      "this is the oldest of those.", pool_text(f, pool, sizeof pool), f->count);
+		break;
+	case CI_F_BY_BAD_POINTER:
+		if (f->count == 1)
+			text_add(why, "Rule: the only suspect with a bad pointer. %s; only this one passes a "
+				      "pointer outside every live allocation.", pool_text(f, pool, sizeof pool));
+		else
+			text_add(why, "Rule: the oldest suspect with a bad pointer. %s; %zu of them pass "
+				      "pointers outside every live allocation, and this is the oldest of those.",
+				 pool_text(f, pool, sizeof pool), f->count);
+		break;
+	case CI_F_OPEN_OLDEST:
+		text_add(why, "Rule: no suspect passes a bad pointer. %s; this is the oldest launch "
+			      "made since its stream's last synchronization (the newest, where there "
+			      "was none), but any of them may be the one.", pool_text(f, pool, sizeof pool));
+		break;
+	case CI_F_OLDEST_IN_FLIGHT:
+		text_add(why, "Rule: the oldest launch in flight. %s and none passes a pointer "
+			      "outside the live allocations; this is the oldest, but any of them may be "
+			      "the one.", pool_text(f, pool, sizeof pool));
+		break;
+	default:
+		break;
+	}
+}
+
+/* A run of losses is one sentence: "The record is incomplete: A; B, so the confidence is at
+ * most medium." */
+static void word_loss(struct wording *w, const struct ci_finding *f, const struct ci_finding *prev,
+		      const struct ci_finding *next)
+{
+	struct text *why = &w->why;
+	char n[32];
+	switch (f->id) {
+	case CI_F_RECORD_LOST:
+		text_add(why, "%s%s %s were not recorded%s",
+			 prev && is_loss(prev->id) ? "; " : " The record is incomplete: ",
+			 ci_fmt_count(f->count, n, sizeof(n)), ci_section_title(f->section),
+			 !(f->flags & CI_FINDING_DROPPED) ? " (not in the input)"
+			 : f->section == CI_SEC_LAUNCHES  ? " (the ring was contended)"
+							  : " (the table was full)");
+		break;
+	case CI_F_RECORD_TRUNCATED:
+		text_add(why, "%sthe recorder says some table was full",
+			 prev && is_loss(prev->id) ? "; " : " The record is incomplete: ");
+		break;
+	case CI_F_CONFIDENCE_CAPPED:
+		text_add(why, "%s the confidence is at most %s.", prev && is_loss(prev->id) ? ", so" : " So",
+			 ci_confidence_name(f->strength));
+		return;
+	default:
+		return;
+	}
+	if (!next || (!is_loss(next->id) && next->id != CI_F_CONFIDENCE_CAPPED))
+		text_add(why, ".");
+}
+
+static void word_verdict(struct wording *w, const struct ci_finding *f)
+{
+	const struct ci_model *m = w->m;
+	struct text *why = &w->why;
+	switch (f->id) {
+	case CI_F_API_ERROR: {
+		const struct ci_api_error *e = &m->errors[f->error];
+		char api[CI_API_NAME_MAX + 1];
+		text_add(why, "No device fault was recorded (no sticky error). The last error is "
+			      "%s from %s", ci_cuda_result_name(e->result), CI_SCRUB_FIELD(e->api, api));
+		if (f->launch >= 0) {
+			text_add(why, "; the launch call for ");
+			describe_launch(why, m, (size_t)f->launch);
+			text_add(why, " itself returned %s, so nothing was enqueued.",
+				 ci_cuda_result_name(ci_model_load_launch(m, (size_t)f->launch)->result));
+		} else {
+			text_add(why, ".");
+		}
+		break;
+	}
+	case CI_F_RECORD_MISSING: {
+		char have[32], all[32];
+		text_add(why, "Most of the record is not in the input (%s of its %s): the launches "
+			      "and errors that would show a failure are missing, so nothing can be said "
+			      "about what the GPU was doing. Read a complete core or record file.",
+			 ci_fmt_size(f->value, have, sizeof(have)), ci_fmt_size(f->total, all, sizeof(all)));
+		break;
+	}
+	case CI_F_NO_FAILURE:
+		text_add(why, "No CUDA error was recorded and no launch is in flight.");
+		break;
+	default:
+		break;
+	}
+}
+
+static void word_kernel_log(struct wording *w, const struct ci_finding *f)
+{
+	const struct ci_model *m = w->m;
+	const struct ci_evidence *ev = w->ev;
+	struct text *why = &w->why, t = { 0 };
+	char line[320], rel[160];
+	const struct ci_xid *x = f->xid >= 0 ? &ev->kernel_log->items[f->xid] : NULL;
+	const char *by = x ? ci_klog_rule_name(ev->kernel_log_match[f->xid].rule) : NULL;
+	if (x)
+		ci_xid_summary(x, line, sizeof line);
+	switch (f->id) {
+	case CI_F_XID_LINE:
+		text_add(&t, "%s (%s line %" PRIu64 ", by %s)", line, log_origin(ev), x->line, by);
+		item_add(w, f, CI_EVK_XID, by, &t);
+		break;
+	case CI_F_XID_PAGE:
+		page_relation_text(&f->where, rel, sizeof rel);
+		text_add(&t, "%s: the page lies %s; %s line %" PRIu64 ", by %s", line, rel,
+			 log_origin(ev), x->line, by);
+		item_add(w, f, CI_EVK_XID_PAGE, by, &t);
+		break;
+	case CI_F_BY_COPY_ENGINE:
+		supersede(w, f);
+		text_add(why, "Rule: the driver's fault address. The Xid 31 comes from a copy engine, "
+			      "so a copy or set made the access, not a kernel");
+		if (f->count == 0)
+			text_add(why, "; the record holds no copy or set in flight that touches that "
+				      "page.");
+		else if (f->count == 1)
+			text_add(why, "; exactly one recorded copy or set in flight touches the page.");
+		else
+			text_add(why, "; %zu recorded copies or sets in flight touch the page, and this "
+				      "is the oldest.", f->count);
+		break;
+	case CI_F_COPY_TOUCHES_PAGE: {
+		struct text c = { 0 };
+		describe_copy(&c, m, &m->events[f->event]);
+		text_add(&t, "%s %s touches the page", f->count == 1 ? "only" : "of several, the oldest:",
+			 c.s ? c.s : "a copy");
+		free(c.s);
+		item_add(w, f, CI_EVK_XID_LAUNCH, f->count == 1 ? "exact" : "oldest", &t);
+		break;
+	}
+	case CI_F_PAGE_NAMES_NO_LAUNCH:
+		page_relation_text(&f->where, rel, sizeof rel);
+		text_add(why, " Kernel log: %s; the page lies %s.", line, rel);
+		if (f->alloc)
+			text_add(why, " No launch that may have been in flight passes a pointer into or "
+				      "next to #%" PRIu64 ".", f->alloc->id);
+		else
+			text_add(why, " Nothing in the record lies there, so the page names no "
+				      "launch.");
+		break;
+	case CI_F_BY_FAULT_ADDRESS:
+		supersede(w, f);
+		if (f->flags & CI_FINDING_EXACT)
+			text_add(why, "Rule: the driver's fault address. Of the %zu launch%s that may have been "
+				      "in flight, only this one points into or next to #%" PRIu64 ", where the "
+				      "page lies.", f->total, f->total == 1 ? "" : "es", f->alloc->id);
+		else if (f->count == 1)
+			text_add(why, "Rule: the driver's fault address. Only this launch points into or next "
+				      "to #%" PRIu64 ", where the page lies, but the record lost allocations or "
+				      "launches, so the confidence is at most medium.", f->alloc->id);
+		else
+			text_add(why, "Rule: the driver's fault address. %zu of the launches that may have "
+				      "been in flight pass a pointer into or next to #%" PRIu64 ", where the "
+				      "faulting page lies; this is %s.", f->count, f->alloc->id,
+				 f->flags & CI_FINDING_KEPT ? "the one the record's own rules chose"
+							    : "the oldest of them");
+		break;
+	case CI_F_LAUNCH_TOUCHES_PAGE: {
+		bool exact = f->flags & CI_FINDING_EXACT;
+		struct text l = { 0 };
+		describe_launch(&l, m, (size_t)f->launch);
+		text_add(&t, "%s %s passes a pointer into or next to #%" PRIu64, exact ? "only" : "of several,",
+			 l.s ? l.s : "the launch", f->alloc->id);
+		free(l.s);
+		item_add(w, f, CI_EVK_XID_LAUNCH, exact ? "exact" : "several", &t);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void word_history(struct wording *w, const struct ci_finding *f)
+{
+	const struct ci_attribution *a = &f->where;
+	struct text t = { 0 };
+	char off[48];
+	if (f->id == CI_F_ARG_LEFT_HISTORY)
+		text_add(&t, "arg %" PRIu32 " is %s bytes %s #%" PRIu64 ", which this parameter pointed "
+			     "into in the %" PRIu32 " earlier launch%s of the kernel; it lies %s #%" PRIu64,
+			 a->arg, ci_fmt_count(a->offset, off, sizeof off),
+			 a->relation == CI_REL_PAST_END ? "past the end of" : "before the start of",
+			 a->alloc->id, a->history_launches, a->history_launches == 1 ? "" : "es",
+			 a->neighbour ? (a->neighbour_relation == CI_REL_INSIDE  ? "inside"
+					 : a->neighbour_relation == CI_REL_FREED ? "inside FREED"
+										  : "near")
+				      : "in no allocation, not even near",
+			 a->neighbour ? a->neighbour->id : a->alloc->id);
+	else
+		text_add(&t, "arg %" PRIu32 " points into #%" PRIu64 ", freed before this launch; %" PRIu32
+			     " of the %" PRIu32 " earlier launches of the kernel used it while it was live",
+			 a->arg, a->alloc->id, a->history_inside, a->history_launches);
+	item_add(w, f, CI_EVK_ARG_HISTORY, ci_history_name(a->history), &t);
+}
+
+static void word_graph(struct wording *w, const struct ci_finding *f)
+{
+	const struct ci_model *m = w->m;
+	const struct ci_graph_replay *g = w->d->graph;
+	struct text *why = &w->why;
+	char name[1024], nn[256];
+	if (f->id == CI_F_GRAPH_NOT_RECORDED) {
+		text_add(why, " It is a graph launch (exec 0x%llx) that the record has no graph "
+			      "tables for (a recorder before format 1.1, or the exec was made before "
+			      "the recorder started), so its kernels are not known.",
+			 (unsigned long long)f->value);
+		return;
+	}
+	if (!g)
+		return;
+	unsigned long long replay = (unsigned long long)g->replay;
+	size_t kernels = g->kernel_count;
+	const char *s = kernels == 1 ? "" : "s";
+	if (f->node >= 0) {
+		ci_launch_kernel_name(m, &g->kernel, name, sizeof(name));
+		node_name(g, nn, sizeof nn);
+	}
+	switch (f->id) {
+	case CI_F_GRAPH_NODE_BY_PAGE:
+		text_add(why, " It is replay %llu of a graph; of its %zu kernel node%s, %s %s (node "
+			      "%s) passes a pointer into or next to #%llu, where the kernel log's "
+			      "fault page lies.", replay, kernels, s,
+			 f->count == 1 ? "only" : "the first of those that do,", name, nn,
+			 (unsigned long long)f->alloc->id);
+		break;
+	case CI_F_GRAPH_NODE_BAD_POINTER:
+		text_add(why, " It is replay %llu of a graph; of its %zu kernel node%s %s %s, "
+			      "node %s, passes a pointer outside every live allocation%s.", replay,
+			 kernels, s, f->count == 1 ? "only" : "the first of those that", name, nn,
+			 f->count == 1 ? "" : " (others do too)");
+		break;
+	case CI_F_GRAPH_NODE_UNKNOWN:
+		text_add(why, " It is replay %llu of a graph with %zu kernel node%s; %s, and none "
+			      "passes a bad pointer, so the kernel that faulted is not known.", replay,
+			 kernels, s,
+			 g->crumb ? "its in-graph breadcrumb does not single one out"
+				  : "the graph has no in-graph breadcrumb (built explicitly, "
+				    "or CUDAINSPECT_GRAPH_CRUMBS=off)");
+		break;
+	case CI_F_GRAPH_NODE_BY_CRUMB:
+		text_add(why, " It is replay %llu of a graph: its in-graph breadcrumb reads %llu, so "
+			      "the kernel nodes up to node %llu finished and node %s, %s, was running.",
+			 replay, (unsigned long long)g->crumb_value,
+			 (unsigned long long)(g->crumb_value ? g->crumb_value - 1 : 0), nn, name);
+		if (!g->crumb_value)
+			text_add(why, " (The breadcrumb is 0: no kernel of this replay had finished.)");
+		break;
+	case CI_F_GRAPH_ONLY_NODE:
+		text_add(why, " It is replay %llu of a graph whose only kernel node is node %s, %s.",
+			 replay, nn, name);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+int ci_findings_word(const struct ci_model *model, const struct ci_evidence *ev,
+		     const struct ci_diagnosis *d, const struct ci_finding *f, size_t n,
+		     char **reasoning, struct ci_evidence_item **items, size_t *count)
+{
+	struct wording w = { .m = model, .ev = ev, .d = d };
+	for (size_t i = 0; i < n; i++) {
+		const struct ci_finding *prev = i ? &f[i - 1] : NULL, *next = i + 1 < n ? &f[i + 1] : NULL;
+		switch (f[i].id) {
+		case CI_F_ONLY_IN_FLIGHT: case CI_F_OPEN_UNPLACED: case CI_F_ALL_FINISHED:
+		case CI_F_BY_HISTORY: case CI_F_BY_BAD_POINTER: case CI_F_OPEN_OLDEST:
+		case CI_F_OLDEST_IN_FLIGHT:
+			word_faulting(&w, &f[i]);
+			break;
+		case CI_F_RECORD_LOST: case CI_F_RECORD_TRUNCATED: case CI_F_CONFIDENCE_CAPPED:
+			word_loss(&w, &f[i], prev, next);
+			break;
+		case CI_F_API_ERROR: case CI_F_RECORD_MISSING: case CI_F_NO_FAILURE:
+			word_verdict(&w, &f[i]);
+			break;
+		case CI_F_XID_LINE: case CI_F_XID_PAGE: case CI_F_BY_COPY_ENGINE:
+		case CI_F_COPY_TOUCHES_PAGE: case CI_F_PAGE_NAMES_NO_LAUNCH:
+		case CI_F_BY_FAULT_ADDRESS: case CI_F_LAUNCH_TOUCHES_PAGE:
+			word_kernel_log(&w, &f[i]);
+			break;
+		case CI_F_ARG_LEFT_HISTORY: case CI_F_ARG_FREED_SINCE:
+			word_history(&w, &f[i]);
+			break;
+		case CI_F_GRAPH_NOT_RECORDED: case CI_F_GRAPH_NODE_BY_PAGE:
+		case CI_F_GRAPH_NODE_BAD_POINTER: case CI_F_GRAPH_NODE_UNKNOWN:
+		case CI_F_GRAPH_NODE_BY_CRUMB: case CI_F_GRAPH_ONLY_NODE:
+			word_graph(&w, &f[i]);
+			break;
+		case CI_FINDING_COUNT:
+			break;
+		}
+	}
+	char *why = w.why.s ? w.why.s : strdup("");
+	if (w.failed || w.why.failed || !why) {
+		for (size_t i = 0; i < w.n_items; i++)
+			free(w.items[i].text);
+		free(w.items);
+		free(why);
+		return -1;
+	}
+	*reasoning = why;
+	*items = w.items;
+	*count = w.n_items;
+	return 0;
+}

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Rule family "kernel_log": the driver's Xid lines (docs/KERNEL-LOG.md, "How a report uses the
+ * lines").  Every line that belongs to the process is evidence; the first Xid 31 with an address
+ * names a page, attributed with the arguments (pointers.c).  Where launches are suspected, the
+ * suspects whose arguments reference the page's allocation (or, by their history, the allocation
+ * next to it) are the launches that can have made the access, and the driver's word decides over
+ * the record's own rules; a copy-engine fault names the copy or set instead.
+ */
+#include <stdlib.h>
+
+#include "diagnose.h"
+
+#define GRAPH_ATTRIBUTED_NODES_MAX 64
+#define GRAPH_SUSPECTS_MAX 8 /* suspect graph launches whose nodes the Xid rule weighs */
+
+/* Where the page of Xid line I lies, from its two attributed bytes in XV. */
+static bool xid_page_of(const struct ci_attr_vec *xv, size_t i, struct ci_attribution *ret)
+{
+	const struct ci_attribution *first = NULL, *last = NULL;
+	for (size_t k = 0; k < xv->n; k++)
+		if (xv->v[k].launch == i) {
+			if (!first)
+				first = &xv->v[k];
+			else
+				last = &xv->v[k];
+		}
+	if (!first || !last)
+		return false;
+	*ret = *first;
+	/* A page that holds the start of an allocation overlaps it: "inside" that one. */
+	if (first->relation != CI_REL_INSIDE && first->relation != CI_REL_FREED &&
+	    (last->relation == CI_REL_INSIDE || last->relation == CI_REL_FREED)) {
+		*ret = *last;
+		ret->address = first->address;
+		ret->offset = 0;
+	}
+	return true;
+}
+
+/* The arguments of the kernel nodes of the suspect graph launches, as the graph launches' own
+ * (tagged with their index), so that a kernel log's fault page can name a graph launch; the
+ * graphs family keeps only the faulting node's. */
+static int graph_suspect_args(struct ci_rule_ctx *c)
+{
+	const struct ci_model *m = c->model;
+	struct ci_attr_vec gv = { 0 }, no_hist = { 0 }, no_xid = { 0 };
+	size_t graphs = 0;
+	int fail = 0;
+	for (size_t k = 0; k < c->n_cand && graphs < GRAPH_SUSPECTS_MAX && !fail; k++) {
+		const struct ci_launch *l = ci_model_load_launch(m, c->cand[k]);
+		struct ci_graph_replay r;
+		if (!l || l->api != CI_LAUNCH_GRAPH ||
+		    !ci_graph_replay_expand(m, c->cand[k], c->diag->launch_state[c->cand[k]], &r))
+			continue;
+		graphs++;
+		for (size_t i = 0, n = 0; i < r.node_count && n < GRAPH_ATTRIBUTED_NODES_MAX && !fail; i++) {
+			const struct ci_graph_node *e = r.nodes[i].node;
+			if (!e || e->type != CI_NODE_KERNEL || (e->flags & CI_NODE_DISABLED))
+				continue;
+			n++;
+			ci_graph_replay_pick(m, &r, i);
+			fail = ci_attr_collect_args(m, &r.kernel, c->cand[k], &gv);
+		}
+		ci_graph_replay_deinit(&r);
+	}
+	if (!fail)
+		fail = ci_attr_attribute(m, &gv, &no_hist, &no_xid);
+	for (size_t k = 0; !fail && k < gv.n; k++)
+		fail = ci_attr_push(&c->args, &gv.v[k]);
+	ci_attr_vec_deinit(&gv);
+	ci_attr_vec_deinit(&no_hist);
+	ci_attr_vec_deinit(&no_xid);
+	return fail;
+}
+
+/* Every line that belongs, as evidence (the first eight, and the one that decides): the first
+ * Xid 31 with an address decides and its page becomes the diagnosis's. */
+static void xid_lines(struct ci_rule_ctx *c)
+{
+	const struct ci_evidence *ev = c->ev;
+	const struct ci_klog *log = ev->kernel_log;
+	struct ci_diagnosis *d = c->diag;
+	size_t shown = 0;
+	for (size_t i = 0; i < log->count; i++) {
+		const struct ci_xid *x = &log->items[i];
+		if (!ev->kernel_log_match[i].belongs || (x->flags & CI_XID_DUPLICATE))
+			continue;
+		struct ci_attribution page;
+		bool decides = d->xid < 0 && x->xid == 31 && x->mmu.has_address &&
+			       xid_page_of(&c->pages, i, &page);
+		if (!decides && shown >= 8)
+			continue;
+		shown++;
+		struct ci_finding *f = ci_rule_add(c, decides ? CI_F_XID_PAGE : CI_F_XID_LINE);
+		f->xid = (ptrdiff_t)i;
+		if (decides) {
+			d->xid = (ptrdiff_t)i;
+			d->xid_page = page;
+			f->where = page;
+			f->alloc = page.alloc;
+			f->decisive = true;
+		}
+	}
+}
+
+/* The copies and sets that may have been running when the copy engine faulted on page
+ * [PAGE, PAGE + 4 KiB): recorded before the first sticky error, after the last synchronization
+ * that covers their stream, and touching that page or the page's allocation A (destination, or
+ * a copy's source, within one page of its range). */
+static bool copy_touches(const struct ci_event *e, uint64_t page, const struct ci_alloc *A)
+{
+	uint64_t ends[2] = { e->a, e->kind == CI_EV_MEMCPY ? e->b : 0 };
+	for (int k = 0; k < 2; k++) {
+		uint64_t x = ends[k];
+		if (!x)
+			continue;
+		uint64_t lo = (x & ~0xfffull) > 4096 ? (x & ~0xfffull) - 4096 : 0;
+		uint64_t hi = x + e->value + 4096 < x ? UINT64_MAX : x + e->value + 4096;
+		if (page + 4096 > lo && page < hi)
+			return true;
+		if (A && A->size && x >= A->address && x - A->address < A->size)
+			return true;
+	}
+	return false;
+}
+
+/* A copy engine faulted: a copy or set made the access, not a kernel. */
+static void copy_engine_rule(struct ci_rule_ctx *c)
+{
+	const struct ci_model *m = c->model;
+	const struct ci_evidence *ev = c->ev;
+	const struct ci_diagnosis *d = c->diag;
+	uint64_t sticky_ns = d->first_sticky_error >= 0 ? m->errors[d->first_sticky_error].time_ns
+							: UINT64_MAX;
+	ptrdiff_t first = -1;
+	size_t n = 0;
+	for (size_t i = 0; i < m->event_count; i++) {
+		const struct ci_event *e = &m->events[i];
+		if ((e->kind != CI_EV_MEMCPY && e->kind != CI_EV_MEMSET) || e->result != 0 ||
+		    e->time_ns > sticky_ns)
+			continue;
+		if (e->stream < ev->stream_count && ev->streams[e->stream].synced_ns &&
+		    e->time_ns < ev->streams[e->stream].synced_ns)
+			continue;
+		if (!copy_touches(e, d->xid_page.address, d->xid_page.alloc))
+			continue;
+		if (first < 0)
+			first = (ptrdiff_t)i;
+		n++;
+	}
+	/* A copy the event ring lost may be the one. */
+	const struct ci_section_stats *se = &m->sections[CI_SEC_EVENTS];
+	struct ci_finding *f = ci_rule_add(c, CI_F_BY_COPY_ENGINE);
+	f->event = first;
+	f->count = n;
+	f->strength = n == 0 ? CI_CONF_NONE : n > 1 ? CI_CONF_LOW
+					 : se->dropped || se->missing ? CI_CONF_MEDIUM : CI_CONF_EXACT;
+	ci_rule_suspect(c, f);
+	if (n == 0)
+		return;
+	f = ci_rule_add(c, CI_F_COPY_TOUCHES_PAGE);
+	f->event = first;
+	f->count = n;
+	f->decisive = true;
+}
+
+/* A kernel's access: the suspects that reference the page's allocation. */
+static void kernel_rule(struct ci_rule_ctx *c)
+{
+	const struct ci_model *m = c->model;
+	const struct ci_diagnosis *d = c->diag;
+	const struct ci_alloc *A = d->xid_page.alloc;
+	size_t n = 0;
+	ptrdiff_t oldest = -1;
+	for (size_t k = 0; A && k < c->n_cand; k++)
+		if (ci_attr_launch_refers_to(&c->args, c->cand[k], A->id)) {
+			n++;
+			if (oldest < 0 || ci_brief_at(c->lb, c->cand[k])->time_ns <
+						  ci_brief_at(c->lb, (size_t)oldest)->time_ns)
+				oldest = (ptrdiff_t)c->cand[k];
+		}
+	bool keep = d->faulting_launch >= 0 && A &&
+		    ci_attr_launch_refers_to(&c->args, (size_t)d->faulting_launch, A->id);
+	struct ci_finding *f;
+	if (n == 0) {
+		f = ci_rule_add(c, CI_F_PAGE_NAMES_NO_LAUNCH);
+		f->xid = d->xid;
+		f->where = d->xid_page;
+		f->alloc = A;
+		return;
+	}
+	/* Exact only when the record saw every allocation and launch: one it lost may be the
+	 * page's, or the access's. */
+	const struct ci_section_stats *sa = &m->sections[CI_SEC_ALLOCS], *sl = &m->sections[CI_SEC_LAUNCHES];
+	bool lost = sa->dropped || sa->missing || sl->dropped || sl->missing ||
+		    (m->header.flags & CI_HDR_TRUNCATED);
+	bool exact = n == 1 && c->n_cand > 0 && !lost;
+	f = ci_rule_add(c, CI_F_BY_FAULT_ADDRESS);
+	f->launch = keep ? d->faulting_launch : oldest;
+	f->alloc = A;
+	f->count = n;
+	f->total = c->n_cand;
+	f->flags = (exact ? CI_FINDING_EXACT : 0) | (keep ? CI_FINDING_KEPT : 0);
+	f->strength = exact ? CI_CONF_EXACT : CI_CONF_MEDIUM;
+	ci_rule_suspect(c, f);
+	ptrdiff_t pick = f->launch;
+	f = ci_rule_add(c, CI_F_LAUNCH_TOUCHES_PAGE);
+	f->launch = pick;
+	f->alloc = A;
+	f->flags = exact ? CI_FINDING_EXACT : 0;
+	f->decisive = true;
+}
+
+int ci_rules_kernel_log(struct ci_rule_ctx *c)
+{
+	const struct ci_evidence *ev = c->ev;
+	struct ci_diagnosis *d = c->diag;
+	if (!ev->kernel_log)
+		return 0;
+	if (c->suspecting && graph_suspect_args(c))
+		return -1;
+	xid_lines(c);
+	if (d->xid < 0 || !c->suspecting)
+		return 0;
+	if (ev->kernel_log->items[d->xid].mmu.unit == CI_XID_UNIT_COPY)
+		copy_engine_rule(c);
+	else
+		kernel_rule(c);
+	return 0;
+}

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Decode stage, the model's accessors: entries, strings and stacks of a struct ci_model, and
+ * the lazy and sparse models behind them.  A lazy model keeps the launch ring and the live
+ * allocations in the input, ordered, and copies an entry when the stages after decode first ask
+ * for it (renderers only read what was copied: ci_model_launch_loaded); a sparse model leaves
+ * the allocation table unread and looks allocations up where they lie.
+ */
+#include <stdio.h>
+
+#include "model.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* Lazy models                                                                                */
+
+void ci_lazy_destroy(struct ci_model_lazy *lazy)
+{
+	if (!lazy)
+		return;
+	struct lazy_section *secs[] = { &lazy->launches, &lazy->allocs };
+	for (size_t i = 0; i < 2; i++) {
+		free(secs[i]->keys);
+		free(secs[i]->copies);
+		free(secs[i]->copied);
+	}
+	for (size_t i = 0; i < lazy->table.nfetched; i++)
+		free(lazy->table.fetched[i]);
+	free(lazy->table.fetched);
+	free(lazy->table.fetched_slot);
+	ci_source_close(lazy->src);
+	free(lazy);
+}
+
+/* The model's link to the input it keeps entries in, made on first use. */
+struct ci_error *ci_lazy_of(struct decoder *d, struct ci_model_lazy **ret)
+{
+	struct ci_model *m = d->m;
+	if (!m->lazy) {
+		m->lazy = calloc(1, sizeof *m->lazy);
+		if (!m->lazy)
+			return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record");
+		m->lazy->src = ci_source_hold(d->src);
+	}
+	*ret = m->lazy;
+	return NULL;
+}
+
+/* Keep O's entries (sorted) in the input: the model gets their count, and copies on demand. */
+struct ci_error *ci_keep_lazily(struct decoder *d, struct ordering *o, size_t *count)
+{
+	struct ci_model_lazy *lz;
+	struct ci_error *err = ci_lazy_of(d, &lz);
+	if (err)
+		return err;
+	struct lazy_section *ls = o->kind == CI_SEC_LAUNCHES ? &lz->launches : &lz->allocs;
+	/* Pages of the copies that are never touched cost nothing. */
+	ls->copies = malloc(o->n * ci_section_kinds[o->kind].size);
+	ls->copied = calloc((o->n + 7) / 8, 1);
+	if (!ls->copies || !ls->copied)
+		return ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's %s",
+				       ci_section_title(o->kind));
+	ls->entries = o->entries;
+	ls->stride = o->stride;
+	ls->keys = ci_steal(o->keys);
+	*count = o->n;
+	return NULL;
+}
+
+/* Entry I of a lazy section, copied and reference-checked the first time. */
+static const void *lazy_entry(const struct ci_model *m, uint32_t kind, struct lazy_section *ls,
+			      size_t i)
+{
+	size_t size = ci_section_kinds[kind].size;
+	uint8_t *copy = ls->copies + i * size;
+	if (!(ls->copied[i / 8] & (1u << (i % 8)))) {
+		memcpy(copy, ls->entries + ls->keys[i].slot * ls->stride, size);
+		ci_check_entry(&(struct refcheck){ .m = m }, kind, copy);
+		ls->copied[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+	return copy;
+}
+
+const struct ci_launch *ci_model_launch(const struct ci_model *m, size_t i)
+{
+	if (i >= m->launch_count)
+		return NULL;
+	if (m->launches)
+		return &m->launches[i];
+	return m->lazy && m->lazy->launches.keys ? lazy_entry(m, CI_SEC_LAUNCHES, &m->lazy->launches, i)
+						 : NULL;
+}
+
+const struct ci_alloc *ci_model_alloc(const struct ci_model *m, size_t i)
+{
+	if (i >= m->alloc_count)
+		return NULL;
+	if (m->allocs)
+		return &m->allocs[i];
+	return m->lazy && m->lazy->allocs.keys ? lazy_entry(m, CI_SEC_ALLOCS, &m->lazy->allocs, i) : NULL;
+}
+
+/* Entry I of a lazy section if it was copied already, else NULL. */
+static const void *lazy_loaded(uint32_t kind, const struct lazy_section *ls, size_t i)
+{
+	if (!(ls->copied[i / 8] & (1u << (i % 8))))
+		return NULL;
+	return ls->copies + i * ci_section_kinds[kind].size;
+}
+
+const struct ci_launch *ci_model_launch_loaded(const struct ci_model *m, size_t i)
+{
+	if (i >= m->launch_count)
+		return NULL;
+	if (m->launches)
+		return &m->launches[i];
+	return m->lazy && m->lazy->launches.keys ? lazy_loaded(CI_SEC_LAUNCHES, &m->lazy->launches, i)
+						 : NULL;
+}
+
+const struct ci_alloc *ci_model_alloc_loaded(const struct ci_model *m, size_t i)
+{
+	if (i >= m->alloc_count)
+		return NULL;
+	if (m->allocs)
+		return &m->allocs[i];
+	return m->lazy && m->lazy->allocs.keys ? lazy_loaded(CI_SEC_ALLOCS, &m->lazy->allocs, i) : NULL;
+}
+
+struct ci_launch_briefs ci_model_launch_briefs(const struct ci_model *m)
+{
+	if (m->launches || !m->lazy || !m->lazy->launches.keys)
+		return (struct ci_launch_briefs){ NULL, 0 };
+	return (struct ci_launch_briefs){ (const uint8_t *)&m->lazy->launches.keys[0].launch,
+					  sizeof(struct order_key) };
+}
+
+void ci_model_launch_brief(const struct ci_model *m, size_t i, struct ci_launch_brief *b)
+{
+	if (m->launches) {
+		const struct ci_launch *l = &m->launches[i];
+		*b = (struct ci_launch_brief){ l->time_ns, l->stream_seq, l->stream, l->flags };
+	} else if (m->lazy && m->lazy->launches.keys) {
+		*b = m->lazy->launches.keys[i].launch;
+	} else {
+		*b = (struct ci_launch_brief){ 0, 0, CI_NONE, 0 };
+	}
+}
+
+void ci_model_alloc_brief(const struct ci_model *m, size_t i, struct ci_alloc_brief *b)
+{
+	if (m->allocs) {
+		const struct ci_alloc *a = &m->allocs[i];
+		*b = (struct ci_alloc_brief){ a->address, a->size, a->kind };
+	} else if (m->lazy && m->lazy->allocs.keys) {
+		*b = m->lazy->allocs.keys[i].alloc;
+	} else {
+		*b = (struct ci_alloc_brief){ 0, 0, 0 };
+	}
+}
+
+size_t ci_model_each_alloc(const struct ci_model *m, ci_alloc_visit *visit, void *arg)
+{
+	struct ci_alloc_ref r;
+	if (m->allocs) {
+		for (size_t i = 0; i < m->alloc_count; i++) {
+			const struct ci_alloc *a = &m->allocs[i];
+			r = (struct ci_alloc_ref){ a->address, a->size, a->id, a->kind, i };
+			visit(&r, arg);
+		}
+		return m->alloc_count;
+	}
+	const struct ci_model_lazy *lz = m->lazy;
+	if (lz && lz->allocs.keys) {
+		const struct lazy_section *ls = &lz->allocs;
+		for (size_t i = 0; i < m->alloc_count; i++) {
+			const struct order_key *k = &ls->keys[i];
+			uint64_t id = ci_le64(ls->entries + k->slot * ls->stride + offsetof(struct ci_alloc, id));
+			r = (struct ci_alloc_ref){ k->alloc.address, k->alloc.size, id, k->alloc.kind, i };
+			visit(&r, arg);
+		}
+		return m->alloc_count;
+	}
+	if (!lz || !lz->table.entries)
+		return 0;
+	/* A sparse model: the table where it lies, judged slot by slot as decode would. */
+	const struct alloc_table *t = &lz->table;
+	size_t n = 0;
+	for (uint64_t slot = 0; slot < t->judge.cap; slot++) {
+		const uint8_t *e = t->entries + slot * t->stride;
+		if (slot + 8 < t->judge.cap)
+			__builtin_prefetch(e + 8 * t->stride + 48);
+		if (ci_le64(e) == 0 || ci_classify(&t->judge, e, slot) != V_ACCEPT)
+			continue;
+		struct ci_alloc a;
+		memcpy(&a, e, sizeof a);
+		r = (struct ci_alloc_ref){ a.address, a.size, a.id, a.kind, slot };
+		visit(&r, arg);
+		n++;
+	}
+	return n;
+}
+
+const struct ci_alloc *ci_model_alloc_at(const struct ci_model *m, uint64_t handle)
+{
+	if (m->allocs || (m->lazy && m->lazy->allocs.keys))
+		return handle < m->alloc_count ? ci_model_alloc(m, (size_t)handle) : NULL;
+	struct alloc_table *t = m->lazy ? &m->lazy->table : NULL;
+	if (!t || !t->entries || handle >= t->judge.cap)
+		return NULL;
+	for (size_t i = 0; i < t->nfetched; i++)
+		if (t->fetched_slot[i] == handle)
+			return t->fetched[i];
+	if (t->nfetched == t->fetched_cap) {
+		size_t cap = t->fetched_cap ? 2 * t->fetched_cap : 16;
+		struct ci_alloc **f = realloc(t->fetched, cap * sizeof *f);
+		if (f)
+			t->fetched = f;
+		uint64_t *fs = f ? realloc(t->fetched_slot, cap * sizeof *fs) : NULL;
+		if (!fs)
+			return NULL;
+		t->fetched_slot = fs;
+		t->fetched_cap = cap;
+	}
+	struct ci_alloc *a = malloc(sizeof *a);
+	if (!a)
+		return NULL;
+	/* Judged again on the copy: what is handed out is what the rules accept. */
+	memcpy(a, t->entries + handle * t->stride, sizeof *a);
+	if (ci_classify(&t->judge, (const uint8_t *)a, handle) != V_ACCEPT) {
+		free(a);
+		return NULL;
+	}
+	ci_check_entry(&(struct refcheck){ .m = m }, CI_SEC_ALLOCS, a);
+	t->fetched[t->nfetched] = a;
+	t->fetched_slot[t->nfetched++] = handle;
+	return a;
+}
+
+void ci_model_destroy(struct ci_model *m)
+{
+	if (!m)
+		return;
+	free(m->host_modules);
+	free(m->devices);
+	free(m->contexts);
+	free(m->streams);
+	free(m->code_modules);
+	free(m->functions);
+	free(m->threads);
+	free(m->python);
+	free(m->py_codes);
+	free(m->graphs);
+	free(m->graph_nodes);
+	free(m->graph_execs);
+	free(m->graph_launches);
+	free(m->launches);
+	free(m->errors);
+	free(m->events);
+	free(m->frees);
+	free(m->allocs);
+	free(m->crumbs);
+	free(m->stacks);
+	free(m->frames);
+	free(m->strings);
+	free(m->kernel_log);
+	ci_lazy_destroy(m->lazy);
+	ci_warnings_deinit(&m->warnings);
+	free(m);
+}
+
+const char *ci_model_string(const struct ci_model *m, uint32_t off)
+{
+	/* Offset 0 is the empty string (record.h), whatever the bytes there say. */
+	if (!m->strings || off == 0 || off >= m->strings_size)
+		return "";
+	return m->strings + off;
+}
+
+const uint64_t *ci_model_stack(const struct ci_model *m, uint32_t id, size_t *n)
+{
+	*n = 0;
+	if (id == 0 || id > m->stack_count || m->stacks[id - 1].seq == 0)
+		return NULL;
+	const struct ci_stack *s = &m->stacks[id - 1];
+	if (s->nframes == 0)
+		return NULL;
+	*n = s->nframes;
+	return m->frames + s->frames_offset;
+}
+
+const char *ci_model_function_name(const struct ci_model *m, uint32_t slot)
+{
+	if (slot >= m->function_count || m->functions[slot].seq == 0)
+		return NULL;
+	const char *name = ci_model_string(m, m->functions[slot].name_str);
+	return *name ? name : NULL;
+}
+
+
+bool ci_stream_valid(const struct ci_model *m, uint32_t slot)
+{
+	return slot != CI_NONE && slot < m->stream_count && m->streams[slot].seq != 0;
+}
+
+uint64_t ci_model_end_ns(const struct ci_model *model)
+{
+	if (model->header.end_monotonic_ns)
+		return model->header.end_monotonic_ns;
+	uint64_t t = model->header.snapshot_monotonic_ns;
+	struct ci_launch_brief last;
+	if (model->launch_count) {
+		ci_model_launch_brief(model, model->launch_count - 1, &last);
+		if (last.time_ns > t)
+			t = last.time_ns;
+	}
+	if (model->error_count && model->errors[model->error_count - 1].time_ns > t)
+		t = model->errors[model->error_count - 1].time_ns;
+	if (model->event_count && model->events[model->event_count - 1].time_ns > t)
+		t = model->events[model->event_count - 1].time_ns;
+	if (model->free_count && model->frees[model->free_count - 1].free_ns > t)
+		t = model->frees[model->free_count - 1].free_ns;
+	return t;
+}
