@@ -4,9 +4,12 @@
 #
 # Two kinds of checks.  Facts: the engine's --verbose output says independently what it planted
 # (kernel, pointer, allocation base and size, threads), and the JSON report must agree.
-# Golden text: with one thread and one stream the run is deterministic, so the summary, with
-# addresses, pids, tids, times, offsets and source lines normalized, must equal the reviewed
-# text in tests/reader/golden/*.txt.  GOLDEN_UPDATE=1 rewrites those files: review the diff
+# Golden text: with one thread and one stream the run is deterministic (the engine holds its
+# planted launch until the step is queued, so the error surfaces at the step's
+# cuEventSynchronize; the breadcrumbs follow a fixed cadence, GOLDEN_CRUMBS, where the default
+# budget would place them by the time each write took), so the summary, with addresses, pids,
+# tids, times, offsets and source lines normalized, must equal the reviewed text in
+# tests/reader/golden/*.txt.  GOLDEN_UPDATE=1 rewrites those files: review the diff
 # against the facts before committing.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/unit.sh"
@@ -85,6 +88,11 @@ past_end_facts() {
 tid_of() { plant "$1" ".*thread $2 is tid ([0-9]+).*"; }
 failed_tids() { sed -nE 's/.*failed call .* on thread ([0-9]+).*/\1/p' "$T/$1/verbose" | sort -u | tr '\n' ' '; }
 
+# A breadcrumb after every 30th launch of a stream: at the planted step (launches 89-110 of the
+# 1 x 1 engine's stream) launch 90 has one and the rest of the step is one range, as the default
+# budget leaves it when nothing slows the engine down; unlike the budget, whatever the timing.
+GOLDEN_CRUMBS=CUDAINSPECT_CRUMB_EVERY=30
+
 # ------------------------------------------------------------------------------------------
 # Out of bounds: facts on the default engine (2 threads x 2 streams), golden on 1 x 1.
 engine oob --fault oob
@@ -103,7 +111,7 @@ is "$(q oob .process.signal_name)" SIGABRT "oob: SIGABRT"
 like " $(failed_tids oob)" " $(q oob .process.crashed_thread) " "oob: the crashed thread is one that aborted"
 is "$(q oob '.diagnosis.faulting_launch.stack[0].function')" forward "oob: launch site symbolized (forward)"
 
-engine oob1 --fault oob --threads 1 --streams 1
+RECORDER_ENV=$GOLDEN_CRUMBS engine oob1 --fault oob --threads 1 --streams 1
 json oob1
 is "$(q oob1 .diagnosis.confidence)" medium "oob 1x1: the only bad pointer in the step's open range, confidence medium"
 like "$(q oob1 .diagnosis.reasoning)" 'Launches [0-9]+-[0-9]+ of its stream .* may or may not have run; [0-9]+ had finished' \
@@ -121,7 +129,8 @@ golden oob1
 # ------------------------------------------------------------------------------------------
 # Use after free: "workspace 0xW freed and replaced by 0xR", "lse 0xP is inside the freed workspace"
 for n in uaf uaf1; do
-	if [ $n = uaf ]; then engine $n --fault uaf; else engine $n --fault uaf --threads 1 --streams 1; fi
+	if [ $n = uaf ]; then engine $n --fault uaf; else
+		RECORDER_ENV=$GOLDEN_CRUMBS engine $n --fault uaf --threads 1 --streams 1; fi
 	json $n
 	ws=$(plant $n '.*workspace (0x[0-9a-f]+) freed and replaced.*')
 	ptr=$(plant $n '.* (0x[0-9a-f]+) is inside the freed workspace.*')
