@@ -261,7 +261,7 @@ mkdir -p "$T/hang"
 ( cd "$T/hang" && CUDAINSPECT_QUIET=1 LD_PRELOAD="$PRELOAD" LD_LIBRARY_PATH="$B/sim" \
 	exec "$B/miniengine" --verbose --hang ) >"$T/hang/out" 2>"$T/hang/verbose" &
 hpid=$!
-for _ in $(seq 100); do grep -q 'hang planted' "$T/hang/verbose" 2>/dev/null && break; sleep 0.1; done
+wait_for 60 grep -q 'hang planted' "$T/hang/verbose"
 hk=$(plant hang '.*blocked behind ([a-z_]+);.*')
 "$CI" --json --pid "$hpid" >"$T/hang/report.json" 2>"$T/hang/json.err"
 is "$(q hang .diagnosis.verdict)" pending "hang --pid: verdict pending (no error, work in flight)"
