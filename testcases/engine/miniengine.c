@@ -428,7 +428,10 @@ static void forward(struct worker *w, unsigned si, unsigned step, enum fault_kin
 
 		void *norm1[] = {&q->x, &lw->attn_norm, &q->h, &dim, &eps};
 		if (here && plant == FAULT_BADLAUNCH) {
-			/* The hidden size copied into the block size: 2048 threads per block. */
+			/* The hidden size copied into the block size: 2048 threads per block.  The
+			 * stream's earlier work is waited for first, so that nothing is in flight
+			 * when the launch fails and the process dies, whatever the timing. */
+			CHECK(drv.StreamSynchronize(st));
 			say_planted(w, "rmsnorm on stream %u with 2048 threads per block", si);
 			LAUNCH(w, E.k.rmsnorm, 1, 2048, 0, st, norm1);
 		}
