@@ -6,6 +6,9 @@
  * copies the sampled token back to pinned host memory.  Workers step together (a barrier per
  * step, as tensor-parallel ranks do), which also makes the launch that a planted fault hits
  * deterministic, so the simulated driver can be told about it (CUDASIM_FAULT) before cuInit.
+ * The planted launch waits on a host-mapped gate until every worker has queued its step, so the
+ * error surfaces at a step's cuEventSynchronize, never at a launch, whatever the timing (--hold
+ * does the same for every step, for faults injected from outside with CUDASIM_FAULT).
  * Every CUDA call goes through CHECK, which prints the error and aborts like real engines.
  * docs/ENGINES.md documents the options, the scenarios and the exit codes.
  */
@@ -58,17 +61,18 @@ enum {
 struct options {
 	unsigned threads, streams, steps, layers;
 	enum fault_kind fault;
-	int hang, bootstrap, ptsz, quiet;
+	int hang, bootstrap, ptsz, quiet, hold;
 	unsigned long long seed;
 	unsigned hang_timeout_s;
 };
 
-/* Memory shared with the GPU through a host-mapped page: the multistream gate and the hang
- * kernel's release flag and status. */
+/* Memory shared with the GPU through a host-mapped page: the planted launch's gate, the --hold
+ * flags and the hang kernel's release flag and status. */
 struct control {
 	volatile unsigned int release;     /* --hang: spin_wait returns once non-zero */
-	volatile unsigned int gate;        /* multistream: stream 0 waits until >= 1 */
+	volatile unsigned int gate;        /* --fault: the planted launch waits until >= 1 */
 	volatile unsigned int spin_status; /* spin_wait: 1 released, 2 timed out */
+	volatile unsigned int hold[MAX_THREADS]; /* --hold: worker i's step S waits until > S */
 };
 
 struct layer_weights {
@@ -133,6 +137,7 @@ static struct engine {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int gate_open;
+	int queued; /* workers other than 0 that have queued the planted step */
 	CUevent handoff;
 	int handoff_posted;
 	struct worker workers[MAX_THREADS];
@@ -161,6 +166,9 @@ static void usage(FILE *out)
 		"  --hang            one launch never completes (spin_wait); the engine blocks\n"
 		"                    in cuEventSynchronize; on a GPU SIGUSR1 releases it\n"
 		"  --hang-timeout S  on a GPU, spin_wait gives up after S seconds (default 0: never)\n"
+		"  --hold            every step waits on a host-mapped flag until its worker has\n"
+		"                    queued all of it: a fault injected with CUDASIM_FAULT then\n"
+		"                    surfaces at the step's cuEventSynchronize, never at a launch\n"
 		"  --bootstrap       reach the driver like cudart: dlopen + dlsym(cuGetProcAddress_v2)\n"
 		"                    + cuGetProcAddress for every entry point\n"
 		"  --ptsz            per-thread default stream: _ptsz/_ptds entry points (with\n"
@@ -191,6 +199,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"fault", required_argument, NULL, 'f'},
 		{"hang", no_argument, NULL, 'H'},
 		{"hang-timeout", required_argument, NULL, OPT_HANG_TIMEOUT},
+		{"hold", no_argument, NULL, 'o'},
 		{"bootstrap", no_argument, NULL, 'b'},
 		{"ptsz", no_argument, NULL, 'p'},
 		{"seed", required_argument, NULL, 'S'},
@@ -225,6 +234,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case OPT_HANG_TIMEOUT:
 			o->hang_timeout_s = engine_parse_ulong("--hang-timeout", optarg, 0, 86400);
 			break;
+		case 'o': o->hold = 1; break;
 		case 'b': o->bootstrap = 1; break;
 		case 'p': o->ptsz = 1; break;
 		case 'S': o->seed = engine_parse_ulong("--seed", optarg, 0, ~0ul); break;
@@ -326,14 +336,15 @@ static CUdeviceptr upload_tensor(size_t n, float scale, float fill, float **stag
 
 /* ---- gate and hand-off between workers ----------------------------------------------------- */
 
-static void timed_wait_until(int *flag, const char *what)
+/* Wait until *flag reaches at least n. */
+static void timed_wait_until(int *flag, int n, const char *what)
 {
 	struct timespec deadline;
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	deadline.tv_sec += WAIT_LIMIT_S;
 	pthread_mutex_lock(&E.lock);
-	while (!*flag) {
-		if (pthread_cond_timedwait(&E.cond, &E.lock, &deadline) != 0 && !*flag) {
+	while (*flag < n) {
+		if (pthread_cond_timedwait(&E.cond, &E.lock, &deadline) != 0 && *flag < n) {
 			pthread_mutex_unlock(&E.lock);
 			engine_die(3, "--fault %s: %s within %d s; the planted fault did not surface",
 				   fault_names[E.opt.fault], what, WAIT_LIMIT_S);
@@ -346,6 +357,14 @@ static void set_flag(int *flag)
 {
 	pthread_mutex_lock(&E.lock);
 	*flag = 1;
+	pthread_cond_broadcast(&E.cond);
+	pthread_mutex_unlock(&E.lock);
+}
+
+static void count_up(int *counter)
+{
+	pthread_mutex_lock(&E.lock);
+	++*counter;
 	pthread_cond_broadcast(&E.cond);
 	pthread_mutex_unlock(&E.lock);
 }
@@ -392,6 +411,10 @@ static void forward(struct worker *w, unsigned si, unsigned step, enum fault_kin
 		    v_vec = q->qkv + 2 * DIM * sizeof(float);
 	CUdeviceptr lse = workspace + si * 256;
 
+	if (E.opt.hold)
+		CHECK(drv.StreamWaitValue32(st, E.ctl_dev + offsetof(struct control, hold) +
+						    w->index * sizeof(E.ctl->hold[0]),
+					    step + 1, CU_STREAM_WAIT_VALUE_GEQ));
 	CHECK(drv.MemcpyHtoDAsync(q->token, q->host_token, sizeof(int), st));
 	void *embed_args[] = {&q->token, &E.embed, &q->x, &dim, &vocab};
 	LAUNCH(w, E.k.embed, DIM / 128, 128, 0, st, embed_args);
@@ -405,7 +428,10 @@ static void forward(struct worker *w, unsigned si, unsigned step, enum fault_kin
 
 		void *norm1[] = {&q->x, &lw->attn_norm, &q->h, &dim, &eps};
 		if (here && plant == FAULT_BADLAUNCH) {
-			/* The hidden size copied into the block size: 2048 threads per block. */
+			/* The hidden size copied into the block size: 2048 threads per block.  The
+			 * stream's earlier work is waited for first, so that nothing is in flight
+			 * when the launch fails and the process dies, whatever the timing. */
+			CHECK(drv.StreamSynchronize(st));
 			say_planted(w, "rmsnorm on stream %u with 2048 threads per block", si);
 			LAUNCH(w, E.k.rmsnorm, 1, 2048, 0, st, norm1);
 		}
@@ -430,11 +456,6 @@ static void forward(struct worker *w, unsigned si, unsigned step, enum fault_kin
 			k_cache = E.kv + E.kv_bytes + OOB_PAST;
 			v_cache = k_cache + E.plane_bytes;
 			page_table = E.poison_row;
-			if (plant == FAULT_MULTISTREAM) {
-				/* Hold the fault until the other streams have queued their work. */
-				CHECK(drv.StreamWaitValue32(st, E.ctl_dev + offsetof(struct control, gate),
-							    1, CU_STREAM_WAIT_VALUE_GEQ));
-			}
 			say_planted(w,
 				    "paged_attention launch #%llu on stream %u, layer %u: k_cache "
 				    "0x%llx is %d bytes past the end of the KV cache [0x%llx, +%zu)",
@@ -446,6 +467,12 @@ static void forward(struct worker *w, unsigned si, unsigned step, enum fault_kin
 				    "paged_attention launch #%llu on stream %u, layer %u: lse 0x%llx "
 				    "is inside the freed workspace",
 				    E.plan.nth, si, l, (unsigned long long)lse);
+		if (here && plant != FAULT_BADLAUNCH) {
+			/* Hold the fault until the step is queued (run_step releases it): else a
+			 * caller slower than the stream would see it at a later launch. */
+			CHECK(drv.StreamWaitValue32(st, E.ctl_dev + offsetof(struct control, gate), 1,
+						    CU_STREAM_WAIT_VALUE_GEQ));
+		}
 		void *attn[] = {&q->att, &q_vec, &k_cache, &v_cache, &page_table, &lse,
 				&n_ctx, &page_size, &head_dim, &scale, &write_lse};
 		LAUNCH(w, E.k.attention, N_HEADS, 128, E.opt.steps * sizeof(float), st, attn);
@@ -525,18 +552,27 @@ static void run_step(struct worker *w, unsigned step)
 					(int)w->tid);
 			E.handoff = w->seqs[0].done;
 			set_flag(&E.handoff_posted);
+			__atomic_store_n(&E.ctl->gate, 1, __ATOMIC_RELEASE); /* a store, no CUDA call */
 			int never = 0;
-			timed_wait_until(&never, "thread 1 did not observe a CUDA error");
+			timed_wait_until(&never, 1, "thread 1 did not observe a CUDA error");
 		}
 	}
-	if (plant == FAULT_MULTISTREAM) {
+	if (plant != FAULT_NONE && plant != FAULT_BADLAUNCH && plant != FAULT_CROSSTHREAD) {
+		/* Every other worker has queued its step too before the gate opens: then no
+		 * launch can meet the error, which surfaces at a cuEventSynchronize. */
+		timed_wait_until(&E.queued, (int)E.opt.threads - 1,
+				 "the other workers did not queue their step");
 		if (engine_verbose)
 			fprintf(stderr,
-				"miniengine: thread 0 (tid %d): %u other stream(s) queued behind the "
-				"fault on stream 0; releasing it\n",
-				(int)w->tid, E.opt.streams - 1);
+				"miniengine: thread 0 (tid %d): step %u queued on all %u stream(s) of "
+				"all %u thread(s); opening the gate in front of the fault on stream 0\n",
+				(int)w->tid, step, E.opt.streams, E.opt.threads);
 		__atomic_store_n(&E.ctl->gate, 1, __ATOMIC_RELEASE);
+	} else if (w->index != 0 && E.opt.fault != FAULT_NONE && step == E.plan.step) {
+		count_up(&E.queued);
 	}
+	if (E.opt.hold)
+		__atomic_store_n(&E.ctl->hold[w->index], step + 1, __ATOMIC_RELEASE);
 	if (planted && E.opt.hang) {
 		/* Tests wait for this line before inspecting the live process. */
 		fprintf(stderr,
@@ -567,7 +603,7 @@ static void run_step(struct worker *w, unsigned step)
 /* Thread 1 under --fault crossthread: wait for thread 0's event and synchronize on it. */
 static void observe_handoff(struct worker *w)
 {
-	timed_wait_until(&E.handoff_posted, "thread 0 did not hand over its event");
+	timed_wait_until(&E.handoff_posted, 1, "thread 0 did not hand over its event");
 	if (engine_verbose)
 		fprintf(stderr, "miniengine: thread 1 (tid %d) synchronizes on thread 0's event\n",
 			(int)w->tid);
@@ -645,7 +681,7 @@ static void *worker_main(void *arg)
 		if (faulting && step == E.plan.step && w->index != 0) {
 			if (E.opt.fault == FAULT_CROSSTHREAD && w->index == 1)
 				observe_handoff(w);
-			timed_wait_until(&E.gate_open, "worker 0 did not launch the planted fault");
+			timed_wait_until(&E.gate_open, 1, "worker 0 did not launch the planted fault");
 		}
 		run_step(w, step);
 	}

@@ -10,10 +10,7 @@ need_engines miniengine
 plan 10
 spy "$T/spy.log" timeout -k 5 60 "$B/miniengine" --hang --verbose >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 100); do
-	grep -q "hang planted" "$T/err" && break
-	sleep 0.1
-done
+wait_for 60 grep -q "hang planted" "$T/err"
 like "$(cat "$T/err")" "hang planted: stream 0 of thread 0 is blocked behind spin_wait; pid [0-9]+ waits in cuEventSynchronize" \
 	"announces the hang with the pid to inspect"
 like "$(cat "$T/err")" "CUDASIM_HANG=spin_wait@1\$" "tells the simulator which launch never completes"

@@ -22,6 +22,10 @@ for mode in direct direct-ptsz bootstrap bootstrap-ptsz; do
 	is "$(cat "$T/$mode/err")" "" "$mode: nothing on stderr"
 done
 
+# --hold: each step waits on a flag until it is queued; the same work and the same tokens.
+run_in "$T/hold" "$B/miniengine" --hold --threads 3 --streams 2 --steps 5 --layers 3
+is "$rc $(cat "$T/hold/out")" "0 $(cat "$T/direct/out")" "--hold: the same launches and token checksum"
+
 # Which exported entry point the launches reach (door a only; launchspy sits there).
 n=$(launches 2 2 8 2)
 spy "$T/legacy.log" "$B/miniengine" --quiet 2>"$T/legacy.err"
@@ -62,7 +66,7 @@ usage_error "unexpected argument 'extra'" extra
 help=$("$B/miniengine" --help)
 is "$?" 0 "--help exits 0"
 missing=
-for o in --threads --streams --steps --layers --fault --hang --bootstrap --ptsz --quiet --seed \
+for o in --threads --streams --steps --layers --fault --hang --hold --bootstrap --ptsz --quiet --seed \
 	--verbose oob uaf multistream crossthread badlaunch; do
 	grep -q -- "$o" <<<"$help" || missing="$missing $o"
 done

@@ -1,6 +1,6 @@
 # TAP helpers for shell tests; source it from a tests/**/*.t script.
 #   plan N | plan no_plan ; ok COND-STATUS "name" ; is GOT WANT "name" ; like GOT REGEX "name"
-#   skip_all "reason" ; diag "text" ; done_testing
+#   skip_all "reason" ; diag "text" ; done_testing ; wait_for SECONDS CMD...
 # Paths: $B is the build directory (CI_BUILD, default build/), $TOP the repository root,
 # $T a scratch directory removed at exit.  Every helper prints one TAP line.
 set -u
@@ -41,6 +41,18 @@ skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; }
 done_testing() {
 	[ -n "$_tap_planned" ] || echo "1..$_tap_n"
 	[ "$_tap_fail" -eq 0 ]
+}
+# wait_for SECONDS CMD...: run CMD every 50 ms until it succeeds, for at most SECONDS; the
+# status is CMD's last.  For a condition that another process makes true (a line in its output,
+# a thread's state): it returns as soon as the condition holds, so the limit can be generous (a
+# loaded machine may take many seconds to get there) at no cost to a quick one.
+wait_for() {
+	local limit=$1 start=$SECONDS
+	shift
+	until "$@" 2>/dev/null; do
+		[ $((SECONDS - start)) -lt "$limit" ] || { "$@" 2>/dev/null; return; }
+		sleep 0.05
+	done
 }
 # Run a program with core dumps enabled into $T; the core lands as $T/core (or core.PID).
 # Echoes the core path, or nothing when no core appeared.

@@ -13,7 +13,7 @@ out=$("$B/tests/plugin/gdbinput_test")
 ok "parser unit tests pass" test $? -eq 0
 [ $? -eq 0 ] || diag "$(grep -v '^ok' <<<"$out")"
 if [ -x "$B/fuzz/fuzz_gdb_input" ] && [ "${CI_SANITIZE:-}" != address ]; then
-	mkdir -p "$T/corpus"
+	mkdir -p "$T/corpus" "$B/fuzz/artifacts"
 	cp "$TOP"/tests/plugin/gdb-input-seeds/* "$T/corpus/"
 	"$B/fuzz/fuzz_gdb_input" -max_total_time="${CI_FUZZ_SECONDS_GDB:-30}" -timeout=10 -print_final_stats=1 \
 		-artifact_prefix="$B/fuzz/artifacts/fuzz_gdb_input-" "$T/corpus" >"$T/fuzz.log" 2>&1

@@ -59,7 +59,7 @@ env LD_LIBRARY_PATH="$B/sim" LD_PRELOAD="$REC" CUDAINSPECT_QUIET=1 "$PROBE" --wa
 	>"$T/probe.out" 2>"$T/probe.err" &
 probe=$!
 trap 'kill $probe 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do grep -q '^live=' "$T/probe.out" && break; sleep 0.1; done
+wait_for 60 grep -q '^live=' "$T/probe.out"
 read -r live stale pid < <(sed -n 's/^live=\([^ ]*\) stale=\([^ ]*\) pid=\(.*\)/\1 \2 \3/p' "$T/probe.out")
 is "$pid" "$probe" "probe is waiting with its pointers (pid $probe)"
 cli_json=$("$CLI" --json --pid "$probe")
@@ -104,7 +104,7 @@ is "$(jq -c .allocations <<<"$j")" "$(jq -c .allocations <<<"$cli_json")" \
 	"attached: cuda json allocations = the CLI's"
 # The same process stopped without GDB (SIGSTOP): the CLI attaches and unwinds it itself.
 kill -STOP "$probe"
-for _ in $(seq 50); do grep -q '^State:.*T' "/proc/$probe/status" && break; sleep 0.1; done
+wait_for 60 grep -q '^State:.*T' "/proc/$probe/status"
 own=$("$CLI" --pid "$probe" threads 2>&1; echo "exit=$?")
 own_json=$("$CLI" --json --pid "$probe" 2>&1)
 kill -CONT "$probe"

@@ -50,9 +50,10 @@ if sys.argv[1] in ("--calls", "--calls-outer"):
     outer = sys.argv[1] == "--calls-outer"
     calls = [json.loads(line) for line in open(sys.argv[2])]
     doc = json.load(open(sys.argv[3]))
+    # In call order, as the program wrote them: launches by seq, allocations by id (the JSON
+    # lists live allocations by address).
     recorded = {"launch": [l.get("stack") or [] for l in sorted(doc["launches"], key=lambda l: l["seq"])],
-                "alloc": [a.get("stack") or [] for a in sorted(doc["allocations"], key=lambda a: a["id"])]
-                if outer else [a.get("stack") or [] for a in doc["allocations"]]}
+                "alloc": [a.get("stack") or [] for a in sorted(doc["allocations"], key=lambda a: a["id"])]}
     for kind in ("launch", "alloc"):
         want_all = [c["frames"] for c in calls if c["kind"] == kind]
         got_all = recorded[kind]

@@ -65,8 +65,17 @@ mkdir -p "$T/live"
 (cd "$T/live" && LD_PRELOAD=$REC CUDAINSPECT_QUIET=1 exec /usr/bin/python3.11 "$ENGINE" "$SIM" "$T/live/expect" hang) \
 	>/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 100); do grep -q '"main"' "$T/live/expect" 2>/dev/null && break; sleep 0.1; done
-sleep 0.2
+# The main thread writes its stack, then sleeps in libc's sleep(): wait until it is in that
+# system call (clock_nanosleep: 230 on x86-64, 115 on arm64), not a fixed time after the line
+# (where the kernel does not say which call a thread is in, the line alone).
+nanosleep_nr=230; [ "$(uname -m)" = aarch64 ] && nanosleep_nr=115
+main_sleeps() {
+	local nr
+	grep -q '"main"' "$T/live/expect" || return 1
+	nr=$(cut -d' ' -f1 "/proc/$pid/task/$pid/syscall") || return 0
+	[ "$nr" = "$nanosleep_nr" ]
+}
+wait_for 60 main_sleeps
 "$CLI" --pid "$pid" --json >"$T/live/report.json" 2>"$T/live/err"
 res=$(py_compare "$T/live/expect" cudainspect "$T/live/report.json")
 # The same process as a gcore (gdb's core: its own notes, every thread stopped by gdb), for

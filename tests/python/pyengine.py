@@ -13,13 +13,17 @@
 #   pyengine.py LIBCUDA EXPECT MODE
 #   MODE hostfunc: the main thread waits in cuStreamSynchronize (GIL released) while the
 #                  stream's worker, a native thread, calls usleep and then abort() as a host
-#                  function; the spinner holds the GIL when the process dies.
+#                  function; the spinner holds the GIL when the process dies.  The stream
+#                  first waits on a flag in a registered page of the engine's, which the main
+#                  thread sets right before it calls cuStreamSynchronize: the sleep covers that
+#                  one step, not the writing of its stack and whatever held it up.
 #   MODE abort:    the main thread calls abort() itself, through ctypes.PyDLL (GIL held).
 #   MODE exit:     no crash: launches, then exits with status 0.
 #   MODE hang:     no crash: launches, then waits in a ctypes call (sleep) until killed.
 import ctypes
 import gc
 import json
+import mmap
 import os
 import sys
 import threading
@@ -117,13 +121,25 @@ class Engine:
         if MODE == "hostfunc":
             usleep = ctypes.cast(libc.usleep, ctypes.c_void_p)
             abort = ctypes.cast(libc.abort, ctypes.c_void_p)
+            page = mmap.mmap(-1, mmap.PAGESIZE)
+            flag = ctypes.c_uint32.from_buffer(page)
+            write_call("alloc", my_stack(line=sys._getframe().f_lineno + 1))
+            r = cuda.cuMemHostRegister_v2(ctypes.c_void_p(ctypes.addressof(flag)),
+                                          ctypes.c_size_t(mmap.PAGESIZE), 2)  # DEVICEMAP
+            check(r, "cuMemHostRegister")
+            dflag = ctypes.c_uint64()
+            check(cuda.cuMemHostGetDevicePointer_v2(ctypes.byref(dflag),
+                                                    ctypes.c_void_p(ctypes.addressof(flag)), 0),
+                  "cuMemHostGetDevicePointer")
+            check(cuda.cuStreamWaitValue32_v2(self.stream, dflag, 1, 0), "cuStreamWaitValue32")  # GEQ
             write_call("launch", my_stack(line=sys._getframe().f_lineno + 1))
             r = cuda.cuLaunchHostFunc(self.stream, usleep, ctypes.c_void_p(300000))
             check(r, "cuLaunchHostFunc")
             write_call("launch", my_stack(line=sys._getframe().f_lineno + 1))
             r = cuda.cuLaunchHostFunc(self.stream, abort, None)
             check(r, "cuLaunchHostFunc")
-            write_expect("main", my_stack(line=sys._getframe().f_lineno + 1))
+            write_expect("main", my_stack(line=sys._getframe().f_lineno + 2))
+            flag.value = 1  # the host functions may start: usleep, then abort
             cuda.cuStreamSynchronize(self.stream)
         elif MODE == "abort":
             write_expect("main", my_stack(line=sys._getframe().f_lineno + 1))

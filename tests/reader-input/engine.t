@@ -116,11 +116,8 @@ mkdir -p "$T/hang"
 	exec "$B/miniengine" --quiet --hang ) >"$T/hang/out" 2>&1 &
 hang=$!
 trap 'kill $hang 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do
-	dec --pid "$hang"
-	[ "$rc" = 0 ] && [ "$(sec launches accepted)" -gt 0 ] 2>/dev/null && break
-	sleep 0.1
-done
+live_launches() { dec --pid "$hang"; [ "$rc" = 0 ] && [ "$(sec launches accepted)" -gt 0 ]; }
+wait_for 60 live_launches
 # The loop may have caught the recorder setting up (its header gets the magic last), when the
 # record is found only by the page scan that follows; read again now that it is running.
 dec --pid "$hang"

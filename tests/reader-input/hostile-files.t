@@ -145,7 +145,7 @@ live() { # USER-PREFIX...: start the crasher (as that user), replace its library
 	"$@" "$D/crasher" --map="$T/live/libgone.so" --crash=hang --threads=1 >"$T/live.out" 2>&1 &
 	lpid=$!
 	# (up to 30 s: a loaded machine starts a process slowly)
-	for _ in $(seq 600); do grep -q "^ready" "$T/live.out" && break; sleep 0.05; done
+	wait_for 60 grep -q "^ready" "$T/live.out"
 	rm "$T/live/libgone.so"
 	fifo "$T/live/libgone.so"
 	chmod 666 "$T/live/libgone.so"

@@ -100,6 +100,13 @@ int main(int argc, char **argv)
 	if (cmd < 0)
 		return 1;
 	if (cmd == 0) {
+		/* CMD starts with the default action for the signals this sends: a shell without
+		 * job control starts background commands (`make check &`, a CI step run that way)
+		 * with SIGINT and SIGQUIT ignored, and an ignored disposition survives exec, so the
+		 * reader would otherwise shrug off the SIGINT the test means to kill it with. */
+		const int reset[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+		for (unsigned i = 0; i < sizeof reset / sizeof *reset; i++)
+			signal(reset[i], SIG_DFL);
 		int null = open("/dev/null", O_WRONLY);
 		dup2(null, 1);
 		dup2(null, 2);

@@ -16,7 +16,7 @@ start() {
 	dir=$T/$name; mkdir -p "$dir"
 	( cd "$dir" && exec "$D/crasher" "$@" ) >"$dir/out" 2>&1 &
 	PIDS+=($!)
-	for _ in $(seq 100); do grep -q '^ready' "$dir/out" && break; sleep 0.05; done
+	wait_for 60 grep -q '^ready' "$dir/out"
 	pid=$(sed -n 's/^pid=//p' "$dir/out")
 	record=$(sed -n 's/^record=//p' "$dir/out")
 	tids=$(sed -n 's/^tid=\([0-9]*\).*/\1/p' "$dir/out" | tr '\n' ' ')

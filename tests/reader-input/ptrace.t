@@ -17,7 +17,7 @@ cleanup() { for p in "${PIDS[@]}"; do kill -CONT "$p" 2>/dev/null; kill "$p" 2>/
 trap cleanup EXIT
 "$D/crasher" --crash=hang --threads=1 --busy=64 >"$T/target.out" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 100); do grep -q '^ready' "$T/target.out" && break; sleep 0.05; done
+wait_for 60 grep -q '^ready' "$T/target.out"
 pid=$(sed -n 's/^pid=//p' "$T/target.out")
 [ -n "$pid" ] || skip_all "the target did not start"
 ok "the target runs 66 threads" test "$(ls "/proc/$pid/task" | wc -l)" -eq 66
@@ -73,7 +73,8 @@ unlike "$out" "unwinding stopped" "... none of them cut short"
 if command -v gdb >/dev/null; then
 	gdb -nx -batch -p "$pid" -ex 'shell sleep 3' >/dev/null 2>&1 &
 	gpid=$!
-	for _ in $(seq 50); do grep -q 'TracerPid:.[1-9]' "/proc/$pid/status" && break; sleep 0.1; done
+	traced_or_gdb_gone() { grep -q 'TracerPid:.[1-9]' "/proc/$pid/status" || ! kill -0 "$gpid"; }
+	wait_for 60 traced_or_gdb_gone
 	out=$(timeout 20 "$CI" --width 300 --pid "$pid" all 2>&1); rc=$?
 	is "$rc" 0 "a process a debugger holds: the report is still printed"
 	like "$out" "unwinding stopped after 0 frames: ptrace cannot stop the thread: Operation not permitted" \

@@ -152,7 +152,7 @@ fi
 # gcore and a live pid of a hung process.
 "$FX/crasher" --threads=2 --crash=hang --launches=20 >"$T/hang.out" &
 hpid=$!
-for _ in $(seq 50); do grep -q ready "$T/hang.out" 2>/dev/null && break; sleep 0.1; done
+wait_for 60 grep -q ready "$T/hang.out"
 run --pid "$hpid"
 is "$rc" 0 "--pid on a live process: exit 0"
 like "$out" "Signal +none: the process is alive" "--pid says the process is alive"

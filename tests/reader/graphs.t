@@ -21,12 +21,15 @@ SAMPLE_CAPTURED=$(line 'cuLaunchKernel(f_sample')
 GRAPH_LAUNCH=$(line 'cuGraphLaunch(execs')
 EXEC_UPDATE=$(line 'cuGraphExecKernelNodeSetParams(execs')
 
-# engine NAME ARGS...: graphengine in $T/NAME (core dumps on), its summary in $T/NAME.txt
+# engine NAME ARGS...: graphengine in $T/NAME (core dumps on), its summary in $T/NAME.txt.  A
+# breadcrumb after every launch (each cuGraphLaunch too): under the default budget whether the
+# faulting replay's launch got one depends on how long earlier writes took, and with it what the
+# report can say about the replay.
 engine() {
 	local dir=$T/$1; shift
 	mkdir -p "$dir"
 	( ( cd "$dir" && ulimit -c unlimited && export ${RECORDER_ENV:-CUDAINSPECT_QUIET=1} &&
-		CUDAINSPECT_QUIET=1 CUDASIM_KERNEL_US=200 LD_PRELOAD="$PRELOAD" \
+		CUDAINSPECT_QUIET=1 CUDAINSPECT_CRUMB_EVERY=1 CUDASIM_KERNEL_US=200 LD_PRELOAD="$PRELOAD" \
 		LD_LIBRARY_PATH="$B/sim" exec "$B/graphengine" "$@" ) >"$dir/out" 2>"$dir/err" || true ) 2>/dev/null
 	core=$(ls "$dir"/core* 2>/dev/null | head -1)
 	"$CI" --width 200 "$core" >"$T/$name.txt" 2>&1

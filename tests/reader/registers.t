@@ -29,9 +29,9 @@ is "$rc" 2 "--registers without a file: usage error"
 "$FX/crasher" --threads=2 --crash=hang --launches=20 >"$T/hang.out" &
 hpid=$!
 trap 'kill -CONT $hpid 2>/dev/null; kill $hpid 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 50); do grep -q ready "$T/hang.out" 2>/dev/null && break; sleep 0.1; done
+wait_for 60 grep -q ready "$T/hang.out"
 kill -STOP "$hpid"
-for _ in $(seq 50); do grep -q '^State:.*T' "/proc/$hpid/status" && break; sleep 0.1; done
+wait_for 60 grep -q '^State:.*T' "/proc/$hpid/status"
 mapfile -t tids < <(ls "/proc/$hpid/task" | sort -n)
 is "${#tids[@]}" 3 "the process has three threads"
 

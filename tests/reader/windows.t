@@ -41,7 +41,9 @@ is "$(q every8-oob '.diagnosis.faulting_launch.state')" unknown "range of 8, bad
 
 # 2. No evidence but the range: the 37th rmsnorm faults with every pointer valid.  The report
 #    cannot choose: low confidence, says so, and the planted launch is inside the range it gives.
-engine every8-plain CUDAINSPECT_CRUMB_EVERY=8 CUDASIM_FAULT=rmsnorm@37 -- --threads 1 --streams 1
+#    (--hold: the step is queued before it may run, so the error surfaces at its synchronization
+#    and the breadcrumb after the range is always enqueued, whatever the timing.)
+engine every8-plain CUDAINSPECT_CRUMB_EVERY=8 CUDASIM_FAULT=rmsnorm@37 -- --threads 1 --streams 1 --hold
 is "$(q every8-plain .diagnosis.confidence)" low "range of 8, no other evidence: confidence low"
 like "$(q every8-plain .diagnosis.reasoning)" "any of them may be the one" "range of 8, no other evidence: the report says it cannot choose"
 read -r a b f <<<"$(range every8-plain)"

@@ -182,7 +182,7 @@ static int streams(void)
 
 	launch_with(ptsz, f, NULL, 1);
 	CUresult r = CUDA_ERROR_NOT_READY;
-	for (int i = 0; i < 2000 && r == CUDA_ERROR_NOT_READY; i++) {
+	for (int i = 0; i < 60000 && r == CUDA_ERROR_NOT_READY; i++) { /* up to a minute */
 		r = query_ptsz(NULL);
 		usleep(1000);
 	}

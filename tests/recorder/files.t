@@ -87,7 +87,7 @@ planted() {
 	(cd "$T/$name-run" && exec env CUDAINSPECT_DIR="$d" CUDAINSPECT_SNAPSHOT=exit,signal \
 		LD_PRELOAD="$REC" timeout -k 5 30 "$CP" -p "$mode" >out 2>err)&
 	local job=$!
-	for i in $(seq 100); do grep -q ready "$T/$name-run/out" 2>/dev/null && break; sleep 0.1; done
+	wait_for 60 grep -q ready "$T/$name-run/out"
 	pid=$(sed -n 's/^crashprobe: ready //p' "$T/$name-run/out")
 	f=$(ls "$d"/cudainspect-*-"$pid"-*.cirec 2>/dev/null)
 	STEM=${f%.cirec}

@@ -7,12 +7,20 @@
 . "$(dirname "$0")/rec-lib.sh"
 need_recorder launchstorm miniengine
 
-# storm_killed DIR DELAY: start a storm recording into DIR, SIGKILL it after DELAY seconds.
+# storm_started DIR: the storm recording into DIR has launches in its record.
+storm_started() {
+	local f
+	f=$(ls "$1"/cudainspect-*.cirec 2>/dev/null | head -1)
+	[ -n "$f" ] && "$DUMP" --storm "$f" 2>/dev/null | tail -1 | grep -q '^storm ok=[1-9]'
+}
+# storm_killed DIR DELAY: start a storm recording into DIR, SIGKILL it DELAY seconds after its
+# record holds launches (waited for: a loaded machine may take longer than DELAY to start it).
 storm_killed() {
 	mkdir -p "$1"
 	CUDASIM_MODE=null CUDAINSPECT_DIR=$1 CUDAINSPECT_QUIET=1 LD_PRELOAD=$REC \
 		"$B/launchstorm" --threads 4 --launches 0 --seconds 30 --sync-every 0 --quiet &
 	local pid=$!
+	wait_for 60 storm_started "$1"
 	sleep "$2"
 	kill -9 $pid
 	wait $pid 2>/dev/null

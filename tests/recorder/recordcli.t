@@ -55,7 +55,7 @@ ok "an earlier crash left its snapshot" test -s "$earlier"
 
 (cd "$T/run" && exec timeout -k 5 60 "$CI" record -d "$D" --persistent -- "$CP" -p segv >"$T/rec.out" 2>"$T/rec.err")&
 job=$!
-for i in $(seq 100); do grep -q ready "$T/rec.out" 2>/dev/null && break; sleep 0.1; done
+wait_for 60 grep -q ready "$T/rec.out"
 pid=$(sed -n 's/^crashprobe: ready //p' "$T/rec.out")
 live=$(ls "$D"/*-"$pid"-*.cirec 2>/dev/null)
 ok "the child waits, its persistent record in DIR" test -n "$pid" -a -s "$live"

@@ -2,8 +2,8 @@
  *
  *   fault: CUDASIM_FAULT=step@5.  Stream s1 runs step launches each followed by a breadcrumb
  *          (cuStreamWriteValue64 of the launch number into host-registered memory) and a host
- *          function; stream s2 is held on a flag with work queued behind it.  Expected: every
- *          call made before the fault returns success; breadcrumbs 1-4 land, 5 and later never
+ *          function, held on a flag until all are queued; stream s2 is held on a flag with work
+ *          queued behind it.  Expected: every call made before the fault returns success; breadcrumbs 1-4 land, 5 and later never
  *          do; no host function after the fault runs; s2 never resumes; from then on launches,
  *          syncs, queries, copies, events, allocations return CUDA_ERROR_ILLEGAL_ADDRESS; pure
  *          handle queries still work; cuDevicePrimaryCtxReset brings back a healthy context.
@@ -54,7 +54,11 @@ static int fault_case(void)
 	before_ok &= cuStreamWaitValue32(s2, dc + 64, 1, CU_STREAM_WAIT_VALUE_EQ) == CUDA_SUCCESS;
 	before_ok &= cuStreamWriteValue64(s2, dc + 8, 77, 0) == CUDA_SUCCESS;
 	before_ok &= cuLaunchHostFunc(s2, host_mark, (void *)31) == CUDA_SUCCESS;
-	/* s1: ten launches, each with its breadcrumb and host function */
+	/* s1: held too until everything is queued (else a caller descheduled for the 4 ms that
+	 * launches 1-4 take would see the fault at a later launch), then ten launches, each with
+	 * its breadcrumb and host function */
+	volatile uint32_t *go = (volatile uint32_t *)(crumb + 9);
+	before_ok &= cuStreamWaitValue32(s1, dc + 72, 1, CU_STREAM_WAIT_VALUE_EQ) == CUDA_SUCCESS;
 	for (intptr_t i = 1; i <= 10; i++) {
 		before_ok &= simtest_launch(step, s1, dev) == CUDA_SUCCESS;
 		before_ok &= cuStreamWriteValue64(s1, dc, (uint64_t)i, 0) == CUDA_SUCCESS;
@@ -62,6 +66,7 @@ static int fault_case(void)
 	}
 	before_ok &= cuEventRecord(ev, s1) == CUDA_SUCCESS;
 	ok(before_ok, "every call made before the fault was reached returned success");
+	__atomic_store_n(go, 1, __ATOMIC_RELEASE);
 
 	IS_CU(cuStreamSynchronize(s1), CUDA_ERROR_ILLEGAL_ADDRESS);
 	is_int(*crumb, 4, "breadcrumbs of the launches before the faulting one landed, later ones did not");
@@ -159,6 +164,11 @@ static int hang_case(void)
 	MUST(simtest_launch(step, s2, 0));
 	MUST(cuStreamWriteValue64(s2, dc + 8, 42, 0));
 	IS_CU(cuStreamSynchronize(s2), CUDA_SUCCESS);
+	/* The launch before the hung one finishes (waited for, however loaded the machine is);
+	 * then nothing more may happen: 50 ms for anything that could. */
+	for (double t0 = simtest_now_ms(); !__atomic_load_n(crumb, __ATOMIC_ACQUIRE) &&
+					    simtest_now_ms() - t0 < 60000;)
+		usleep(1000);
 	usleep(50 * 1000);
 	IS_CU(cuStreamQuery(s1), CUDA_ERROR_NOT_READY);
 	is_int(*crumb, 1, "the hung launch never completes and nothing after it runs");
