@@ -17,3 +17,9 @@ $(FUZZ_DIR)/fuzz_gpucore: tests/gpucore/fuzz_gpucore.c corefile/gpucore.h $(FUZZ
 		-lelf -lzstd -lz
 .SECONDARY: $(FUZZ_GC_OBJS)
 TEST_DEPS += $(FUZZ_DIR)/fuzz_gpucore
+
+# gcprobe: one launch for the simulator to fault, linked like an application against the stub.
+$(GC_DIR)/gcprobe: tests/gpucore/gcprobe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+TEST_DEPS += $(GC_DIR)/gcprobe

@@ -4,7 +4,10 @@
  * dump, as stable "key: value" lines for the tests in tests/gpucore/ (and for a person looking
  * at a dump before the CLI shows GPU cores).  Not installed.
  *
- *   gpucore-dump [--warps] [--modules] [--max-core-size BYTES] FILE
+ *   gpucore-dump [--warps] [--modules] [--max-core-size BYTES] [--save-cubin N PATH] FILE
+ *
+ * --save-cubin writes the relocated cubin of module N (0-based, in the order --modules lists)
+ * to PATH, for the fuzzer's seeds and for nvdisasm.
  *
  * Exit status: 0 with a report, 3 when the file cannot be read as a GPU core (the message on
  * stderr), 2 for bad usage.
@@ -179,19 +182,24 @@ int main(int argc, char **argv)
 {
 	bool warps = false, modules = false;
 	struct ci_source_options opts = { 0 };
+	const char *save_path = NULL;
+	size_t save_module = 0;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--warps") == 0)
 			warps = true;
 		else if (strcmp(argv[i], "--modules") == 0)
 			modules = true;
+		else if (strcmp(argv[i], "--save-cubin") == 0 && i + 2 < argc)
+			save_module = strtoul(argv[i + 1], NULL, 0), save_path = argv[i + 2], i += 2;
 		else if (strcmp(argv[i], "--max-core-size") == 0 && i + 1 < argc)
 			opts.max_core_size = strtoull(argv[++i], NULL, 0);
 		else
 			break;
 	}
 	if (i + 1 != argc) {
-		fprintf(stderr, "usage: gpucore-dump [--warps] [--modules] [--max-core-size BYTES] FILE\n");
+		fprintf(stderr, "usage: gpucore-dump [--warps] [--modules] [--max-core-size BYTES] "
+			"[--save-cubin N PATH] FILE\n");
 		return 2;
 	}
 	struct ci_gpucore *gc;
@@ -201,6 +209,18 @@ int main(int argc, char **argv)
 		int code = ci_error_exit(err->code);
 		ci_error_destroy(err);
 		return code;
+	}
+	if (save_path) {
+		uint64_t n;
+		const uint8_t *p = ci_gpucore_module_cubin(gc, save_module, &n);
+		FILE *out = p ? fopen(save_path, "wb") : NULL;
+		int ok = out && fwrite(p, 1, (size_t)n, out) == n;
+		if (out && fclose(out))
+			ok = 0;
+		ci_gpucore_destroy(gc);
+		if (!ok)
+			fprintf(stderr, "gpucore-dump: %s\n", p ? "cannot write the cubin" : "no such module, or no cubin");
+		return ok ? 0 : 1;
 	}
 	char a[1024], b[1024], c[256], flags[256];
 	printf("file: %s\n", s(argv[i], a, sizeof a));
