@@ -118,8 +118,10 @@ const char *ci_gpu_coredump_flags_text(uint32_t flags, char *buf, size_t n)
 			name = tmp;
 		}
 		int w = snprintf(buf + o, n > o ? n - o : 0, "%s%s", o ? "," : "", name);
-		if (w < 0 || (size_t)w >= n - o)
+		if (w < 0 || (size_t)w >= n - o) {
+			buf[o] = 0; /* no name cut in half */
 			break;
+		}
 		o += (size_t)w;
 	}
 	return buf;
@@ -263,14 +265,16 @@ static uint64_t rget(struct row r, uint64_t off, bool wide)
 static const char *type_label(unsigned t)
 {
 	static const char *const names[T_MAX] = {
-		[T_MANAGED] = "managed memory", [T_GLOBAL] = "global memory", [T_LOCAL] = "local memory",
-		[T_SHARED] = "shared memory", [T_REGS] = "registers", [T_ELF_IMG] = "module image",
+		[T_MANAGED] = "managed memory section", [T_GLOBAL] = "global memory section",
+		[T_LOCAL] = "local memory section", [T_SHARED] = "shared memory section",
+		[T_REGS] = "register section", [T_ELF_IMG] = "module image",
 		[T_RELF_IMG] = "relocated module image", [T_BT] = "backtrace", [T_DEV] = "device table",
 		[T_CTX] = "context table", [T_SM] = "SM table", [T_GRID] = "grid table",
 		[T_CTA] = "CTA table", [T_WARP] = "warp table", [T_LANE] = "lane table",
-		[T_MOD] = "module table", [T_PRED] = "predicates", [T_PARAM] = "parameter memory",
-		[T_UREGS] = "uniform registers", [T_UPRED] = "uniform predicates",
-		[T_CBANK] = "constant bank table", [T_META] = "metadata", [T_CBU_BAR] = "convergence barriers",
+		[T_MOD] = "module table", [T_PRED] = "predicate section", [T_PARAM] = "parameter memory section",
+		[T_UREGS] = "uniform register section", [T_UPRED] = "uniform predicate section",
+		[T_CBANK] = "constant bank table", [T_META] = "metadata section",
+		[T_CBU_BAR] = "convergence barrier section",
 	};
 	return t < T_MAX && names[t] ? names[t] : "section";
 }
@@ -891,6 +895,15 @@ bool ci_gpucore_warp_ureg(const struct ci_gpucore *gc, size_t warp, uint32_t ure
 		return false;
 	struct ci_bytes b = ci_bytes_make(gc->priv_->img, (size_t)gc->priv_->size);
 	return ci_bytes_seek(&b, gc->warps[warp].uregs_offset + 4ull * ureg) && ci_bytes_u32(&b, val);
+}
+
+bool ci_gpucore_grid_params(const struct ci_gpucore *gc, size_t grid, uint64_t offset, uint64_t *val)
+{
+	*val = 0;
+	if (grid >= gc->grid_count || !ci_range_ok(offset, 8, gc->grids[grid].params_size))
+		return false;
+	struct ci_bytes b = ci_bytes_make(gc->priv_->img, (size_t)gc->priv_->size);
+	return ci_bytes_seek(&b, gc->grids[grid].params_file_offset + offset) && ci_bytes_u64(&b, val);
 }
 
 const uint8_t *ci_gpucore_module_cubin(const struct ci_gpucore *gc, size_t module, uint64_t *size)

@@ -366,6 +366,9 @@ static inline size_t ci_gpu_lane_warp(const struct ci_gpucore *gc, size_t lane) 
 static inline size_t ci_gpu_warp_cta(const struct ci_gpucore *gc, size_t warp) { return gc->warps[warp].cta; }
 static inline size_t ci_gpu_cta_sm(const struct ci_gpucore *gc, size_t cta) { return gc->ctas[cta].sm; }
 
+/* The 8 bytes at OFFSET of GRID's parameter memory (.cudbg.param); false when not in the dump. */
+bool ci_gpucore_grid_params(const struct ci_gpucore *gc, size_t grid, uint64_t offset, uint64_t *val);
+
 /* The bytes of the relocated cubin of MODULE (NULL, 0 when the dump has none). */
 const uint8_t *ci_gpucore_module_cubin(const struct ci_gpucore *gc, size_t module, uint64_t *size);
 

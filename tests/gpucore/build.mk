@@ -23,3 +23,19 @@ $(GC_DIR)/gcprobe: tests/gpucore/gcprobe.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 TEST_DEPS += $(GC_DIR)/gcprobe
+
+$(GC_DIR)/test-gpucore: tests/gpucore/test-gpucore.c corefile/gpucore.h tests/lib/tap.h $(BUILD)/libcudainspect.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Icorefile -Itests/lib $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libcudainspect.a $(READER_LIBS)
+TEST_DEPS += $(GC_DIR)/test-gpucore
+
+.PHONY: fuzz-gpucore
+fuzz-gpucore: $(FUZZ_DIR)/fuzz_gpucore $(GC_DIR)/gcprobe $(GC_DIR)/gpucore-dump $(SIM_LIB)
+	@corpus=$(FUZZ_DIR)/corpus-fuzz_gpucore; mkdir -p $$corpus $(FUZZ_DIR)/artifacts; \
+	tests/gpucore/fuzz-seeds.sh $(abspath $(BUILD)) $$corpus || exit 1; \
+	echo "fuzz: fuzz_gpucore for $(FUZZ_SECONDS)s (corpus $$corpus)"; \
+	$(FUZZ_DIR)/fuzz_gpucore -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/fuzz_gpucore- $$corpus \
+		>$(FUZZ_DIR)/fuzz_gpucore.log 2>&1 || { tail -40 $(FUZZ_DIR)/fuzz_gpucore.log; exit 1; }; \
+	grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(FUZZ_DIR)/fuzz_gpucore.log | tail -2
+FUZZ_TARGETS += fuzz-gpucore

@@ -4,15 +4,17 @@
  * GPU cores the simulator writes (tests/gpucore/sim.t, fuzz-seeds.sh).  The kernel comes from a
  * small PTX module, with line information (.file/.loc, as nvcc -lineinfo writes it) or without.
  *
- *   gcprobe [--loc] [--grid X,Y,Z] [--block X,Y,Z]
+ *   gcprobe [--loc] [--grid X,Y,Z] [--block X,Y,Z] [--print-ptx]
  *
- * Prints the launch's buffer address ("buffer 0x...") and the error the synchronization returned
- * ("result CUDA_ERROR_..."); exit 0 when that is an error, 1 when the kernel did not fault.
+ * Prints its pid ("pid N"), the launch's buffer address ("buffer 0x...") and the error the
+ * synchronization returned ("result CUDA_ERROR_..."); exit 0 when that is an error, 1 when the
+ * kernel did not fault.  --print-ptx prints the module's PTX and exits.
  */
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* probe_store(out, n): out[tid] = tid; line 42 of /src/probe/probe.cu with --loc. */
 static const char ptx_head[] =
@@ -61,22 +63,29 @@ static void dims(const char *s, unsigned d[3])
 
 int main(int argc, char **argv)
 {
-	int loc = 0;
+	int loc = 0, print = 0;
 	unsigned grid[3] = {4, 1, 1}, block[3] = {64, 1, 1};
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--loc") == 0)
 			loc = 1;
+		else if (strcmp(argv[i], "--print-ptx") == 0)
+			print = 1;
 		else if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc)
 			dims(argv[++i], grid);
 		else if (strcmp(argv[i], "--block") == 0 && i + 1 < argc)
 			dims(argv[++i], block);
 		else {
-			fprintf(stderr, "usage: gcprobe [--loc] [--grid X,Y,Z] [--block X,Y,Z]\n");
+			fprintf(stderr, "usage: gcprobe [--loc] [--grid X,Y,Z] [--block X,Y,Z] [--print-ptx]\n");
 			return 2;
 		}
 	}
 	char ptx[2048];
 	snprintf(ptx, sizeof ptx, "%s%s%s%s", ptx_head, loc ? ptx_loc : "", ptx_tail, loc ? ptx_files : "");
+	if (print) {
+		fputs(ptx, stdout);
+		return 0;
+	}
+	printf("pid %d\n", (int)getpid());
 	CUdevice dev;
 	CUcontext ctx;
 	CUmodule mod;

@@ -77,6 +77,12 @@ static void print_fault(struct ci_gpucore *gc)
 		printf("grid: %" PRId64 "\n", (int64_t)g->id);
 		printf("kernel: %s\n", s(g->function_name, name, sizeof name));
 		printf("grid_dim: (%u,%u,%u)\n", g->grid_dim[0], g->grid_dim[1], g->grid_dim[2]);
+		/* The parameter memory, as 8-byte words (at most 8). */
+		for (uint64_t k = 0; k + 8 <= g->params_size && k < 64; k += 8) {
+			uint64_t v;
+			if (ci_gpucore_grid_params(gc, f->grid, k, &v))
+				printf("param_word %llu: 0x%" PRIx64 "\n", (unsigned long long)(k / 8), v);
+		}
 		printf("block_dim: (%u,%u,%u)\n", g->block_dim[0], g->block_dim[1], g->block_dim[2]);
 	}
 	if (f->cta != CI_GPU_NONE) {
