@@ -325,41 +325,31 @@ const uint8_t *ci_cubin_code(struct ci_cubin *cb, uint64_t addr, size_t n)
 /* ---------------------------------------------------------------------------------------- */
 /* The line table                                                                             */
 
-static bool uleb(struct ci_bytes *b, uint64_t *v)
-{
-	uint64_t r = 0;
-	for (unsigned shift = 0;; shift += 7) {
-		uint8_t c;
-		if (!ci_bytes_u8(b, &c))
-			return false;
-		if (shift < 64)
-			r |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80))
-			break;
-		if (shift > 70) /* an endless run of continuation bytes */
-			return ci_bytes_fail(b);
-	}
-	*v = r;
-	return true;
-}
-
-static bool sleb(struct ci_bytes *b, int64_t *v)
+/* LEB128 numbers of at most 10 bytes (64 bits); a longer run of continuation bytes is damage. */
+static bool leb(struct ci_bytes *b, uint64_t *v, bool is_signed)
 {
 	uint64_t r = 0;
 	unsigned shift = 0;
 	uint8_t c;
 	do {
-		if (!ci_bytes_u8(b, &c))
-			return false;
+		if (shift >= 70 || !ci_bytes_u8(b, &c))
+			return ci_bytes_fail(b);
 		if (shift < 64)
 			r |= (uint64_t)(c & 0x7f) << shift;
 		shift += 7;
-		if (shift > 77)
-			return ci_bytes_fail(b);
 	} while (c & 0x80);
-	if (shift < 64 && (c & 0x40))
+	if (is_signed && shift < 64 && (c & 0x40))
 		r |= ~(uint64_t)0 << shift;
-	*v = (int64_t)r;
+	*v = r;
+	return true;
+}
+static bool uleb(struct ci_bytes *b, uint64_t *v) { return leb(b, v, false); }
+static bool sleb(struct ci_bytes *b, int64_t *v)
+{
+	uint64_t u;
+	if (!leb(b, &u, true))
+		return false;
+	*v = (int64_t)u;
 	return true;
 }
 
