@@ -721,6 +721,17 @@ static int grid_key_cmp(const void *a, const void *b, void *arg)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+static int context_key_cmp(const void *a, const void *b, void *arg)
+{
+	const struct ci_gpucore *gc = arg;
+	const struct ci_gpu_context *x = &gc->contexts[*(const size_t *)a], *y = &gc->contexts[*(const size_t *)b];
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
 static int module_key_cmp(const void *a, const void *b, void *arg)
 {
 	const struct ci_gpucore *gc = arg;
@@ -764,10 +775,14 @@ static struct ci_error *join(struct ci_gpucore *gc)
 	size_t *gidx = malloc((gc->grid_count ? gc->grid_count : 1) * sizeof *gidx);
 	size_t *midx = malloc((gc->module_count ? gc->module_count : 1) * sizeof *midx);
 	size_t *last_sm = malloc((gc->grid_count ? gc->grid_count : 1) * sizeof *last_sm);
-	if (!gidx || !midx || !last_sm) {
-		free(gidx), free(midx), free(last_sm);
+	size_t *cidx = malloc((gc->context_count ? gc->context_count : 1) * sizeof *cidx);
+	if (!gidx || !midx || !last_sm || !cidx) {
+		free(gidx), free(midx), free(last_sm), free(cidx);
 		return nomem(gc);
 	}
+	for (size_t i = 0; i < gc->context_count; i++)
+		cidx[i] = i;
+	qsort_r(cidx, gc->context_count, sizeof *cidx, context_key_cmp, gc);
 	for (size_t i = 0; i < gc->grid_count; i++)
 		gidx[i] = i, last_sm[i] = CI_GPU_NONE;
 	qsort_r(gidx, gc->grid_count, sizeof *gidx, grid_key_cmp, gc);
@@ -802,13 +817,20 @@ static struct ci_error *join(struct ci_gpucore *gc)
 	for (size_t g = 0; g < gc->grid_count; g++) {
 		struct ci_gpu_grid *gr = &gc->grids[g];
 		/* The context: same device, same id. */
-		for (size_t c = 0; c < gc->context_count; c++)
-			if (gc->contexts[c].device == gr->device && gc->contexts[c].id == gr->context_id) {
-				gr->context = c;
-				break;
-			}
+		size_t lo = 0, hi = gc->context_count;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct ci_gpu_context *c = &gc->contexts[cidx[mid]];
+			if (c->device < gr->device || (c->device == gr->device && c->id < gr->context_id))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < gc->context_count && gc->contexts[cidx[lo]].device == gr->device &&
+		    gc->contexts[cidx[lo]].id == gr->context_id)
+			gr->context = cidx[lo];
 		/* The module: the handle, preferring the grid's context. */
-		size_t lo = 0, hi = gc->module_count;
+		lo = 0, hi = gc->module_count;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 			if (gc->modules[midx[mid]].handle < gr->module_handle)
@@ -830,6 +852,7 @@ static struct ci_error *join(struct ci_gpucore *gc)
 	free(gidx);
 	free(midx);
 	free(last_sm);
+	free(cidx);
 	return NULL;
 }
 
