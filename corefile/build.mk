@@ -4,7 +4,7 @@
 # object) can link them.  Sources include the headers of other stages by their path under
 # corefile/ ("model/model.h").
 
-CI_STAGES   := base source model evidence diagnose symbolize report
+CI_STAGES   := base source gpucore model evidence diagnose symbolize report
 READER_SRCS := $(foreach s,$(CI_STAGES),$(wildcard corefile/$(s)/*.c))
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_SRCS    := $(wildcard corefile/cli/*.c)

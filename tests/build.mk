@@ -5,3 +5,4 @@ include tests/reader/build.mk
 include tests/plugin/build.mk
 include tests/hostside/build.mk
 include tests/python/build.mk
+include tests/gpucore/build.mk

@@ -11,6 +11,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 __thread struct sim_thread sim_thr;
 extern __thread int sim_in_worker;
@@ -77,6 +79,7 @@ static struct sim_ctx *sim_ctx_new_locked(struct sim_device *dev, unsigned flags
 	ctx->flags = flags;
 	ctx->primary = primary;
 	ctx->id = sim_new_id();
+	ctx->tid = (int)syscall(SYS_gettid);
 	ctx->legacy = sim_stream_create_locked(ctx, SIM_STREAM_LEGACY, 0, 0);
 	if (!ctx->legacy) {
 		sim_obj_free(ctx, SIM_KIND_CTX);

@@ -201,6 +201,16 @@ static int sim_parse_fault_clause(const char *c, struct sim_fault *f)
 			}
 		return -1;
 	}
+	if (strncmp(c, "block=", 6) == 0 || strncmp(c, "thread=", 7) == 0) {
+		int block = c[0] == 'b';
+		if (sim_parse_u64(c + (block ? 6 : 7), UINT32_MAX, &v, &end) || *end)
+			return -1;
+		if (block)
+			f->has_block = 1, f->block = (unsigned long)v;
+		else
+			f->has_thread = 1, f->thread = (unsigned long)v;
+		return 0;
+	}
 	if (strncmp(c, "xid=", 4) == 0) {
 		if (strcmp(c + 4, "13") && strcmp(c + 4, "31"))
 			return -1;
@@ -216,6 +226,8 @@ static const char *sim_fault_check(const char *name, const struct sim_fault *f)
 	int copy = strcmp(name, ".copy") == 0, set = strcmp(name, ".set") == 0;
 	if (name[0] == '.' && !copy && !set)
 		return "is not a kernel name, .copy or .set";
+	if ((copy || set) && (f->has_block || f->has_thread))
+		return "is a copy-engine operation: it has no blocks or threads";
 	if ((copy || set) && f->xid == 13)
 		return "is a copy-engine operation: copy engines raise Xid 31, not 13";
 	if ((copy && f->where == SIM_FAULT_ARG && f->arg > 1) || (set && f->where == SIM_FAULT_ARG && f->arg > 0))
@@ -256,8 +268,8 @@ static int sim_parse_watch_list(const char *var, const char *list, int hang)
 					sim_log("%s='%s': '%s' is not a clause: a sticky error (illegal_address, "
 						"assert, hardware_stack_error, illegal_instruction, misaligned_address, "
 						"invalid_address_space, invalid_pc, launch_failed, or its number), "
-						"arg=K[+OFFSET|-OFFSET], addr=ADDRESS, access=read|write|atomic or "
-						"xid=13|31",
+						"arg=K[+OFFSET|-OFFSET], addr=ADDRESS, access=read|write|atomic, "
+						"xid=13|31, block=N or thread=N",
 						var, list, c);
 					free(copy);
 					return -1;
@@ -374,7 +386,7 @@ static CUresult sim_configure(void)
 	c->copy_watch = sim_watch_find(".copy");
 	c->set_watch = sim_watch_find(".set");
 	CUresult r = sim_klog_configure();
-	if (r)
+	if (r || (r = sim_gpucore_configure()))
 		return r;
 	if (c->verbose)
 		sim_log("%d device(s), %zu MiB each, kernels take %u us, %s mode, cost model %s",

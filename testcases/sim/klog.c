@@ -84,7 +84,7 @@ static void sim_klog_line(const char *text)
 }
 
 /* The address the faulting access went to, or 0 when the fault has none. */
-static int sim_fault_address(const struct sim_work *w, uint64_t *addr)
+int sim_fault_address(const struct sim_work *w, uint64_t *addr)
 {
 	const struct sim_fault *f = w->fault;
 	if (f->where == SIM_FAULT_ABS) {

@@ -13,6 +13,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 
 /* Count one more launch (copy, set) of a watched name and say whether it faults or hangs. */
@@ -225,6 +227,8 @@ static CUresult sim_launch(CUfunction f, const struct sim_launch *l, CUstream h,
 					  .shared = l->shared}};
 	if (e->watch && e->watch->needs_args)
 		w.u.kernel.argv = sim_launch_argv(e, params, extra, &w.u.kernel.argok, &w.u.kernel.argc);
+	if (e->watch && sim.cfg.gpucore)
+		w.u.kernel.tid = (int)syscall(SYS_gettid); /* for the GPU core's grid table */
 	/* A captured launch becomes a kernel node, which keeps its parameters
 	 * (cuGraphKernelNodeGetParams). */
 	if (atomic_load_explicit(&s->capturing, memory_order_relaxed))

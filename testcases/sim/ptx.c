@@ -11,6 +11,7 @@
 #include "sim.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct ptx_tok {
 struct ptx_lexer {
 	const char *p, *end;
 	struct ptx_tok tok; /* current token; n == 0 at end of input */
+	unsigned line;      /* 1-based line of the current token */
 };
 
 static int ptx_ident_char(int c)
@@ -34,7 +36,7 @@ static void ptx_next(struct ptx_lexer *lx)
 {
 	const char *p = lx->p;
 	while (p < lx->end && isspace((unsigned char)*p))
-		p++;
+		lx->line += *p++ == '\n';
 	const char *start = p;
 	if (p >= lx->end) {
 		lx->tok = (struct ptx_tok){p, 0};
@@ -165,15 +167,48 @@ static char *ptx_strndup(const struct ptx_tok *t)
 	return s;
 }
 
-/* Skip a balanced {...} body, adding up `.shared` declarations (not `.extern .shared`). */
+/* Whether the token is a global-memory access (ld.global..., st.global..., atom.global...,
+ * red.global...): the instruction a simulated GPU core names as the faulting one. */
+static int ptx_is_global_access(const struct ptx_tok *t)
+{
+	static const char *const ops[] = {"ld.global", "st.global", "atom.global", "red.global"};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		size_t n = strlen(ops[i]);
+		if (t->n >= n && memcmp(t->s, ops[i], n) == 0 && (t->n == n || t->s[n] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Skip a balanced {...} body, adding up `.shared` declarations (not `.extern .shared`), and
+ * noting the line of the first global-memory access and the `.loc` in effect there. */
 static int ptx_body(struct ptx_lexer *lx, struct sim_entry *e)
 {
 	int depth = 1, extern_seen = 0;
 	size_t shared = 0;
+	unsigned long loc_file = 0, loc_line = 0;
 	while (depth > 0) {
 		ptx_next(lx);
 		if (lx->tok.n == 0)
 			return -1;
+		if (e && ptx_is(lx, ".loc")) {
+			/* .loc FILE LINE [COLUMN]: read ahead on a copy, so that anything else is
+			 * lexed as usual. */
+			struct ptx_lexer ahead = *lx;
+			unsigned long f, l;
+			ptx_next(&ahead);
+			if (ptx_number(&ahead, &f))
+				continue;
+			ptx_next(&ahead);
+			if (ptx_number(&ahead, &l))
+				continue;
+			*lx = ahead;
+			loc_file = f, loc_line = l;
+		} else if (e && !e->access_line && ptx_is_global_access(&lx->tok)) {
+			e->access_line = lx->line;
+			e->loc_file = loc_file <= UINT_MAX ? (unsigned)loc_file : 0;
+			e->loc_line = loc_line <= UINT_MAX ? (unsigned)loc_line : 0;
+		}
 		if (ptx_is(lx, "{"))
 			depth++;
 		else if (ptx_is(lx, "}"))
@@ -336,6 +371,8 @@ void sim_image_destroy(struct sim_image *img)
 	}
 	for (unsigned i = 0; i < img->nglobals; i++)
 		free(img->globals[i].name);
+	for (unsigned i = 0; i < img->nfiles; i++)
+		free(img->files[i].name);
 	free(img->entries);
 	free(img->globals);
 	free(img);
@@ -382,7 +419,7 @@ CUresult sim_ptx_parse(const char *text, struct sim_image **ret)
 	CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
 	if (!clean || !img)
 		goto out;
-	struct ptx_lexer lx = {clean, clean + len, {clean, 0}};
+	struct ptx_lexer lx = {clean, clean + len, {clean, 0}, 1};
 	int have_version = 0, depth = 0;
 	r = CUDA_ERROR_INVALID_PTX;
 	for (ptx_next(&lx); lx.tok.n; ptx_next(&lx)) {
@@ -412,6 +449,22 @@ CUresult sim_ptx_parse(const char *text, struct sim_image **ret)
 		} else if (depth == 0 && ptx_is(&lx, ".global")) {
 			if (ptx_global(&lx, img))
 				goto out;
+		} else if (depth == 0 && ptx_is(&lx, ".file")) {
+			/* .file N "name": the source files .loc lines name (kept for GPU cores). */
+			unsigned long num;
+			ptx_next(&lx);
+			if (ptx_number(&lx, &num))
+				continue;
+			ptx_next(&lx);
+			if (lx.tok.n >= 2 && lx.tok.s[0] == '"' && lx.tok.s[lx.tok.n - 1] == '"' &&
+			    img->nfiles < SIM_PTX_FILES && num <= UINT_MAX) {
+				struct ptx_tok t = {lx.tok.s + 1, lx.tok.n - 2};
+				char *name = ptx_strndup(&t);
+				if (!name)
+					goto out;
+				img->files[img->nfiles].num = (unsigned)num;
+				img->files[img->nfiles++].name = name;
+			}
 		} else if (ptx_is(&lx, "{")) {
 			if (ptx_body(&lx, NULL))
 				goto out;

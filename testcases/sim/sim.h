@@ -92,6 +92,10 @@ struct sim_fault {
 	enum sim_fault_access access;
 	int xid;                     /* 31 (MMU fault, needs an address) or 13 (SM exception); 0: 31
 				      * when there is an address, else no line */
+	/* The thread that faults, for GPU cores (block=N, thread=N: linear indexes; default the
+	 * grid's last block, its thread 0). */
+	int has_block, has_thread;
+	unsigned long block, thread;
 };
 
 /* A name in CUDASIM_FAULT or CUDASIM_HANG: a kernel name, or ".copy" / ".set" for the copy
@@ -120,6 +124,7 @@ struct sim_config {
 	struct sim_watch *copy_watch, *set_watch; /* ".copy" and ".set", or NULL */
 	int klog_fd;                 /* CUDASIM_KERNEL_LOG, or -1 */
 	int klog_kmsg;               /* CUDASIM_KERNEL_LOG_FORMAT=kmsg */
+	int gpucore;                 /* CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1: write GPU cores */
 };
 
 /* ---- cost model (cost.c, CUDASIM_COST) ------------------------------------------------------ */
@@ -174,6 +179,9 @@ struct sim_entry {
 	unsigned nregs;        /* from .maxnreg, else a plausible default */
 	size_t static_shared;  /* bytes of `.shared` declared in the body */
 	struct sim_watch *watch;
+	/* For GPU cores (gpucore.c): the PTX line of the body's first global-memory access, and the
+	 * `.loc FILE LINE` in effect there (0 when the PTX has no line information). */
+	unsigned access_line, loc_file, loc_line;
 };
 
 /* A module-scope `.global` variable (for cuModuleGetGlobal). */
@@ -182,12 +190,15 @@ struct sim_global {
 	size_t size, align;
 };
 
+#define SIM_PTX_FILES 64
 struct sim_image {
 	int ptx_major, ptx_minor, sm;
 	unsigned nentries;
 	struct sim_entry *entries;
 	unsigned nglobals;
 	struct sim_global *globals;
+	unsigned nfiles;              /* PTX `.file N "name"` directives, the first SIM_PTX_FILES */
+	struct { unsigned num; char *name; } files[SIM_PTX_FILES];
 };
 
 /* ptx.c: parse NUL-terminated PTX text; returns CUDA_SUCCESS, CUDA_ERROR_INVALID_IMAGE (not PTX
@@ -289,6 +300,7 @@ struct sim_ctx {
 	struct sim_device *dev;
 	unsigned flags;
 	unsigned long long id;
+	int tid;                    /* the thread that created it */
 	int primary;
 	_Atomic int sticky;         /* CUresult that poisons the context, 0 while healthy */
 	struct sim_stream *legacy;
@@ -350,6 +362,7 @@ struct sim_work {
 			uint64_t argok;  /* bit i: argv[i] is an 8-byte parameter */
 			unsigned argc;
 			CUfunction func; /* as launched, and its shape (graph nodes report them) */
+			int tid;         /* the launching thread (watched kernels only), 0 if unknown */
 			unsigned grid[3], block[3], shared;
 			struct sim_kparams *kp; /* graph nodes only: the parameters, owned */
 		} kernel;
@@ -604,5 +617,12 @@ CUresult sim_klog_configure(void);   /* at cuInit */
 void sim_klog_fault(const struct sim_work *w, struct sim_ctx *ctx);
 /* The address a device-accessible host pointer of the copy engine stands for (mem.c). */
 uint64_t sim_mem_device_address(const void *p);
+/* The address the faulting access of `w` went to (its address clause); 0 when it has none. */
+int sim_fault_address(const struct sim_work *w, uint64_t *addr);
+
+/* gpucore.c: GPU core dumps (CUDA_ENABLE_COREDUMP_ON_EXCEPTION), docs/SIMULATOR.md */
+CUresult sim_gpucore_configure(void);   /* at cuInit, after CUDASIM_FAULT */
+/* A kernel fault reached by `w` in `ctx`: write the GPU core (and abort, unless told not to). */
+void sim_gpucore_fault(const struct sim_work *w, struct sim_ctx *ctx);
 
 #endif

@@ -231,6 +231,8 @@ static void sim_report_fault(const struct sim_work *w, struct sim_ctx *ctx)
 			w->kind == SIM_OP_KERNEL ? w->u.kernel.entry->name : w->kind == SIM_OP_COPY ? ".copy" : ".set",
 			w->nth, ctx->id, name);
 	sim_klog_fault(w, ctx);
+	if (w->kind == SIM_OP_KERNEL)
+		sim_gpucore_fault(w, ctx);
 	sim_ctx_fault(ctx, w->fault->error);
 }
 
