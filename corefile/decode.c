@@ -52,6 +52,11 @@ const struct section_kind ci_section_kinds[CI_SECTION_KIND_MAX] = {
 	[CI_SEC_KERNEL_LOG] = { LAYOUT_BYTES, 1, 1, 0, 0 },
 	[CI_SEC_PYTHON] = { LAYOUT_TABLE, sizeof(struct ci_python), 0, 0, 0 },
 	[CI_SEC_PY_CODES] = { LAYOUT_TABLE, sizeof(struct ci_py_code), 0, 0, 0 },
+	[CI_SEC_NCCL_COMMS] = { LAYOUT_TABLE, sizeof(struct ci_nccl_comm), 0, 0, 0 },
+	[CI_SEC_NCCL_CALLS] = { LAYOUT_RING, sizeof(struct ci_nccl_call), 0,
+				RING_BY_TIME(struct ci_nccl_call) },
+	[CI_SEC_JOB] = { LAYOUT_TABLE, sizeof(struct ci_job_var), 0, 0, 0 },
+	[CI_SEC_PEER_MEMORY] = { LAYOUT_TABLE, sizeof(struct ci_peer_mem), 0, 0, 0 },
 };
 #undef RING_BY_TIME
 
@@ -785,6 +790,19 @@ static void check_tables(struct decoder *d)
 			d->bad_refs[CI_SEC_GRAPH_NODES]++;
 		}
 	}
+	for (size_t i = 0; i < m->nccl_comm_count; i++) {
+		struct ci_nccl_comm *c = &m->nccl_comms[i];
+		CHECK_CTX(CI_SEC_NCCL_COMMS, c->ctx);
+		check_stack(r, CI_SEC_NCCL_COMMS, &c->stack);
+	}
+	for (size_t i = 0; i < m->job_var_count; i++) {
+		check_string(r, CI_SEC_JOB, &m->job_vars[i].name_str);
+		check_string(r, CI_SEC_JOB, &m->job_vars[i].value_str);
+	}
+	for (size_t i = 0; i < m->peer_mem_count; i++) {
+		CHECK_CTX(CI_SEC_PEER_MEMORY, m->peer_mems[i].ctx);
+		check_stack(r, CI_SEC_PEER_MEMORY, &m->peer_mems[i].stack);
+	}
 }
 
 /* One entry of a ring or of the allocation table, checked as it is copied into the model (the
@@ -835,6 +853,14 @@ void ci_check_entry(struct refcheck *r, uint32_t kind, void *entry)
 		struct ci_graph_launch *g = entry;
 		CHECK_SLOT(r, CI_SEC_GRAPH_LAUNCHES, g->exec, CI_SEC_GRAPH_EXECS, m->graph_execs, m->graph_exec_count);
 		CHECK_STREAM(CI_SEC_GRAPH_LAUNCHES, g->stream);
+		break;
+	}
+	case CI_SEC_NCCL_CALLS: {
+		struct ci_nccl_call *c = entry;
+		CHECK_SLOT(r, CI_SEC_NCCL_CALLS, c->comm, CI_SEC_NCCL_COMMS, m->nccl_comms, m->nccl_comm_count);
+		CHECK_STREAM(CI_SEC_NCCL_CALLS, c->stream);
+		CHECK_CTX(CI_SEC_NCCL_CALLS, c->ctx);
+		check_stack(r, CI_SEC_NCCL_CALLS, &c->stack);
 		break;
 	}
 	}
@@ -1072,6 +1098,9 @@ static struct ci_error *decode_sections(struct decoder *d)
 	DECODE(CI_SEC_GRAPHS, graphs, graph_count);
 	DECODE(CI_SEC_GRAPH_EXECS, graph_execs, graph_exec_count);
 	DECODE(CI_SEC_GRAPH_NODES, graph_nodes, graph_node_count);
+	DECODE(CI_SEC_NCCL_COMMS, nccl_comms, nccl_comm_count);
+	DECODE(CI_SEC_JOB, job_vars, job_var_count);
+	DECODE(CI_SEC_PEER_MEMORY, peer_mems, peer_mem_count);
 	refresh_head(d, CI_SEC_STRINGS);
 	refresh_head(d, CI_SEC_FRAMES);
 
@@ -1135,6 +1164,7 @@ static struct ci_error *decode_sections(struct decoder *d)
 	DECODE(CI_SEC_ERRORS, errors, error_count);
 	DECODE(CI_SEC_EVENTS, events, event_count);
 	DECODE(CI_SEC_GRAPH_LAUNCHES, graph_launches, graph_launch_count);
+	DECODE(CI_SEC_NCCL_CALLS, nccl_calls, nccl_call_count);
 	if (!d->sparse || !decode_launch_tail(d, &p, &m->launch_count, &err)) {
 		if (err)
 			return err;

@@ -245,3 +245,21 @@ void ci_on_unmap(struct ci_call *c, CUresult r, uint64_t address, uint64_t size)
 		at = next;
 	}
 }
+
+uint64_t ci_alloc_id_at(uint32_t match, uint64_t key)
+{
+	struct ci_sec *sec = ci_sec(CI_SEC_ALLOCS);
+	if (!sec->dir || !key)
+		return 0;
+	uint64_t home = ci_alloc_hash(key) % sec->capacity;
+	for (uint64_t i = 0; i < CI_ALLOC_PROBE_MAX && i < sec->capacity; i++) {
+		const struct ci_alloc *e = ci_alloc_at((home + i) % sec->capacity);
+		uint32_t state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+		if (state == CI_ALLOC_EMPTY)
+			break;
+		if (state == CI_ALLOC_LIVE && (match & CI_MATCH(e->kind)) &&
+		    ci_alloc_key(e->kind, e->address, e->aux) == key)
+			return e->id;
+	}
+	return 0;
+}
