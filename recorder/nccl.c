@@ -290,9 +290,11 @@ static void ci_nccl_describe(struct ci_nccl_tls *t, struct ci_comm_args *a, bool
 	t->depth--;
 }
 
-/* The slot of communicator HANDLE; one first met here (made before the recorder started) is
- * described by asking NCCL, once. */
-static uint32_t ci_nccl_comm_slot(struct ci_nccl_tls *t, struct ci_call *c, uint64_t handle)
+/* The slot of communicator HANDLE.  With DISCOVER, one first met here (made before the
+ * recorder started, or out of its sight) is described by asking NCCL, once, and recorded if NCCL
+ * knows it; calls on a communicator that is gone (a destroy the caller forgot) only look. */
+static uint32_t ci_nccl_comm_slot(struct ci_nccl_tls *t, struct ci_call *c, uint64_t handle,
+				  bool discover)
 {
 	if (!handle)
 		return CI_NONE;
@@ -301,9 +303,13 @@ static uint32_t ci_nccl_comm_slot(struct ci_nccl_tls *t, struct ci_call *c, uint
 		return t->comm_slot;
 	uint32_t slot = ci_map_get(&ci_rec.nccl_map, handle);
 	if (slot == CI_NONE) {
+		if (!discover)
+			return CI_NONE;
 		struct ci_comm_args a = { .handle = handle, .rank = -1, .nranks = -1, .device = -1,
 					  .origin = CI_NCCL_UNSEEN };
 		ci_nccl_describe(t, &a, true);
+		if (a.nranks <= 0)
+			return CI_NONE; /* NCCL does not know it: not a communicator (any more) */
 		slot = ci_nccl_comm_register(c, &a);
 	}
 	t->comm_handle = handle;
@@ -384,7 +390,7 @@ static void ci_on_derived(struct ci_call *c, ncclResult_t r, ncclComm_t parent, 
 			  const ncclConfig_t *config)
 {
 	struct ci_nccl_tls *t = ci_nccl_thread();
-	uint32_t ps = ci_nccl_comm_slot(t, c, CI_U64(parent));
+	uint32_t ps = ci_nccl_comm_slot(t, c, CI_U64(parent), true);
 	uint64_t parent_id = 0;
 	int device = -1;
 	uint32_t n = 0;
@@ -499,6 +505,17 @@ static void ci_nccl_watch(uint32_t slot, uint32_t sslot, uint64_t stream_seq, ui
 	__atomic_store_n(&p->wd_gen, g + 2, __ATOMIC_RELEASE);
 }
 
+/* Whether the work before a call on stream SSLOT (launches up to PRIOR) is followed by a
+ * breadcrumb of PRIOR: the last launch's own, or one written now. */
+static bool ci_nccl_crumb_before(uint32_t sslot, uint64_t prior)
+{
+	const struct ci_stream *s = ci_entry(CI_SEC_STREAMS, sslot);
+	if (!prior)
+		return false; /* nothing before it: it cannot wait for earlier work */
+	return __atomic_load_n(&s->crumb_enqueued, __ATOMIC_RELAXED) == prior ||
+	       ci_crumb_now(sslot, prior);
+}
+
 /* Before a collective or point-to-point call: its communicator and stream, the stream's number
  * so far, and a breadcrumb of that number when the work before it has none. */
 static void ci_nccl_op_pre(struct ci_call *c, struct ci_nccl_req *o, uint32_t op,
@@ -511,7 +528,7 @@ static void ci_nccl_op_pre(struct ci_call *c, struct ci_nccl_req *o, uint32_t op
 				  .peer = peer, .count = count, .sendbuff = CI_U64(sendbuff),
 				  .recvbuff = CI_U64(recvbuff), .comm_handle = CI_U64(comm),
 				  .stream = (CUstream)stream, .sslot = CI_NONE };
-	o->comm = ci_nccl_comm_slot(t, c, CI_U64(comm));
+	o->comm = ci_nccl_comm_slot(t, c, CI_U64(comm), true);
 	o->sslot = ci_stream_slot(o->stream, c);
 	if (o->sslot == CI_NONE)
 		return;
@@ -523,8 +540,9 @@ static void ci_nccl_op_pre(struct ci_call *c, struct ci_nccl_req *o, uint32_t op
 		o->flags |= CI_NCCL_CALL_CAPTURED;
 		return;
 	}
-	if (o->prior && __atomic_load_n(&s->crumb_enqueued, __ATOMIC_RELAXED) != o->prior &&
-	    ci_crumb_now(o->sslot, o->prior))
+	/* A grouped call is enqueued at the group's end: its prior number and breadcrumb are
+	 * taken there (ci_nccl_group_end_pre). */
+	if (!t->group_depth && ci_nccl_crumb_before(o->sslot, o->prior))
 		o->flags |= CI_NCCL_CALL_CRUMB_BEFORE;
 }
 
@@ -629,15 +647,37 @@ static void ci_nccl_group_start(struct ci_call *c, ncclResult_t r)
 	ci_nccl_publish(c, t, &o, r, 0, 0, group, &seq);
 }
 
+/* Before the outermost ncclGroupEnd enqueues the grouped calls: each one's stream number so far,
+ * and a breadcrumb of it where the work before has none (once per stream). */
+static void ci_nccl_group_end_pre(struct ci_call *c)
+{
+	(void)c;
+	struct ci_nccl_tls *t = ci_nccl_thread();
+	if (t->group_depth != 1 || !t->pending)
+		return;
+	for (uint32_t i = 0; i < t->npending; i++) {
+		struct ci_nccl_pending *q = &t->pending[i];
+		const struct ci_stream *s = ci_entry(CI_SEC_STREAMS, q->stream);
+		uint64_t prior = __atomic_load_n(&s->launches, __ATOMIC_RELAXED);
+		bool crumb = ci_nccl_crumb_before(q->stream, prior);
+		if (__atomic_load_n(&q->e->seq, __ATOMIC_ACQUIRE) != q->seq)
+			continue;
+		__atomic_store_n(&q->e->stream_prior, prior, __ATOMIC_RELAXED);
+		if (crumb)
+			__atomic_fetch_or(&q->e->flags, CI_NCCL_CALL_CRUMB_BEFORE, __ATOMIC_RELAXED);
+	}
+}
+
 static void ci_nccl_group_end(struct ci_call *c, ncclResult_t r)
 {
 	struct ci_nccl_tls *t = ci_nccl_thread();
-	if (!t->group_depth)
-		return; /* not in a group the recorder saw begin */
-	if (--t->group_depth)
-		return;
-	uint32_t group = t->group;
-	ci_nccl_group_flush(t, r, c->t0);
+	uint32_t group = 0;
+	if (t->group_depth) {
+		if (--t->group_depth)
+			return; /* a nested group's end: the outer one enqueues */
+		group = t->group;
+		ci_nccl_group_flush(t, r, c->t0);
+	} /* else: no group the recorder saw begin (NCCL refuses it, ncclInvalidUsage) */
 	struct ci_nccl_req o = { .op = CI_NCCL_GROUP_END, .datatype = -1, .redop = -1, .peer = -1,
 				.comm = CI_NONE, .sslot = CI_NONE };
 	uint64_t seq;
@@ -650,7 +690,7 @@ static void ci_nccl_comm_end(struct ci_call *c, ncclResult_t r, ncclComm_t comm,
 	struct ci_nccl_tls *t = ci_nccl_thread();
 	struct ci_nccl_req o = { .op = op, .datatype = -1, .redop = -1, .peer = -1,
 				.comm_handle = CI_U64(comm), .sslot = CI_NONE };
-	o.comm = ci_nccl_comm_slot(t, c, CI_U64(comm));
+	o.comm = ci_nccl_comm_slot(t, c, CI_U64(comm), false);
 	if (o.comm != CI_NONE && (r == ncclSuccess || op == CI_NCCL_ABORT)) {
 		struct ci_nccl_comm *e = ci_entry(CI_SEC_NCCL_COMMS, o.comm);
 		uint32_t state = op == CI_NCCL_FINALIZE ? CI_NCCL_COMM_FINALIZED
@@ -673,7 +713,7 @@ static void ci_nccl_async_error(struct ci_call *c, ncclResult_t r, ncclComm_t co
 				const ncclResult_t *err)
 {
 	struct ci_nccl_tls *t = ci_nccl_thread();
-	uint32_t slot = ci_nccl_comm_slot(t, c, CI_U64(comm));
+	uint32_t slot = ci_nccl_comm_slot(t, c, CI_U64(comm), false);
 	int32_t now = r == ncclSuccess && err ? (int32_t)*err : (int32_t)r;
 	if (slot != CI_NONE) {
 		struct ci_nccl_comm *e = ci_entry(CI_SEC_NCCL_COMMS, slot);
@@ -724,7 +764,7 @@ static void ci_nccl_async_error(struct ci_call *c, ncclResult_t r, ncclComm_t co
 #define CI_NH_async_error(c, o, r, comm, err) ci_nccl_async_error(c, r, comm, err)
 #define CI_NP_group_start CI_NP_NONE
 #define CI_NH_group_start(c, o, r) ci_nccl_group_start(c, r)
-#define CI_NP_group_end CI_NP_NONE
+#define CI_NP_group_end(c, o) ci_nccl_group_end_pre(c)
 #define CI_NH_group_end(c, o, r) ci_nccl_group_end(c, r)
 
 #define CI_NH_OP(c, o, r, ...) ci_nccl_op_post(c, o, r)

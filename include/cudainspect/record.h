@@ -886,8 +886,8 @@ CI_RECORD_ENUM(ci_nccl_op, CI_NCCL_OPS);
 	X(CI_NCCL_CALL_IN_GROUP, 0, "in_group")                                             \
 	/* a breadcrumb of stream_seq was enqueued after it (its work done: finished) */      \
 	X(CI_NCCL_CALL_CRUMB, 1, "breadcrumb")                                              \
-	/* a breadcrumb of stream_prior was enqueued before it (the work before it done:      \
-	 * reached) */                                                                        \
+	/* the work before it is followed by a breadcrumb of stream_prior (the last launch's, \
+	 * or one the recorder wrote for it): "not started" is exact */                       \
 	X(CI_NCCL_CALL_CRUMB_BEFORE, 2, "breadcrumb_before")                                \
 	/* the stream was capturing: recorded into a graph, not run now */                    \
 	X(CI_NCCL_CALL_CAPTURED, 3, "captured")                                             \
@@ -901,8 +901,8 @@ enum ci_nccl_call_flag { CI_NCCL_CALL_FLAGS(CI_RECORD_FLAG_ENTRY) };
 /* One NCCL call.  Where it stands on its stream: the recorder numbers it on its stream like a
  * launch, after the work NCCL enqueued for it (stream_seq), and knows the stream's number before
  * it (stream_prior); with the stream's breadcrumb c: c >= stream_seq finished, c >= stream_prior
- * reached (in flight: waiting for the other ranks, or running), else not started.  The
- * breadcrumbs that make this exact are its own (flags CRUMB and CRUMB_BEFORE). */
+ * reached (in flight: waiting for the other ranks, or running), else not started.  Flags CRUMB
+ * and CRUMB_BEFORE say the breadcrumbs that make this exact were enqueued. */
 struct ci_nccl_call {
 	uint64_t seq;
 	uint64_t time_ns;         /* when the call was made */

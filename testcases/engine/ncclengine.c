@@ -160,13 +160,16 @@ static volatile uint64_t waiting_since; /* the step being waited for began (0: n
 static volatile int waiting_step;
 static volatile uint64_t waiting_coll;
 static volatile int aborting;           /* the watchdog is taking the process down */
+static volatile int finished;           /* the communicator is being destroyed */
 
 static void *watchdog(void *arg)
 {
 	(void)arg;
 	ncclResult_t last = ncclSuccess;
-	for (;;) {
+	while (!finished) {
 		usleep(50000);
+		if (finished)
+			break;
 		ncclResult_t e = ncclSuccess;
 		nccl.ncclCommGetAsyncError(comm, &e);
 		if (e != last && e != ncclSuccess)
@@ -275,7 +278,8 @@ static int run_rank(void)
 			pause(); /* the abort released the stream; the watchdog ends the process */
 		waiting_since = 0;
 	}
-	waiting_since = 0;
+	finished = 1;
+	pthread_join(wd, NULL);
 	r = nccl.ncclCommDestroy(comm);
 	printf("ncclengine: rank %d: %d steps, %llu all-reduces, destroy: %s\n", rank, steps,
 	       (unsigned long long)colls, nccl.ncclGetErrorString(r));
