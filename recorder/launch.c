@@ -322,7 +322,7 @@ static bool ci_crumb_emit(struct ci_tls *t, struct ci_stream_priv *p, struct ci_
 	return true;
 }
 
-bool ci_crumb_now(uint32_t slot, uint64_t value)
+bool ci_crumb_now(uint32_t slot, uint64_t value, uint64_t now)
 {
 	if (slot == CI_NONE || !ci_cfg.crumbs)
 		return false;
@@ -331,7 +331,6 @@ bool ci_crumb_now(uint32_t slot, uint64_t value)
 		return false;
 	struct ci_tls *t = ci_thread();
 	struct ci_stream_priv *p = &ci_rec.streams[slot];
-	uint64_t now = ci_now();
 	if (ci_cfg.crumb_budget_ppm)
 		__atomic_store_n(&p->last_crumb_ns, now | 1, __ATOMIC_RELAXED);
 	return ci_crumb_emit(t, p, s, value, now);

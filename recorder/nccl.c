@@ -436,6 +436,7 @@ struct ci_nccl_req {
 	uint32_t comm;            /* slot */
 	uint32_t sslot;
 	uint64_t prior;
+	uint64_t end_ns;          /* when the real call returned (0: at publishing) */
 	uint32_t flags;
 };
 
@@ -462,7 +463,7 @@ static struct ci_nccl_call *ci_nccl_publish(struct ci_call *c, struct ci_nccl_tl
 	if (!e)
 		return NULL;
 	e->time_ns = c->t0;
-	e->duration_ns = ci_now() - c->t0;
+	e->duration_ns = (o->end_ns ? o->end_ns : ci_now()) - c->t0;
 	e->comm_id = o->comm != CI_NONE ? ((const struct ci_nccl_comm *)ci_entry(CI_SEC_NCCL_COMMS, o->comm))->comm_id : 0;
 	e->op_seq = op_seq;
 	e->count = o->count;
@@ -507,13 +508,13 @@ static void ci_nccl_watch(uint32_t slot, uint32_t sslot, uint64_t stream_seq, ui
 
 /* Whether the work before a call on stream SSLOT (launches up to PRIOR) is followed by a
  * breadcrumb of PRIOR: the last launch's own, or one written now. */
-static bool ci_nccl_crumb_before(uint32_t sslot, uint64_t prior)
+static bool ci_nccl_crumb_before(uint32_t sslot, uint64_t prior, uint64_t now)
 {
 	const struct ci_stream *s = ci_entry(CI_SEC_STREAMS, sslot);
 	if (!prior)
 		return false; /* nothing before it: it cannot wait for earlier work */
 	return __atomic_load_n(&s->crumb_enqueued, __ATOMIC_RELAXED) == prior ||
-	       ci_crumb_now(sslot, prior);
+	       ci_crumb_now(sslot, prior, now);
 }
 
 /* Before a collective or point-to-point call: its communicator and stream, the stream's number
@@ -542,13 +543,14 @@ static void ci_nccl_op_pre(struct ci_call *c, struct ci_nccl_req *o, uint32_t op
 	}
 	/* A grouped call is enqueued at the group's end: its prior number and breadcrumb are
 	 * taken there (ci_nccl_group_end_pre). */
-	if (!t->group_depth && ci_nccl_crumb_before(o->sslot, o->prior))
+	if (!t->group_depth && ci_nccl_crumb_before(o->sslot, o->prior, c->t0))
 		o->flags |= CI_NCCL_CALL_CRUMB_BEFORE;
 }
 
 static void ci_nccl_op_post(struct ci_call *c, struct ci_nccl_req *o, ncclResult_t r)
 {
 	struct ci_nccl_tls *t = ci_nccl_thread();
+	o->end_ns = ci_now();
 	uint64_t op_seq = 0, stream_seq = 0;
 	bool ok = ci_nccl_ok(r);
 	if (ok && o->comm != CI_NONE) {
@@ -569,7 +571,7 @@ static void ci_nccl_op_post(struct ci_call *c, struct ci_nccl_req *o, ncclResult
 		o->flags |= CI_NCCL_CALL_IN_GROUP;
 	else if (r == ncclSuccess && o->sslot != CI_NONE && !(o->flags & CI_NCCL_CALL_CAPTURED)) {
 		stream_seq = ci_stream_take(o->sslot);
-		if (ci_crumb_now(o->sslot, stream_seq))
+		if (ci_crumb_now(o->sslot, stream_seq, o->end_ns))
 			o->flags |= CI_NCCL_CALL_CRUMB;
 	}
 	uint64_t seq;
@@ -610,7 +612,7 @@ static void ci_nccl_group_flush(struct ci_nccl_tls *t, ncclResult_t r, uint64_t 
 		for (uint32_t j = i; j < n; j++)
 			if (t->pending[j].stream == s && t->pending[j].seq > last)
 				last = t->pending[j].seq;
-		bool crumb = ci_crumb_now(s, last);
+		bool crumb = ci_crumb_now(s, last, now);
 		for (uint32_t j = i; j < n; j++) {
 			struct ci_nccl_pending *w = &t->pending[j];
 			if (w->stream != s)
@@ -659,7 +661,7 @@ static void ci_nccl_group_end_pre(struct ci_call *c)
 		struct ci_nccl_pending *q = &t->pending[i];
 		const struct ci_stream *s = ci_entry(CI_SEC_STREAMS, q->stream);
 		uint64_t prior = __atomic_load_n(&s->launches, __ATOMIC_RELAXED);
-		bool crumb = ci_nccl_crumb_before(q->stream, prior);
+		bool crumb = ci_nccl_crumb_before(q->stream, prior, c->t0);
 		if (__atomic_load_n(&q->e->seq, __ATOMIC_ACQUIRE) != q->seq)
 			continue;
 		__atomic_store_n(&q->e->stream_prior, prior, __ATOMIC_RELAXED);

@@ -557,9 +557,9 @@ CUresult ci_crumb_write(uint64_t stream, uint64_t address, uint32_t width, uint6
 /* The next number of stream slot SLOT for something that is not a launch (an NCCL call): one
  * locked add (launch.c). */
 uint64_t ci_stream_take(uint32_t slot);
-/* Enqueue a breadcrumb of VALUE on stream slot SLOT now, whatever the budget says (charged to
- * it); true when it was enqueued (launch.c). */
-bool ci_crumb_now(uint32_t slot, uint64_t value);
+/* Enqueue a breadcrumb of VALUE on stream slot SLOT now (NOW: the caller's clock), whatever the
+ * budget says (charged to it); true when it was enqueued (launch.c). */
+bool ci_crumb_now(uint32_t slot, uint64_t value, uint64_t now);
 /* Copy a kernel's parameters into OUT (CI_LAUNCH_PARAM_BYTES) as launch.c does for launches. */
 uint16_t ci_params_copy(uint8_t *out, const struct ci_func_priv *fp, void **params, void **extra,
 			uint16_t *flags);
