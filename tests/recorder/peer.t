@@ -12,13 +12,14 @@ export CUDAINSPECT_SNAPSHOT=exit
 
 mkdir -p "$T/exp" "$T/imp"
 coproc EXP { cd "$T/exp" && LD_PRELOAD="$REC" exec "$B/tests/sim/ipc" export; }
+exp_pid=$EXP_PID
 read -r _ ipc <&"${EXP[0]}"
 read -r _ pid fd <&"${EXP[0]}"
 read -r _ fabric <&"${EXP[0]}"
 (cd "$T/imp" && LD_PRELOAD="$REC" "$B/tests/sim/ipc" import "$ipc" "$pid" "$fd" "$fabric") >"$T/imp.tap" 2>&1
 ok "the importer's checks pass under the recorder" sh -c "! grep -q '^not ok' '$T/imp.tap'"
 exec {EXP[1]}>&-
-wait "$EXP_PID" 2>/dev/null
+wait "$exp_pid" 2>/dev/null
 "$DUMP" "$(snap "$T/exp" exit)" >"$T/exp.dump"
 "$DUMP" "$(snap "$T/imp" exit)" >"$T/imp.dump"
 

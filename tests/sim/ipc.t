@@ -11,6 +11,7 @@
 export LD_LIBRARY_PATH=$B/sim
 
 coproc EXP { "$B/tests/sim/ipc" export; }
+exp_pid=$EXP_PID
 read -r _ ipc <&"${EXP[0]}"
 read -r _ pid fd <&"${EXP[0]}"
 read -r _ fabric <&"${EXP[0]}"
@@ -18,7 +19,7 @@ ok "the exporter gave its handles" test -n "$ipc" -a -n "$fd" -a -n "$fabric"
 sim_run ipc import "$ipc" "$pid" "$fd" "$fabric"
 ok "import: all pass" tap_clean "$T/ipc.tap"
 exec {EXP[1]}>&-
-wait "$EXP_PID" 2>/dev/null
+wait "$exp_pid" 2>/dev/null
 sim_run ipc gone "$ipc"
 ok "the exporter gone: all pass" tap_clean "$T/ipc.tap"
 sim_run ipc self
