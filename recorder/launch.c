@@ -322,6 +322,15 @@ static bool ci_crumb_emit(struct ci_tls *t, struct ci_stream_priv *p, struct ci_
 	return true;
 }
 
+bool ci_crumb_allowed(uint64_t now)
+{
+	if (!ci_cfg.crumbs)
+		return false;
+	if (ci_cfg.crumb_budget_ppm)
+		return now >= ci_thread()->crumb_ready_ns;
+	return ci_cfg.crumb_every == 1;
+}
+
 bool ci_crumb_now(uint32_t slot, uint64_t value, uint64_t now)
 {
 	if (slot == CI_NONE || !ci_cfg.crumbs)

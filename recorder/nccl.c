@@ -30,6 +30,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -74,6 +75,36 @@ static const char *const ci_nfn_name[CI_NFN_COUNT] = {
 static void *ci_nccl_real[CI_NFN_COUNT];
 enum { CI_NCCL_UNRESOLVED, CI_NCCL_PUBLISHING, CI_NCCL_READY };
 static int ci_nccl_state; /* atomic */
+/* The real library's code, [ci_nccl_lo, ci_nccl_lo + ci_nccl_span): NCCL calls its own exported
+ * functions (ncclCommGetAsyncError from its proxy thread, ncclBroadcast from ncclBcast), which
+ * then reach the wrappers; calls from there are NCCL's, not the program's, and pass through. */
+static uintptr_t ci_nccl_lo, ci_nccl_span;
+
+/* The extent of the loaded object holding ADDRESS (its PT_LOAD segments). */
+struct ci_extent {
+	uintptr_t address, lo, hi;
+};
+static int ci_extent_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct ci_extent *x = arg;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (x->address < lo || x->address >= hi)
+		return 0;
+	x->lo = lo;
+	x->hi = hi;
+	return 1;
+}
 
 static const void *const ci_nccl_wrapper[CI_NFN_WRAPPED];
 
@@ -99,9 +130,54 @@ static void ci_nccl_resolve_from(void *handle)
 	if (!__atomic_compare_exchange_n(&ci_nccl_state, &expected, CI_NCCL_PUBLISHING, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
+	struct ci_extent x = { .address = (uintptr_t)found[CI_NFN_ncclAllReduce] };
+	if (dl_iterate_phdr(ci_extent_of, &x)) {
+		ci_nccl_lo = x.lo;
+		ci_nccl_span = x.hi - x.lo;
+	}
 	for (int i = 0; i < CI_NFN_COUNT; i++)
 		__atomic_store_n(&ci_nccl_real[i], found[i], __ATOMIC_RELAXED);
 	__atomic_store_n(&ci_nccl_state, CI_NCCL_READY, __ATOMIC_RELEASE);
+}
+
+/* Collect the paths of loaded objects whose name says NCCL (no dlopen inside the loader's
+ * iteration: it holds the loader's lock). */
+struct ci_nccl_paths {
+	char path[8][512];
+	int n;
+};
+static int ci_nccl_path_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct ci_nccl_paths *p = arg;
+	const char *name = info->dlpi_name, *base = name ? strrchr(name, '/') : NULL;
+	base = base ? base + 1 : name;
+	if (base && strstr(base, "nccl") && p->n < 8 && strlen(name) < sizeof p->path[0])
+		strcpy(p->path[p->n++], name);
+	return 0;
+}
+
+/* The library after the recorder in the global scope (a program linked with -lnccl), else a
+ * loaded NCCL library that is not in it (dlopen'ed with RTLD_LOCAL, whose own calls of its
+ * exported functions reach the recorder's): its handle, looked up without loading anything. */
+static void ci_nccl_resolve_loaded(void)
+{
+	ci_nccl_resolve_from(RTLD_NEXT);
+	if (__atomic_load_n(&ci_nccl_state, __ATOMIC_ACQUIRE) != CI_NCCL_UNRESOLVED)
+		return;
+	static struct ci_nccl_paths paths; /* once per process, under no lock: a race only
+					    * repeats the lookups */
+	paths.n = 0;
+	dl_iterate_phdr(ci_nccl_path_of, &paths);
+	for (int i = 0; i < paths.n; i++) {
+		void *h = dlopen(paths.path[i], RTLD_NOW | RTLD_NOLOAD);
+		if (!h)
+			continue;
+		ci_nccl_resolve_from(h);
+		dlclose(h);
+		if (__atomic_load_n(&ci_nccl_state, __ATOMIC_ACQUIRE) != CI_NCCL_UNRESOLVED)
+			return;
+	}
 }
 
 /* The real function FN, resolving the table from the library after the recorder when no door
@@ -112,7 +188,7 @@ static void *ci_nccl_fn(int fn)
 	if (CI_LIKELY(p != NULL))
 		return p;
 	if (__atomic_load_n(&ci_nccl_state, __ATOMIC_ACQUIRE) == CI_NCCL_UNRESOLVED)
-		ci_nccl_resolve_from(RTLD_NEXT);
+		ci_nccl_resolve_loaded();
 	for (int i = 0; i < 100000 && __atomic_load_n(&ci_nccl_state, __ATOMIC_ACQUIRE) ==
 						  CI_NCCL_PUBLISHING; i++)
 		CI_PAUSE();
@@ -194,16 +270,17 @@ static struct ci_nccl_tls *ci_nccl_thread(void)
 	return t;
 }
 
-/* Whether this call is recorded: the recorder runs, NCCL is wanted, and it is not NCCL calling
- * its own exported functions from inside a wrapped call. */
-static bool ci_nccl_recording(void)
+/* Whether this call, made from RET, is recorded: the recorder runs, NCCL is wanted, and it is
+ * not NCCL calling its own exported functions (from its code, or from inside a wrapped call). */
+static bool ci_nccl_recording(uintptr_t ret)
 {
 	if (CI_UNLIKELY(!ci_on())) {
 		ci_ensure_started();
 		if (!ci_on())
 			return false;
 	}
-	return ci_cfg.nccl && ci_rec.sec[CI_SEC_NCCL_CALLS].dir && !ci_nccl_tls.depth;
+	return ci_cfg.nccl && ci_rec.sec[CI_SEC_NCCL_CALLS].dir && !ci_nccl_tls.depth &&
+	       ret - ci_nccl_lo >= ci_nccl_span;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -507,14 +584,17 @@ static void ci_nccl_watch(uint32_t slot, uint32_t sslot, uint64_t stream_seq, ui
 }
 
 /* Whether the work before a call on stream SSLOT (launches up to PRIOR) is followed by a
- * breadcrumb of PRIOR: the last launch's own, or one written now. */
+ * breadcrumb of PRIOR: the last launch's own, or one written now if the budget allows it (the
+ * one after the call is always written; this one only sharpens "not started" from a range of
+ * launches that may not have run to none: on the H200 a write costs as much as a small NCCL
+ * call's own CPU time, docs/PERFORMANCE.md). */
 static bool ci_nccl_crumb_before(uint32_t sslot, uint64_t prior, uint64_t now)
 {
 	const struct ci_stream *s = ci_entry(CI_SEC_STREAMS, sslot);
 	if (!prior)
 		return false; /* nothing before it: it cannot wait for earlier work */
 	return __atomic_load_n(&s->crumb_enqueued, __ATOMIC_RELAXED) == prior ||
-	       ci_crumb_now(sslot, prior, now);
+	       (ci_crumb_allowed(now) && ci_crumb_now(sslot, prior, now));
 }
 
 /* Before a collective or point-to-point call: its communicator and stream, the stream's number
@@ -819,7 +899,7 @@ static void ci_nccl_async_error(struct ci_call *c, ncclResult_t r, ncclComm_t co
 		__typeof__(&name_) ci_fn_ = (__typeof__(&name_))ci_nccl_fn(CI_NFN_##name_);      \
 		if (CI_UNLIKELY(!ci_fn_))                                                      \
 			return ci_nccl_missing(CI_NFN_##name_);                                 \
-		if (CI_UNLIKELY(!ci_nccl_recording()))                                         \
+		if (CI_UNLIKELY(!ci_nccl_recording((uintptr_t)__builtin_return_address(0))))   \
 			return ci_fn_ args_;                                                    \
 		struct ci_call ci_c_ = { .t0 = ci_now(),                                       \
 					 .frame = __builtin_frame_address(0),                  \

@@ -560,6 +560,8 @@ uint64_t ci_stream_take(uint32_t slot);
 /* Enqueue a breadcrumb of VALUE on stream slot SLOT now (NOW: the caller's clock), whatever the
  * budget says (charged to it); true when it was enqueued (launch.c). */
 bool ci_crumb_now(uint32_t slot, uint64_t value, uint64_t now);
+/* Whether the calling thread's budget (or the cadence: every launch) allows a breadcrumb now. */
+bool ci_crumb_allowed(uint64_t now);
 /* Copy a kernel's parameters into OUT (CI_LAUNCH_PARAM_BYTES) as launch.c does for launches. */
 uint16_t ci_params_copy(uint8_t *out, const struct ci_func_priv *fp, void **params, void **extra,
 			uint16_t *flags);

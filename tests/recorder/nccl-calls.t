@@ -5,10 +5,12 @@
 # group's end; calls outside a group number on from there; ncclCommSplit gives each color's
 # communicator one id in all its ranks, another per color, the parent's id and the rank by key;
 # ncclCommInitAll records a communicator per device with one id; a nonblocking communicator is
-# flagged and its first rank's init is ncclInProgress; refused calls have no number.
+# flagged and its first rank's init is ncclInProgress; refused calls have no number.  A call that
+# reaches the recorder's exported wrapper while NCCL was loaded RTLD_LOCAL (as NCCL's own calls
+# of its exported functions do) finds the library, with or without NCCL recording.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/rec-lib.sh"
-need_recorder tests/sim/nccl sim/libnccl.so.2
+need_recorder tests/sim/nccl sim/libnccl.so.2 bench/recorder/ncclbench
 export CUDASIM_KERNEL_US=100
 
 # scenario NAME [ARGS]: run tests/sim/nccl NAME under the recorder; dumps in $T/NAME/*.dump.
@@ -71,4 +73,16 @@ is "$(grep -c '^ncclcall .* op=all_reduce .* op_seq=0 .* flags=0x1[0-9a-f] .* re
 	"errors: five refused all-reduces, no number, failed, ncclInvalidArgument"
 like "$(grep '^ncclcall .* op=broadcast ' "$d")" "op_seq=0 .* peer=5 .* result=4 " "errors: the broadcast to root 5 is refused"
 like "$(grep '^ncclcall .* op=group_end ' "$d")" "group=0 result=5 " "errors: ncclGroupEnd without a group: ncclInvalidUsage"
+# The exported wrappers called before any door said where NCCL is, the library out of the
+# global scope: they find it among the loaded objects.
+for nccl in on off; do
+	mkdir -p "$T/local-$nccl"
+	(cd "$T/local-$nccl" && env CUDASIM_MODE=null NCCLBENCH_LOOKUP=default CUDAINSPECT_NCCL=$nccl \
+		CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" "$B/bench/recorder/ncclbench" allreduce 50 1) \
+		>"$T/local-$nccl.out" 2>&1
+	like "$(cat "$T/local-$nccl.out")" "^ns_per_op " "RTLD_LOCAL library, CUDAINSPECT_NCCL=$nccl: the calls reach it"
+done
+"$DUMP" "$(snap "$T/local-on" exit)" >"$T/local-on.dump"
+is "$(grep -c '^ncclcall .* op=all_reduce .* state=finished ' "$T/local-on.dump")" 100 \
+	"RTLD_LOCAL library: its 100 all-reduces recorded (two runs of 50)"
 done_testing
