@@ -24,7 +24,7 @@
  *
  * The hang watchdog: a thread started with the first communicator (none in a process without
  * NCCL) wakes every quarter of CUDAINSPECT_NCCL_TIMEOUT (at most every second), reads each
- * communicator's latest collective and its stream's breadcrumb from the record, and when one has
+ * communicator's latest call and its stream's breadcrumb from the record, and when one has
  * been outstanding that long writes the hang snapshot, once, so the evidence exists before a
  * launcher's watchdog kills the job.  It makes no CUDA call; the call path pays a few stores.
  */
@@ -566,7 +566,8 @@ static struct ci_nccl_call *ci_nccl_publish(struct ci_call *c, struct ci_nccl_tl
 	return e;
 }
 
-/* The hang watchdog's view of communicator SLOT: its latest collective on a stream. */
+/* The hang watchdog's view of communicator SLOT: its latest collective or point-to-point call
+ * on a stream. */
 static void ci_nccl_watch(uint32_t slot, uint32_t sslot, uint64_t stream_seq, uint64_t ns,
 			  uint64_t call_seq)
 {
@@ -657,7 +658,7 @@ static void ci_nccl_op_post(struct ci_call *c, struct ci_nccl_req *o, ncclResult
 	uint64_t seq;
 	struct ci_nccl_call *e =
 		ci_nccl_publish(c, t, o, r, op_seq, stream_seq, grouped ? t->group : 0, &seq);
-	if (stream_seq && ci_op_is_collective(o->op) && (o->flags & CI_NCCL_CALL_CRUMB))
+	if (stream_seq && (o->flags & CI_NCCL_CALL_CRUMB))
 		ci_nccl_watch(o->comm, o->sslot, stream_seq, c->t0, seq);
 	if (grouped && ok && e && t->pending && t->npending < CI_NCCL_PENDING_MAX &&
 	    !(o->flags & CI_NCCL_CALL_CAPTURED) && o->sslot != CI_NONE)
@@ -701,8 +702,7 @@ static void ci_nccl_group_flush(struct ci_nccl_tls *t, ncclResult_t r, uint64_t 
 			if (!crumb || !w->e)
 				continue;
 			__atomic_fetch_or(&w->e->flags, CI_NCCL_CALL_CRUMB, __ATOMIC_RELAXED);
-			if (ci_op_is_collective(w->e->op))
-				ci_nccl_watch(w->comm, s, w->seq, now, w->e->seq);
+			ci_nccl_watch(w->comm, s, w->seq, now, w->e->seq);
 		}
 	}
 }
@@ -971,7 +971,7 @@ static void ci_nccl_fire(uint32_t slot, uint64_t call_seq, uint64_t age_ns)
 #undef CI_OP_API
 	}
 	bool snap = ci_cfg.snapshot_mask & 1u << CI_SNAP_HANG;
-	ci_say("%s #%llu, the latest collective of NCCL communicator %016llx (rank %d of %d), has "
+	ci_say("%s #%llu, the latest call of NCCL communicator %016llx (rank %d of %d), has "
 	       "not finished after %.1f s (CUDAINSPECT_NCCL_TIMEOUT)%s", what, (unsigned long long)op_seq,
 	       (unsigned long long)ce->comm_id, ce->rank, ce->nranks, age_ns / 1e9,
 	       snap ? "; writing the hang snapshot" : "");
