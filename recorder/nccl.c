@@ -165,9 +165,7 @@ static void ci_nccl_resolve_loaded(void)
 	ci_nccl_resolve_from(RTLD_NEXT);
 	if (__atomic_load_n(&ci_nccl_state, __ATOMIC_ACQUIRE) != CI_NCCL_UNRESOLVED)
 		return;
-	static struct ci_nccl_paths paths; /* once per process, under no lock: a race only
-					    * repeats the lookups */
-	paths.n = 0;
+	struct ci_nccl_paths paths = { .n = 0 }; /* once per process (two threads may both look) */
 	dl_iterate_phdr(ci_nccl_path_of, &paths);
 	for (int i = 0; i < paths.n; i++) {
 		void *h = dlopen(paths.path[i], RTLD_NOW | RTLD_NOLOAD);
