@@ -36,7 +36,12 @@ b2=$(calls 20000)
 r1=$(calls 2000 CUDAINSPECT_NCCL_TIMEOUT=off)
 r2=$(calls 20000 CUDAINSPECT_NCCL_TIMEOUT=off)
 is "$((b2 - b1))" 0 "without the recorder: system calls do not grow with the layers ($b1, $b2)"
-is "$((r2 - r1))" 0 "with the recorder: none per collective either ($r1 for 2,000 layers, $r2 for 20,000)"
+if asan; then
+	# The sanitizers' runtime makes system calls of its own as memory is used.
+	skip "with the recorder: none per collective (not counted under AddressSanitizer)"
+else
+	is "$((r2 - r1))" 0 "with the recorder: none per collective either ($r1 for 2,000 layers, $r2 for 20,000)"
+fi
 ok "with the recorder: its setup's calls ($((r1 - b1)) more in all)" test "$r1" -gt "$b1"
 
 w=$(clones 2000)
