@@ -6,6 +6,9 @@
 
 BUILD     ?= build
 CUDA_HOME ?= /usr/local/cuda
+# nccl.h (NCCL 2.28: the recorder's NCCL wrappers, the simulated NCCL, ncclengine) is looked for
+# in $(NCCL_HOME)/include, the toolkit's include directory unless set.
+NCCL_HOME ?= $(CUDA_HOME)
 CC        ?= gcc
 CLANG     ?= clang
 PREFIX    ?= /usr/local
@@ -15,7 +18,7 @@ SANITIZE  ?=
 
 WARNINGS  := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
              -Wno-unused-parameter
-CPPFLAGS  += -D_GNU_SOURCE -Iinclude -I$(CUDA_HOME)/include
+CPPFLAGS  += -D_GNU_SOURCE -Iinclude -I$(CUDA_HOME)/include $(if $(filter-out $(CUDA_HOME),$(NCCL_HOME)),-I$(NCCL_HOME)/include)
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -fno-omit-frame-pointer $(WARNINGS)
 ifeq ($(SANITIZE),address)
@@ -52,13 +55,13 @@ all: $(ALL)
 
 # `make deps` installs what a fresh Debian 12 machine lacks (apt-get; see scripts/deps.sh).
 deps:
-	@BUILD=$(BUILD) scripts/deps.sh
+	@BUILD=$(BUILD) NCCL_HOME=$(NCCL_HOME) scripts/deps.sh
 
 # Quick check used by `all` so that a missing toolkit or -dev package gives one clear line
 # instead of a page of compiler errors.
 .PHONY: deps-check
 deps-check:
-	@scripts/deps.sh --check
+	@NCCL_HOME=$(NCCL_HOME) scripts/deps.sh --check
 
 # TAP tests through prove.  CI_BUILD tells the tests where the binaries are.
 check: deps

@@ -128,9 +128,9 @@
 	X(cuDeviceGetPCIBusId, none, 0, (char *pciBusId, int len, CUdevice dev), (pciBusId, len, dev)) \
 	X(cuIpcGetEventHandle, none, 0, (CUipcEventHandle *pHandle, CUevent event), (pHandle, event)) \
 	X(cuIpcOpenEventHandle, none, 0, (CUevent *phEvent, CUipcEventHandle handle), (phEvent, handle)) \
-	X(cuIpcGetMemHandle, none, 0, (CUipcMemHandle *pHandle, CUdeviceptr dptr), (pHandle, dptr)) \
-	X(cuIpcOpenMemHandle_v2, none, 0, (CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags), (pdptr, handle, Flags)) \
-	X(cuIpcCloseMemHandle, none, 0, (CUdeviceptr dptr), (dptr)) \
+	X(cuIpcGetMemHandle, h_ipc_get, 0, (CUipcMemHandle *pHandle, CUdeviceptr dptr), (pHandle, dptr)) \
+	X(cuIpcOpenMemHandle_v2, h_ipc_open, 0, (CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags), (pdptr, handle, Flags)) \
+	X(cuIpcCloseMemHandle, h_ipc_close, 0, (CUdeviceptr dptr), (dptr)) \
 	X(cuMemHostRegister_v2, h_mem_host_register, 0, (void *p, size_t bytesize, unsigned int Flags), (p, bytesize, Flags)) \
 	X(cuMemHostUnregister, h_mem_host_unregister, 0, (void *p), (p)) \
 	X(cuMemcpy_ptds, h_memcpy, CI_F_PTSZ, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount), (dst, src, ByteCount)) \
@@ -195,8 +195,8 @@
 	X(cuMemUnmap, h_mem_unmap, 0, (CUdeviceptr ptr, size_t size), (ptr, size)) \
 	X(cuMemSetAccess, none, 0, (CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count), (ptr, size, desc, count)) \
 	X(cuMemGetAccess, none, 0, (unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr), (flags, location, ptr)) \
-	X(cuMemExportToShareableHandle, none, 0, (void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags), (shareableHandle, handle, handleType, flags)) \
-	X(cuMemImportFromShareableHandle, none, 0, (CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType), (handle, osHandle, shHandleType)) \
+	X(cuMemExportToShareableHandle, h_mem_export, 0, (void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags), (shareableHandle, handle, handleType, flags)) \
+	X(cuMemImportFromShareableHandle, h_mem_import, 0, (CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType), (handle, osHandle, shHandleType)) \
 	X(cuMemGetAllocationGranularity, none, 0, (size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option), (granularity, prop, option)) \
 	X(cuMemGetAllocationPropertiesFromHandle, none, 0, (CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle), (prop, handle)) \
 	X(cuMemRetainAllocationHandle, none, 0, (CUmemGenericAllocationHandle *handle, void *addr), (handle, addr)) \

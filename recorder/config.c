@@ -28,7 +28,8 @@ static const char *const ci_known_vars[] = {
 	"CUDAINSPECT_CRUMB_BARRIER", "CUDAINSPECT_CRUMB_WIDTH", "CUDAINSPECT_PARAM_BYTES",
 	"CUDAINSPECT_SIGNALS",	     "CUDAINSPECT_JIT",		"CUDAINSPECT_DRIVER",
 	"CUDAINSPECT_LOG",	     "CUDAINSPECT_KMSG",	"CUDAINSPECT_PYTHON",
-	"CUDAINSPECT_GRAPH_CRUMBS",  "CUDAINSPECT_CRUMB_BUDGET",
+	"CUDAINSPECT_GRAPH_CRUMBS",  "CUDAINSPECT_CRUMB_BUDGET", "CUDAINSPECT_NCCL",
+	"CUDAINSPECT_NCCL_TIMEOUT",
 	"CUDAINSPECT_CLI", /* the GDB command file's, inherited by programs GDB starts */
 };
 
@@ -115,7 +116,7 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 {
 	memset(cfg, 0, sizeof *cfg);
 	cfg->size = CI_SIZE_DEFAULT;
-	cfg->snapshot_mask = 1u << CI_SNAP_SIGNAL | 1u << CI_SNAP_STICKY_ERROR;
+	cfg->snapshot_mask = 1u << CI_SNAP_SIGNAL | 1u << CI_SNAP_STICKY_ERROR | 1u << CI_SNAP_HANG;
 	cfg->stack_mode = CI_STACKS_FAST;
 	cfg->stack_depth = 16;
 	cfg->crumbs = true;
@@ -126,6 +127,8 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	cfg->signals = true;
 	cfg->jit = true;
 	cfg->python = true;
+	cfg->nccl = true;
+	cfg->nccl_timeout_ns = CI_NCCL_TIMEOUT_DEFAULT_NS;
 	err[0] = 0;
 	/* A set-user-ID (or capability-gaining) program's environment belongs to whoever started
 	 * it: no variable of it may choose where the privileged process writes.  Record nothing
@@ -146,6 +149,7 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	    !ci_bool_var("CUDAINSPECT_SIGNALS", &cfg->signals, err, errlen) ||
 	    !ci_bool_var("CUDAINSPECT_JIT", &cfg->jit, err, errlen) ||
 	    !ci_bool_var("CUDAINSPECT_PYTHON", &cfg->python, err, errlen) ||
+	    !ci_bool_var("CUDAINSPECT_NCCL", &cfg->nccl, err, errlen) ||
 	    !ci_path_var("CUDAINSPECT_DIR", cfg->dir, sizeof cfg->dir, err, errlen) ||
 	    !ci_path_var("CUDAINSPECT_SNAPSHOT_DIR", cfg->snapshot_dir, sizeof cfg->snapshot_dir,
 			 err, errlen) ||
@@ -218,6 +222,15 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	    !ci_parse_uint(v, CI_LAUNCH_PARAM_BYTES, &cfg->param_bytes))
 		CI_BAD("CUDAINSPECT_PARAM_BYTES='%s' is not a number from 0 to %d", v,
 		       CI_LAUNCH_PARAM_BYTES);
+	if ((v = ci_env("CUDAINSPECT_NCCL_TIMEOUT"))) {
+		char *end;
+		errno = 0;
+		double sec = ci_parse_bool(v) == 0 ? 0 : strtod(v, &end);
+		if (ci_parse_bool(v) != 0 && (errno || end == v || *end || !(sec >= 0.01 && sec <= 86400)))
+			CI_BAD("CUDAINSPECT_NCCL_TIMEOUT='%s' is not a number of seconds from 0.01 to 86400 "
+			       "(or off)", v);
+		cfg->nccl_timeout_ns = (uint64_t)(sec * 1e9 + 0.5);
+	}
 	if ((v = ci_env("CUDAINSPECT_SNAPSHOT"))) {
 		char words[256];
 		snprintf(words, sizeof words, "%s", v);
@@ -230,12 +243,14 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 				cfg->snapshot_mask |= 1u << CI_SNAP_STICKY_ERROR;
 			else if (!strcasecmp(w, "exit"))
 				cfg->snapshot_mask |= 1u << CI_SNAP_EXIT;
+			else if (!strcasecmp(w, "hang"))
+				cfg->snapshot_mask |= 1u << CI_SNAP_HANG;
 			else if (!strcasecmp(w, "all"))
-				cfg->snapshot_mask |= 1u << CI_SNAP_SIGNAL |
-						      1u << CI_SNAP_STICKY_ERROR | 1u << CI_SNAP_EXIT;
+				cfg->snapshot_mask |= 1u << CI_SNAP_SIGNAL | 1u << CI_SNAP_STICKY_ERROR |
+						      1u << CI_SNAP_EXIT | 1u << CI_SNAP_HANG;
 			else if (strcasecmp(w, "none") && strcasecmp(w, "off"))
 				CI_BAD("CUDAINSPECT_SNAPSHOT='%s': '%s' is not one of signal, error, "
-				       "exit, all, none", v, w);
+				       "hang, exit, all, none", v, w);
 		}
 	}
 

@@ -334,6 +334,7 @@ static const char *ci_reason_word(enum ci_snapshot_reason r)
 	case CI_SNAP_STICKY_ERROR: return "error";
 	case CI_SNAP_EXIT: return "exit";
 	case CI_SNAP_REQUEST: return "request";
+	case CI_SNAP_HANG: return "hang";
 	default: return "snapshot";
 	}
 }

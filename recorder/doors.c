@@ -254,7 +254,6 @@ static void *ci_swap(void *p, const char *name)
 /* ---------------------------------------------------------------------------------------- */
 /* Door (b): dlsym                                                                            */
 
-typedef void *(*ci_dlsym_fn)(void *, const char *);
 ci_dlsym_fn ci_real_dlsym CI_HIDDEN;
 
 /* A handle the program looked a driver name up in, as a last way for start-up to find the driver
@@ -295,18 +294,20 @@ void *ci_dlsym_cuda(void *handle, const char *name)
 /* Called from the thunk when dlsym is used before the constructor ran (a sanitizer runtime or
  * another library initialised first); then the thunk tail-calls the real dlsym.  Nothing here
  * may be instrumented: a sanitizer runtime may not be initialised yet. */
-CI_HIDDEN void ci_dlsym_resolve(void) __attribute__((no_sanitize_address, no_sanitize_thread,
-						     no_sanitize_undefined));
+void ci_dlsym_resolve(void) __attribute__((no_sanitize_address, no_sanitize_thread,
+					   no_sanitize_undefined));
 void ci_dlsym_resolve(void)
 {
 	ci_find_real_dlsym();
 }
 
 #if defined(__x86_64__)
-/* dlsym(handle, name): a driver name looked up in an explicit handle goes to ci_dlsym_cuda;
- * everything else (other names, RTLD_DEFAULT, RTLD_NEXT, whose answers depend on the caller)
- * jumps to the real dlsym with the caller's return address untouched.  Unversioned, so
- * references to both dlsym@GLIBC_2.2.5 and dlsym@GLIBC_2.34 bind here. */
+/* dlsym(handle, name): a driver name looked up in an explicit handle goes to ci_dlsym_cuda, an
+ * NCCL name ("nccl" + capital) to ci_dlsym_nccl; everything else (other names, RTLD_DEFAULT,
+ * RTLD_NEXT, whose answers depend on the caller) jumps to the real dlsym with the caller's
+ * return address untouched.  Names are compared byte by byte, so nothing past a shorter name's
+ * NUL is read.  Unversioned, so references to both dlsym@GLIBC_2.2.5 and dlsym@GLIBC_2.34 bind
+ * here. */
 __asm__(".text\n"
 	".globl dlsym\n"
 	".type dlsym,@function\n"
@@ -317,6 +318,8 @@ __asm__(".text\n"
 	"	je 1f\n"
 	"	testq %rsi, %rsi\n"
 	"	jz 1f\n"
+	"	cmpb $0x6e, (%rsi)\n" /* 'n' */
+	"	je 5f\n"
 	"	cmpb $0x63, (%rsi)\n" /* 'c' */
 	"	jne 1f\n"
 	"	cmpb $0x75, 1(%rsi)\n" /* 'u' */
@@ -325,6 +328,17 @@ __asm__(".text\n"
 	"	subl $0x41, %eax\n" /* 'A'..'Z' */
 	"	cmpl $25, %eax\n"
 	"	jbe ci_dlsym_cuda\n"
+	"	jmp 1f\n"
+	"5:	cmpb $0x63, 1(%rsi)\n" /* "nccl" */
+	"	jne 1f\n"
+	"	cmpb $0x63, 2(%rsi)\n"
+	"	jne 1f\n"
+	"	cmpb $0x6c, 3(%rsi)\n"
+	"	jne 1f\n"
+	"	movzbl 4(%rsi), %eax\n"
+	"	subl $0x41, %eax\n"
+	"	cmpl $25, %eax\n"
+	"	jbe ci_dlsym_nccl\n"
 	/* Recording: a library the program loaded since the last scan joins the module table now. */
 	"1:	cmpl $2, ci_run_state(%rip)\n" /* CI_ON */
 	"	jne 4f\n"
@@ -361,11 +375,18 @@ static bool ci_is_driver_name(const char *name)
 	return name[0] == 'c' && name[1] == 'u' && name[2] >= 'A' && name[2] <= 'Z';
 }
 
+static bool ci_is_nccl_name(const char *name)
+{
+	return !strncmp(name, "nccl", 4) && name[4] >= 'A' && name[4] <= 'Z';
+}
+
 /* Other architectures: rely on the compiler's sibling call for the forward. */
 CI_EXPORT void *dlsym(void *handle, const char *name)
 {
 	if (handle != RTLD_DEFAULT && handle != RTLD_NEXT && name && ci_is_driver_name(name))
 		return ci_dlsym_cuda(handle, name);
+	if (handle != RTLD_DEFAULT && handle != RTLD_NEXT && name && ci_is_nccl_name(name))
+		return ci_dlsym_nccl(handle, name);
 	if (ci_on())
 		ci_modules_loaded();
 	if (!ci_real_dlsym)
@@ -461,6 +482,12 @@ static void ci_config_load(void)
 	}
 	while (__atomic_load_n(&ci_config_state, __ATOMIC_ACQUIRE) != 2)
 		CI_PAUSE(); /* parsing takes microseconds and waits for nothing */
+}
+
+bool ci_nccl_wanted(void)
+{
+	ci_config_load();
+	return ci_config_ok && !ci_cfg.disabled && ci_cfg.nccl;
 }
 
 /* The driver's entry points, looked up by one thread before it takes the start lock. */

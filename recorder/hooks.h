@@ -387,9 +387,31 @@ void ci_on_unmap(struct ci_call *c, CUresult r, uint64_t address, uint64_t size)
 #define CI_HOOK_h_mem_address_reserve(c, r, pp, n, al, addr, fl)                                 \
 	ci_on_alloc(c, r, CI_ALLOC_ARGS(CI_ALLOC_VMM_RESERVE, CI_OUT(pp), n, 0, NULL, false))
 #define CI_PRE_h_mem_address_reserve(c, ...) ((void)0)
-#define CI_HOOK_h_mem_map(c, r, p, n, off, h, fl)                                                \
-	ci_on_alloc(c, r, CI_ALLOC_ARGS(CI_ALLOC_VMM_MAP, CI_U64(p), n, CI_U64(h), NULL, false))
+#define CI_HOOK_h_mem_map(c, r, p, n, off, h, fl) ci_on_mem_map(c, r, CI_U64(p), n, CI_U64(h))
 #define CI_PRE_h_mem_map(c, ...) ((void)0)
+
+/* ---- memory shared between processes (peer.c) ----------------------------------------------- */
+void ci_on_ipc_get(struct ci_call *c, CUresult r, const CUipcMemHandle *h, CUdeviceptr dptr);
+void ci_on_ipc_open(struct ci_call *c, CUresult r, const CUdeviceptr *pdptr, CUipcMemHandle h);
+void ci_on_ipc_close_pre(struct ci_call *c, CUdeviceptr dptr);
+void ci_on_ipc_close(struct ci_call *c, CUresult r, CUdeviceptr dptr);
+void ci_on_mem_export(struct ci_call *c, CUresult r, const void *shareable, uint64_t handle,
+		      uint32_t type);
+void ci_on_mem_import(struct ci_call *c, CUresult r, const CUmemGenericAllocationHandle *ph,
+		      void *os_handle, uint32_t type);
+/* cuMemMap: of a handle made here (VMM_MAP) or imported (VMM_MAP_PEER, and a peer entry). */
+void ci_on_mem_map(struct ci_call *c, CUresult r, uint64_t address, uint64_t size, uint64_t handle);
+
+#define CI_HOOK_h_ipc_get(c, r, ph, d) ci_on_ipc_get(c, r, ph, d)
+#define CI_PRE_h_ipc_get(c, ...) ((void)0)
+#define CI_HOOK_h_ipc_open(c, r, pd, h, fl) ci_on_ipc_open(c, r, pd, h)
+#define CI_PRE_h_ipc_open(c, ...) ((void)0)
+#define CI_HOOK_h_ipc_close(c, r, d) ci_on_ipc_close(c, r, d)
+#define CI_PRE_h_ipc_close(c, d) ci_on_ipc_close_pre(c, d)
+#define CI_HOOK_h_mem_export(c, r, sh, h, t, fl) ci_on_mem_export(c, r, sh, CI_U64(h), t)
+#define CI_PRE_h_mem_export(c, ...) ((void)0)
+#define CI_HOOK_h_mem_import(c, r, ph, os, t) ci_on_mem_import(c, r, ph, os, t)
+#define CI_PRE_h_mem_import(c, ...) ((void)0)
 
 #define CI_PRE_h_mem_free(c, p) ci_on_free_pre(c, CI_MATCH_DEVICE, CI_U64(p))
 #define CI_HOOK_h_mem_free(c, r, p) ci_on_free(c, r, NULL, false)
@@ -399,7 +421,8 @@ void ci_on_unmap(struct ci_call *c, CUresult r, uint64_t address, uint64_t size)
 #define CI_HOOK_h_mem_free_host(c, r, p) ci_on_free(c, r, NULL, false)
 #define CI_PRE_h_mem_host_unregister(c, p) ci_on_free_pre(c, CI_MATCH(CI_ALLOC_HOST_REGISTER), CI_U64(p))
 #define CI_HOOK_h_mem_host_unregister(c, r, p) ci_on_free(c, r, NULL, false)
-#define CI_PRE_h_mem_release(c, h) ci_on_free_pre(c, CI_MATCH(CI_ALLOC_VMM_CREATE), CI_U64(h))
+#define CI_PRE_h_mem_release(c, h)                                                              \
+	ci_on_free_pre(c, CI_MATCH(CI_ALLOC_VMM_CREATE) | CI_MATCH(CI_ALLOC_VMM_IMPORT), CI_U64(h))
 #define CI_HOOK_h_mem_release(c, r, h) ci_on_free(c, r, NULL, false)
 #define CI_PRE_h_mem_address_free(c, p, n) ci_on_free_pre(c, CI_MATCH(CI_ALLOC_VMM_RESERVE), CI_U64(p))
 #define CI_HOOK_h_mem_address_free(c, r, p, n) ci_on_free(c, r, NULL, false)

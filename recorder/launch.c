@@ -236,6 +236,9 @@ static void ci_crumb_spent(struct ci_tls *t, uint64_t start, uint64_t end)
 	__atomic_store_n(&ci_rec.hdr->crumb_cost_ns, t->crumb_cost_ns, __ATOMIC_RELAXED);
 }
 
+static bool ci_crumb_emit(struct ci_tls *t, struct ci_stream_priv *p, struct ci_stream *s,
+			  uint64_t seq, uint64_t now);
+
 /* After launch SEQ on stream SLOT: write the breadcrumb if the budget (or the cadence) says
  * so. */
 static void ci_crumb_after(struct ci_tls *t, uint32_t slot, struct ci_stream *s, uint64_t seq,
@@ -275,9 +278,19 @@ static void ci_crumb_after(struct ci_tls *t, uint32_t slot, struct ci_stream *s,
 		t->crumb_stream = slot;
 		t->crumb_other_stream = 0;
 	}
+	if (ci_crumb_emit(t, p, s, seq, now))
+		*flags |= CI_LAUNCH_CRUMB;
+}
+
+/* Enqueue the breadcrumb write of SEQ on stream S (private part P) now; true when it was
+ * enqueued.  Budget mode charges its cost to thread T. */
+static bool ci_crumb_emit(struct ci_tls *t, struct ci_stream_priv *p, struct ci_stream *s,
+			  uint64_t seq, uint64_t now)
+{
+	bool budget = ci_cfg.crumb_budget_ppm != 0;
 	if (p->ctx == CI_NONE) {
 		ci_crumb_skip(s, CI_CRUMB_REGISTER_FAILED);
-		return;
+		return false;
 	}
 	struct ci_ctx_priv *cp = &ci_rec.ctxs[p->ctx];
 	if (CI_UNLIKELY(__atomic_load_n(&cp->crumb_ready, __ATOMIC_ACQUIRE) != 2))
@@ -286,7 +299,7 @@ static void ci_crumb_after(struct ci_tls *t, uint32_t slot, struct ci_stream *s,
 	if (!alias) {
 		uint32_t st = __atomic_load_n(&cp->crumb_status, __ATOMIC_RELAXED);
 		ci_crumb_skip(s, st != CI_CRUMB_OK ? st : CI_CRUMB_REGISTER_FAILED);
-		return;
+		return false;
 	}
 	CUdeviceptr at = alias + 8ull * s->crumb_slot;
 	uint64_t w0 = budget ? ci_now() : 0;
@@ -301,12 +314,35 @@ static void ci_crumb_after(struct ci_tls *t, uint32_t slot, struct ci_stream *s,
 		}
 		ci_crumb_skip(s, r == CUDA_ERROR_NOT_SUPPORTED ? CI_CRUMB_UNSUPPORTED
 							  : CI_CRUMB_WRITE_FAILED);
-		return;
+		return false;
 	}
 	__atomic_store_n(&s->crumb_enqueued, seq, __ATOMIC_RELEASE);
 	if (ci_cfg.crumb_us)
 		__atomic_store_n(&p->last_crumb_ns, now, __ATOMIC_RELAXED);
-	*flags |= CI_LAUNCH_CRUMB;
+	return true;
+}
+
+bool ci_crumb_allowed(uint64_t now)
+{
+	if (!ci_cfg.crumbs)
+		return false;
+	if (ci_cfg.crumb_budget_ppm)
+		return now >= ci_thread()->crumb_ready_ns;
+	return ci_cfg.crumb_every == 1;
+}
+
+bool ci_crumb_now(uint32_t slot, uint64_t value, uint64_t now)
+{
+	if (slot == CI_NONE || !ci_cfg.crumbs)
+		return false;
+	struct ci_stream *s = ci_entry(CI_SEC_STREAMS, slot);
+	if (s->crumb_slot == CI_NONE)
+		return false;
+	struct ci_tls *t = ci_thread();
+	struct ci_stream_priv *p = &ci_rec.streams[slot];
+	if (ci_cfg.crumb_budget_ppm)
+		__atomic_store_n(&p->last_crumb_ns, now | 1, __ATOMIC_RELAXED);
+	return ci_crumb_emit(t, p, s, value, now);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -350,6 +386,19 @@ static uint64_t ci_stream_next_shared(struct ci_stream_priv *p, struct ci_stream
 		break;
 	}
 	return __atomic_add_fetch(&s->launches, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t ci_stream_take(uint32_t slot)
+{
+	struct ci_stream_priv *p = &ci_rec.streams[slot];
+	struct ci_stream *s = ci_entry(CI_SEC_STREAMS, slot);
+	uint32_t tid = ci_thread()->tid;
+	uint32_t owner = __atomic_load_n(&p->owner, __ATOMIC_ACQUIRE);
+	/* A locked add is safe beside the owner's plain updates only when this thread is the
+	 * owner or the stream is shared already; anything else shares it first. */
+	if (owner == tid || owner == CI_STREAM_SHARED)
+		return __atomic_add_fetch(&s->launches, 1, __ATOMIC_RELAXED);
+	return ci_stream_next_shared(p, s, tid);
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -22,7 +22,7 @@
 
 static uint64_t ci_alloc_key(uint32_t kind, uint64_t address, uint64_t aux)
 {
-	return kind == CI_ALLOC_VMM_CREATE ? aux : address;
+	return kind == CI_ALLOC_VMM_CREATE || kind == CI_ALLOC_VMM_IMPORT ? aux : address;
 }
 
 static struct ci_alloc *ci_alloc_at(uint64_t slot)
@@ -202,7 +202,7 @@ void ci_on_unmap_pre(struct ci_call *c, uint64_t address, uint64_t size)
 	if (!ci_rec.base)
 		return;
 	for (uint64_t at = address; at < address + size && c->pre_value < 64;) {
-		uint32_t slot = ci_alloc_take(CI_MATCH(CI_ALLOC_VMM_MAP), at);
+		uint32_t slot = ci_alloc_take(CI_MATCH(CI_ALLOC_VMM_MAP) | CI_MATCH(CI_ALLOC_VMM_MAP_PEER), at);
 		if (slot == CI_NONE)
 			break;
 		struct ci_alloc *e = ci_alloc_at(slot);
@@ -229,7 +229,8 @@ void ci_on_unmap(struct ci_call *c, CUresult r, uint64_t address, uint64_t size)
 			uint32_t state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
 			if (state == CI_ALLOC_EMPTY)
 				break;
-			if (state != CI_ALLOC_FREEING || e->kind != CI_ALLOC_VMM_MAP ||
+			if (state != CI_ALLOC_FREEING ||
+			    (e->kind != CI_ALLOC_VMM_MAP && e->kind != CI_ALLOC_VMM_MAP_PEER) ||
 			    e->address != at)
 				continue;
 			next = at + (e->size ? e->size : 1);
@@ -244,4 +245,22 @@ void ci_on_unmap(struct ci_call *c, CUresult r, uint64_t address, uint64_t size)
 		taken--;
 		at = next;
 	}
+}
+
+uint64_t ci_alloc_id_at(uint32_t match, uint64_t key)
+{
+	struct ci_sec *sec = ci_sec(CI_SEC_ALLOCS);
+	if (!sec->dir || !key)
+		return 0;
+	uint64_t home = ci_alloc_hash(key) % sec->capacity;
+	for (uint64_t i = 0; i < CI_ALLOC_PROBE_MAX && i < sec->capacity; i++) {
+		const struct ci_alloc *e = ci_alloc_at((home + i) % sec->capacity);
+		uint32_t state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+		if (state == CI_ALLOC_EMPTY)
+			break;
+		if (state == CI_ALLOC_LIVE && (match & CI_MATCH(e->kind)) &&
+		    ci_alloc_key(e->kind, e->address, e->aux) == key)
+			return e->id;
+	}
+	return 0;
 }

@@ -64,6 +64,11 @@ static const struct {
 	{ CI_SEC_KERNEL_LOG, 1, 2, 4096 }, /* NVIDIA kernel-log lines (klog.c) */
 	{ CI_SEC_PYTHON, sizeof(struct ci_python), 0, 1 },
 	{ CI_SEC_PY_CODES, sizeof(struct ci_py_code), 3, 64 },
+	/* 1.2: NCCL, the job and peer memory, in the 0.4 % the others leave. */
+	{ CI_SEC_NCCL_COMMS, sizeof(struct ci_nccl_comm), 0, 64 },
+	{ CI_SEC_NCCL_CALLS, sizeof(struct ci_nccl_call), 2, 128 },
+	{ CI_SEC_JOB, sizeof(struct ci_job_var), 0, 64 },
+	{ CI_SEC_PEER_MEMORY, sizeof(struct ci_peer_mem), 0, 64 },
 };
 
 static uint64_t ci_align(uint64_t x, uint64_t a)
@@ -343,6 +348,9 @@ static bool ci_private_create(const struct ci_layout *l)
 	       ci_map_init(&ci_rec.graph_map, cap[CI_SEC_GRAPHS]) &&
 	       ci_map_init(&ci_rec.node_map, cap[CI_SEC_GRAPH_NODES]) &&
 	       ci_map_init(&ci_rec.exec_map, cap[CI_SEC_GRAPH_EXECS]) &&
+	       ci_map_init(&ci_rec.nccl_map, cap[CI_SEC_NCCL_COMMS]) &&
+	       ci_private_alloc((void **)&ci_rec.nccl,
+				cap[CI_SEC_NCCL_COMMS] * sizeof(struct ci_nccl_priv)) &&
 	       ci_private_alloc((void **)&ci_rec.streams,
 				cap[CI_SEC_STREAMS] * sizeof(struct ci_stream_priv)) &&
 	       ci_private_alloc((void **)&ci_rec.ctxs,
@@ -357,7 +365,7 @@ static void ci_private_destroy(void)
 	struct ci_map *maps[] = { &ci_rec.ctx_map,   &ci_rec.stream_map, &ci_rec.func_map,
 				  &ci_rec.module_map, &ci_rec.stack_map, &ci_rec.string_map,
 				  &ci_rec.device_map, &ci_rec.py_code_map, &ci_rec.graph_map,
-				  &ci_rec.node_map, &ci_rec.exec_map };
+				  &ci_rec.node_map, &ci_rec.exec_map, &ci_rec.nccl_map };
 	for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
 		if (maps[i]->slots)
 			munmap(maps[i]->slots, (maps[i]->mask + 1) * sizeof(struct ci_map_slot));
@@ -371,9 +379,13 @@ static void ci_private_destroy(void)
 	if (ci_rec.funcs && ci_rec.sec[CI_SEC_FUNCTIONS].capacity)
 		munmap(ci_rec.funcs,
 		       ci_rec.sec[CI_SEC_FUNCTIONS].capacity * sizeof(struct ci_func_priv));
+	if (ci_rec.nccl && ci_rec.sec[CI_SEC_NCCL_COMMS].capacity)
+		munmap(ci_rec.nccl,
+		       ci_rec.sec[CI_SEC_NCCL_COMMS].capacity * sizeof(struct ci_nccl_priv));
 	ci_rec.streams = NULL;
 	ci_rec.ctxs = NULL;
 	ci_rec.funcs = NULL;
+	ci_rec.nccl = NULL;
 	ci_symfreed_destroy();
 }
 
@@ -508,6 +520,7 @@ bool ci_record_create(void)
 	}
 
 	ci_record_describe_process();
+	ci_job_record();
 	/* The magic last: a reader that finds it finds a complete header and directory. */
 	memcpy(h->magic, CI_RECORD_MAGIC, CI_RECORD_MAGIC_LEN);
 	__atomic_thread_fence(__ATOMIC_RELEASE);

@@ -34,7 +34,7 @@
 /* The recorder reads nothing of the reader's API (include/cudainspect/cudainspect.h): its
  * version string, CI_RECORDER_VERSION, comes from the build (recorder/build.mk takes it from
  * there), and it keeps its own bound on section kinds. */
-#define CI_REC_SECTION_MAX (CI_SEC_KERNEL_LOG + 1) /* one past the highest kind written */
+#define CI_REC_SECTION_MAX (CI_SEC_PEER_MEMORY + 1) /* one past the highest kind written */
 
 #define CI_HIDDEN __attribute__((visibility("hidden")))
 #define CI_EXPORT __attribute__((visibility("default")))
@@ -134,6 +134,9 @@ struct ci_config {
 	char log[PATH_MAX];        /* CUDAINSPECT_LOG: messages go there */
 	char kmsg[PATH_MAX];       /* CUDAINSPECT_KMSG: the kernel log to read ("" = /dev/kmsg) */
 	bool kmsg_off;             /* CUDAINSPECT_KMSG=off */
+	bool nccl;                 /* CUDAINSPECT_NCCL: interpose NCCL (nccl.c) */
+	uint64_t nccl_timeout_ns;  /* CUDAINSPECT_NCCL_TIMEOUT: a collective outstanding this long
+				    * writes the hang snapshot; 0 = never */
 	char notes[512];           /* warnings about the configuration, said at the first CUDA call */
 };
 extern struct ci_config ci_cfg;
@@ -145,6 +148,10 @@ extern struct ci_config ci_cfg;
 #define CI_CRUMB_BUDGET_DEFAULT 5000u
 /* A breadcrumb write that took longer than this was preempted or waited: it counts as this. */
 #define CI_CRUMB_COST_MAX_NS 20000u
+/* A collective outstanding this long writes the hang snapshot (CUDAINSPECT_NCCL_TIMEOUT): well
+ * below the launchers' and PyTorch's watchdogs (10 minutes by default), so the evidence exists
+ * before they kill the job, and long past any collective of a healthy decode step. */
+#define CI_NCCL_TIMEOUT_DEFAULT_NS (30ull * 1000000000ull)
 #define CI_SIZE_MIN (1ull << 20)
 #define CI_SIZE_MAX (1ull << 30)
 
@@ -238,6 +245,20 @@ struct ci_func_priv {
 };
 _Static_assert(CI_LAUNCH_PARAM_BYTES <= UINT8_MAX, "parameter offsets fit a byte");
 
+/* Per-communicator state that is not part of the format (nccl.c). */
+struct ci_nccl_priv {
+	uint64_t *p2p;            /* sends to and receives from each peer: 2 * nranks counters */
+	int32_t nranks;
+	uint32_t derived;         /* splits and shrinks made from it so far (atomic) */
+	/* The communicator's latest collective with a stream number, for the hang watchdog:
+	 * written by the calling thread under a sequence count (gen odd while it changes). */
+	uint32_t wd_gen;
+	uint32_t wd_stream;
+	uint64_t wd_stream_seq;
+	uint64_t wd_ns;
+	uint64_t wd_call_seq;     /* its NCCL_CALLS seq */
+};
+
 struct ci_rec {
 	uint8_t *base;
 	uint64_t size;
@@ -258,9 +279,11 @@ struct ci_rec {
 	struct ci_map graph_map;   /* CUgraph -> graph slot (graphs.c) */
 	struct ci_map node_map;    /* CUgraphNode -> its newest node entry */
 	struct ci_map exec_map;    /* CUgraphExec -> exec slot */
+	struct ci_map nccl_map;    /* ncclComm_t -> communicator slot (nccl.c) */
 	struct ci_stream_priv *streams; /* parallel to CI_SEC_STREAMS */
 	struct ci_ctx_priv *ctxs;       /* parallel to CI_SEC_CONTEXTS */
 	struct ci_func_priv *funcs;     /* parallel to CI_SEC_FUNCTIONS */
+	struct ci_nccl_priv *nccl;      /* parallel to CI_SEC_NCCL_COMMS */
 	void *symimage;            /* CI_SEC_SYMBOL_IMAGE base: the live allocations' image, NULL if
 				    * absent */
 	void *symfreed;            /* the frees' image, right after it */
@@ -531,9 +554,43 @@ void ci_graphs_forget(void);
 uint64_t ci_crumb_address(uint32_t ctx, uint32_t slot, uint32_t *width);
 /* Enqueue the write of VALUE at ADDRESS (from ci_crumb_address) on STREAM. */
 CUresult ci_crumb_write(uint64_t stream, uint64_t address, uint32_t width, uint64_t value);
+/* The next number of stream slot SLOT for something that is not a launch (an NCCL call): one
+ * locked add (launch.c). */
+uint64_t ci_stream_take(uint32_t slot);
+/* Enqueue a breadcrumb of VALUE on stream slot SLOT now (NOW: the caller's clock), whatever the
+ * budget says (charged to it); true when it was enqueued (launch.c). */
+bool ci_crumb_now(uint32_t slot, uint64_t value, uint64_t now);
+/* Whether the calling thread's budget (or the cadence: every launch) allows a breadcrumb now. */
+bool ci_crumb_allowed(uint64_t now);
 /* Copy a kernel's parameters into OUT (CI_LAUNCH_PARAM_BYTES) as launch.c does for launches. */
 uint16_t ci_params_copy(uint8_t *out, const struct ci_func_priv *fp, void **params, void **extra,
 			uint16_t *flags);
+
+/* ---------------------------------------------------------------------------------------- */
+/* NCCL (nccl.c), the job (job.c), peer memory (peer.c)                                       */
+
+/* glibc's dlsym (doors.c), resolved by ci_dlsym_resolve. */
+typedef void *(*ci_dlsym_fn)(void *, const char *);
+extern ci_dlsym_fn ci_real_dlsym;
+void ci_dlsym_resolve(void);
+/* The NCCL half of the interposed dlsym: NAME is "nccl" + capital, looked up in HANDLE. */
+void *ci_dlsym_nccl(void *handle, const char *name);
+/* Whether NCCL is to be interposed (configuration read, recording not disabled). */
+bool ci_nccl_wanted(void);
+/* Record the launcher variables (RANK, SLURM_PROCID, ...) that are new or changed. */
+void ci_job_record(void);
+/* The id of the live allocation of a kind in MATCH keyed by KEY (address, or handle for VMM
+ * handles), 0 if none (memory.c). */
+uint64_t ci_alloc_id_at(uint32_t match, uint64_t key);
+/* FNV-1a 64 of N bytes, continuing from H (start with CI_FNV_INIT). */
+#define CI_FNV_INIT 0xcbf29ce484222325ull
+static inline uint64_t ci_fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Crashes, snapshots, fork (crash.c), fatal signals (signals.c)                              */

@@ -83,7 +83,7 @@ bool ci_symimage_get(const void *image, uint32_t slot, uint64_t *address, uint64
 static inline bool ci_symimage_wants(uint32_t kind)
 {
 	return kind != CI_ALLOC_HOST_REGISTER && kind != CI_ALLOC_VMM_RESERVE &&
-	       kind != CI_ALLOC_VMM_CREATE;
+	       kind != CI_ALLOC_VMM_CREATE && kind != CI_ALLOC_VMM_IMPORT;
 }
 
 /* Whether freed allocations of KIND are named: device memory only.  Freed host memory (pinned

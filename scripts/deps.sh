@@ -22,6 +22,7 @@ for p in "${packages[@]}"; do
 done
 
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
+nccl_home=${NCCL_HOME:-$cuda_home}
 
 if [ "${1:-}" = "--check" ]; then
 	if [ ${#missing[@]} -gt 0 ]; then
@@ -30,6 +31,10 @@ if [ "${1:-}" = "--check" ]; then
 	fi
 	if [ ! -f "$cuda_home/include/cuda.h" ]; then
 		echo "cudainspect: no CUDA toolkit at $cuda_home (cuda.h not found); set CUDA_HOME" >&2
+		exit 1
+	fi
+	if [ ! -f "$nccl_home/include/nccl.h" ]; then
+		echo "cudainspect: no nccl.h in $nccl_home/include (NCCL's header: NVIDIA's libnccl-dev, or the include/ of the nvidia-nccl wheel); set NCCL_HOME" >&2
 		exit 1
 	fi
 	exit 0

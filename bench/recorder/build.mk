@@ -5,8 +5,15 @@ $(BUILD)/bench/recorder/launchbench: bench/recorder/launchbench.c tests/recorder
 	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< \
 		-L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
 
+# ncclbench: a collective's cost, with the simulated NCCL (one rank, null mode).
+$(BUILD)/bench/recorder/ncclbench: bench/recorder/ncclbench.c tests/recorder/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(filter-out -fsanitize=%,$(CFLAGS)) -o $@ $< \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda -ldl
+
 .PHONY: bench-recorder
-bench-recorder: $(BUILD)/bench/recorder/launchbench $(BUILD)/libcudainspect-rec.so
+bench-recorder: $(BUILD)/bench/recorder/launchbench $(BUILD)/bench/recorder/ncclbench \
+		$(BUILD)/libcudainspect-rec.so $(SIM_NCCL_LIB)
 	@CI_BUILD=$(abspath $(BUILD)) bench/recorder/run.sh
 
 BENCH_TARGETS += bench-recorder
@@ -18,3 +25,4 @@ bench-cost: $(BUILD)/bench/recorder/launchbench $(BUILD)/libcudainspect-rec.so $
 	@CI_BUILD=$(abspath $(BUILD)) bench/recorder/cost.sh
 
 BENCH_TARGETS += bench-cost
+TEST_DEPS += $(BUILD)/bench/recorder/ncclbench

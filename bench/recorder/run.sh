@@ -83,3 +83,34 @@ for t in 1 8; do
 	with=$(ns capture $t CUDAINSPECT_STACKS=fast CUDAINSPECT_GRAPH_CRUMBS=off)
 	line "recorder.captured_launch.added.graph_crumbs_off.${t}t" "$(sub "$with" "$base")" ns
 done
+# NCCL: added per ncclAllReduce (the simulated NCCL, one rank, null mode: each call is a host
+# function launch and a stream wait in the simulator), the total and the share of the NCCL
+# wrapper itself (CUDAINSPECT_NCCL=off records the simulated NCCL's driver calls only), with and
+# without breadcrumbs; and per decode layer (a kernel launch and an all-reduce).
+NB=$B/bench/recorder/ncclbench
+if [ -x "$NB" ] && [ -e "$B/sim/libnccl.so.2" ]; then
+	nb() { # MODE [VAR=VALUE...]
+		local mode=$1 i
+		shift
+		for ((i = 0; i < PROCS; i++)); do
+			if [ $# -gt 0 ]; then
+				env "$@" LD_PRELOAD="$REC" "$NB" "$mode" "$OPS" "$REPS" || return 1
+			else
+				"$NB" "$mode" "$OPS" "$REPS" || return 1
+			fi
+		done | sed -n 's/^ns_per_op //p' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	}
+	base=$(nb allreduce)
+	line recorder.nccl.allreduce.baseline.1t "$base" ns
+	all=$(nb allreduce CUDAINSPECT_STACKS=fast)
+	line recorder.nccl.allreduce.added.stacks_fast.1t "$(sub "$all" "$base")" ns
+	off=$(nb allreduce CUDAINSPECT_STACKS=fast CUDAINSPECT_NCCL=off)
+	line recorder.nccl.allreduce.added.nccl_off.1t "$(sub "$off" "$base")" ns
+	line recorder.nccl.allreduce.added.wrapper.1t "$(sub "$all" "$off")" ns
+	nocrumb=$(nb allreduce CUDAINSPECT_STACKS=fast CUDAINSPECT_CRUMBS=off)
+	nocrumb_off=$(nb allreduce CUDAINSPECT_STACKS=fast CUDAINSPECT_CRUMBS=off CUDAINSPECT_NCCL=off)
+	line recorder.nccl.allreduce.added.wrapper_crumbs_off.1t "$(sub "$nocrumb" "$nocrumb_off")" ns
+	base=$(nb step)
+	line recorder.nccl.step.baseline.1t "$base" ns
+	line recorder.nccl.step.added.stacks_fast.1t "$(sub "$(nb step CUDAINSPECT_STACKS=fast)" "$base")" ns
+fi

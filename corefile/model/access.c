@@ -253,6 +253,10 @@ void ci_model_destroy(struct ci_model *m)
 	free(m->graph_nodes);
 	free(m->graph_execs);
 	free(m->graph_launches);
+	free(m->nccl_comms);
+	free(m->nccl_calls);
+	free(m->job_vars);
+	free(m->peer_mems);
 	free(m->launches);
 	free(m->errors);
 	free(m->events);

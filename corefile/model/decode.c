@@ -747,6 +747,9 @@ static struct ci_error *decode_sections(struct decoder *d)
 	DECODE(CI_SEC_GRAPHS, graphs, graph_count);
 	DECODE(CI_SEC_GRAPH_EXECS, graph_execs, graph_exec_count);
 	DECODE(CI_SEC_GRAPH_NODES, graph_nodes, graph_node_count);
+	DECODE(CI_SEC_NCCL_COMMS, nccl_comms, nccl_comm_count);
+	DECODE(CI_SEC_JOB, job_vars, job_var_count);
+	DECODE(CI_SEC_PEER_MEMORY, peer_mems, peer_mem_count);
 	refresh_head(d, CI_SEC_STRINGS);
 	refresh_head(d, CI_SEC_FRAMES);
 
@@ -810,6 +813,7 @@ static struct ci_error *decode_sections(struct decoder *d)
 	DECODE(CI_SEC_ERRORS, errors, error_count);
 	DECODE(CI_SEC_EVENTS, events, event_count);
 	DECODE(CI_SEC_GRAPH_LAUNCHES, graph_launches, graph_launch_count);
+	DECODE(CI_SEC_NCCL_CALLS, nccl_calls, nccl_call_count);
 	if (!d->sparse || !decode_launch_tail(d, &p, &m->launch_count, &err)) {
 		if (err)
 			return err;

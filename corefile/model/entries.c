@@ -45,6 +45,11 @@ const struct section_kind ci_section_kinds[CI_SECTION_KIND_MAX] = {
 	[CI_SEC_KERNEL_LOG] = { LAYOUT_BYTES, 1, 1, 0, 0 },
 	[CI_SEC_PYTHON] = { LAYOUT_TABLE, sizeof(struct ci_python), 0, 0, 0 },
 	[CI_SEC_PY_CODES] = { LAYOUT_TABLE, sizeof(struct ci_py_code), 0, 0, 0 },
+	[CI_SEC_NCCL_COMMS] = { LAYOUT_TABLE, sizeof(struct ci_nccl_comm), 0, 0, 0 },
+	[CI_SEC_NCCL_CALLS] = { LAYOUT_RING, sizeof(struct ci_nccl_call), 0,
+				RING_BY_TIME(struct ci_nccl_call) },
+	[CI_SEC_JOB] = { LAYOUT_TABLE, sizeof(struct ci_job_var), 0, 0, 0 },
+	[CI_SEC_PEER_MEMORY] = { LAYOUT_TABLE, sizeof(struct ci_peer_mem), 0, 0, 0 },
 };
 #undef RING_BY_TIME
 
@@ -132,6 +137,19 @@ void ci_check_tables(struct decoder *d)
 	}
 	check_string(r, 0, &m->header.exe_str);
 	check_string(r, 0, &m->header.cmdline_str);
+	for (size_t i = 0; i < m->nccl_comm_count; i++) {
+		struct ci_nccl_comm *c = &m->nccl_comms[i];
+		CHECK_CTX(CI_SEC_NCCL_COMMS, c->ctx);
+		check_stack(r, CI_SEC_NCCL_COMMS, &c->stack);
+	}
+	for (size_t i = 0; i < m->job_var_count; i++) {
+		check_string(r, CI_SEC_JOB, &m->job_vars[i].name_str);
+		check_string(r, CI_SEC_JOB, &m->job_vars[i].value_str);
+	}
+	for (size_t i = 0; i < m->peer_mem_count; i++) {
+		CHECK_CTX(CI_SEC_PEER_MEMORY, m->peer_mems[i].ctx);
+		check_stack(r, CI_SEC_PEER_MEMORY, &m->peer_mems[i].stack);
+	}
 	for (size_t i = 0; i < m->python_count; i++) {
 		check_string(r, CI_SEC_PYTHON, &m->python[i].why_str);
 		if (m->python[i].layout_size > sizeof m->python[i].layout) {
@@ -268,6 +286,14 @@ void ci_check_entry(struct refcheck *r, uint32_t kind, void *entry)
 		struct ci_graph_launch *g = entry;
 		CHECK_SLOT(r, CI_SEC_GRAPH_LAUNCHES, g->exec, CI_SEC_GRAPH_EXECS, m->graph_execs, m->graph_exec_count);
 		CHECK_STREAM(CI_SEC_GRAPH_LAUNCHES, g->stream);
+		break;
+	}
+	case CI_SEC_NCCL_CALLS: {
+		struct ci_nccl_call *c = entry;
+		CHECK_SLOT(r, CI_SEC_NCCL_CALLS, c->comm, CI_SEC_NCCL_COMMS, m->nccl_comms, m->nccl_comm_count);
+		CHECK_STREAM(CI_SEC_NCCL_CALLS, c->stream);
+		CHECK_CTX(CI_SEC_NCCL_CALLS, c->ctx);
+		check_stack(r, CI_SEC_NCCL_CALLS, &c->stack);
 		break;
 	}
 	}

@@ -248,6 +248,10 @@ struct ci_model {
 	struct ci_graph *graphs; size_t graph_count;
 	struct ci_graph_node *graph_nodes; size_t graph_node_count;
 	struct ci_graph_exec *graph_execs; size_t graph_exec_count;
+	/* NCCL communicators, launcher variables, peer memory (format 1.2): tables. */
+	struct ci_nccl_comm *nccl_comms; size_t nccl_comm_count;
+	struct ci_job_var *job_vars; size_t job_var_count;
+	struct ci_peer_mem *peer_mems; size_t peer_mem_count;
 
 	/* Rings: accepted entries only, sorted by time_ns then seq (oldest first).  In a lazy model
 	 * (ci_decode_with) `launches` is NULL: read them with ci_model_launch(). */
@@ -255,6 +259,7 @@ struct ci_model {
 	struct ci_api_error *errors; size_t error_count;
 	struct ci_event *events; size_t event_count;
 	struct ci_graph_launch *graph_launches; size_t graph_launch_count;
+	struct ci_nccl_call *nccl_calls; size_t nccl_call_count; /* format 1.2 */
 	struct ci_alloc *frees; size_t free_count;
 	/* Live allocations (state LIVE, complete), sorted by address (then id).  NULL in a lazy
 	 * model: read them with ci_model_alloc(). */

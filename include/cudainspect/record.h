@@ -112,7 +112,9 @@ CI_RECORD_ENUM(ci_record_origin, CI_RECORD_ORIGINS);
 	X(CI_SNAP_STICKY_ERROR, 2, "error")  /* first sticky CUDA error (e.g.                 \
 						CUDA_ERROR_ILLEGAL_ADDRESS) */                  \
 	X(CI_SNAP_EXIT, 3, "exit")           /* normal exit */                               \
-	X(CI_SNAP_REQUEST, 4, "request")     /* explicit request (SIGUSR, API) */
+	X(CI_SNAP_REQUEST, 4, "request")     /* explicit request (SIGUSR, API) */       \
+	X(CI_SNAP_HANG, 5, "hang")           /* 1.2: an NCCL collective outstanding past   \
+						CUDAINSPECT_NCCL_TIMEOUT */
 CI_RECORD_ENUM(ci_snapshot_reason, CI_SNAPSHOT_REASONS);
 
 /* Stack capture modes (ci_header.stack_mode). */
@@ -246,7 +248,15 @@ struct ci_header {
 	X(CI_SEC_GRAPH_LAUNCHES, 23, "graph_launches", "graph launches")                     \
 	/* kernel-log lines of this process (byte area, text ci_klog_parse reads: one /dev/kmsg \
 	 * record or log line per '\\n'); 20-23 graphs are taken */                         \
-	X(CI_SEC_KERNEL_LOG, 24, "kernel_log", "kernel log")
+	X(CI_SEC_KERNEL_LOG, 24, "kernel_log", "kernel log")                                 \
+	/* 1.2: struct ci_nccl_comm, append-only table: NCCL communicators */                \
+	X(CI_SEC_NCCL_COMMS, 25, "nccl_comms", "NCCL communicators")                          \
+	/* 1.2: struct ci_nccl_call, ring: collectives, sends, receives, groups, aborts */    \
+	X(CI_SEC_NCCL_CALLS, 26, "nccl_calls", "NCCL calls")                                  \
+	/* 1.2: struct ci_job_var, append-only table: launcher variables (RANK, SLURM_*...) */ \
+	X(CI_SEC_JOB, 27, "job", "job")                                                       \
+	/* 1.2: struct ci_peer_mem, append-only table: CUDA IPC and VMM exports and imports */ \
+	X(CI_SEC_PEER_MEMORY, 28, "peer_memory", "peer memory")
 CI_RECORD_ENUM(ci_section_kind, CI_SECTION_KINDS);
 /* Section kinds are below this (arrays indexed by kind have this many entries). */
 #define CI_SECTION_KIND_MAX 32
@@ -465,7 +475,13 @@ struct ci_launch {
 	X(CI_ALLOC_HOST, 8, "host")                 /* cuMemAllocHost / cuMemHostAlloc */    \
 	X(CI_ALLOC_HOST_REGISTER, 9, "host_register") /* cuMemHostRegister */                \
 	X(CI_ALLOC_VMM_CREATE, 10, "vmm_create")    /* cuMemCreate (physical handle,         \
-						       address 0) */
+						       address 0) */                            \
+	X(CI_ALLOC_IPC, 11, "ipc")                  /* 1.2: cuIpcOpenMemHandle: another       \
+						       process's memory (aux = join key) */     \
+	X(CI_ALLOC_VMM_IMPORT, 12, "vmm_import")    /* 1.2: cuMemImportFromShareableHandle    \
+						       (address 0, aux = handle) */             \
+	X(CI_ALLOC_VMM_MAP_PEER, 13, "vmm_map_peer") /* 1.2: cuMemMap of an imported handle   \
+							(aux = the handle) */
 CI_RECORD_ENUM(ci_alloc_kind, CI_ALLOC_KINDS);
 
 /* ci_alloc.state, for the live table (the free ring always holds FREED). */
@@ -784,6 +800,187 @@ struct ci_graph_launch {
 };
 
 /* ---------------------------------------------------------------------------------------- */
+/* NCCL, the job, peer memory (format 1.2)                                                    */
+
+/* How a communicator came to be (ci_nccl_comm.origin).  X(NAME, VALUE, WORD, API). */
+#define CI_NCCL_ORIGINS(X)                                                                   \
+	X(CI_NCCL_INIT_RANK, 1, "init_rank", "ncclCommInitRank")                            \
+	X(CI_NCCL_INIT_RANK_CONFIG, 2, "init_rank_config", "ncclCommInitRankConfig")        \
+	X(CI_NCCL_INIT_RANK_SCALABLE, 3, "init_rank_scalable", "ncclCommInitRankScalable")  \
+	X(CI_NCCL_INIT_ALL, 4, "init_all", "ncclCommInitAll")                               \
+	X(CI_NCCL_SPLIT, 5, "split", "ncclCommSplit")                                       \
+	X(CI_NCCL_SHRINK, 6, "shrink", "ncclCommShrink")                                    \
+	X(CI_NCCL_UNSEEN, 7, "unseen", "")  /* first named by a later call: made before the  \
+					       recorder started, or out of its sight */
+CI_RECORD_ENUM(ci_nccl_origin, CI_NCCL_ORIGINS);
+
+/* What became of a communicator (ci_nccl_comm.state, atomic). */
+#define CI_NCCL_COMM_STATES(X)                                                               \
+	X(CI_NCCL_COMM_LIVE, 1, "live")                                                     \
+	X(CI_NCCL_COMM_FINALIZED, 2, "finalized")   /* ncclCommFinalize returned success */ \
+	X(CI_NCCL_COMM_DESTROYED, 3, "destroyed")   /* ncclCommDestroy */                   \
+	X(CI_NCCL_COMM_ABORTED, 4, "aborted")       /* ncclCommAbort */                     \
+	X(CI_NCCL_COMM_INIT_FAILED, 5, "init_failed") /* the init call failed: no          \
+							 communicator (handle 0) */
+CI_RECORD_ENUM(ci_nccl_comm_state, CI_NCCL_COMM_STATES);
+
+/* ci_nccl_comm.flags */
+#define CI_NCCL_COMM_NONBLOCKING (1u << 0) /* ncclConfig_t.blocking = 0 */
+
+/* A communicator, one per rank this process holds.  comm_id is the same in every rank of the
+ * communicator and never a pointer: FNV-1a 64 of the ncclUniqueId's 128 bytes (of all nId ids
+ * for ncclCommInitRankScalable); for ncclCommSplit and ncclCommShrink, of the parent's comm_id,
+ * the number of splits and shrinks the parent had before (every rank makes them in the same
+ * order) and the color (shrink: the excluded ranks); for ncclCommInitAll, of the process's boot
+ * id, pid, time and call number (all its ranks are in this process). */
+struct ci_nccl_comm {
+	uint64_t seq;
+	uint64_t handle;          /* ncclComm_t, 0 when the init failed */
+	uint64_t comm_id;
+	uint64_t parent_id;       /* split, shrink: the parent's comm_id; else 0 */
+	uint64_t init_ns;         /* when the init call was made */
+	uint64_t end_ns;          /* finalize, destroy or abort (atomic), 0 while live */
+	uint64_t colls;           /* collectives issued: the last op_seq handed out (atomic) */
+	uint64_t p2p;             /* sends and receives issued (atomic) */
+	int32_t rank;             /* this process's rank in it, -1 unknown */
+	int32_t nranks;
+	int32_t device;           /* CUdevice (ncclCommCuDevice), -1 unknown */
+	uint32_t ctx;             /* CI_SEC_CONTEXTS slot current at init, CI_NONE */
+	uint32_t origin;          /* enum ci_nccl_origin */
+	uint32_t state;           /* enum ci_nccl_comm_state (atomic) */
+	int32_t result;           /* ncclResult_t of the init call (ncclInProgress: nonblocking) */
+	int32_t async_error;      /* the last non-success ncclCommGetAsyncError reported (atomic) */
+	int32_t color;            /* split: color and key; else 0 */
+	int32_t key;
+	uint32_t tid;
+	uint32_t stack;
+	uint32_t flags;           /* CI_NCCL_COMM_* */
+	uint32_t pad;
+};
+
+/* What a call was (ci_nccl_call.op).  X(NAME, VALUE, WORD, API).  1-8 are collectives (op_seq
+ * numbers them per communicator), 9-10 point-to-point (op_seq per peer and direction). */
+#define CI_NCCL_OPS(X)                                                                       \
+	X(CI_NCCL_ALL_REDUCE, 1, "all_reduce", "ncclAllReduce")                             \
+	X(CI_NCCL_ALL_GATHER, 2, "all_gather", "ncclAllGather")                             \
+	X(CI_NCCL_REDUCE_SCATTER, 3, "reduce_scatter", "ncclReduceScatter")                 \
+	X(CI_NCCL_BROADCAST, 4, "broadcast", "ncclBroadcast")  /* and ncclBcast */          \
+	X(CI_NCCL_REDUCE, 5, "reduce", "ncclReduce")                                        \
+	X(CI_NCCL_ALL_TO_ALL, 6, "all_to_all", "ncclAlltoAll")                              \
+	X(CI_NCCL_GATHER, 7, "gather", "ncclGather")                                        \
+	X(CI_NCCL_SCATTER, 8, "scatter", "ncclScatter")                                     \
+	X(CI_NCCL_SEND, 9, "send", "ncclSend")                                              \
+	X(CI_NCCL_RECV, 10, "recv", "ncclRecv")                                             \
+	X(CI_NCCL_GROUP_START, 11, "group_start", "ncclGroupStart")                         \
+	X(CI_NCCL_GROUP_END, 12, "group_end", "ncclGroupEnd")                               \
+	X(CI_NCCL_FINALIZE, 13, "finalize", "ncclCommFinalize")                             \
+	X(CI_NCCL_DESTROY, 14, "destroy", "ncclCommDestroy")                                \
+	X(CI_NCCL_ABORT, 15, "abort", "ncclCommAbort")                                      \
+	X(CI_NCCL_ASYNC_ERROR, 16, "async_error", "ncclCommGetAsyncError") /* when its       \
+							answer changes */
+CI_RECORD_ENUM(ci_nccl_op, CI_NCCL_OPS);
+
+/* ci_nccl_call.flags: X(NAME, BIT, WORD) */
+#define CI_NCCL_CALL_FLAGS(X)                                                                \
+	/* between ncclGroupStart and ncclGroupEnd: enqueued when the group ended */          \
+	X(CI_NCCL_CALL_IN_GROUP, 0, "in_group")                                             \
+	/* a breadcrumb of stream_seq was enqueued after it (its work done: finished) */      \
+	X(CI_NCCL_CALL_CRUMB, 1, "breadcrumb")                                              \
+	/* the work before it is followed by a breadcrumb of stream_prior (the last launch's, \
+	 * or one the recorder wrote for it): "not started" is exact */                       \
+	X(CI_NCCL_CALL_CRUMB_BEFORE, 2, "breadcrumb_before")                                \
+	/* the stream was capturing: recorded into a graph, not run now */                    \
+	X(CI_NCCL_CALL_CAPTURED, 3, "captured")                                             \
+	/* the call returned an error (ncclInProgress is not one) */                          \
+	X(CI_NCCL_CALL_FAILED, 4, "failed")                                                 \
+	/* outstanding past CUDAINSPECT_NCCL_TIMEOUT: the hang snapshot was written for it    \
+	 * (atomic or) */                                                                     \
+	X(CI_NCCL_CALL_TIMEOUT, 5, "timeout")
+enum ci_nccl_call_flag { CI_NCCL_CALL_FLAGS(CI_RECORD_FLAG_ENTRY) };
+
+/* One NCCL call.  Where it stands on its stream: the recorder numbers it on its stream like a
+ * launch, after the work NCCL enqueued for it (stream_seq), and knows the stream's number before
+ * it (stream_prior); with the stream's breadcrumb c: c >= stream_seq finished, c >= stream_prior
+ * reached (in flight: waiting for the other ranks, or running), else not started.  Flags CRUMB
+ * and CRUMB_BEFORE say the breadcrumbs that make this exact were enqueued. */
+struct ci_nccl_call {
+	uint64_t seq;
+	uint64_t time_ns;         /* when the call was made */
+	uint64_t duration_ns;     /* how long the call took (the host side: enqueueing, blocking) */
+	uint64_t comm_id;         /* the communicator's comm_id (0 unknown) */
+	uint64_t op_seq;          /* collectives: the communicator's number of it (1-based, the
+				     same on every rank for the same collective); send, recv: its
+				     number among this rank's calls to (from) `peer` on the
+				     communicator; 0 for the rest and for failed calls */
+	uint64_t count;           /* elements (sendcount, recvcount as the API names them);
+				     async_error: the ncclResult_t reported */
+	uint64_t sendbuff;
+	uint64_t recvbuff;
+	uint64_t stream_seq;      /* its number on its stream, 0 none (failed, captured, a group
+				     not ended yet); a grouped call gets it at ncclGroupEnd
+				     (atomic) */
+	uint64_t stream_prior;    /* the stream's number when it was called */
+	uint32_t op;              /* enum ci_nccl_op */
+	int32_t datatype;         /* ncclDataType_t, -1 none */
+	int32_t redop;            /* ncclRedOp_t, -1 none */
+	int32_t peer;             /* send, recv: the peer; broadcast, reduce, gather, scatter: the
+				     root; else -1 */
+	uint32_t comm;            /* CI_SEC_NCCL_COMMS slot or CI_NONE */
+	uint32_t stream;          /* CI_SEC_STREAMS slot or CI_NONE */
+	uint32_t ctx;             /* CI_SEC_CONTEXTS slot or CI_NONE */
+	uint32_t tid;
+	uint32_t stack;
+	int32_t result;           /* ncclResult_t the call returned */
+	uint32_t group;           /* the calling thread's group number (1-based) when IN_GROUP or a
+				     group start/end, else 0 */
+	uint32_t flags;           /* CI_NCCL_CALL_* (atomic or) */
+};
+
+/* A launcher variable as the process had it (RANK, WORLD_SIZE, LOCAL_RANK, SLURM_PROCID,
+ * OMPI_COMM_WORLD_RANK, CUDA_VISIBLE_DEVICES, ...: docs/FORMAT.md lists them), read when the
+ * record was made and again when a communicator is made (a new entry when its value changed). */
+struct ci_job_var {
+	uint64_t seq;
+	uint64_t time_ns;         /* when it was read */
+	uint32_t name_str;
+	uint32_t value_str;       /* cut at 511 bytes */
+};
+
+/* CUDA IPC and VMM sharing between processes (ci_peer_mem.kind).  X(NAME, VALUE, WORD, API). */
+#define CI_PEER_KINDS(X)                                                                     \
+	X(CI_PEER_IPC_EXPORT, 1, "ipc_export", "cuIpcGetMemHandle")                          \
+	X(CI_PEER_IPC_OPEN, 2, "ipc_open", "cuIpcOpenMemHandle")                             \
+	X(CI_PEER_IPC_CLOSE, 3, "ipc_close", "cuIpcCloseMemHandle")                          \
+	X(CI_PEER_VMM_EXPORT, 4, "vmm_export", "cuMemExportToShareableHandle")               \
+	X(CI_PEER_VMM_IMPORT, 5, "vmm_import", "cuMemImportFromShareableHandle")             \
+	X(CI_PEER_VMM_MAP, 6, "vmm_map", "cuMemMap") /* of an imported handle */
+CI_RECORD_ENUM(ci_peer_kind, CI_PEER_KINDS);
+
+/* One export or import of device memory.  `key` is the same in the exporting and the importing
+ * process, so the records of a job say whose memory an import is: FNV-1a 64 of the
+ * CUipcMemHandle's 64 bytes (IPC) or of the fabric handle's (VMM, FABRIC), or of the file's
+ * st_dev and st_ino (VMM, POSIX file descriptor: one open file passed between processes); 0
+ * unknown. */
+struct ci_peer_mem {
+	uint64_t seq;
+	uint64_t time_ns;
+	uint64_t address;         /* the exported allocation, the opened or mapped range; 0 */
+	uint64_t size;            /* bytes, 0 unknown */
+	uint64_t handle;          /* CUmemGenericAllocationHandle (VMM kinds), else 0 */
+	uint64_t key;
+	uint64_t alloc_id;        /* the ALLOCS (FREES) id of the range or handle, 0 none */
+	uint32_t kind;            /* enum ci_peer_kind */
+	uint32_t handle_type;     /* CUmemAllocationHandleType (VMM), 0 for IPC */
+	int32_t device;           /* the device the memory lives on, as the driver says (the
+				     owner's), -1 unknown */
+	uint32_t ctx;             /* CI_SEC_CONTEXTS slot or CI_NONE */
+	uint32_t tid;
+	uint32_t stack;
+	int32_t result;           /* CUresult of the call */
+	uint32_t pad;
+};
+
+/* ---------------------------------------------------------------------------------------- */
 /* Size pins: changing any of these is a format change (see docs/FORMAT.md).                  */
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
@@ -807,6 +1004,10 @@ _Static_assert(sizeof(struct ci_graph) == 96, "ci_graph size");
 _Static_assert(sizeof(struct ci_graph_node) == 288, "ci_graph_node size");
 _Static_assert(sizeof(struct ci_graph_exec) == 80, "ci_graph_exec size");
 _Static_assert(sizeof(struct ci_graph_launch) == 64, "ci_graph_launch size");
+_Static_assert(sizeof(struct ci_nccl_comm) == 120, "ci_nccl_comm size");
+_Static_assert(sizeof(struct ci_nccl_call) == 128, "ci_nccl_call size");
+_Static_assert(sizeof(struct ci_job_var) == 24, "ci_job_var size");
+_Static_assert(sizeof(struct ci_peer_mem) == 88, "ci_peer_mem size");
 #define CI_SECTION_KIND_FITS(name, value, ...) _Static_assert(value < CI_SECTION_KIND_MAX, #name);
 CI_SECTION_KINDS(CI_SECTION_KIND_FITS)
 #undef CI_SECTION_KIND_FITS

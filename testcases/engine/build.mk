@@ -61,7 +61,21 @@ $(BUILD)/graphengine: $(ENGINE_OBJ)/graphengine.o $(ENGINE_COMMON)
 $(BUILD)/xidengine: $(ENGINE_OBJ)/xidengine.o $(ENGINE_COMMON)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ENGINE_LIBS)
 
+# ncclengine reaches NCCL by dlopen (as vLLM); ncclengine-linked is linked with -lnccl (as
+# PyTorch), against the simulated NCCL's SONAME, so it runs on whichever libnccl.so.2 comes first.
+$(BUILD)/ncclengine: $(ENGINE_OBJ)/ncclengine.o $(ENGINE_COMMON)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ENGINE_LIBS)
+
+$(ENGINE_OBJ)/ncclengine_linked.o: $(ENGINE_DIR)/ncclengine.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DNCCLENGINE_LINKED $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/ncclengine-linked: $(ENGINE_OBJ)/ncclengine_linked.o $(ENGINE_COMMON) $(SIM_NCCL_LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(ENGINE_OBJ)/ncclengine_linked.o $(ENGINE_COMMON) \
+		-L$(BUILD)/sim -l:libnccl.so.2 $(ENGINE_LIBS)
+
 ENGINE_PROGS := $(BUILD)/miniengine $(BUILD)/launchstorm $(BUILD)/graphengine $(BUILD)/xidengine \
+		$(BUILD)/ncclengine $(BUILD)/ncclengine-linked \
 		$(if $(wildcard $(ENGINE_DIR)/apitour.c),$(BUILD)/apitour)
 ALL += $(ENGINE_PROGS)
 

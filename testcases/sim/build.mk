@@ -80,3 +80,21 @@ TEST_DEPS += $(BUILD)/tests/sim/params.ptx $(BUILD)/tests/sim/params.fatbin $(BU
 endif
 
 -include $(SIM_OBJS:.o=.d)
+
+# The simulated NCCL, $(BUILD)/sim/libnccl.so.2 (docs/SIMULATOR.md, "The simulated NCCL"): the
+# communicator and collective calls of nccl.h across processes over POSIX shared memory, on
+# the driver API (it links against the toolkit's stub, SONAME libcuda.so.1, so it runs on the
+# simulated driver next to it or on a real one).  -Bsymbolic-functions: its own calls (ncclBcast
+# to the broadcast code) never reach an interposer, as in the real library.
+SIM_NCCL_LIB := $(BUILD)/sim/libnccl.so.2
+$(SIM_NCCL_LIB): testcases/sim/nccl/nccl.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -pthread $(LDFLAGS) -shared \
+		-Wl,-soname,libnccl.so.2 -Wl,-Bsymbolic-functions -o $@ $< \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda -lrt
+
+$(BUILD)/sim/libnccl.so: $(SIM_NCCL_LIB)
+	ln -sf libnccl.so.2 $@
+
+ALL += $(SIM_NCCL_LIB) $(BUILD)/sim/libnccl.so
+TEST_DEPS += $(SIM_NCCL_LIB) $(BUILD)/sim/libnccl.so

@@ -10,6 +10,8 @@
  * (CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 1); managed memory is ordinary host memory too.
  */
 #include "sim.h"
+#include <errno.h>
+#include <signal.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,8 @@ struct sim_phys {
 	size_t size;
 	unsigned maps;
 	int released;
+	unsigned handle_types;    /* CUmemAllocationProp.requestedHandleTypes */
+	int imported;             /* cuMemImportFromShareableHandle made it */
 };
 
 struct sim_map {
@@ -1149,6 +1153,8 @@ SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t siz
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	ph->dev = dev;
 	ph->size = size;
+	ph->handle_types = prop->requestedHandleTypes;
+	ph->imported = 0;
 	*handle = (CUmemGenericAllocationHandle)(uintptr_t)ph;
 	return CUDA_SUCCESS;
 }
@@ -1156,7 +1162,8 @@ SIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t siz
 static void sim_phys_put_locked(struct sim_phys *ph)
 {
 	if (ph->released && ph->maps == 0) {
-		ph->dev->used -= ph->size;
+		if (!ph->imported)
+			ph->dev->used -= ph->size;
 		sim_obj_free(ph, SIM_KIND_PHYS);
 	}
 }
@@ -1325,4 +1332,213 @@ SIM_EXPORT CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcce
 	}
 	pthread_mutex_unlock(&sim.mem_lock);
 	return r;
+}
+
+/* ---- sharing memory between processes: CUDA IPC and VMM shareable handles ------------------ */
+
+/* What a CUipcMemHandle, a shareable file or a fabric handle carries: the exporter, its device
+ * and the allocation.  The importing process gets memory of the same size on that device (each
+ * process has its own bytes: the simulator shares no device memory between processes). */
+#define SIM_SHARE_IPC "SIMIPC01"
+#define SIM_SHARE_VMM "SIMVMM01"
+struct sim_share {
+	char magic[8];
+	int32_t pid;
+	int32_t device;
+	uint64_t size;
+	uint64_t base;            /* IPC: the exporter's address; VMM: its handle */
+};
+_Static_assert(sizeof(struct sim_share) <= sizeof(CUipcMemHandle), "fits an IPC handle");
+_Static_assert(sizeof(struct sim_share) <= sizeof(CUmemFabricHandle), "fits a fabric handle");
+
+/* IPC handles this process opened (mem_lock). */
+static struct sim_opened {
+	int32_t pid;
+	uint64_t base;            /* the exporter's */
+	CUdeviceptr local;
+	struct sim_device *dev;
+	unsigned refs;
+} *sim_opened;
+static size_t sim_nopened;
+
+SIM_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_ctx *ctx;
+	CUresult r = sim_mem_ctx(&ctx);
+	if (r)
+		return r;
+	if (!pHandle)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_device *dev = sim_mem_device_of(dptr);
+	struct sim_share sh = { .pid = getpid() };
+	r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	long i = dev ? sim_range_exact(dev, dptr) : -1;
+	/* The base of a cuMemAlloc allocation, as documented. */
+	if (i >= 0 && dev->ranges[i].kind == SIM_RANGE_ALLOC) {
+		memcpy(sh.magic, SIM_SHARE_IPC, 8);
+		sh.device = dev->ordinal;
+		sh.size = dev->ranges[i].size;
+		sh.base = dptr;
+		r = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	if (r == CUDA_SUCCESS) {
+		memset(pHandle, 0, sizeof *pHandle);
+		memcpy(pHandle->reserved, &sh, sizeof sh);
+	}
+	return r;
+}
+
+SIM_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_ctx *ctx;
+	CUresult r = sim_mem_ctx(&ctx);
+	if (r)
+		return r;
+	struct sim_share sh;
+	memcpy(&sh, handle.reserved, sizeof sh);
+	if (!pdptr || (Flags & ~CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (memcmp(sh.magic, SIM_SHARE_IPC, 8) || !sh.size)
+		return CUDA_ERROR_INVALID_HANDLE;
+	/* "by one CUcontext per CUdevice per other process": never the exporter itself. */
+	if (sh.pid == getpid())
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (kill(sh.pid, 0) != 0 && errno == ESRCH)
+		return CUDA_ERROR_MAP_FAILED; /* the exporter is gone, and its memory with it */
+	pthread_mutex_lock(&sim.mem_lock);
+	for (size_t i = 0; i < sim_nopened; i++)
+		if (sim_opened[i].refs && sim_opened[i].pid == sh.pid && sim_opened[i].base == sh.base) {
+			sim_opened[i].refs++;
+			*pdptr = sim_opened[i].local;
+			pthread_mutex_unlock(&sim.mem_lock);
+			return CUDA_SUCCESS;
+		}
+	pthread_mutex_unlock(&sim.mem_lock);
+	CUdeviceptr local;
+	if ((r = sim_mem_alloc(ctx, sh.size, SIM_RANGE_IPC, &local)))
+		return r;
+	pthread_mutex_lock(&sim.mem_lock);
+	struct sim_opened *n = realloc(sim_opened, (sim_nopened + 1) * sizeof *n);
+	if (n) {
+		sim_opened = n;
+		sim_opened[sim_nopened++] = (struct sim_opened){ sh.pid, sh.base, local, ctx->dev, 1 };
+	}
+	pthread_mutex_unlock(&sim.mem_lock);
+	if (!n) {
+		sim_mem_release(ctx->dev, local);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*pdptr = local;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_ctx *ctx;
+	CUresult r = sim_mem_ctx(&ctx);
+	if (r)
+		return r;
+	struct sim_device *dev = NULL;
+	r = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&sim.mem_lock);
+	for (size_t i = 0; i < sim_nopened; i++)
+		if (sim_opened[i].refs && sim_opened[i].local == dptr) {
+			if (--sim_opened[i].refs == 0)
+				dev = sim_opened[i].dev;
+			r = CUDA_SUCCESS;
+			break;
+		}
+	pthread_mutex_unlock(&sim.mem_lock);
+	if (dev)
+		sim_mem_release(dev, dptr);
+	return r;
+}
+
+SIM_EXPORT CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+							   CUmemGenericAllocationHandle handle)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_phys *ph = (struct sim_phys *)(uintptr_t)handle;
+	if (!prop || !sim_obj_is(ph, SIM_KIND_PHYS) || ph->released)
+		return CUDA_ERROR_INVALID_VALUE;
+	memset(prop, 0, sizeof *prop);
+	prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop->location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop->location.id = ph->dev->ordinal;
+	prop->requestedHandleTypes = (CUmemAllocationHandleType)ph->handle_types;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle,
+						 CUmemAllocationHandleType handleType,
+						 unsigned long long flags)
+{
+	SIM_REQUIRE_INIT();
+	struct sim_phys *ph = (struct sim_phys *)(uintptr_t)handle;
+	if (!shareableHandle || flags || !sim_obj_is(ph, SIM_KIND_PHYS) || ph->released)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR &&
+	    handleType != CU_MEM_HANDLE_TYPE_FABRIC)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	/* Only a type the allocation was created for (requestedHandleTypes). */
+	if (!(ph->handle_types & handleType))
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_share sh = { .pid = getpid(), .device = ph->dev->ordinal, .size = ph->size,
+				.base = handle };
+	memcpy(sh.magic, SIM_SHARE_VMM, 8);
+	if (handleType == CU_MEM_HANDLE_TYPE_FABRIC) {
+		memset(shareableHandle, 0, sizeof(CUmemFabricHandle));
+		memcpy(shareableHandle, &sh, sizeof sh);
+		return CUDA_SUCCESS;
+	}
+	/* A file of its own, whose descriptor another process can receive (SCM_RIGHTS,
+	 * pidfd_getfd, /proc/PID/fd). */
+	int fd = memfd_create("cudasim-vmm", MFD_CLOEXEC);
+	if (fd < 0)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (pwrite(fd, &sh, sizeof sh, 0) != (ssize_t)sizeof sh) {
+		close(fd);
+		return CUDA_ERROR_OPERATING_SYSTEM;
+	}
+	*(int *)shareableHandle = fd;
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle,
+						   CUmemAllocationHandleType shHandleType)
+{
+	SIM_REQUIRE_INIT();
+	if (!handle)
+		return CUDA_ERROR_INVALID_VALUE;
+	struct sim_share sh;
+	if (shHandleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
+		int fd = (int)(intptr_t)osHandle;
+		if (pread(fd, &sh, sizeof sh, 0) != (ssize_t)sizeof sh)
+			return CUDA_ERROR_INVALID_HANDLE;
+	} else if (shHandleType == CU_MEM_HANDLE_TYPE_FABRIC) {
+		if (!osHandle)
+			return CUDA_ERROR_INVALID_VALUE;
+		memcpy(&sh, osHandle, sizeof sh);
+	} else {
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+	if (memcmp(sh.magic, SIM_SHARE_VMM, 8) || !sh.size || sh.size % SIM_GRANULARITY)
+		return CUDA_ERROR_INVALID_HANDLE;
+	struct sim_device *dev = sim_device_get(sh.device);
+	if (!dev)
+		dev = &sim.devices[0];
+	struct sim_phys *ph = sim_obj_new(SIM_KIND_PHYS, sizeof(*ph));
+	if (!ph)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	ph->dev = dev;
+	ph->size = sh.size;
+	ph->handle_types = shHandleType;
+	ph->imported = 1;
+	*handle = (CUmemGenericAllocationHandle)(uintptr_t)ph;
+	return CUDA_SUCCESS;
 }

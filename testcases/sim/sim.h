@@ -512,7 +512,8 @@ CUresult sim_capture_add(struct sim_stream *s, const struct sim_work *w);
 static inline int sim_is_null(void) { return sim.cfg.null_mode; }
 
 /* mem.c */
-enum sim_range_kind { SIM_RANGE_ALLOC, SIM_RANGE_ASYNC, SIM_RANGE_RESERVE, SIM_RANGE_GLOBAL };
+enum sim_range_kind { SIM_RANGE_ALLOC, SIM_RANGE_ASYNC, SIM_RANGE_RESERVE, SIM_RANGE_GLOBAL,
+		      SIM_RANGE_IPC /* cuIpcOpenMemHandle: another process's allocation */ };
 enum sim_host_kind { SIM_HOST_REGISTERED, SIM_HOST_ALLOC, SIM_HOST_MANAGED };
 
 /* Translate [dptr, dptr+bytes) to host-accessible memory for the simulated copy engine:

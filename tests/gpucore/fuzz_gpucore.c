@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the GPU core reader (corefile/gpucore/*.c): the input is taken as a
+ * libFuzzer harness for the GPU core reader (corefile/gpucore/): the input is taken as a
  * file's content (a GPU core, plain or zstd, or anything else) and read as ci_gpucore_open
  * would; every index of the model must point inside it, and what a report would ask is asked
  * (where each warp's PC is, the fault's registers, the lines).  An input that is an ELF image of

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the GPU core reader (corefile/gpucore/*.c), run by tests/gpucore/units.t:
+ * Unit tests of the GPU core reader (corefile/gpucore/), run by tests/gpucore/units.t:
  *
  *   test-gpucore DUMP CUBIN     the SASS decoder against nvdisasm's readings, the words, and then
  *                               DUMP (a GPU core the simulator wrote) and CUBIN (a cubin) cut at

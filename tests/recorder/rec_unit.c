@@ -41,7 +41,7 @@ static void test_layout(uint64_t size)
 	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
 	if (!ok(ci_layout_compute(size, page, &l), "layout of %llu MiB", (unsigned long long)(size >> 20)))
 		return;
-	ok(l.count == 24, "%llu MiB: 24 sections (got %u)", (unsigned long long)(size >> 20), l.count);
+	ok(l.count == 28, "%llu MiB: 28 sections (got %u)", (unsigned long long)(size >> 20), l.count);
 	bool inside = true, aligned = true, disjoint = true, kinds = true;
 	uint64_t header_end = l.dir_offset + l.count * sizeof(struct ci_section);
 	for (uint32_t i = 0; i < l.count; i++) {
@@ -123,8 +123,8 @@ static void test_config(void)
 		   cfg.crumb_budget_ppm == 5000 && cfg.param_bytes == 128 && cfg.signals && cfg.jit,
 	   "defaults: 32 MiB, fast stacks of 16, breadcrumbs within 0.5 %% of a thread's time, 128 "
 	   "parameter bytes");
-	ok(cfg.snapshot_mask == (1u << CI_SNAP_SIGNAL | 1u << CI_SNAP_STICKY_ERROR),
-	   "default snapshots: fatal signal and first sticky error");
+	ok(cfg.snapshot_mask == (1u << CI_SNAP_SIGNAL | 1u << CI_SNAP_STICKY_ERROR | 1u << CI_SNAP_HANG),
+	   "default snapshots: fatal signal, first sticky error, NCCL hang");
 	ok(parse_with("CUDAINSPECT_SIZE", "64M", &cfg, err) && cfg.size == 64ull << 20, "SIZE=64M");
 	ok(parse_with("CUDAINSPECT_SIZE", "2GiB", &cfg, err) == false && strstr(err, "out of range"),
 	   "SIZE=2GiB refused: %s", err);

@@ -5,8 +5,10 @@
  * the tests see exactly what the reader accepts; this program only prints.  Lines start with
  * the entry kind followed by key=value words (names resolved), for grep and awk.
  *
- *   recdump FILE|core            every entry, then the header's clocks and the kernel-log
- *                                section's lines ("klog LINE")
+ *   recdump FILE|core            every entry (the 1.2 sections: "ncclcomm", "ncclcall" with
+ *                                where the call stands by its stream's breadcrumb, "job",
+ *                                "peer"), then the header's clocks and the kernel-log section's
+ *                                lines ("klog LINE")
  *   recdump --pid PID            a live process
  *   recdump --storm FILE         check launches of storm_probe against the launch-storm contract
  *                                (testcases/engine/storm.h) and print "storm ok=N bad=M ..."
@@ -68,6 +70,89 @@ static void print_stack(const char *key, uint32_t id)
 		if (i)
 			printf(",");
 		print_frame(f[i]);
+	}
+}
+
+/* Words of the 1.2 enums, from record.h's lists (the reader has no names for them yet). */
+#define WORD_OF(name, value, word, ...) [value] = word,
+static const char *const nccl_origin_words[16] = { CI_NCCL_ORIGINS(WORD_OF) };
+static const char *const nccl_state_words[16] = { CI_NCCL_COMM_STATES(WORD_OF) };
+static const char *const nccl_op_words[32] = { CI_NCCL_OPS(WORD_OF) };
+static const char *const peer_kind_words[16] = { CI_PEER_KINDS(WORD_OF) };
+#undef WORD_OF
+#define WORD(table, v) ((v) < sizeof(table) / sizeof(table[0]) && table[v] ? table[v] : "?")
+
+/* Where an NCCL call stands by its stream's breadcrumb (docs/FORMAT.md, "NCCL"). */
+static const char *nccl_call_state(const struct ci_nccl_call *c, uint64_t *crumb)
+{
+	*crumb = 0;
+	if (c->stream == CI_NONE || c->stream >= M->stream_count || !M->streams[c->stream].seq)
+		return "unknown";
+	const struct ci_stream *s = &M->streams[c->stream];
+	if (s->crumb_slot < M->crumb_count)
+		*crumb = M->crumbs[s->crumb_slot];
+	if (!c->stream_seq || !(c->flags & CI_NCCL_CALL_CRUMB))
+		return "unknown";
+	if (*crumb >= c->stream_seq)
+		return "finished";
+	if (*crumb >= c->stream_prior)
+		return "in_flight";
+	return "not_started";
+}
+
+static void dump_nccl(void)
+{
+	for (size_t i = 0; i < M->nccl_comm_count; i++) {
+		const struct ci_nccl_comm *c = &M->nccl_comms[i];
+		if (!c->seq)
+			continue;
+		printf("ncclcomm slot=%zu handle=0x%" PRIx64 " id=%016" PRIx64 " parent=%016" PRIx64
+		       " origin=%s state=%s rank=%d nranks=%d device=%d",
+		       i, c->handle, c->comm_id, c->parent_id, WORD(nccl_origin_words, c->origin),
+		       WORD(nccl_state_words, c->state), c->rank, c->nranks, c->device);
+		slotword("ctx", c->ctx);
+		printf(" colls=%" PRIu64 " p2p=%" PRIu64 " result=%d async=%d color=%d key=%d "
+		       "flags=%u tid=%u ended=%d",
+		       c->colls, c->p2p, c->result, c->async_error, c->color, c->key, c->flags,
+		       c->tid, c->end_ns != 0);
+		print_stack("stack", c->stack);
+		printf("\n");
+	}
+	for (size_t i = 0; i < M->nccl_call_count; i++) {
+		const struct ci_nccl_call *c = &M->nccl_calls[i];
+		uint64_t crumb;
+		const char *state = nccl_call_state(c, &crumb);
+		printf("ncclcall seq=%" PRIu64 " op=%s", c->seq, WORD(nccl_op_words, c->op));
+		slotword("comm", c->comm);
+		printf(" id=%016" PRIx64 " op_seq=%" PRIu64 " count=%" PRIu64 " send=0x%" PRIx64
+		       " recv=0x%" PRIx64 " dtype=%d redop=%d peer=%d",
+		       c->comm_id, c->op_seq, c->count, c->sendbuff, c->recvbuff, c->datatype,
+		       c->redop, c->peer);
+		slotword("stream", c->stream);
+		slotword("ctx", c->ctx);
+		printf(" sseq=%" PRIu64 " prior=%" PRIu64 " crumb=%" PRIu64 " state=%s flags=0x%x "
+		       "group=%u result=%d tid=%u duration=%" PRIu64,
+		       c->stream_seq, c->stream_prior, crumb, state, c->flags, c->group, c->result,
+		       c->tid, c->duration_ns);
+		print_stack("stack", c->stack);
+		printf("\n");
+	}
+	for (size_t i = 0; i < M->job_var_count; i++) {
+		const struct ci_job_var *j = &M->job_vars[i];
+		if (j->seq)
+			printf("job name=%s value=%s\n", str(j->name_str), str(j->value_str));
+	}
+	for (size_t i = 0; i < M->peer_mem_count; i++) {
+		const struct ci_peer_mem *p = &M->peer_mems[i];
+		if (!p->seq)
+			continue;
+		printf("peer slot=%zu kind=%s address=0x%" PRIx64 " size=%" PRIu64 " handle=0x%" PRIx64
+		       " key=%016" PRIx64 " alloc=%" PRIu64 " type=%u device=%d result=%d tid=%u",
+		       i, WORD(peer_kind_words, p->kind), p->address, p->size, p->handle, p->key,
+		       p->alloc_id, p->handle_type, p->device, p->result, p->tid);
+		slotword("ctx", p->ctx);
+		print_stack("stack", p->stack);
+		printf("\n");
 	}
 }
 
@@ -280,6 +365,7 @@ static void dump(void)
 		printf(" replay=%" PRIu64 " launch_seq=%" PRIu64 " sseq=%" PRIu64 " result=%s\n",
 		       g->replay, g->launch_seq, g->stream_seq, ci_cuda_result_name(g->result));
 	}
+	dump_nccl();
 	for (size_t i = 0; i < M->warnings.count; i++)
 		printf("warning %s\n", M->warnings.items[i]);
 }
