@@ -320,6 +320,11 @@ struct ci_klog_process {
 	bool has_utc_offset;         /* the logging host's local time offset east of UTC, for */
 	int32_t utc_offset_s;        /* zone-less times; unknown means any offset (±14 h) */
 	uint64_t slack_us;           /* both windows widened by this much on each side */
+	/* When the process started and when it first saw a sticky error, on the monotonic clock
+	 * (microseconds; 0: unknown): a line of another pid stamped before the start cannot be
+	 * the process's, and among lines matched by name the fault nearest the error is. */
+	uint64_t start_mono_us;
+	uint64_t sticky_mono_us;
 };
 
 /* Why a line belongs. */
@@ -342,7 +347,13 @@ struct ci_klog_process {
 	X(CI_KLOG_REJECT_NAME, "name", "no pid, and another process's name")                        \
 	X(CI_KLOG_REJECT_COMPANION, "companion", "the Xid line next to it on that GPU names another process") \
 	X(CI_KLOG_REJECT_UNPROVEN, "unproven",                                                      \
-	  "nothing ties it to the process: no matching pid, and no time (or GPU) to narrow a name or GPU match")
+	  "nothing ties it to the process: no matching pid, and no time (or GPU) to narrow a name or GPU match") \
+	X(CI_KLOG_REJECT_NOT_OWN, "not_own",                                                        \
+	  "another process of the same name: the log has lines with the process's own pid")        \
+	X(CI_KLOG_REJECT_BEFORE_START, "before_start",                                              \
+	  "stamped before the process started: another process's")                                  \
+	X(CI_KLOG_REJECT_FARTHER, "farther",                                                        \
+	  "same name, but another process's fault lies nearer the process's first sticky error")
 
 enum ci_klog_rule {
 #define CI_KLOG_ENUM(e, name, what) e,

@@ -148,8 +148,12 @@ struct ci_error *ci_evidence_kernel_log(struct ci_evidence *ev, const struct ci_
 	const char *pcis[64];
 	char boot[33] = "";
 	size_t nn = 0, np = 0;
-	/* The pid: the record's (the process's own view), else the core's. */
+	/* The pid: the record's (the process's own view), else the core's; and its pid in the
+	 * outermost pid namespace the recorder saw (NSpid, format 1.2), which a log written
+	 * there names. */
 	p.pid = m && m->header.pid ? m->header.pid : si ? si->pid : 0;
+	if (m && m->header.ns_pids[0] && m->header.ns_pids[0] != p.pid)
+		p.host_pid = m->header.ns_pids[0];
 	if (si) {
 		for (size_t i = 0; i < si->thread_count; i++)
 			if (si->threads[i].tid == p.pid)
@@ -176,6 +180,14 @@ struct ci_error *ci_evidence_kernel_log(struct ci_evidence *ev, const struct ci_
 		for (size_t i = 0; i < m->error_count; i++)
 			if (m->errors[i].time_ns > end)
 				end = m->errors[i].time_ns;
+		/* When the process started (format 1.2: /proc/self/stat on the boot-time clock, moved
+		 * to the monotonic one by the pair read at the record's creation), and when it saw its
+		 * first sticky error. */
+		if (h->proc_start_boottime_ns && h->start_boottime_ns >= h->proc_start_boottime_ns &&
+		    h->start_monotonic_ns >= h->start_boottime_ns - h->proc_start_boottime_ns)
+			p.start_mono_us = (h->start_monotonic_ns -
+					   (h->start_boottime_ns - h->proc_start_boottime_ns)) / 1000;
+		p.sticky_mono_us = h->sticky_monotonic_ns / 1000;
 		if (h->start_monotonic_ns && end >= h->start_monotonic_ns) {
 			p.has_mono = true;
 			p.mono_from_us = h->start_monotonic_ns / 1000;

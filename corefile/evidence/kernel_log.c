@@ -2015,6 +2015,83 @@ static void find_named_neighbours(const struct ci_klog *log, size_t *prev, size_
 	}
 }
 
+/* The monotonic time of X in microseconds, or -1 when it has none comparable with the
+ * process's clock. */
+static int64_t mono_of(const struct ci_xid *x, const struct ci_klog_match *r)
+{
+	if (r->basis != CI_KLOG_BASIS_MONO || x->time.mono_source == CI_KLOG_MONO_NONE)
+		return -1;
+	return x->time.mono_us > INT64_MAX ? INT64_MAX : (int64_t)x->time.mono_us;
+}
+
+/* What the rules by pid, name and time left, settled by what the process knows of itself
+ * (issue: a shared machine's log holds the Xid lines of many processes, often of the same name):
+ *  - the process's own pid in the log: a line of another pid that matched by name alone is
+ *    another process of that name (not_own);
+ *  - a line of another pid (or of none) stamped before the process started is not its own
+ *    (before_start; one second of tolerance for the start's clock-tick resolution);
+ *  - matched by name alone, several processes' faults: the one nearest before the process's
+ *    first sticky error is its (a fault precedes the error it causes), else the nearest after;
+ *    the others are farther.
+ * Lines that belonged only through a line now rejected (companion) follow it. */
+static void settle_identity(const struct ci_klog *log, const struct ci_klog_process *p,
+			    struct ci_klog_match *m)
+{
+	size_t n = log->count;
+	bool own_pid = false;
+	for (size_t i = 0; i < n; i++)
+		own_pid = own_pid || (m[i].belongs && m[i].rule == CI_KLOG_RULE_PID);
+	int64_t start = p->start_mono_us ? (int64_t)(p->start_mono_us > INT64_MAX ? INT64_MAX : p->start_mono_us) - 1000000 : -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct ci_xid *x = &log->items[i];
+		struct ci_klog_match *r = &m[i];
+		if (!r->belongs || r->rule == CI_KLOG_RULE_PID)
+			continue;
+		int64_t t = mono_of(x, r);
+		if (r->rule == CI_KLOG_RULE_NAME_TIME && own_pid && x->pid_form == CI_XID_PID_NUMBER) {
+			r->belongs = false;
+			r->reject = CI_KLOG_REJECT_NOT_OWN;
+		} else if (start >= 0 && t >= 0 && t < start) {
+			r->belongs = false;
+			r->reject = CI_KLOG_REJECT_BEFORE_START;
+		}
+	}
+	/* Name alone: one process's lines (by their pid) nearest the sticky error. */
+	if (!own_pid && p->sticky_mono_us) {
+		int64_t sticky = p->sticky_mono_us > INT64_MAX ? INT64_MAX : (int64_t)p->sticky_mono_us;
+		size_t best = SIZE_MAX;
+		int64_t best_key = INT64_MAX;
+		for (size_t i = 0; i < n; i++) {
+			const struct ci_xid *x = &log->items[i];
+			int64_t t = mono_of(x, &m[i]);
+			if (!m[i].belongs || m[i].rule != CI_KLOG_RULE_NAME_TIME ||
+			    x->pid_form != CI_XID_PID_NUMBER || t < 0)
+				continue;
+			/* Before the error: its distance; after: after every line before it. */
+			int64_t key = t <= sticky ? sticky - t : INT64_MAX / 2 + (t - sticky);
+			if (key < best_key) {
+				best_key = key;
+				best = i;
+			}
+		}
+		for (size_t i = 0; best != SIZE_MAX && i < n; i++) {
+			const struct ci_xid *x = &log->items[i];
+			if (m[i].belongs && m[i].rule == CI_KLOG_RULE_NAME_TIME &&
+			    x->pid_form == CI_XID_PID_NUMBER && x->pid != log->items[best].pid) {
+				m[i].belongs = false;
+				m[i].reject = CI_KLOG_REJECT_FARTHER;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t c = m[i].companion;
+		if (m[i].belongs && m[i].rule == CI_KLOG_RULE_COMPANION && c < n && !m[c].belongs) {
+			m[i].belongs = false;
+			m[i].reject = CI_KLOG_REJECT_COMPANION;
+		}
+	}
+}
+
 struct ci_error *ci_klog_select(const struct ci_klog *log, const struct ci_klog_process *proc,
 				struct ci_klog_match **ret)
 {
@@ -2126,6 +2203,7 @@ struct ci_error *ci_klog_select(const struct ci_klog *log, const struct ci_klog_
 		}
 		r->reject = CI_KLOG_REJECT_UNPROVEN;
 	}
+	settle_identity(log, p, m);
 	free(prev);
 	free(next);
 	free(v.pci);

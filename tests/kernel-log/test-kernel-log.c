@@ -714,8 +714,10 @@ static void test_select(void)
 		.pid = 4242, .names = names, .name_count = 1, .pci_bus_ids = pcis, .pci_count = 1,
 		.has_mono = true, .mono_from_us = 99000000, .mono_to_us = 120000000,
 	};
+	/* Line 3 has the process's name and another pid inside the window: with the process's own
+	 * pid in the log (lines 0, 6, 10...), it is another process of that name. */
 	static const struct sel_want w_host[16] = {
-		YES(PID), NOT(PID), NOT(GPU), YES(NAME_TIME), { true, CI_KLOG_RULE_COMPANION, 6 },
+		YES(PID), NOT(PID), NOT(GPU), NOT(NOT_OWN), { true, CI_KLOG_RULE_COMPANION, 6 },
 		{ true, CI_KLOG_RULE_COMPANION, 6 }, YES(PID), { false, CI_KLOG_REJECT_COMPANION, 8 }, NOT(PID),
 		YES(GPU_TIME), YES(PID), YES(PID), YES(PID), YES(GPU_TIME), NOT(TIME), YES(PID),
 	};
@@ -751,7 +753,7 @@ static void test_select(void)
 	struct ci_klog_process no_gpu = host;
 	no_gpu.pci_count = 0;
 	static const struct sel_want w_no_gpu[16] = {
-		YES(PID), NOT(PID), YES(NAME_TIME), YES(NAME_TIME), { true, CI_KLOG_RULE_COMPANION, 6 },
+		YES(PID), NOT(PID), NOT(NOT_OWN), NOT(NOT_OWN), { true, CI_KLOG_RULE_COMPANION, 6 },
 		{ true, CI_KLOG_RULE_COMPANION, 6 }, YES(PID), NOT(COMPANION), NOT(PID), NOT(UNPROVEN), YES(PID),
 		YES(PID), YES(PID), NOT(UNPROVEN), NOT(TIME), YES(PID),
 	};
@@ -771,6 +773,105 @@ static void test_select(void)
 	err = ci_klog_select(log, &slack, &m);
 	ok(!err && m[14].belongs && m[14].rule == CI_KLOG_RULE_PID && m[14].basis == CI_KLOG_BASIS_MONO && m[14].in_window,
 	   "slack widens the window");
+	ci_error_destroy(err);
+	free(m);
+	ci_klog_destroy(log);
+}
+
+/* The Xid lines of the first H200 run (fixtures/xid-lines-h200-580.159.04.txt: 16 runs' Xid 31
+ * and 43 lines, several processes of one name, among 396 Xid 13 lines): for every run, as the
+ * run's own record would describe it (its pid, its name, a window from its start, its first
+ * sticky error just after its own line), its own lines are chosen and every other run's line of
+ * the same name in the window is rejected, and why: with its pid in the log (not_own, or
+ * before_start when stamped before it started), and as a container's process knows itself
+ * (another pid: the log has host pids), by time alone (before_start, farther). */
+static void test_select_h200(void)
+{
+	size_t len = 0;
+	char *text = slurp("xid-lines-h200-580.159.04.txt", &len);
+	struct ci_klog *log = parse_text(text, len, NULL);
+	free(text);
+	if (!ok(log && log->count == 413, "H200 lines: 413 Xid lines (16 Xid 31, 1 Xid 43, 396 Xid 13)")) {
+		ci_klog_destroy(log);
+		return;
+	}
+	size_t runs = 0, own_ok = 0, others_ok = 0, container_ok = 0, rejected = 0, before = 0;
+	for (size_t i = 0; i < log->count; i++) {
+		const struct ci_xid *run = &log->items[i];
+		if (run->pid_form != CI_XID_PID_NUMBER || !run->name || (run->xid != 31 && run->xid != 43))
+			continue;
+		runs++;
+		const char *names[] = { run->name };
+		uint64_t t = run->time.mono_us;
+		/* Started 2 s before its fault (imports, a model's load), window to 1 s after. */
+		struct ci_klog_process p = {
+			.pid = run->pid, .names = names, .name_count = 1, .has_mono = true,
+			.mono_from_us = t - 1500000, .mono_to_us = t + 1000000, .slack_us = 10000000,
+			.start_mono_us = t - 2000000, .sticky_mono_us = t + 100000,
+		};
+		for (int container = 0; container < 2; container++) {
+			if (container)
+				p.pid = 7; /* the log names it by its host pid, which it does not know */
+			struct ci_klog_match *m = NULL;
+			struct ci_error *err = ci_klog_select(log, &p, &m);
+			bool own = !err, others = !err;
+			for (size_t j = 0; !err && j < log->count; j++) {
+				const struct ci_xid *x = &log->items[j];
+				if (x->pid_form != CI_XID_PID_NUMBER)
+					continue;
+				if (x->pid == run->pid) {
+					own = own && m[j].belongs;
+				} else {
+					others = others && !m[j].belongs;
+					bool same_name = x->name && !strcmp(x->name, run->name);
+					if (same_name && m[j].reject != CI_KLOG_REJECT_TIME)
+						rejected++;
+					if (same_name && m[j].reject == CI_KLOG_REJECT_BEFORE_START)
+						before++;
+					if (same_name && m[j].reject != CI_KLOG_REJECT_TIME &&
+					    m[j].reject != CI_KLOG_REJECT_NOT_OWN &&
+					    m[j].reject != CI_KLOG_REJECT_BEFORE_START &&
+					    m[j].reject != CI_KLOG_REJECT_FARTHER)
+						others = false;
+				}
+			}
+			if (!container) {
+				own_ok += own;
+				others_ok += others;
+			} else {
+				container_ok += own && others;
+			}
+			ci_error_destroy(err);
+			free(m);
+		}
+	}
+	ok(runs == 17, "H200 lines: 17 runs' own Xid 31/43 lines (%zu)", runs);
+	ok(own_ok == runs, "H200 lines: every run's own lines chosen by its pid (%zu of %zu)", own_ok, runs);
+	ok(others_ok == runs, "H200 lines: no other run's line chosen, each rejected for a reason (%zu of %zu)",
+	   others_ok, runs);
+	ok(container_ok == runs, "H200 lines, in a container (host pids in the log): every run's own lines "
+	   "chosen by time, the others rejected (%zu of %zu)", container_ok, runs);
+	ok(rejected > 0 && before > 0, "H200 lines: %zu earlier same-name lines rejected inside the window "
+	   "(%zu of them as stamped before the process started)", rejected, before);
+	/* The case the first report got wrong: pid 794's crash with pid 756's line 6 s before it. */
+	const char *py[] = { "python3" };
+	struct ci_klog_process p794 = {
+		.pid = 794, .names = py, .name_count = 1, .has_mono = true, .mono_from_us = 84000000,
+		.mono_to_us = 86000000, .slack_us = 10000000, .start_mono_us = 81000000,
+		.sticky_mono_us = 85400000,
+	};
+	struct ci_klog_match *m = NULL;
+	struct ci_error *err = ci_klog_select(log, &p794, &m);
+	ok(!err && m[1].belongs && m[1].rule == CI_KLOG_RULE_PID && !m[0].belongs &&
+	   m[0].reject == CI_KLOG_REJECT_NOT_OWN,
+	   "pid 794: its own line (pid) chosen, pid 756's of 6 s earlier rejected: not its own");
+	ci_error_destroy(err);
+	free(m);
+	p794.pid = 12; /* in a container */
+	err = ci_klog_select(log, &p794, &m);
+	ok(!err && m[1].belongs && m[1].rule == CI_KLOG_RULE_NAME_TIME && !m[0].belongs &&
+	   m[0].reject == CI_KLOG_REJECT_BEFORE_START,
+	   "pid 794 in a container: its line chosen by name and time, pid 756's stamped before it started");
 	ci_error_destroy(err);
 	free(m);
 	ci_klog_destroy(log);
@@ -893,6 +994,7 @@ int main(int argc, char **argv)
 	test_malformed();
 	test_prefix_eras();
 	test_select();
+	test_select_h200();
 	test_select_clocks();
 	printf("1..%d\n", tap_n);
 	return done_testing();
