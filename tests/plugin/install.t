@@ -47,14 +47,22 @@ is "$got" "$("$P/bin/cudainspect" "$core" 2>&1)" "auto-loaded cuda summary runs 
 jitdir=$(gdb -nx -batch -ex 'show configuration' 2>/dev/null | sed -n 's/.*--with-jit-reader-dir=\([^ ]*\).*/\1/p')
 if [ "$(id -u)" != 0 ]; then
 	skip "bare-name jit-reader-load: needs root to write $jitdir"
-elif [ -e "$jitdir/cudainspect.so" ]; then
-	skip "bare-name jit-reader-load: $jitdir/cudainspect.so already exists (not touching it)"
 else
-	made=; [ -d "$jitdir" ] || { mkdir -p "$jitdir" && made=1; }
-	make -s -C "$TOP" BUILD="$B" DESTDIR="$T/real" install-gdb >/dev/null 2>&1
-	cp "$T/real/usr/lib/gdb/cudainspect.so" "$jitdir/cudainspect.so"
-	out=$(gdb_batch "$PROBE" "$core" -ex 'jit-reader-load cudainspect.so' 2>&1)
-	rm -f "$jitdir/cudainspect.so"; [ -n "$made" ] && rmdir "$jitdir"
-	like "$out" 'cudainspect [0-9.]+: JIT reader loaded' "jit-reader-load cudainspect.so finds $jitdir/cudainspect.so"
+	# Suites run at once on one machine (as root) share that directory: they take turns (one
+	# lock for the look, the copy, GDB and the removal), else one removed the file another's
+	# GDB was about to load.
+	exec 9>>/tmp/cudainspect-test-jit-reader-dir.lock
+	flock -w 300 9 || diag "no lock on $jitdir after 300 s: going on without it"
+	if [ -e "$jitdir/cudainspect.so" ]; then
+		skip "bare-name jit-reader-load: $jitdir/cudainspect.so already exists (not touching it)"
+	else
+		made=; [ -d "$jitdir" ] || { mkdir -p "$jitdir" && made=1; }
+		make -s -C "$TOP" BUILD="$B" DESTDIR="$T/real" install-gdb >/dev/null 2>&1
+		cp "$T/real/usr/lib/gdb/cudainspect.so" "$jitdir/cudainspect.so"
+		out=$(gdb_batch "$PROBE" "$core" -ex 'jit-reader-load cudainspect.so' 2>&1)
+		rm -f "$jitdir/cudainspect.so"; [ -n "$made" ] && rmdir "$jitdir"
+		like "$out" 'cudainspect [0-9.]+: JIT reader loaded' "jit-reader-load cudainspect.so finds $jitdir/cudainspect.so"
+	fi
+	exec 9>&-
 fi
 done_testing
