@@ -51,7 +51,9 @@
  *   xid.c       xid_line: xid; xid_page: xid, where (the page), alloc; by_copy_engine: event
  *               (or -1), count; copy_touches_page: event, count; page_names_no_launch: xid,
  *               where, alloc; by_fault_address: launch, alloc, count, total (candidates),
- *               flags EXACT and KEPT; launch_touches_page: launch, alloc, flag EXACT.
+ *               flags EXACT and KEPT; launch_touches_page: launch, alloc, flag EXACT;
+ *               xid_others: count (another pid, the process's own in the log), total (stamped
+ *               before it started), value (farther from its first sticky error).
  *   history.c   arg_left_history, arg_freed_since: launch, where (the argument), alloc.
  *   graphs.c    graph_not_recorded: launch, value (the exec); graph_node_by_page: node,
  *               count, alloc; graph_node_bad_pointer: node, count; graph_node_by_crumb,
@@ -72,6 +74,7 @@
 	X(CI_F_NO_FAILURE, "no_failure", CI_WORDED_WHY)                                      \
 	X(CI_F_XID_LINE, "xid_line", CI_EVK_XID)                                             \
 	X(CI_F_XID_PAGE, "xid_page", CI_EVK_XID_PAGE)                                        \
+	X(CI_F_XID_OTHERS, "xid_others", CI_WORDED_WHY)                                      \
 	X(CI_F_BY_COPY_ENGINE, "by_copy_engine", CI_WORDED_WHY)                              \
 	X(CI_F_COPY_TOUCHES_PAGE, "copy_touches_page", CI_EVK_XID_LAUNCH)                    \
 	X(CI_F_PAGE_NAMES_NO_LAUNCH, "page_names_no_launch", CI_WORDED_WHY)                  \

@@ -352,6 +352,25 @@ static void word_kernel_log(struct wording *w, const struct ci_finding *f)
 		text_add(&t, "%s (%s line %" PRIu64 ", by %s)", line, log_origin(ev), x->line, by);
 		item_add(w, f, CI_EVK_XID, by, &t);
 		break;
+	case CI_F_XID_OTHERS: {
+		size_t n = f->count + f->total + (size_t)f->value;
+		const char *sep = "";
+		text_add(why, " The log also holds %zu Xid line%s of other processes of the same name, not "
+			      "used:", n, n == 1 ? "" : "s");
+		if (f->count) {
+			text_add(why, " %zu of another pid, where the process's own pid is in the log", f->count);
+			sep = ";";
+		}
+		if (f->total) {
+			text_add(why, "%s %zu stamped before the process started", sep, f->total);
+			sep = ";";
+		}
+		if (f->value)
+			text_add(why, "%s %llu farther from its first sticky error than the one taken", sep,
+				 (unsigned long long)f->value);
+		text_add(why, ".");
+		break;
+	}
 	case CI_F_XID_PAGE:
 		page_relation_text(&f->where, rel, sizeof rel);
 		text_add(&t, "%s: the page lies %s; %s line %" PRIu64 ", by %s", line, rel,
@@ -527,7 +546,7 @@ int ci_findings_word(const struct ci_model *model, const struct ci_evidence *ev,
 		case CI_F_API_ERROR: case CI_F_RECORD_MISSING: case CI_F_NO_FAILURE:
 			word_verdict(&w, &f[i]);
 			break;
-		case CI_F_XID_LINE: case CI_F_XID_PAGE: case CI_F_BY_COPY_ENGINE:
+		case CI_F_XID_LINE: case CI_F_XID_PAGE: case CI_F_XID_OTHERS: case CI_F_BY_COPY_ENGINE:
 		case CI_F_COPY_TOUCHES_PAGE: case CI_F_PAGE_NAMES_NO_LAUNCH:
 		case CI_F_BY_FAULT_ADDRESS: case CI_F_LAUNCH_TOUCHES_PAGE:
 			word_kernel_log(&w, &f[i]);

@@ -102,6 +102,23 @@ static void xid_lines(struct ci_rule_ctx *c)
 			f->decisive = true;
 		}
 	}
+	/* The lines of other processes of the same name the log also holds, and why they are not
+	 * the process's (evidence/kernel_log.c, settle_identity). */
+	size_t not_own = 0, before = 0, farther = 0;
+	for (size_t i = 0; i < log->count; i++) {
+		if (log->items[i].flags & CI_XID_DUPLICATE)
+			continue;
+		enum ci_klog_reject r = ev->kernel_log_match[i].reject;
+		not_own += r == CI_KLOG_REJECT_NOT_OWN;
+		before += r == CI_KLOG_REJECT_BEFORE_START;
+		farther += r == CI_KLOG_REJECT_FARTHER;
+	}
+	if (not_own + before + farther) {
+		struct ci_finding *f = ci_rule_add(c, CI_F_XID_OTHERS);
+		f->count = not_own;
+		f->total = before;
+		f->value = farther;
+	}
 }
 
 /* The copies and sets that may have been running when the copy engine faulted on page

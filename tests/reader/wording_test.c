@@ -156,6 +156,22 @@ static void test_faulting(const struct ci_model *m)
 		     "pointer outside every live allocation.", "by_bad_pointer, one launch, by a synchronization");
 }
 
+static void test_xid_others(const struct ci_model *m)
+{
+	struct ci_finding f = finding(CI_F_XID_OTHERS);
+	f.count = 2;
+	f.total = 1;
+	f.value = 3;
+	why_is(m, f, " The log also holds 6 Xid lines of other processes of the same name, not used: 2 "
+		     "of another pid, where the process's own pid is in the log; 1 stamped before the "
+		     "process started; 3 farther from its first sticky error than the one taken.",
+	       "xid_others");
+	f.count = 0;
+	f.value = 0;
+	why_is(m, f, " The log also holds 1 Xid line of other processes of the same name, not used: 1 "
+		     "stamped before the process started.", "xid_others, one reason");
+}
+
 static void test_losses(const struct ci_model *m)
 {
 	struct ci_finding f[3] = { finding(CI_F_RECORD_LOST), finding(CI_F_RECORD_LOST),
@@ -314,6 +330,7 @@ int main(void)
 	test_table();
 	test_faulting(m);
 	test_losses(m);
+	test_xid_others(m);
 	test_verdicts(m, e);
 	test_supersede(m, l2, a);
 	test_history(m, l2, a, b);
