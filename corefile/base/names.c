@@ -145,6 +145,7 @@ CI_WORDS(ci_launch_state_name, enum ci_launch_state, CI_LAUNCH_STATES, CI_WORD_E
 CI_WORDS(ci_confidence_name, enum ci_confidence, CI_CONFIDENCES, CI_WORD_ENTRY, "none")
 CI_WORDS(ci_relation_name, enum ci_relation, CI_RELATIONS, CI_WORD_ENTRY, "unknown")
 CI_WORDS(ci_history_name, enum ci_history, CI_HISTORIES, CI_WORD_ENTRY, "none")
+CI_WORDS(ci_fault_fit_name, enum ci_fault_fit, CI_FAULT_FITS, CI_WORD_ENTRY, "none")
 CI_WORDS(ci_evidence_kind_name, enum ci_evidence_kind, CI_EVIDENCE_KINDS, CI_WORD_ENTRY, "unknown")
 CI_WORDS(ci_verdict_name, enum ci_verdict, CI_VERDICTS, CI_WORD_ENTRY, "none")
 

@@ -53,7 +53,10 @@
  *               where, alloc; by_fault_address: launch, alloc, count, total (candidates),
  *               flags EXACT and KEPT; launch_touches_page: launch, alloc, flag EXACT;
  *               xid_others: count (another pid, the process's own in the log), total (stamped
- *               before it started), value (farther from its first sticky error).
+ *               before it started), value (farther from its first sticky error);
+ *               by_argument_relation, argument_explains_page: launch, where (the argument
+ *               with its fault_* fields), alloc, count (launches that explain the page),
+ *               total (candidates), flag KEPT.
  *   history.c   arg_left_history, arg_freed_since: launch, where (the argument), alloc.
  *   graphs.c    graph_not_recorded: launch, value (the exec); graph_node_by_page: node,
  *               count, alloc; graph_node_bad_pointer: node, count; graph_node_by_crumb,
@@ -80,6 +83,8 @@
 	X(CI_F_PAGE_NAMES_NO_LAUNCH, "page_names_no_launch", CI_WORDED_WHY)                  \
 	X(CI_F_BY_FAULT_ADDRESS, "by_fault_address", CI_WORDED_WHY)                          \
 	X(CI_F_LAUNCH_TOUCHES_PAGE, "launch_touches_page", CI_EVK_XID_LAUNCH)                \
+	X(CI_F_BY_ARG_RELATION, "by_argument_relation", CI_WORDED_WHY)                       \
+	X(CI_F_ARG_EXPLAINS_PAGE, "argument_explains_page", CI_EVK_XID_LAUNCH)               \
 	X(CI_F_ARG_LEFT_HISTORY, "arg_left_history", CI_EVK_ARG_HISTORY)                     \
 	X(CI_F_ARG_FREED_SINCE, "arg_freed_since", CI_EVK_ARG_HISTORY)                       \
 	X(CI_F_GRAPH_NOT_RECORDED, "graph_not_recorded", CI_WORDED_WHY)                      \
@@ -166,6 +171,11 @@ int ci_attr_attribute(const struct ci_model *m, struct ci_attr_vec *av, struct c
 /* Whether an attribution of AV tagged LAUNCH points into or near allocation ID, left it (its
  * history), or lies in it as the neighbour. */
 bool ci_attr_launch_refers_to(const struct ci_attr_vec *av, size_t launch, uint64_t id);
+/* xid.c: relate fault page PAGE (4 KiB aligned) to attributed argument A: set its fault_*
+ * fields, the differences, the power of two and the multiple of its allocation's size, and the
+ * best way the page fits it (reach, then a multiple, then 2^k; docs/USAGE.md, "The fault page
+ * against the arguments"). */
+void ci_fault_relate(struct ci_attribution *a, uint64_t page);
 
 /* ---------------------------------------------------------------------------------------- */
 /* The context and the families                                                               */

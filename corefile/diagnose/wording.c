@@ -150,6 +150,74 @@ static void page_relation_text(const struct ci_attribution *p, char *buf, size_t
 	}
 }
 
+/* "+ 65,536 B", "- 4,096 B" */
+static void signed_bytes(struct text *t, int64_t v)
+{
+	char n[32];
+	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	text_add(t, "%s %s B", v < 0 ? "-" : "+", ci_fmt_count(m, n, sizeof n));
+}
+
+/* The fault page against argument A (xid.c, ci_fault_relate). */
+static void fault_fit_text(struct text *t, const struct ci_attribution *a)
+{
+	char size[32], n[32];
+	const struct ci_alloc *al = a->relation != CI_REL_UNKNOWN ? a->alloc : NULL;
+	text_add(t, "arg %" PRIu32 " ", a->arg);
+	signed_bytes(t, a->fault_from_arg);
+	if (al)
+		ci_fmt_size(al->size, size, sizeof size);
+	switch (a->fault_fit) {
+	case CI_FIT_REACH:
+		if (a->fault_from_end >= 0)
+			text_add(t, ", %s B past the end of its %s allocation #%" PRIu64,
+				 ci_fmt_count((uint64_t)a->fault_from_end, n, sizeof n), size, al->id);
+		else if (a->fault_from_start < 0)
+			text_add(t, ", %s B before the start of its %s allocation #%" PRIu64,
+				 ci_fmt_count(-(uint64_t)a->fault_from_start, n, sizeof n), size, al->id);
+		text_add(t, " (within one allocation size)");
+		break;
+	case CI_FIT_MULTIPLE:
+		text_add(t, ", %s%s × its %s allocation #%" PRIu64 " from its start",
+			 a->fault_multiple < 0 ? "-" : "",
+			 ci_fmt_count(a->fault_multiple < 0 ? -(uint64_t)a->fault_multiple
+							    : (uint64_t)a->fault_multiple, n, sizeof n),
+			 size, al->id);
+		if (a->fault_multiple_rest) {
+			text_add(t, " ");
+			signed_bytes(t, a->fault_multiple_rest);
+		}
+		break;
+	case CI_FIT_POWER_OF_TWO:
+		text_add(t, " (%s2^%d", a->fault_from_arg < 0 ? "-" : "", a->fault_pow2);
+		if (a->fault_pow2_rest) {
+			text_add(t, " ");
+			signed_bytes(t, a->fault_pow2_rest);
+		}
+		if (al && a->fault_multiple > 0) {
+			text_add(t, "; %s × its %s allocation #%" PRIu64 " from its start",
+				 ci_fmt_count((uint64_t)a->fault_multiple, n, sizeof n), size, al->id);
+			if (a->fault_multiple_rest) {
+				text_add(t, " ");
+				signed_bytes(t, a->fault_multiple_rest);
+			}
+		}
+		text_add(t, ")");
+		break;
+	case CI_FIT_NONE:
+		break;
+	}
+}
+
+const char *ci_fault_fit_phrase(const struct ci_attribution *a, char *buf, size_t size)
+{
+	struct text t = { 0 };
+	fault_fit_text(&t, a);
+	snprintf(buf, size, "%s", t.s && !t.failed ? t.s : "");
+	free(t.s);
+	return buf;
+}
+
 /* The faulting node's name ("7", or "3.0 (node 0 of the graph child-graph node 3 runs)"). */
 static const char *node_name(const struct ci_graph_replay *g, char *buf, size_t size)
 {
@@ -399,16 +467,60 @@ static void word_kernel_log(struct wording *w, const struct ci_finding *f)
 		item_add(w, f, CI_EVK_XID_LAUNCH, f->count == 1 ? "exact" : "oldest", &t);
 		break;
 	}
-	case CI_F_PAGE_NAMES_NO_LAUNCH:
+	case CI_F_PAGE_NAMES_NO_LAUNCH: {
+		const struct ci_diagnosis *d = w->d;
 		page_relation_text(&f->where, rel, sizeof rel);
 		text_add(why, " Kernel log: %s; the page lies %s.", line, rel);
 		if (f->alloc)
 			text_add(why, " No launch that may have been in flight passes a pointer into or "
 				      "next to #%" PRIu64 ".", f->alloc->id);
 		else
-			text_add(why, " Nothing in the record lies there, so the page names no "
-				      "launch.");
+			text_add(why, " Nothing in the record lies there.");
+		if (!f->alloc && (d->xid_below || d->xid_above)) {
+			char n[32], size[32];
+			text_add(why, " The nearest live allocations are");
+			if (d->xid_below)
+				text_add(why, " #%" PRIu64 " (%s) %s B below", d->xid_below->id,
+					 ci_fmt_size(d->xid_below->size, size, sizeof size),
+					 ci_fmt_count(f->where.address - d->xid_below->address, n, sizeof n));
+			if (d->xid_below && d->xid_above)
+				text_add(why, " and");
+			if (d->xid_above)
+				text_add(why, " #%" PRIu64 " (%s) %s B above", d->xid_above->id,
+					 ci_fmt_size(d->xid_above->size, size, sizeof size),
+					 ci_fmt_count(d->xid_above->address - f->where.address, n, sizeof n));
+			text_add(why, ".");
+		}
+		text_add(why, " No argument of a launch that may have been in flight lies within reach "
+			      "of the page, a whole number of its allocation's size or a power of two "
+			      "away, so the page names no launch.");
 		break;
+	}
+	case CI_F_BY_ARG_RELATION: {
+		supersede(w, f);
+		text_add(why, "Rule: the fault page against the arguments. No suspect launch points "
+			      "into or next to it; ");
+		if (f->count == 1)
+			text_add(why, "only this one (of %zu) has an argument it fits.", f->total);
+		else
+			text_add(why, "%zu of the %zu have an argument it fits (within reach of its "
+				      "allocation, a whole number of its size or a power of two away), so the "
+				      "page does not tell them apart; this is %s.",
+				 f->count, f->total, f->flags & CI_FINDING_KEPT
+							     ? "the one the record's own rules chose"
+							     : "the one it fits most closely");
+		break;
+	}
+	case CI_F_ARG_EXPLAINS_PAGE: {
+		struct text l = { 0 };
+		describe_launch(&l, m, (size_t)f->launch);
+		text_add(&t, "fault page 0x%" PRIx64 " = ", w->d->xid_page.address & ~(uint64_t)0xfff);
+		fault_fit_text(&t, &f->where);
+		text_add(&t, ": %s %s", f->count == 1 ? "only" : "of several,", l.s ? l.s : "the launch");
+		free(l.s);
+		item_add(w, f, CI_EVK_XID_LAUNCH, ci_fault_fit_name(f->where.fault_fit), &t);
+		break;
+	}
 	case CI_F_BY_FAULT_ADDRESS:
 		supersede(w, f);
 		if (f->flags & CI_FINDING_EXACT)
@@ -549,6 +661,7 @@ int ci_findings_word(const struct ci_model *model, const struct ci_evidence *ev,
 		case CI_F_XID_LINE: case CI_F_XID_PAGE: case CI_F_XID_OTHERS: case CI_F_BY_COPY_ENGINE:
 		case CI_F_COPY_TOUCHES_PAGE: case CI_F_PAGE_NAMES_NO_LAUNCH:
 		case CI_F_BY_FAULT_ADDRESS: case CI_F_LAUNCH_TOUCHES_PAGE:
+		case CI_F_BY_ARG_RELATION: case CI_F_ARG_EXPLAINS_PAGE:
 			word_kernel_log(&w, &f[i]);
 			break;
 		case CI_F_ARG_LEFT_HISTORY: case CI_F_ARG_FREED_SINCE:

@@ -182,6 +182,178 @@ static void copy_engine_rule(struct ci_rule_ctx *c)
 	f->decisive = true;
 }
 
+/* ---- The fault page against the arguments (docs/USAGE.md, "The fault page against the
+ * arguments").  An index bug adds a large offset to a valid base, so the page lies in no
+ * allocation; what can still tie it to a launch is a clean relation to one of its arguments.
+ * Each test is one a random page passes rarely (at most about 1 in 500 per argument): */
+#define FIT_PAGE 4096ull
+#define FIT_POW2_MIN 20           /* 2^k from 1 MiB up */
+#define FIT_POW2_SLACK (64ull << 10) /* the rest may be up to max(size, this) */
+#define FIT_POW2_FAR 1024ull      /* and 2^k at least this many times that */
+#define FIT_MULTIPLE_MIN (1ull << 20) /* allocations of 1 MiB or more */
+
+static uint64_t magnitude(int64_t v)
+{
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
+void ci_fault_relate(struct ci_attribution *a, uint64_t page)
+{
+	const struct ci_alloc *al = a->relation != CI_REL_UNKNOWN ? a->alloc : NULL;
+	uint64_t size = al ? al->size : 0;
+	a->fault_related = true;
+	a->fault_fit = CI_FIT_NONE;
+	a->fault_from_arg = (int64_t)(page - a->address);
+	a->fault_from_start = a->fault_from_end = 0;
+	a->fault_pow2 = -1;
+	a->fault_pow2_rest = 0;
+	a->fault_multiple = 0;
+	a->fault_multiple_rest = 0;
+	uint64_t slack = size > FIT_POW2_SLACK ? size : FIT_POW2_SLACK;
+	uint64_t mag = magnitude(a->fault_from_arg);
+	if (mag >= (1ull << FIT_POW2_MIN)) {
+		int k = 63 - __builtin_clzll(mag);
+		uint64_t lo = mag - (1ull << k);
+		uint64_t hi = k < 62 ? (1ull << (k + 1)) - mag : UINT64_MAX;
+		if (hi < lo)
+			k++, lo = hi;
+		if (k < 63 && lo < slack && (1ull << k) / FIT_POW2_FAR >= slack) {
+			int64_t p = (int64_t)(1ull << k);
+			a->fault_pow2 = (int8_t)k;
+			a->fault_pow2_rest = a->fault_from_arg - (a->fault_from_arg < 0 ? -p : p);
+			a->fault_fit = CI_FIT_POWER_OF_TWO;
+		}
+	}
+	if (!size)
+		return;
+	a->fault_from_start = (int64_t)(page - al->address);
+	a->fault_from_end = (int64_t)(page - (al->address + size));
+	if (size >= FIT_MULTIPLE_MIN && size <= INT64_MAX) {
+		int64_t s = (int64_t)size, q = a->fault_from_start / s, r = a->fault_from_start % s;
+		if (r < 0)
+			q--, r += s;
+		/* The page starts at the q-th boundary or ends there (an access just below it). */
+		if ((uint64_t)r >= size - FIT_PAGE)
+			q++, r -= s;
+		if ((q >= 2 || q <= -2) && r >= -(int64_t)FIT_PAGE && r < (int64_t)FIT_PAGE) {
+			a->fault_multiple = q;
+			a->fault_multiple_rest = r;
+			a->fault_fit = CI_FIT_MULTIPLE;
+		} else if (a->fault_pow2 >= 0 && (1ull << a->fault_pow2) % size == 0 &&
+			   a->fault_from_arg > 0) {
+			/* 2^k is itself a whole number of sizes: say so beside it. */
+			a->fault_multiple = (int64_t)((1ull << a->fault_pow2) / size);
+			a->fault_multiple_rest = a->fault_from_start - (int64_t)(1ull << a->fault_pow2);
+		}
+	}
+	bool after = a->fault_from_end >= 0 && (uint64_t)a->fault_from_end < size;
+	bool before = a->fault_from_start < 0 && magnitude(a->fault_from_start) < size + FIT_PAGE;
+	bool inside = a->fault_from_start >= 0 && a->fault_from_end < 0;
+	if (after || before || inside)
+		a->fault_fit = CI_FIT_REACH;
+}
+
+/* The live allocations nearest below and above ADDRESS. */
+struct nearest {
+	uint64_t address;
+	bool below, above;
+	struct ci_alloc_ref lo, hi;
+};
+
+static void nearest_visit(const struct ci_alloc_ref *r, void *arg)
+{
+	struct nearest *n = arg;
+	if (!r->size)
+		return;
+	if (r->address <= n->address) {
+		if (!n->below || r->address > n->lo.address)
+			n->below = true, n->lo = *r;
+	} else if (!n->above || r->address < n->hi.address) {
+		n->above = true, n->hi = *r;
+	}
+}
+
+/* How far the page lies from where argument A's fit puts it: smaller fits better. */
+static uint64_t fit_slack(const struct ci_attribution *a)
+{
+	switch (a->fault_fit) {
+	case CI_FIT_REACH:
+		return a->fault_from_end >= 0 ? (uint64_t)a->fault_from_end
+		       : a->fault_from_start < 0 ? magnitude(a->fault_from_start) : 0;
+	case CI_FIT_MULTIPLE:
+		return magnitude(a->fault_multiple_rest);
+	case CI_FIT_POWER_OF_TWO:
+		return magnitude(a->fault_pow2_rest);
+	case CI_FIT_NONE:
+		break;
+	}
+	return UINT64_MAX;
+}
+
+/* Whether argument A fits the page better than B: a better kind of fit, then a tighter one. */
+static bool fits_better(const struct ci_attribution *a, const struct ci_attribution *b)
+{
+	if (a->fault_fit != b->fault_fit)
+		return a->fault_fit < b->fault_fit;
+	return fit_slack(a) < fit_slack(b);
+}
+
+/* No suspect references the page's allocation: relate the page to every suspect's arguments.
+ * The launches with an argument that explains it: one names the launch (high for reach, medium
+ * otherwise); several leave the record's choice if it is one of them, else the tightest fit,
+ * low.  False when none does. */
+static bool relation_rule(struct ci_rule_ctx *c)
+{
+	struct ci_diagnosis *d = c->diag;
+	uint64_t page = d->xid_page.address & ~(FIT_PAGE - 1);
+	ptrdiff_t best = -1, tightest = -1;
+	size_t n = 0;
+	bool kept = false;
+	for (size_t k = 0; k < c->n_cand; k++) {
+		ptrdiff_t mine = -1;
+		for (size_t i = 0; i < c->args.n; i++) {
+			struct ci_attribution *a = &c->args.v[i];
+			if (a->launch != c->cand[k])
+				continue;
+			ci_fault_relate(a, page);
+			if (a->fault_fit != CI_FIT_NONE && (mine < 0 || fits_better(a, &c->args.v[mine])))
+				mine = (ptrdiff_t)i;
+		}
+		if (mine < 0)
+			continue;
+		n++;
+		size_t l = c->cand[k];
+		if ((ptrdiff_t)l == d->faulting_launch)
+			kept = true, best = mine;
+		if (tightest < 0 || fits_better(&c->args.v[mine], &c->args.v[tightest]))
+			tightest = mine;
+	}
+	if (!n)
+		return false;
+	if (!kept)
+		best = tightest;
+	const struct ci_attribution *a = &c->args.v[best];
+	struct ci_finding *f = ci_rule_add(c, CI_F_BY_ARG_RELATION);
+	f->launch = (ptrdiff_t)a->launch;
+	f->where = *a;
+	f->alloc = a->alloc;
+	f->count = n;
+	f->total = c->n_cand;
+	f->flags = kept ? CI_FINDING_KEPT : 0;
+	f->strength = n > 1 ? CI_CONF_LOW : a->fault_fit == CI_FIT_REACH ? CI_CONF_HIGH : CI_CONF_MEDIUM;
+	if (kept && d->confidence > f->strength)
+		f->strength = d->confidence;
+	ci_rule_suspect(c, f);
+	d->xid_fit = *a;
+	f = ci_rule_add(c, CI_F_ARG_EXPLAINS_PAGE);
+	f->launch = (ptrdiff_t)a->launch;
+	f->where = *a;
+	f->alloc = a->alloc;
+	f->count = n;
+	f->decisive = true;
+	return true;
+}
+
 /* A kernel's access: the suspects that reference the page's allocation. */
 static void kernel_rule(struct ci_rule_ctx *c)
 {
@@ -200,6 +372,14 @@ static void kernel_rule(struct ci_rule_ctx *c)
 	bool keep = d->faulting_launch >= 0 && A &&
 		    ci_attr_launch_refers_to(&c->args, (size_t)d->faulting_launch, A->id);
 	struct ci_finding *f;
+	if (!A && d->xid_page.address >= FIT_PAGE) {
+		struct nearest near = { .address = d->xid_page.address };
+		ci_model_each_alloc(m, nearest_visit, &near);
+		c->diag->xid_below = near.below ? ci_model_alloc_at(m, near.lo.handle) : NULL;
+		c->diag->xid_above = near.above ? ci_model_alloc_at(m, near.hi.handle) : NULL;
+	}
+	if (n == 0 && relation_rule(c))
+		return;
 	if (n == 0) {
 		f = ci_rule_add(c, CI_F_PAGE_NAMES_NO_LAUNCH);
 		f->xid = d->xid;

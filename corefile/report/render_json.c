@@ -969,6 +969,20 @@ static void j_diag_evidence(struct json *j)
 			j_null(j, "allocation");
 			j_null(j, "offset");
 		}
+		/* In no recorded allocation: the nearest live ones (docs/JSON.md). */
+		const struct ci_alloc *near[2] = { d->xid_below, d->xid_above };
+		const char *names[2] = { "nearest_below", "nearest_above" };
+		for (int k = 0; k < 2; k++) {
+			if (!near[k]) {
+				j_null(j, names[k]);
+				continue;
+			}
+			j_obj(j, names[k]);
+			j_u64(j, "allocation", near[k]->id);
+			j_u64(j, "allocation_size", near[k]->size);
+			j_u64(j, "distance", k ? near[k]->address - p->address : p->address - near[k]->address);
+			j_close(j);
+		}
 		j_close(j);
 	} else {
 		j_null(j, "xid_page");
@@ -1090,6 +1104,38 @@ static void j_part_diagnosis(struct json *j)
 		} else {
 			j_null(j, "allocation");
 			j_null(j, "offset");
+		}
+		/* The fault page against the argument (docs/JSON.md). */
+		if (a->fault_related) {
+			j_obj(j, "fault_page");
+			j_str(j, "fit", ci_fault_fit_name(a->fault_fit));
+			j_i64(j, "from_argument", a->fault_from_arg);
+			if (a->alloc && a->relation != CI_REL_UNKNOWN) {
+				j_i64(j, "from_allocation_start", a->fault_from_start);
+				j_i64(j, "from_allocation_end", a->fault_from_end);
+			} else {
+				j_null(j, "from_allocation_start");
+				j_null(j, "from_allocation_end");
+			}
+			if (a->fault_pow2 >= 0) {
+				j_obj(j, "power_of_two");
+				j_u64(j, "exponent", (uint64_t)a->fault_pow2);
+				j_i64(j, "rest", a->fault_pow2_rest);
+				j_close(j);
+			} else {
+				j_null(j, "power_of_two");
+			}
+			if (a->fault_multiple) {
+				j_obj(j, "multiple");
+				j_i64(j, "times", a->fault_multiple);
+				j_i64(j, "rest", a->fault_multiple_rest);
+				j_close(j);
+			} else {
+				j_null(j, "multiple");
+			}
+			j_close(j);
+		} else {
+			j_null(j, "fault_page");
 		}
 		/* Argument history (docs/JSON.md). */
 		j_obj(j, "history");

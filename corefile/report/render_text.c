@@ -536,6 +536,11 @@ static void print_attribution(struct ci_text_out *o, const struct ci_attribution
 	}
 	attribution_text(o, a, full, text, sizeof(text));
 	para(o, label, 6, text);
+	if (full && a->fault_related && a->fault_fit != CI_FIT_NONE) {
+		char fit[320];
+		snprintf(text, sizeof text, "the fault page is %s", ci_fault_fit_phrase(a, fit, sizeof fit));
+		para(o, "      ", 6, text);
+	}
 	if (!a->alloc)
 		return;
 	if (!full) {
@@ -788,7 +793,15 @@ static void summary_evidence(struct ci_text_out *o)
 	const struct ci_diagnosis *d = o->d;
 	for (size_t i = 0; i < d->evidence_count; i++)
 		if (d->evidence[i].decisive && d->evidence[i].kind == CI_EVK_XID_PAGE) {
-			para(o, "  evidence: ", 12, d->evidence[i].text);
+			/* A page in no referenced allocation: with the argument it fits. */
+			char fit[320], text[1024];
+			const char *t = d->evidence[i].text;
+			if (d->xid_fit.fault_related && (ptrdiff_t)d->xid_fit.launch == d->faulting_launch) {
+				snprintf(text, sizeof text, "%s; the page is %s", t,
+					 ci_fault_fit_phrase(&d->xid_fit, fit, sizeof fit));
+				t = text;
+			}
+			para(o, "  evidence: ", 12, t);
 			return;
 		}
 }

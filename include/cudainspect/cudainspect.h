@@ -492,6 +492,18 @@ struct ci_stream_progress {
 	X(CI_HISTORY_FREED_SINCE, 3, "freed_since") /* they used A while it was live; A was freed \
 						     * before this launch was made */
 CI_RECORD_ENUM(ci_history, CI_HISTORIES);
+
+/* How an argument explains a fault page that lies in no allocation a suspect references
+ * (ci_attribution.fault_fit; docs/USAGE.md, "The fault page against the arguments"). */
+#define CI_FAULT_FITS(X)                                                                     \
+	X(CI_FIT_NONE, 0, "none")                                                           \
+	/* within one allocation size past its allocation's end or before its start */       \
+	X(CI_FIT_REACH, 1, "reach")                                                         \
+	/* a whole number (2 or more) of its allocation's size from its start, within a page */ \
+	X(CI_FIT_MULTIPLE, 2, "multiple")                                                   \
+	/* the argument ± 2^k (k >= 20), give or take its allocation's size */               \
+	X(CI_FIT_POWER_OF_TWO, 3, "power_of_two")
+CI_RECORD_ENUM(ci_fault_fit, CI_FAULT_FITS);
 /* Launch-ring entries the argument history looks back over (the newest ones), and earlier
  * launches it weighs per argument, at most. */
 #define CI_HISTORY_RING 1024
@@ -517,6 +529,17 @@ struct ci_attribution {
 	enum ci_relation neighbour_relation;  /* with LEFT; 0 otherwise */
 	const struct ci_alloc *neighbour;     /* with LEFT: live or freed, or NULL */
 	uint64_t neighbour_offset;
+	/* The diagnosis's fault page (xid_page) against this argument, when the page lies in no
+	 * allocation a suspect references (fault_related set; the differences are page − x). */
+	bool fault_related;
+	enum ci_fault_fit fault_fit;   /* the best way it explains the page, or CI_FIT_NONE */
+	int64_t fault_from_arg;        /* page − address */
+	int64_t fault_from_start;      /* page − its allocation's start (with alloc) */
+	int64_t fault_from_end;        /* page − its allocation's end (with alloc) */
+	int8_t fault_pow2;             /* k >= 20 with fault_from_arg = ±2^k + fault_pow2_rest, -1 */
+	int64_t fault_pow2_rest;
+	int64_t fault_multiple;        /* q, |q| >= 2, with fault_from_start = q × size + rest; 0 */
+	int64_t fault_multiple_rest;   /* within a page (MULTIPLE), or beside 2^k */
 };
 
 /* One piece of evidence the diagnosis weighed (ci_diagnosis.evidence), for the renderers: the
@@ -599,6 +622,12 @@ struct ci_diagnosis {
 	ptrdiff_t xid;               /* the Xid 31 line whose page was attributed: index into
 				      * evidence->kernel_log->items, -1 if none */
 	struct ci_attribution xid_page; /* where its page lies (launch and arg unused) */
+	/* With the page in no recorded allocation: the live allocations nearest below and above
+	 * it, or NULL. */
+	const struct ci_alloc *xid_below, *xid_above;
+	/* The argument the page fits, of the launch it names (fault_related set), when the page
+	 * lies in no allocation a suspect references and an argument explains it. */
+	struct ci_attribution xid_fit;
 	ptrdiff_t faulting_copy;     /* an ENGINE CE fault: the copy or set it names, index into
 				      * model->events, -1 if none */
 	struct ci_evidence_item *evidence; size_t evidence_count;
@@ -628,6 +657,10 @@ const char *ci_launch_state_name(enum ci_launch_state s);   /* "finished", "in_f
 const char *ci_confidence_name(enum ci_confidence c);       /* "low", "medium", "high", "exact" */
 const char *ci_relation_name(enum ci_relation r);           /* "inside", "past_end", … */
 const char *ci_history_name(enum ci_history h);             /* "none", "same", "left", … */
+const char *ci_fault_fit_name(enum ci_fault_fit f);         /* "none", "reach", "multiple", … */
+/* How the fault page fits argument A (its fault_* fields): "arg 0 + 2,199,023,321,088 B (2^41 +
+ * 65,536 B; 131,072 × its 16.0 MiB allocation #12 from its start + 65,536 B)". */
+const char *ci_fault_fit_phrase(const struct ci_attribution *a, char *buf, size_t size);
 const char *ci_evidence_kind_name(enum ci_evidence_kind k); /* "xid", "xid_page", … */
 const char *ci_verdict_name(enum ci_verdict v);             /* "device_fault", "api_error", … */
 

@@ -792,6 +792,45 @@ static void test_xid_pages(void)
 	ci_diagnosis_destroy(d);
 	ci_model_destroy(m);
 
+	/* A page 2^44 + 4 KiB past #2's start, in no allocation: only k2's argument (#2 + 16) fits it,
+	 * a power of two away; k1's (#1 + 16) is 2^44 + 1 MiB away, beyond its 64 KiB. */
+	m = xid_model(&l1, &l2, 0);
+	d = run_klog(m, XID31("4242", "0x8f10_00201000"));
+	const struct ci_attribution *f2 = attr_of(d, l2, 0), *f1 = attr_of(d, l1, 0);
+	ok(d->xid_page.alloc == NULL && d->faulting_launch == (ptrdiff_t)l2 &&
+	   d->confidence == CI_CONF_MEDIUM, "2^44 away: k2 named by its argument, medium");
+	ok(f2 && f2->fault_related && f2->fault_fit == CI_FIT_POWER_OF_TWO && f2->fault_pow2 == 44 &&
+	   f2->fault_pow2_rest == 0x1000 - 0x10, "2^44 away: k2's arg 0 is + 2^44 + 4,080");
+	ok(f1 && f1->fault_related && f1->fault_fit == CI_FIT_NONE, "2^44 away: k1's arg 0 fits not");
+	ok(d->xid_fit.fault_related && d->xid_fit.launch == l2, "2^44 away: the diagnosis keeps the fit");
+	ok(strstr(d->reasoning, "only this one (of 2) has an argument it fits") != NULL,
+	   "2^44 away: the reasoning says so");
+	ok(d->xid_below && d->xid_below->id == 2 && !d->xid_above,
+	   "2^44 away: the nearest allocation below is #2, none above");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+
+	/* Both arguments into #1: both fit, the page does not tell them apart; the record's own
+	 * choice (k1, the oldest in flight) stays, low. */
+	m = xid_model(&l1, &l2, 0x7f1000100100ull);
+	d = run_klog(m, XID31("4242", "0x8f10_00100000"));
+	ok(d->faulting_launch == (ptrdiff_t)l1 && d->confidence == CI_CONF_LOW,
+	   "two fit: the record's choice k1 stays, low");
+	ok(strstr(d->reasoning, "2 of the 2 have an argument it fits") != NULL &&
+	   strstr(d->reasoning, "the one the record's own rules chose") != NULL,
+	   "two fit: the reasoning says the page does not tell them apart");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+
+	/* Far from every argument in every way: the page names no launch. */
+	m = xid_model(&l1, &l2, 0);
+	d = run_klog(m, XID31("4242", "0x12f45_6789a000"));
+	ok(d->faulting_launch == (ptrdiff_t)l1 && d->confidence == CI_CONF_LOW && !d->xid_fit.fault_related,
+	   "no fit: the oldest in flight, low");
+	ok(strstr(d->reasoning, "so the page names no launch") != NULL, "no fit: said so");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+
 	m = xid_model(&l1, &l2, 0);
 	d = run_klog(m, XID31("999", "0x7f10_001ff000"));
 	ok(d->xid < 0 && d->confidence == CI_CONF_LOW, "another pid: the line is not the process's");

@@ -314,6 +314,85 @@ static void test_graph(const struct ci_model *m)
 	words_free(&w);
 }
 
+/* The fault page against the arguments (xid.c, relation_rule): the page in no allocation a
+ * suspect references, arg 0 of attn + 2^41 + 64 KiB, the way the H200's Triton store was. */
+static void test_relation(const struct ci_model *m, size_t launch, const struct ci_alloc *a)
+{
+	struct ci_diagnosis d = { .faulting_launch = -1, .xid = -1 };
+	d.xid_page.address = a->address + (1ull << 41) + 65536;
+	struct ci_finding f[3] = { finding(CI_F_OLDEST_IN_FLIGHT), finding(CI_F_BY_ARG_RELATION),
+				   finding(CI_F_ARG_EXPLAINS_PAGE) };
+	f[0].total = 2;
+	struct ci_attribution w0 = { .launch = launch, .arg = 0, .address = a->address, .alloc = a,
+				     .relation = CI_REL_INSIDE };
+	ci_fault_relate(&w0, d.xid_page.address);
+	f[1].launch = f[2].launch = (ptrdiff_t)launch;
+	f[1].where = f[2].where = w0;
+	f[1].alloc = f[2].alloc = a;
+	f[1].count = f[2].count = 1;
+	f[1].total = 2;
+	f[2].decisive = true;
+	struct words w = word(m, &d, f, 3);
+	is_str(w.why, "Rule: the fault page against the arguments. The page lies in no allocation "
+		      "that a launch which may have been in flight points into or next to; of the 2 "
+		      "launches, only this one has an argument the page fits: a power of two from it, "
+		      "give or take its allocation's size.", "by_argument_relation, one launch");
+	is_int(w.n, 2, "the record's rule and the argument: two items");
+	if (w.n == 2) {
+		is_int(w.items[0].kind, CI_EVK_RULE, "the record's rule became an item");
+		is_int(w.items[1].kind, CI_EVK_XID_LAUNCH, "the argument the page fits");
+		is_str(w.items[1].text, "fault page 0x810000010000 = arg 0 + 2,199,023,321,088 B (2^41 "
+					"+ 65,536 B; 2,097,152 × its 1.0 MiB allocation #7 from its start + "
+					"65,536 B): only attn (launch 2 on stream 0x1000)",
+		       "argument_explains_page, a power of two");
+		is_str(w.items[1].rule, "power_of_two", "... rule power_of_two");
+		ok(w.items[1].decisive, "... decisive");
+	}
+	words_free(&w);
+	/* A multiple, and a reach. */
+	w0.address = a->address + 256;
+	d.xid_page.address = a->address + 3000 * (1ull << 20);
+	ci_fault_relate(&w0, d.xid_page.address);
+	f[2].where = w0;
+	w = word(m, &d, &f[2], 1);
+	is_str(w.n ? w.items[0].text : NULL, "fault page 0x7f00bb800000 = arg 0 + 3,145,727,744 B, "
+		"3,000 × its 1.0 MiB allocation #7 from its start: only attn (launch 2 on stream 0x1000)",
+	       "argument_explains_page, a multiple");
+	words_free(&w);
+	w0.address = a->address;
+	d.xid_page.address = a->address + (1 << 20) + 8192;
+	ci_fault_relate(&w0, d.xid_page.address);
+	f[2].where = w0;
+	f[2].count = 3;
+	w = word(m, &d, &f[2], 1);
+	is_str(w.n ? w.items[0].text : NULL, "fault page 0x7f0000102000 = arg 0 + 1,056,768 B, 8,192 B "
+		"past the end of its 1.0 MiB allocation #7 (within one allocation size): of several, "
+		"attn (launch 2 on stream 0x1000)", "argument_explains_page, reach, of several");
+	is_str(w.n ? w.items[0].rule : NULL, "reach", "... rule reach");
+	words_free(&w);
+	f[1].count = 3;
+	f[1].total = 5;
+	f[1].flags = 0;
+	w = word(m, &d, &f[1], 1);
+	is_str(w.why, "Rule: the fault page against the arguments. The page lies in no allocation "
+		      "that a launch which may have been in flight points into or next to; 3 of the 5 "
+		      "launches have an argument the page fits (within reach of its allocation, a whole "
+		      "number of its size or a power of two away), so the page does not tell them apart; "
+		      "this is the one it fits most closely.", "by_argument_relation, several");
+	words_free(&w);
+	/* None fits: the nearest allocations. */
+	struct ci_finding g = finding(CI_F_PAGE_NAMES_NO_LAUNCH);
+	g.where.address = d.xid_page.address = a->address + (1ull << 41) + 65536;
+	d.xid_below = a;
+	w = word(m, &d, &g, 1);
+	like_end(w.why, "the page lies in no recorded allocation, live or recently freed. Nothing in "
+			"the record lies there. The nearest live allocations are #7 (1.0 MiB) "
+			"2,199,023,321,088 B below. No argument of a launch that may have been in flight "
+			"lies within reach of the page, a whole number of its allocation's size or a "
+			"power of two away, so the page names no launch.", "page_names_no_launch, nearest");
+	words_free(&w);
+}
+
 int main(void)
 {
 	struct ci_model *m = mb_new();
@@ -333,6 +412,7 @@ int main(void)
 	test_xid_others(m);
 	test_verdicts(m, e);
 	test_supersede(m, l2, a);
+	test_relation(m, l2, a);
 	test_history(m, l2, a, b);
 	test_graph(m);
 	ci_model_destroy(m);

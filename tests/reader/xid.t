@@ -36,8 +36,9 @@ json() { local n=$1; shift; "$CI" --json "$@" "$(core_of "$n")" >"$T/$n/report.j
 q() { jq -r "$2" "$T/$1/report.json"; }
 id_at() { q "$1" ".allocations[] | select(.address_hex == \"0x$2\") | .id"; }
 xid_page() { printf '%x' $(( 0x$(sed -nE 's/.*faulted @ 0x([0-9a-f]+)_([0-9a-f]{8}).*/\1\2/p' "$1" | head -1) )); }
-fits() { # NAME FILE: at most 40 lines, none wider than 80
-	is "$(wc -l < "$2")" "$(awk 'END { print (NR <= 40 ? NR : "over 40: " NR) }' "$2")" "$1: the summary is within 40 lines"
+fits() { # NAME FILE [LINES]: at most LINES (40) lines, none wider than 80
+	local max=${3:-40}
+	is "$(wc -l < "$2")" "$(awk -v max="$max" 'END { print (NR <= max ? NR : "over " max ": " NR) }' "$2")" "$1: the summary is within $max lines"
 	is "$(awk 'length > 80' "$2" | wc -l)" 0 "$1: no line wider than 80 columns"
 }
 
@@ -187,6 +188,39 @@ is "$(q ix '.diagnosis.fingerprint.basis')" "CUDA_ERROR_ILLEGAL_ADDRESS embed in
 	"index fault + Xid: the signature's words"
 ( cd "$T/ix" && "$CI" -w 80 --kernel-log kern.log core ) > "$T/ix/summary.txt"
 fits "index fault + Xid" "$T/ix/summary.txt"
+
+# ---- 7a. The index goes far: embed stores at its table + 2^41 + 64 KiB (the H200's Triton bug),
+# a page in no allocation; only embed's arg 0 fits it (a power of two, 2,097,152 x its 1 MiB).
+engine far index embed@3:arg=0+$(( (1 << 41) + 65536 ))
+json far --kernel-log "$T/far/kern.log"
+table=$(planted far table) tid=$(id_at far "$(planted far table)")
+is "$(xid_page "$T/far/kern.log")" "$(printf '%x' $(( 0x$table + (1 << 41) + 65536 )))" 	"far index: the simulator's Xid page is the table + 2^41 + 64 KiB"
+is "$(q far '.diagnosis.faulting_launch.kernel') $(q far '.diagnosis.confidence') $(q far '.diagnosis.xid_page.relation')" 	"embed medium unknown" "far index + Xid: the page lies in no allocation; embed is named by its argument, medium"
+a='(.diagnosis.faulting_launch.seq as $s | .diagnosis.attributions[] | select(.launch == $s and .arg == 0) | .fault_page)'
+is "$(q far "$a.fit") $(q far "$a.from_argument") $(q far "$a.power_of_two.exponent") $(q far "$a.power_of_two.rest") $(q far "$a.multiple.times") $(q far "$a.multiple.rest")" 	"power_of_two $(( (1 << 41) + 65536 )) 41 65536 2097152 65536" 	"far index + Xid: arg 0's relation: 2^41 + 65,536 = 2,097,152 x 1 MiB + 65,536"
+is "$(q far '[.diagnosis.attributions[] | select(.fault_page.fit != "none")] | length')" 1 	"far index + Xid: no other argument of the launches in flight fits the page"
+is "$(q far '.diagnosis.xid_page.nearest_below.allocation') $(q far '.diagnosis.xid_page.nearest_below.distance') $(q far '.diagnosis.xid_page.nearest_above')" 	"$tid $(( (1 << 41) + 65536 )) null" "far index + Xid: the nearest allocation is the table, 2^41 + 64 KiB below"
+( cd "$T/far" && "$CI" -w 80 --kernel-log kern.log core ) > "$T/far/summary.txt"
+like "$(tr -s ' \n' ' ' < "$T/far/summary.txt")" \
+	"by pid; the page is arg 0 \+ 2,199,023,321,088 B \(2\^41 \+ 65,536 B; 2,097,152 × its 1.0 MiB allocation #$tid from its start \+ 65,536 B\) why: Rule: the fault page against the arguments\. No suspect launch points into or next to it; only this one \(of 2\) has an argument it fits\." \
+	"far index + Xid: the summary shows the relation and the rule"
+"$CI" --kernel-log "$T/far/kern.log" "$(core_of far)" fault > "$T/far/fault.txt"
+like "$(tr -s ' \n' ' ' < "$T/far/fault.txt")" \
+	"xid_launch/power_of_two: fault page 0x$(printf '%x' $(( 0x$table + (1 << 41) + 65536 ))) = arg 0 \+ 2,199,023,321,088 B \(2\^41 \+ 65,536 B; .*\): only embed \(launch 3 on stream" \
+	"far index + Xid: the fault view lists the relation as evidence"
+# "About 40 lines" (docs/USAGE.md): the argument the page fits takes two more.
+fits "far index + Xid" "$T/far/summary.txt" 42
+
+# A whole number of sizes away (1,000 x the 1 MiB table); and a page that fits nothing.
+engine mul index embed@3:arg=0+$(( 1000 << 20 ))
+json mul --kernel-log "$T/mul/kern.log"
+a='(.diagnosis.attributions[] | select(.fault_page.fit != "none") | .fault_page)'
+is "$(q mul '.diagnosis.faulting_launch.kernel') $(q mul "$a.fit") $(q mul "$a.multiple.times") $(q mul "$a.multiple.rest")" 	"embed multiple 1000 0" "1,000 x the table's size: embed, by a multiple, exactly"
+engine none index embed@3:arg=0+$(( 0x123456789000 ))
+json none --kernel-log "$T/none/kern.log"
+is "$(q none '.diagnosis.faulting_launch.kernel') $(q none '.diagnosis.confidence') $(q none '[.diagnosis.attributions[] | select(.fault_page.fit != "none")] | length')" 	"mlp low 0" "a page 0x123456789000 away fits no argument: the record's own choice stays, low"
+like "$(q none '.diagnosis.reasoning')" "The nearest live allocations are #$(id_at none "$(planted none table)") \(1.0 MiB\) 20,015,998,341,120 B below\. No argument" \
+	"... and the reasoning names the nearest allocation"
 
 # ---- 7b. The same index fault reported as an Xid 13 burst (no address) and its Xid 43.
 engine x13 index embed@3:xid=13

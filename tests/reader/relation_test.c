@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fault page against the arguments (corefile/diagnose/xid.c, ci_fault_relate; docs/USAGE.md,
+ * "The fault page against the arguments"), with the numbers of the first H200 run
+ * (shared/gpu/): what each relation is comes from the run's own record of the bug, not from the
+ * code under test.
+ *
+ * - Triton paged_kv_write stored to its first argument + 2^41 (the planted bug; docs/GPUCORE.md:
+ *   the GPU core's store address 0x81d206010900 = arg 0x7fd206000000 + 2^41 + 4 x (132 x 128 +
+ *   64)) into a 16 MiB buffer that starts at the argument: the page 0x81d206010000 is 2^41 +
+ *   65,536 B from the argument, 131,072 x the 16 MiB from the buffer's start.
+ * - miniengine --fault oob (pid 1554): the Xid 31 page 0xbfe2_b1200000 (xid-lines-h200-
+ *   580.159.04.txt line 404); paged_attention's arg 2 0x7fe2b1600100 is 256 B past the end of
+ *   #50 (0x7fe2b1400000, 2,097,152 B; run-2026-12-04/faults/oob/recorded/report.txt): the page is
+ *   33,554,431 x 2 MiB from #50's start, exactly.
+ * - compute-sanitizer's "nearest allocation of 512 bytes", 2,198,891,157,377 B below the Triton
+ *   store: a 512 B buffer that far away fits in no way.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../lib/tap.h"
+#include "diagnose/diagnose.h"
+#include "model.h"
+
+static struct ci_attribution arg(uint32_t i, uint64_t address, const struct ci_alloc *al,
+				 enum ci_relation rel)
+{
+	return (struct ci_attribution){ .arg = i, .address = address, .alloc = al, .relation = rel };
+}
+
+static void test_triton(void)
+{
+	struct ci_alloc buf = { .id = 12, .address = 0x7fd206000000ull, .size = 16ull << 20 };
+	struct ci_attribution a = arg(0, 0x7fd206000000ull, &buf, CI_REL_INSIDE);
+	ci_fault_relate(&a, 0x81d206010000ull);
+	ok(a.fault_related, "Triton: related");
+	is_int(a.fault_fit, CI_FIT_POWER_OF_TWO, "Triton: the page fits arg 0 by a power of two");
+	is_int(a.fault_from_arg, (int64_t)((1ull << 41) + 65536), "Triton: page - arg = 2^41 + 65,536");
+	is_int(a.fault_pow2, 41, "Triton: k = 41");
+	is_int(a.fault_pow2_rest, 65536, "Triton: rest 65,536");
+	is_int(a.fault_multiple, 131072, "Triton: 2^41 is 131,072 x the 16 MiB buffer");
+	is_int(a.fault_multiple_rest, 65536, "Triton: + 65,536 from its start");
+	is_int(a.fault_from_end, (int64_t)((1ull << 41) + 65536 - (16ull << 20)), "Triton: from the end");
+
+	/* The GPU core's exact address, not the page: the same relation, the rest 67,840. */
+	a = arg(0, 0x7fd206000000ull, &buf, CI_REL_INSIDE);
+	ci_fault_relate(&a, 0x81d206010900ull);
+	is_int(a.fault_pow2_rest, 67840, "Triton, the core's address: rest 4 x (132 x 128 + 64)");
+
+	/* The same store from an argument that points 4 MiB into the buffer: still 2^41, the rest
+	 * within the buffer's size (the kernel's own offset). */
+	a = arg(1, 0x7fd206400000ull, &buf, CI_REL_INSIDE);
+	ci_fault_relate(&a, 0x81d206010000ull);
+	is_int(a.fault_fit, CI_FIT_POWER_OF_TWO, "Triton, an interior argument: a power of two");
+	is_int(a.fault_pow2_rest, 65536 - (4 << 20), "Triton, an interior argument: rest -4 MiB + 64 KiB");
+
+	/* A 512 B buffer 2,198,891,157,377 B below the store (compute-sanitizer's neighbour): 2^41
+	 * give or take 64 KiB does not reach it. */
+	uint64_t store = 0x81d206010900ull, far = store - 2198891157377ull - 512;
+	struct ci_alloc small = { .id = 3, .address = far, .size = 512 };
+	a = arg(0, far, &small, CI_REL_INSIDE);
+	ci_fault_relate(&a, 0x81d206010000ull);
+	is_int(a.fault_fit, CI_FIT_NONE, "the 512 B neighbour compute-sanitizer named: no fit");
+	is_int(a.fault_pow2, -1, "... not a power of two away");
+	is_int(a.fault_multiple, 0, "... and no multiple (under 1 MiB)");
+}
+
+static void test_miniengine(void)
+{
+	struct ci_alloc kv = { .id = 50, .address = 0x7fe2b1400000ull, .size = 2097152 };
+	struct ci_attribution a = arg(2, 0x7fe2b1600100ull, &kv, CI_REL_PAST_END);
+	ci_fault_relate(&a, 0xbfe2b1200000ull);
+	is_int(a.fault_fit, CI_FIT_MULTIPLE, "miniengine oob: the page fits arg 2 by a multiple");
+	is_int(a.fault_multiple, 33554431, "miniengine oob: 33,554,431 x 2 MiB from #50's start");
+	is_int(a.fault_multiple_rest, 0, "miniengine oob: exactly");
+	is_int(a.fault_from_arg, (int64_t)(0xbfe2b1200000ull - 0x7fe2b1600100ull), "miniengine oob: from arg 2");
+	is_int(a.fault_pow2, -1, "miniengine oob: 2^46 - 4 MiB - 256 is no power of two within 2 MiB");
+	/* arg 3, 65,792 B past #50's end, the same allocation: the same multiple. */
+	a = arg(3, 0x7fe2b1610100ull, &kv, CI_REL_PAST_END);
+	ci_fault_relate(&a, 0xbfe2b1200000ull);
+	is_int(a.fault_fit, CI_FIT_MULTIPLE, "miniengine oob: arg 3 fits too (the same allocation)");
+}
+
+static void test_edges(void)
+{
+	struct ci_alloc al = { .id = 1, .address = 0x7f0000000000ull, .size = 1 << 20 };
+	struct ci_attribution a;
+	/* Within one size past the end, and before the start. */
+	a = arg(0, al.address, &al, CI_REL_INSIDE);
+	ci_fault_relate(&a, al.address + (1 << 20) + (512 << 10));
+	is_int(a.fault_fit, CI_FIT_REACH, "512 KiB past the end of a 1 MiB buffer: reach");
+	a = arg(0, al.address, &al, CI_REL_INSIDE);
+	ci_fault_relate(&a, al.address + (2 << 20) + 4096);
+	is_int(a.fault_fit, CI_FIT_NONE, "one size and a page past the end: out of reach, no "
+					 "clean multiple");
+	a = arg(0, al.address, &al, CI_REL_INSIDE);
+	ci_fault_relate(&a, al.address + (2 << 20));
+	is_int(a.fault_fit, CI_FIT_MULTIPLE, "exactly 2 sizes from the start: a multiple");
+	is_int(a.fault_multiple, 2, "... q = 2");
+	a = arg(0, al.address, &al, CI_REL_INSIDE);
+	ci_fault_relate(&a, al.address - (1 << 20));
+	is_int(a.fault_fit, CI_FIT_REACH, "one size before the start: reach");
+	/* Multiples: the page right before the q-th boundary holds an access just below it. */
+	a = arg(0, al.address, &al, CI_REL_INSIDE);
+	ci_fault_relate(&a, al.address + 5 * (1ull << 20) - 4096);
+	is_int(a.fault_multiple, 5, "the page before 5 x 1 MiB: q = 5");
+	is_int(a.fault_multiple_rest, -4096, "... rest -4,096");
+	a = arg(0, al.address, &al, CI_REL_INSIDE);
+	ci_fault_relate(&a, al.address - 7 * (1ull << 20));
+	is_int(a.fault_multiple, -7, "7 MiB below the start: q = -7");
+	a = arg(0, al.address, &al, CI_REL_INSIDE);
+	ci_fault_relate(&a, al.address + 5 * (1ull << 20) + 8192);
+	is_int(a.fault_fit, CI_FIT_NONE, "5 x 1 MiB + 8 KiB: no clean multiple");
+	/* Negative powers of two; too close to be one. */
+	a = arg(0, 0x7f0000000000ull, NULL, CI_REL_UNKNOWN);
+	ci_fault_relate(&a, 0x7f0000000000ull - (1ull << 40));
+	is_int(a.fault_pow2, 40, "arg - 2^40: k = 40");
+	is_int(a.fault_from_arg, -(int64_t)(1ull << 40), "... from the argument -2^40");
+	is_int(a.fault_pow2_rest, 0, "... rest 0");
+	is_int(a.fault_from_start, 0, "... no allocation, no distances from it");
+	a = arg(0, 0x7f0000000000ull, NULL, CI_REL_UNKNOWN);
+	ci_fault_relate(&a, 0x7f0000000000ull + (32ull << 20));
+	is_int(a.fault_pow2, -1, "2^25 from the argument: too close to be told from chance");
+	/* 2^k - x, x under the slack: the nearer power (2^30 - 16 KiB). */
+	a = arg(0, 0x7f0000000000ull, NULL, CI_REL_UNKNOWN);
+	ci_fault_relate(&a, 0x7f0000000000ull + (1ull << 30) - 16384);
+	is_int(a.fault_pow2, 30, "2^30 - 16 KiB: k = 30");
+	is_int(a.fault_pow2_rest, -16384, "... rest -16,384");
+	/* Hostile: the page at the top of the address space, the argument at 0. */
+	a = arg(0, 0x1000, NULL, CI_REL_UNKNOWN);
+	ci_fault_relate(&a, 0xfffffffffffff000ull);
+	ok(a.fault_pow2 < 63, "a page 2^64 - 8 KiB away: no overflow");
+	struct ci_alloc huge = { .id = 2, .address = 0x1000, .size = UINT64_MAX - 0x1000 };
+	a = arg(0, 0x1000, &huge, CI_REL_INSIDE);
+	ci_fault_relate(&a, 0xfffffffffffff000ull);
+	is_int(a.fault_multiple, 0, "an allocation of 2^64 bytes: no multiple");
+}
+
+int main(void)
+{
+	test_triton();
+	test_miniengine();
+	test_edges();
+	return done_testing();
+}
