@@ -410,7 +410,7 @@ static void word_kernel_log(struct wording *w, const struct ci_finding *f)
 	const struct ci_model *m = w->m;
 	const struct ci_evidence *ev = w->ev;
 	struct text *why = &w->why, t = { 0 };
-	char line[320], rel[160];
+	char line[320] = "an Xid line", rel[160];
 	const struct ci_xid *x = f->xid >= 0 ? &ev->kernel_log->items[f->xid] : NULL;
 	const char *by = x ? ci_klog_rule_name(ev->kernel_log_match[f->xid].rule) : NULL;
 	if (x)
@@ -557,8 +557,19 @@ static void word_history(struct wording *w, const struct ci_finding *f)
 {
 	const struct ci_attribution *a = &f->where;
 	struct text t = { 0 };
-	char off[48];
-	if (f->id == CI_F_ARG_LEFT_HISTORY)
+	char off[48], off2[48];
+	if (f->id == CI_F_ARG_LEFT_HISTORY && a->relation == CI_REL_FREED && a->neighbour)
+		/* A use after free first (history.c): the history second. */
+		text_add(&t, "arg %" PRIu32 " points into #%" PRIu64 ", FREED, at offset %s; this "
+			     "parameter pointed into #%" PRIu64 " in the %" PRIu32 " earlier launch%s of "
+			     "the kernel, and the address is %s%s %s",
+			 a->arg, a->alloc->id, ci_fmt_count(a->offset, off, sizeof off), a->neighbour->id,
+			 a->history_launches, a->history_launches == 1 ? "" : "es",
+			 a->neighbour_offset ? ci_fmt_count(a->neighbour_offset, off2, sizeof off2) : "right",
+			 a->neighbour_offset ? " bytes" : "",
+			 a->neighbour_relation == CI_REL_PAST_END ? (a->neighbour_offset ? "past its end" : "after its end")
+								  : "before its start");
+	else if (f->id == CI_F_ARG_LEFT_HISTORY)
 		text_add(&t, "arg %" PRIu32 " is %s bytes %s #%" PRIu64 ", which this parameter pointed "
 			     "into in the %" PRIu32 " earlier launch%s of the kernel; it lies %s #%" PRIu64,
 			 a->arg, ci_fmt_count(a->offset, off, sizeof off),

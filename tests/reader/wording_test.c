@@ -333,10 +333,9 @@ static void test_relation(const struct ci_model *m, size_t launch, const struct 
 	f[1].total = 2;
 	f[2].decisive = true;
 	struct words w = word(m, &d, f, 3);
-	is_str(w.why, "Rule: the fault page against the arguments. The page lies in no allocation "
-		      "that a launch which may have been in flight points into or next to; of the 2 "
-		      "launches, only this one has an argument the page fits: a power of two from it, "
-		      "give or take its allocation's size.", "by_argument_relation, one launch");
+	is_str(w.why, "Rule: the fault page against the arguments. No suspect launch points into or "
+		      "next to it; only this one (of 2) has an argument it fits.",
+	       "by_argument_relation, one launch");
 	is_int(w.n, 2, "the record's rule and the argument: two items");
 	if (w.n == 2) {
 		is_int(w.items[0].kind, CI_EVK_RULE, "the record's rule became an item");
@@ -374,11 +373,10 @@ static void test_relation(const struct ci_model *m, size_t launch, const struct 
 	f[1].total = 5;
 	f[1].flags = 0;
 	w = word(m, &d, &f[1], 1);
-	is_str(w.why, "Rule: the fault page against the arguments. The page lies in no allocation "
-		      "that a launch which may have been in flight points into or next to; 3 of the 5 "
-		      "launches have an argument the page fits (within reach of its allocation, a whole "
-		      "number of its size or a power of two away), so the page does not tell them apart; "
-		      "this is the one it fits most closely.", "by_argument_relation, several");
+	is_str(w.why, "Rule: the fault page against the arguments. No suspect launch points into or "
+		      "next to it; 3 of the 5 have an argument it fits (within reach of its allocation, "
+		      "a whole number of its size or a power of two away), so the page does not tell "
+		      "them apart; this is the one it fits most closely.", "by_argument_relation, several");
 	words_free(&w);
 	/* None fits: the nearest allocations. */
 	struct ci_finding g = finding(CI_F_PAGE_NAMES_NO_LAUNCH);
