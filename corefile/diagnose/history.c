@@ -91,7 +91,9 @@ static bool used_live(const struct ci_model *m, const struct ci_attribution *h)
 /* Compare every suspect argument with its history (HV, attributed): where the earlier
  * launches used one allocation A and this value lies outside it, near its end or start, the
  * attribution becomes relative to A (history LEFT) with where it lies otherwise as the
- * neighbour; where A was freed before this launch, FREED_SINCE; where it is still in A, SAME. */
+ * neighbour, unless it lies inside a freed allocation (and no live one): then that stays the
+ * attribution (a use after free) and the neighbour is A, with where the value lies against it;
+ * where A was freed before this launch, FREED_SINCE; where it is still in A, SAME. */
 int ci_history_apply(const struct ci_model *m, struct ci_attr_vec *av, const struct ci_attr_vec *hv)
 {
 	/* HV's entries by the suspect argument they belong to, newest first within each. */
@@ -147,6 +149,15 @@ int ci_history_apply(const struct ci_model *m, struct ci_attr_vec *av, const str
 		}
 		if (off >= near)
 			continue;
+		if (a->relation == CI_REL_FREED) {
+			/* Inside a freed allocation and no live one: a use after free first; where it
+			 * lies against A is the secondary fact. */
+			a->neighbour_relation = rel;
+			a->neighbour = A;
+			a->neighbour_offset = off;
+			a->history = CI_HISTORY_LEFT;
+			continue;
+		}
 		a->neighbour_relation = a->relation;
 		a->neighbour = a->alloc;
 		a->neighbour_offset = a->offset;

@@ -307,12 +307,12 @@ static void word_faulting(struct wording *w, const struct ci_finding *f)
 	case CI_F_BY_HISTORY:
 		if (f->count == 1)
 			text_add(why, "Rule: argument history. %s; only this one passes a pointer outside "
-				      "the allocation its kernel's earlier launches used there.",
+				      "the allocation its kernel used before.",
 				 pool_text(f, pool, sizeof pool));
 		else
 			text_add(why, "Rule: argument history, the oldest. %s; %zu of them pass a pointer "
-				      "outside the allocation their kernel's earlier launches used there, and "
-				      "this is the oldest of those.", pool_text(f, pool, sizeof pool), f->count);
+				      "outside the allocation their kernel used before, and this is the "
+				      "oldest of those.", pool_text(f, pool, sizeof pool), f->count);
 		break;
 	case CI_F_BY_BAD_POINTER:
 		if (f->count == 1)

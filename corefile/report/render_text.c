@@ -444,7 +444,15 @@ static void history_text(struct ci_text_out *o, const struct ci_attribution *a, 
 	if (k < 0 || (size_t)k >= n || a->history == CI_HISTORY_FREED_SINCE)
 		return;
 	const struct ci_alloc *nb = a->neighbour;
-	if (!nb)
+	if (nb && nb == a->history_alloc && a->relation == CI_REL_FREED && !a->neighbour_offset)
+		/* A use after free first (history.c): where it lies against the history's. */
+		snprintf(buf + k, n - (size_t)k, "; this address is right %s.",
+			 a->neighbour_relation == CI_REL_PAST_END ? "after its end" : "before its start");
+	else if (nb && nb == a->history_alloc && a->relation == CI_REL_FREED)
+		snprintf(buf + k, n - (size_t)k, "; this address is %s bytes %s.",
+			 ci_fmt_count(a->neighbour_offset, off, sizeof(off)),
+			 a->neighbour_relation == CI_REL_PAST_END ? "past its end" : "before its start");
+	else if (!nb)
 		snprintf(buf + k, n - (size_t)k, "; it lies in no recorded allocation.");
 	else if (a->neighbour_relation == CI_REL_INSIDE || a->neighbour_relation == CI_REL_FREED)
 		snprintf(buf + k, n - (size_t)k, "; it lies inside %s#%" PRIu64 " at offset %s.",
@@ -510,7 +518,7 @@ static void print_attribution(struct ci_text_out *o, const struct ci_attribution
 {
 	char text[1152], label[64], site[768], who[64];
 	snprintf(label, sizeof(label), "  arg %" PRIu32 " (+%" PRIu32 "): ", a->arg, a->param_offset);
-	if (!full && a->history == CI_HISTORY_LEFT && a->alloc) {
+	if (!full && a->history == CI_HISTORY_LEFT && a->alloc && a->relation != CI_REL_FREED) {
 		/* The summary's one sentence: "0x… is 64 bytes past the end of #2 (262,144 B,
 		 * allocated at load_weights), which this parameter pointed into in the 5 earlier
 		 * launches of attn_decode; it lies inside #3 at offset 64." */
@@ -550,6 +558,13 @@ static void print_attribution(struct ci_text_out *o, const struct ci_attribution
 		if (a->relation == CI_REL_FREED) {
 			stack_site(o, a->alloc->free_stack, site, sizeof(site));
 			line(o, "      freed at %s", *site ? site : "(no stack recorded)");
+		}
+		if (a->relation == CI_REL_FREED && a->history == CI_HISTORY_LEFT) {
+			/* The argument history, second to the use after free. */
+			char hist[512];
+			history_text(o, a, hist, sizeof hist);
+			if (*hist)
+				para(o, "      ", 6, hist + 1);
 		}
 		return;
 	}

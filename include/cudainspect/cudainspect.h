@@ -521,7 +521,10 @@ struct ci_attribution {
 	 * launches of the same function among the newest CI_HISTORY_RING launch-ring entries,
 	 * newest first, at most CI_HISTORY_MAX of them.  With history LEFT, relation, alloc and
 	 * offset are relative to history_alloc (the allocation the earlier launches used), and
-	 * neighbour_* say where the value lies otherwise (inside a neighbour, a gap, freed...). */
+	 * neighbour_* say where the value lies otherwise (inside a neighbour, a gap...); except
+	 * where the value lies inside a freed allocation (and no live one): relation is FREED
+	 * with that allocation (a use after free first), and neighbour is history_alloc, with
+	 * where the value lies against it. */
 	enum ci_history history;
 	uint32_t history_launches;   /* earlier launches looked at */
 	uint32_t history_inside;     /* of those, how many passed a pointer into history_alloc */
@@ -830,7 +833,7 @@ struct ci_error *ci_render_text(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
 /* One JSON document (schema: docs/JSON.md, "version" key first), the whole report whatever the
  * view: the report must have been made for JSON (ci_request.json). */
-#define CI_JSON_SCHEMA_VERSION 3
+#define CI_JSON_SCHEMA_VERSION 4
 struct ci_error *ci_render_json(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
 

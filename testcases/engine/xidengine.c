@@ -11,6 +11,10 @@
  *              6th with kv 64 bytes past its end: inside the next allocation, carved right after
  *              it.  CUDASIM_FAULT=attn_decode@6:arg=1+262144 puts the access one buffer
  *              further, past the end of that neighbour (the last allocation).
+ *   stale      attn_decode 5 times with kv inside the KV buffer, then a scratch buffer carved
+ *              right after it is freed and the 6th launch gets the stale pointer to it: a use
+ *              after free whose address is also right after the end of the KV buffer the 5
+ *              earlier launches used.  CUDASIM_FAULT=attn_decode@6:arg=1.
  *   index      embed(table, ids, out) 3 times; every pointer is valid, the 3rd reads a row
  *              past the table (a bad token id): CUDASIM_FAULT=embed@3:arg=0+OFFSET.
  *   copy       two cuMemcpyHtoDAsync into dst on the compute stream; the 2nd writes past the
@@ -96,22 +100,22 @@ static void load_weights(void)
 	planted("weights", weights);
 }
 
-static void neighbour(void)
+/* Five good attn_decode launches over KV, then a sixth that gets BAD; FREE_FIRST, when not 0,
+ * is freed just before the sixth (the stale scenario's use after free). */
+static void attn_steps(CUdeviceptr kv, CUdeviceptr bad, CUdeviceptr free_first)
 {
-	CUdeviceptr kv, next;
-	CHECK(cuMemAlloc(&kv, KV_BYTES));
-	CHECK(cuMemAlloc(&next, KV_BYTES));
-	planted("kv", kv);
-	planted("next", next);
 	CUfunction attn = kernel("attn_decode");
 	CUevent ready;
 	CHECK(cuEventCreate(&ready, CU_EVENT_DISABLE_TIMING));
 	for (unsigned step = 1; step <= 6; step++) {
-		CUdeviceptr p = step < 6 ? kv + (step - 1) * 4096 : kv + KV_BYTES + 64;
+		CUdeviceptr p = step < 6 ? kv + (step - 1) * 4096 : bad;
 		unsigned n = 64;
 		void *args[] = { &q, &p, &n };
-		if (step == 6)
+		if (step == 6) {
+			if (free_first)
+				CHECK(cuMemFree(free_first));
 			planted("bad", p);
+		}
 		CHECK(cuLaunchKernel(attn, 4, 1, 1, 128, 1, 1, 0, compute, args, NULL));
 		if (step == 1) {
 			CHECK(cuEventRecord(ready, compute));
@@ -121,6 +125,27 @@ static void neighbour(void)
 			CHECK(cuStreamSynchronize(compute));
 	}
 	CHECK(cuStreamSynchronize(compute));
+}
+
+static void neighbour(void)
+{
+	CUdeviceptr kv, next;
+	CHECK(cuMemAlloc(&kv, KV_BYTES));
+	CHECK(cuMemAlloc(&next, KV_BYTES));
+	planted("kv", kv);
+	planted("next", next);
+	attn_steps(kv, kv + KV_BYTES + 64, 0);
+}
+
+/* The scratch buffer carved right after KV is freed, then passed to the sixth launch. */
+static void stale(void)
+{
+	CUdeviceptr kv, scratch;
+	CHECK(cuMemAlloc(&kv, KV_BYTES));
+	CHECK(cuMemAlloc(&scratch, KV_BYTES));
+	planted("kv", kv);
+	planted("scratch", scratch);
+	attn_steps(kv, scratch, scratch);
 }
 
 static void index_fault(void)
@@ -166,8 +191,8 @@ int main(int argc, char **argv)
 {
 	engine_prog = "xidengine";
 	if (argc != 2 || (strcmp(argv[1], "neighbour") && strcmp(argv[1], "index") &&
-			  strcmp(argv[1], "copy"))) {
-		fprintf(stderr, "usage: xidengine neighbour|index|copy\n");
+			  strcmp(argv[1], "copy") && strcmp(argv[1], "stale"))) {
+		fprintf(stderr, "usage: xidengine neighbour|stale|index|copy\n");
 		return 2;
 	}
 	drv_open_direct(0);
@@ -186,6 +211,8 @@ int main(int argc, char **argv)
 	load_weights();
 	if (strcmp(argv[1], "neighbour") == 0)
 		neighbour();
+	else if (strcmp(argv[1], "stale") == 0)
+		stale();
 	else if (strcmp(argv[1], "index") == 0)
 		index_fault();
 	else

@@ -615,6 +615,35 @@ static void test_history_neighbour(void)
 	ci_model_destroy(m);
 }
 
+/* The same, but #3 after the KV buffer was freed before the 6th launch (xidengine's stale
+ * scenario): the address lies in a freed allocation and in no live one, so the use after free
+ * comes first (relation FREED, #3 at offset 64) and the history is the neighbour (#2, 64 bytes
+ * past its end). */
+static void test_history_freed_neighbour(void)
+{
+	struct ci_model *m = mb_new();
+	static const uint16_t sizes[] = { 8, 8 };
+	uint32_t attn = mb_function(m, "attn_decode", 2, sizes);
+	const uint64_t KV = 0x7f1000100000ull, NEXT = KV + 262144;
+	mb_alloc(m, 2, KV, 262144, 1);
+	mb_free(m, 3, NEXT, 65536, 8, 7);
+	uint32_t a = mb_stream(m, 0xa000, true, 5, 6);
+	for (uint64_t i = 0; i < 5; i++)
+		mb_launch(m, a, i + 1, attn, 2 + i, CI_LAUNCH_CRUMB, 7, 2, (uint64_t[]){ KV, KV + i * 4096 });
+	size_t bad = mb_launch(m, a, 6, attn, 9, CI_LAUNCH_CRUMB, 7, 2, (uint64_t[]){ KV, NEXT + 64 });
+	mb_error(m, 12, STICKY, 7, "cuStreamSynchronize", CI_ERROR_STICKY | CI_ERROR_FIRST_STICKY);
+	struct ci_diagnosis *d = run(m, NULL);
+	const struct ci_attribution *p = attr_of(d, bad, 1);
+	ok(p && p->relation == CI_REL_FREED && p->alloc && p->alloc->id == 3 && p->offset == 64,
+	   "freed neighbour: arg 1 points into the freed #3 at offset 64");
+	ok(p && p->history == CI_HISTORY_LEFT && p->neighbour && p->neighbour->id == 2 &&
+	   p->neighbour_relation == CI_REL_PAST_END && p->neighbour_offset == 64,
+	   "freed neighbour: ... and is 64 bytes past the end of #2, which the history used");
+	is_int(d->faulting_launch, (long long)bad, "freed neighbour: that launch is named");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
 /* The other way: 64 bytes before the start of the buffer the earlier launches used, inside the
  * allocation before it. */
 static void test_history_before_start(void)
@@ -1110,6 +1139,7 @@ int main(void)
 	test_history_neighbour();
 	test_history_layers();
 	test_history_before_start();
+	test_history_freed_neighbour();
 	test_history_freed();
 	test_single_stream();
 	test_cadence_window();

@@ -100,13 +100,13 @@ static void test_faulting(const struct ci_model *m)
 	f.count = 1;
 	f.total = 4;
 	why_is(m, f, "Rule: argument history. 4 launches were in flight; only this one passes a "
-		     "pointer outside the allocation its kernel's earlier launches used there.",
+		     "pointer outside the allocation its kernel used before.",
 	       "by_argument_history, one");
 	f.count = 2;
 	f.flags = CI_FINDING_WINDOWS;
 	why_is(m, f, "Rule: argument history, the oldest. 4 launches may have been in flight; 2 of "
-		     "them pass a pointer outside the allocation their kernel's earlier launches used "
-		     "there, and this is the oldest of those.", "by_argument_history, several, windows");
+		     "them pass a pointer outside the allocation their kernel used before, and this is "
+		     "the oldest of those.", "by_argument_history, several, windows");
 	f = finding(CI_F_BY_BAD_POINTER);
 	f.count = 1;
 	f.total = 1;
@@ -284,6 +284,26 @@ static void test_history(const struct ci_model *m, size_t launch, const struct c
 		is_str(w.items[0].rule, "left", "... rule left");
 	}
 	words_free(&w);
+	/* A use after free first, the history second (history.c). */
+	f.where.relation = CI_REL_FREED;
+	f.where.alloc = b;
+	f.where.neighbour = a;
+	f.where.neighbour_relation = CI_REL_PAST_END;
+	f.where.neighbour_offset = 0;
+	w = word(m, NULL, &f, 1);
+	is_str(w.n ? w.items[0].text : NULL, "arg 2 points into #8, FREED, at offset 64; this parameter "
+		"pointed into #7 in the 3 earlier launches of the kernel, and the address is right "
+		"after its end", "arg_left_history, freed");
+	words_free(&w);
+	f.where.neighbour_offset = 5120;
+	w = word(m, NULL, &f, 1);
+	like_end(w.n ? w.items[0].text : NULL, "and the address is 5,120 bytes past its end",
+		 "arg_left_history, freed, farther");
+	words_free(&w);
+	f.where = (struct ci_attribution){ .arg = 2, .relation = CI_REL_PAST_END, .alloc = a,
+					   .offset = 64, .history = CI_HISTORY_LEFT,
+					   .history_launches = 3, .history_inside = 3,
+					   .neighbour_relation = CI_REL_INSIDE, .neighbour = b };
 	f.id = CI_F_ARG_FREED_SINCE;
 	f.where.history = CI_HISTORY_FREED_SINCE;
 	f.where.history_inside = 2;

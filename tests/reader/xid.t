@@ -93,7 +93,7 @@ fits "neighbour + Xid" "$T/nb/summary-xid.txt"
 like "$(cat "$T/nb/fault.txt")" "xid_page/pid: Xid 31" "fault view, log on standard input: every evidence item with its rule"
 like "$(tr -s ' \n' ' ' < "$T/nb/fault.txt")" "kernel log: the kernel log on standard input: 1 Xid line, 1 of them the process's" \
 	"fault view: how many lines the log had and how many are the process's"
-like "$(tr -s ' \n' ' ' < "$T/nb/fault.txt")" "Signature $sig1 \(of: CUDA_ERROR_ILLEGAL_ADDRESS attn_decode neighbour arg1:past_end:left\)" \
+like "$(tr -s ' \n' ' ' < "$T/nb/fault.txt")" "Signature $sig1 \(of: CUDA_ERROR_ILLEGAL_ADDRESS attn_decode attn_steps arg1:past_end:left\)" \
 	"fault view: the signature and what it hashes"
 
 # In GDB: `cuda summary --kernel-log FILE` hands the option and its value to the CLI.
@@ -170,6 +170,26 @@ awk '{ if (match($0, /^\[ *[0-9.]+\]/)) { t = substr($0, 2, RLENGTH - 2) + 3600;
 json nb --kernel-log "$T/nb/late.log"
 is "$(q nb '.diagnosis.kernel_log.lines[0].reject') $(q nb '.diagnosis.xid_page')" "time null" \
 	"no pid, an hour late: rejected by time"
+
+# ---- 6b. A stale pointer: the 6th attn_decode gets a pointer to a scratch buffer freed just
+# before, which is also right after the end of the KV buffer the 5 earlier launches used. A use
+# after free comes first; the history is second (issue 19, 3).
+engine st stale attn_decode@6:arg=1
+json st
+kv=$(planted st kv) scratch=$(planted st scratch) bad=$(planted st bad)
+is "$bad $(printf '%x' $(( 0x$kv + 262144 )))" "$scratch $scratch" "stale: the bad pointer is the scratch buffer, right after kv"
+a='(.diagnosis.faulting_launch.seq as $s | .diagnosis.attributions[] | select(.launch == $s and .arg == 1))'
+sid=$(q st ".frees[] | select(.address_hex == \"0x$scratch\") | .id") kid=$(id_at st "$kv")
+is "$(q st '.diagnosis.faulting_launch.kernel') $(q st "$a.relation") $(q st "$a.allocation") $(q st "$a.offset")" \
+	"attn_decode freed $sid 0" "stale: arg 1 is inside the freed scratch #$sid at offset 0 (primary)"
+is "$(q st "$a.history.rule") $(q st "$a.history.allocation") $(q st "$a.history.neighbour") $(q st "$a.history.neighbour_relation") $(q st "$a.history.neighbour_offset")" \
+	"left $kid $kid past_end 0" "stale: the history (#$kid) is second: right after its end"
+like "$(q st '.diagnosis.fingerprint.basis')" "arg1:freed" "stale: the signature says freed"
+( cd "$T/st" && "$CI" -w 80 core ) > "$T/st/summary.txt"
+like "$(tr -s ' \n' ' ' < "$T/st/summary.txt")" \
+	"arg 1 \(\+8\): Address 0x$scratch is inside allocation #$sid .*, at offset 0, which was FREED .* freed at attn_steps \(xidengine.c:[0-9]+\) This parameter pointed into #$kid in the 5 earlier launches of attn_decode; this address is right after its end\." \
+	"stale: the summary says FREED first, with the free's site, then the history"
+fits "stale" "$T/st/summary.txt"
 
 # ---- 7. An index fault: every pointer is valid; embed reads 8 KiB past its 1 MiB table.
 engine ix index embed@3:arg=0+1056768
