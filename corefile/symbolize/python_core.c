@@ -214,15 +214,17 @@ int ci_py_merge(const struct ci_py_thread *pt, struct ci_frame **frames, size_t 
 			out[o++] = (*frames)[i];
 		}
 	} else {
-		/* Python first, where the user's code is, then the native stack as it was. */
+		/* Two blocks in stack order: the native stack as it was (innermost, where the
+		 * thread stopped), then the Python frames (the callers, where the user's code is);
+		 * the note says they are not interleaved. */
+		for (size_t i = 0; i < n; i++)
+			out[o++] = (*frames)[i];
 		for (; p < np; p++)
 			if (!py_frame_to(&out[o++], &pt->frames[p]))
 				goto nomem;
-		for (size_t i = 0; i < n; i++)
-			out[o++] = (*frames)[i];
 		if (n && np && !*note &&
-		    asprintf(note, "the %zu Python frames are not merged into the native stack: %zu "
-			     "interpreter frame%s for %zu entry frame%s", np, evals,
+		    asprintf(note, "the %zu Python frames follow the native stack, not merged into it: "
+			     "%zu interpreter frame%s for %zu entry frame%s", np, evals,
 			     evals == 1 ? "" : "s", entries, entries == 1 ? "" : "s") < 0)
 			*note = NULL;
 	}

@@ -121,7 +121,8 @@ const struct ci_py_thread *ci_py_thread_of(const struct ci_py_state *st, uint32_
 					   uint64_t fs_base);
 /* Insert PT's frames into the native stack *FRAMES (*COUNT frames, innermost first): each run
  * just inside its _PyEval_EvalFrameDefault frame when the counts of eval frames and entry frames
- * agree, else all of them first with a note in *NOTE (if it is NULL).  The native frames move
+ * agree, else all of them after the native ones (two blocks in stack order) with a note in *NOTE
+ * (if it is NULL).  The native frames move
  * over (not copied); -1 on out-of-memory, the stack unchanged. */
 int ci_py_merge(const struct ci_py_thread *pt, struct ci_frame **frames, size_t *count,
 		char **note);

@@ -55,6 +55,16 @@ if [ -n "$core" ]; then
 	is "$(printf '%s\n' "$res" | grep '^gil' | tr '\n' ' ')" "gil main " "abort: the main thread holds the GIL"
 	summary=$("$CLI" "$core" 2>&1)
 	like "$summary" "Engine\.crash \(pyengine\.py:[0-9]+\) \[Python\]" "abort: the summary shows the crashing thread's Python frames"
+	# The thread's frames in stack order, as gdb numbers them: the native ones where it
+	# stopped (abort's caller), then the Python ones (issue 19: never #6 #7 #3 #4).
+	nums=$(printf '%s\n' "$summary" | sed -n '/^Thread .*received SIGABRT/,/^$/p' | sed -n 's/^  #\([0-9]*\) .*/\1/p' | tr '\n' ' ')
+	sorted=$(printf '%s\n' $nums | sort -n | tr '\n' ' ')
+	ok "abort: the summary shows numbered frames" test -n "$nums"
+	is "$nums" "$sorted" "abort: the summary's frame numbers ascend"
+	first_py=$(printf '%s\n' "$summary" | sed -n '/^Thread .*received SIGABRT/,/^$/p' | grep -n '\[Python\]' | head -1 | cut -d: -f1)
+	first_native=$(printf '%s\n' "$summary" | sed -n '/^Thread .*received SIGABRT/,/^$/p' | grep -nE '^  #[0-9]+ ' | grep -v '\[Python\]' | head -1 | cut -d: -f1)
+	ok "abort: the native frames where it stopped come before the Python frames" \
+		test "${first_native:-99}" -lt "${first_py:-0}"
 else
 	ok "abort: the engine dumped core" false
 fi
