@@ -208,6 +208,10 @@ const char *ci_signal_name(int sig, char *buf, size_t n);
 /* demangle.c: the demangled C++ name (malloc'd) or NULL when NAME is not mangled or no demangler
  * is available (libstdc++'s __cxa_demangle, loaded on first use). */
 char *ci_demangle(const char *name);
+/* The element size of pointer parameter INDEX (from 0) of the demangled kernel NAME
+ * ("attn(float const*, __half*, int)": 0 -> 4 "float", 1 -> 2 "__half"), with the element type
+ * in TYPE; 0 when the parameter is no pointer to a scalar or vector type of a known size. */
+uint32_t ci_param_element(const char *name, uint32_t index, char *type, size_t n);
 
 /* errors.c */
 void ci_warnings_vadd(struct ci_warnings *w, const char *fmt, va_list ap)

@@ -165,6 +165,19 @@ static void fault_fit_text(struct text *t, const struct ci_attribution *a)
 	const struct ci_alloc *al = a->relation != CI_REL_UNKNOWN ? a->alloc : NULL;
 	text_add(t, "arg %" PRIu32 " ", a->arg);
 	signed_bytes(t, a->fault_from_arg);
+	if (a->element_size) {
+		/* A C++ kernel's parameter type: the same offset in elements, as an index bug
+		 * computes it. */
+		int64_t es = (int64_t)a->element_size, q = a->fault_from_arg / es,
+			r = a->fault_from_arg % es;
+		text_add(t, " = %s%s %s element%s", q < 0 ? "-" : "",
+			 ci_fmt_count(q < 0 ? -(uint64_t)q : (uint64_t)q, n, sizeof n), a->element_type,
+			 q == 1 || q == -1 ? "" : "s");
+		if (r) {
+			text_add(t, " ");
+			signed_bytes(t, r);
+		}
+	}
 	if (al)
 		ci_fmt_size(al->size, size, sizeof size);
 	switch (a->fault_fit) {
@@ -405,6 +418,51 @@ static void word_verdict(struct wording *w, const struct ci_finding *f)
 	}
 }
 
+/* "; with it, 395 more lines of the same event within 632 ms (Xid 13 ×395)": the other lines
+ * of line I's event (F->count lines in all; ci_klog_group), by Xid, in the order first seen. */
+static void event_tail(struct text *t, const struct ci_evidence *ev, size_t i, size_t count)
+{
+	const struct ci_klog *log = ev->kernel_log;
+	if (count < 2 || !log)
+		return;
+	size_t e = ev->kernel_log_match[i].event;
+	if (e == SIZE_MAX)
+		return;
+	uint32_t xids[6];
+	size_t per[6] = { 0 }, kinds = 0, other = 0, first = SIZE_MAX, last = 0;
+	for (size_t k = 0; k < log->count; k++) {
+		if (ev->kernel_log_match[k].event != e || (log->items[k].flags & CI_XID_DUPLICATE))
+			continue;
+		first = first == SIZE_MAX ? k : first;
+		last = k;
+		if (k == i)
+			continue;
+		size_t j = 0;
+		while (j < kinds && xids[j] != log->items[k].xid)
+			j++;
+		if (j == kinds && kinds < 6)
+			xids[kinds++] = log->items[k].xid;
+		if (j < kinds)
+			per[j]++;
+		else
+			other++;
+	}
+	uint64_t span = first != SIZE_MAX ? ci_klog_gap_us(&log->items[first], &log->items[last])
+					  : UINT64_MAX;
+	char within[48] = "";
+	if (span != UINT64_MAX && span < 1000)
+		snprintf(within, sizeof within, " within 1 ms");
+	else if (span != UINT64_MAX)
+		snprintf(within, sizeof within, " within %llu ms", (unsigned long long)(span + 999) / 1000);
+	text_add(t, "; with it, %zu more line%s of the same event%s (", count - 1,
+		 count == 2 ? "" : "s", within);
+	for (size_t j = 0; j < kinds; j++)
+		text_add(t, "%sXid %" PRIu32 " ×%zu", j ? ", " : "", xids[j], per[j]);
+	if (other)
+		text_add(t, ", %zu of other Xids", other);
+	text_add(t, ")");
+}
+
 static void word_kernel_log(struct wording *w, const struct ci_finding *f)
 {
 	const struct ci_model *m = w->m;
@@ -418,6 +476,7 @@ static void word_kernel_log(struct wording *w, const struct ci_finding *f)
 	switch (f->id) {
 	case CI_F_XID_LINE:
 		text_add(&t, "%s (%s line %" PRIu64 ", by %s)", line, log_origin(ev), x->line, by);
+		event_tail(&t, ev, (size_t)f->xid, f->count);
 		item_add(w, f, CI_EVK_XID, by, &t);
 		break;
 	case CI_F_XID_OTHERS: {
@@ -443,6 +502,7 @@ static void word_kernel_log(struct wording *w, const struct ci_finding *f)
 		page_relation_text(&f->where, rel, sizeof rel);
 		text_add(&t, "%s: the page lies %s; %s line %" PRIu64 ", by %s", line, rel,
 			 log_origin(ev), x->line, by);
+		event_tail(&t, ev, (size_t)f->xid, f->count);
 		item_add(w, f, CI_EVK_XID_PAGE, by, &t);
 		break;
 	case CI_F_BY_COPY_ENGINE:

@@ -74,31 +74,42 @@ static int graph_suspect_args(struct ci_rule_ctx *c)
 	return fail;
 }
 
-/* Every line that belongs, as evidence (the first eight, and the one that decides): the first
- * Xid 31 with an address decides and its page becomes the diagnosis's. */
+/* The process's lines as evidence, an event each (ci_klog_group: one fault prints several;
+ * the first eight events, and the one that decides): the first Xid 31 with an address decides,
+ * its page becomes the diagnosis's, and the other lines of its event go with it. */
 static void xid_lines(struct ci_rule_ctx *c)
 {
 	const struct ci_evidence *ev = c->ev;
 	const struct ci_klog *log = ev->kernel_log;
 	struct ci_diagnosis *d = c->diag;
-	size_t shown = 0;
-	for (size_t i = 0; i < log->count; i++) {
+	struct ci_attribution page;
+	for (size_t i = 0; i < log->count && d->xid < 0; i++) {
 		const struct ci_xid *x = &log->items[i];
-		if (!ev->kernel_log_match[i].belongs || (x->flags & CI_XID_DUPLICATE))
-			continue;
-		struct ci_attribution page;
-		bool decides = d->xid < 0 && x->xid == 31 && x->mmu.has_address &&
-			       xid_page_of(&c->pages, i, &page);
-		if (!decides && shown >= 8)
-			continue;
-		shown++;
-		struct ci_finding *f = ci_rule_add(c, decides ? CI_F_XID_PAGE : CI_F_XID_LINE);
-		f->xid = (ptrdiff_t)i;
-		if (decides) {
+		if (ev->kernel_log_match[i].belongs && !(x->flags & CI_XID_DUPLICATE) && x->xid == 31 &&
+		    x->mmu.has_address && xid_page_of(&c->pages, i, &page)) {
 			d->xid = (ptrdiff_t)i;
 			d->xid_page = page;
-			f->where = page;
-			f->alloc = page.alloc;
+		}
+	}
+	size_t decisive = d->xid >= 0 ? ev->kernel_log_match[d->xid].event : SIZE_MAX;
+	size_t shown = 0, next = 0; /* events are numbered in the order of their first line */
+	for (size_t i = 0; i < log->count; i++) {
+		size_t e = ev->kernel_log_match[i].event;
+		if (!ev->kernel_log_match[i].belongs || (log->items[i].flags & CI_XID_DUPLICATE) ||
+		    e != next)
+			continue;
+		next++;
+		if (e != decisive && shown >= 8)
+			continue;
+		shown++;
+		struct ci_finding *f = ci_rule_add(c, e == decisive ? CI_F_XID_PAGE : CI_F_XID_LINE);
+		f->xid = e == decisive ? d->xid : (ptrdiff_t)i;
+		for (size_t k = i; k < log->count; k++)
+			f->count += ev->kernel_log_match[k].event == e &&
+				    !(log->items[k].flags & CI_XID_DUPLICATE);
+		if (e == decisive) {
+			f->where = d->xid_page;
+			f->alloc = d->xid_page.alloc;
 			f->decisive = true;
 		}
 	}
@@ -311,11 +322,17 @@ static bool relation_rule(struct ci_rule_ctx *c)
 	bool kept = false;
 	for (size_t k = 0; k < c->n_cand; k++) {
 		ptrdiff_t mine = -1;
+		char name[1024] = "";
+		const struct ci_launch *cl = ci_model_launch(c->model, c->cand[k]);
+		if (cl)
+			ci_launch_kernel_name(c->model, cl, name, sizeof name);
 		for (size_t i = 0; i < c->args.n; i++) {
 			struct ci_attribution *a = &c->args.v[i];
 			if (a->launch != c->cand[k])
 				continue;
 			ci_fault_relate(a, page);
+			a->element_size = ci_param_element(name, a->arg, a->element_type,
+							   sizeof a->element_type);
 			if (a->fault_fit != CI_FIT_NONE && (mine < 0 || fits_better(a, &c->args.v[mine])))
 				mine = (ptrdiff_t)i;
 		}

@@ -380,6 +380,9 @@ struct ci_klog_match {
 	enum ci_klog_basis basis;
 	bool in_window;              /* with basis != NONE: the time lies inside the window */
 	size_t companion;            /* COMPANION rule or reject: index of the line that decided, else SIZE_MAX */
+	size_t event;                /* when belongs: which of the process's events (0, 1, ...: one fault
+				      * prints an Xid 31 per faulting unit and Xid 13/43 around it; see
+				      * ci_evidence_kernel_log), else SIZE_MAX */
 };
 
 /* Decide for every item of `log` whether it belongs to `proc`, in this order: the GPU (when
@@ -390,6 +393,19 @@ struct ci_klog_match {
  * order, to be freed with free(). */
 struct ci_error *ci_klog_select(const struct ci_klog *log, const struct ci_klog_process *proc,
 				struct ci_klog_match **ret);
+/* The lines one fault prints (an Xid 31 per faulting GPC or engine, Xid 13 per SM and error,
+ * Xid 43) come within milliseconds: the H200 printed 396 Xid 13 lines in 632 ms.  A line of the
+ * process this long after its previous one starts another event. */
+#define CI_KLOG_EVENT_GAP_US (2ull * 1000000)
+/* Group the lines that belong (MATCH from ci_klog_select) into the process's events, in log
+ * order, setting MATCH[i].event: a line joins the event of the process's line before it when
+ * both are on the same GPU and within CI_KLOG_EVENT_GAP_US on a clock both have (without one:
+ * when they are next to each other in the log); a copy of a line from another part of a bug
+ * report is in its original's event.  Returns the number of events. */
+size_t ci_klog_group(const struct ci_klog *log, struct ci_klog_match *match);
+/* How far apart X and Y were printed, in microseconds, on a clock both have; UINT64_MAX when
+ * they have none in common. */
+uint64_t ci_klog_gap_us(const struct ci_xid *x, const struct ci_xid *y);
 const char *ci_klog_rule_name(enum ci_klog_rule r);
 const char *ci_klog_rule_text(enum ci_klog_rule r);
 const char *ci_klog_reject_name(enum ci_klog_reject r);

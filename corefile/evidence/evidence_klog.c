@@ -133,6 +133,7 @@ void ci_evidence_kernel_log_clear(struct ci_evidence *ev)
 	ev->kernel_log_match = NULL;
 	ev->kernel_log_origin = NULL;
 	ev->kernel_log_selected = 0;
+	ev->kernel_log_events = 0;
 }
 
 struct ci_error *ci_evidence_kernel_log(struct ci_evidence *ev, const struct ci_model *m,
@@ -234,6 +235,7 @@ struct ci_error *ci_evidence_kernel_log(struct ci_evidence *ev, const struct ci_
 	ev->kernel_log_origin = o;
 	for (size_t i = 0; i < log->count; i++)
 		ev->kernel_log_selected += match[i].belongs;
+	ev->kernel_log_events = ci_klog_group(log, match);
 	return NULL;
 }
 

@@ -2307,3 +2307,60 @@ const struct ci_xid_kind *ci_xid_describe(uint32_t xid)
 			return &xid_kinds[i];
 	return NULL;
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* Events                                                                                     */
+
+uint64_t ci_klog_gap_us(const struct ci_xid *x, const struct ci_xid *y)
+{
+	const struct ci_klog_time *s = &x->time, *t = &y->time;
+	if (s->mono_source != CI_KLOG_MONO_NONE && s->mono_source == t->mono_source)
+		return t->mono_us >= s->mono_us ? t->mono_us - s->mono_us : s->mono_us - t->mono_us;
+	if (s->wall != CI_KLOG_WALL_NONE && s->wall == t->wall)
+		return t->wall_us >= s->wall_us ? (uint64_t)t->wall_us - (uint64_t)s->wall_us
+						: (uint64_t)s->wall_us - (uint64_t)t->wall_us;
+	return UINT64_MAX;
+}
+
+static bool same_gpu(const struct ci_xid *x, const struct ci_xid *y)
+{
+	return x->pci.domain == y->pci.domain && x->pci.bus == y->pci.bus &&
+	       x->pci.device == y->pci.device;
+}
+
+/* Whether the process's lines A and B (A before B in the log) are one event: on the same GPU,
+ * within CI_KLOG_EVENT_GAP_US on a clock both have, or (without one) next to each other. */
+static bool same_event(const struct ci_klog *log, size_t a, size_t b)
+{
+	const struct ci_xid *x = &log->items[a], *y = &log->items[b];
+	if (!same_gpu(x, y))
+		return false;
+	uint64_t gap = ci_klog_gap_us(x, y);
+	return gap != UINT64_MAX ? gap <= CI_KLOG_EVENT_GAP_US : b == a + 1;
+}
+
+size_t ci_klog_group(const struct ci_klog *log, struct ci_klog_match *match)
+{
+	/* The process's latest line on each GPU (lines of several GPUs may interleave). */
+	enum { GPUS = 64 };
+	size_t last[GPUS], gpus = 0, events = 0;
+	for (size_t i = 0; i < log->count; i++) {
+		const struct ci_xid *x = &log->items[i];
+		match[i].event = SIZE_MAX;
+		if (!match[i].belongs)
+			continue;
+		if (x->flags & CI_XID_DUPLICATE) {
+			if (x->duplicate_of < i)
+				match[i].event = match[x->duplicate_of].event;
+			continue;
+		}
+		size_t g = 0;
+		while (g < gpus && !same_gpu(&log->items[last[g]], x))
+			g++;
+		match[i].event = g < gpus && same_event(log, last[g], i) ? match[last[g]].event
+									 : events++;
+		if (g < gpus || gpus < GPUS)
+			last[g < gpus ? g : gpus++] = i;
+	}
+	return events;
+}

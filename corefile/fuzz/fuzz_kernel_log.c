@@ -42,6 +42,11 @@ static void run_select(const struct ci_klog *log, const struct ci_klog_process *
 		use(ci_klog_rule_name(m[i].rule));
 		use(ci_klog_reject_text(m[i].reject));
 	}
+	/* Events: every event number below the count, on lines that belong. */
+	size_t events = ci_klog_group(log, m);
+	for (size_t i = 0; i < log->count; i++)
+		if (m[i].event != SIZE_MAX && (!m[i].belongs || m[i].event >= events))
+			__builtin_trap();
 	free(m);
 }
 

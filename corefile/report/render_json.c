@@ -1008,6 +1008,7 @@ static void j_diag_evidence(struct json *j)
 		j_str(j, "origin", ev->kernel_log_origin);
 		j_u64(j, "xid_lines", log->count);
 		j_u64(j, "selected", ev->kernel_log_selected);
+		j_u64(j, "events", ev->kernel_log_events);
 		j_arr(j, "lines");
 		size_t shown = 0;
 		for (size_t i = 0; i < log->count && shown < J_KLOG_LINES_MAX; i++, shown++) {
@@ -1020,6 +1021,10 @@ static void j_diag_evidence(struct json *j)
 			j_bool(j, "belongs", mt->belongs);
 			j_str(j, "rule", mt->belongs ? ci_klog_rule_name(mt->rule) : NULL);
 			j_str(j, "reject", mt->belongs ? NULL : ci_klog_reject_name(mt->reject));
+			if (mt->belongs && mt->event != SIZE_MAX)
+				j_u64(j, "event", mt->event);
+			else
+				j_null(j, "event");
 			if (x->pid_form == CI_XID_PID_NUMBER)
 				j_u64(j, "pid", x->pid);
 			else
@@ -1132,6 +1137,16 @@ static void j_part_diagnosis(struct json *j)
 				j_close(j);
 			} else {
 				j_null(j, "multiple");
+			}
+			if (a->element_size) {
+				j_obj(j, "elements");
+				j_str(j, "type", a->element_type);
+				j_u64(j, "size", a->element_size);
+				j_i64(j, "from_argument", a->fault_from_arg / (int64_t)a->element_size);
+				j_i64(j, "rest", a->fault_from_arg % (int64_t)a->element_size);
+				j_close(j);
+			} else {
+				j_null(j, "elements");
 			}
 			j_close(j);
 		} else {

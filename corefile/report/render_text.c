@@ -1041,31 +1041,40 @@ static void summary_error_thread(struct ci_text_out *o)
 		title[strlen(title) - strlen(from)] = '\0';
 	fputc('\n', o->f);
 	heading(o, title);
-	size_t shown = 0;
+	/* In stack order, innermost first, as gdb numbers them: the native frames from where the
+	 * program's own code is (until the first Python frame), then a Python thread's Python
+	 * frames (all of them up to the limit: the user's code), the native ones between them
+	 * left to the threads view.  Never a frame number out of order. */
 	enum ci_frames_shown which = o->o->frames;
-	/* A Python thread: its Python frames first, where the user's code is (all of them up to
-	 * the limit), then the native frames where it stopped. */
-	if (t->python && which != CI_FRAMES_NATIVE) {
-		for (size_t i = 0; i < t->frame_count && shown < PYTHON_SUMMARY_FRAMES; i++)
-			if (t->frames[i].kind == CI_FRAME_PYTHON) {
+	bool python = t->python && which != CI_FRAMES_NATIVE;
+	size_t shown = 0, i = skip, last = skip;
+	if (which != CI_FRAMES_PYTHON)
+		for (; i < t->frame_count && shown < SUMMARY_FRAMES; i++) {
+			char buf[768];
+			if (t->frames[i].kind == CI_FRAME_PYTHON || (shown && is_thread_start(&t->frames[i])))
+				break;
+			line(o, "  #%-2zu %s", i, fmt_frame(&t->frames[i], buf, sizeof(buf)));
+			last = i + 1;
+			shown++;
+		}
+	if (python) {
+		size_t py = 0, first = t->frame_count;
+		for (size_t k = which == CI_FRAMES_PYTHON ? 0 : last; k < t->frame_count; k++)
+			if (t->frames[k].kind == CI_FRAME_PYTHON) {
+				first = k;
+				break;
+			}
+		if (first > last && first < t->frame_count && shown)
+			line(o, "  … %zu native frame%s (view: threads)", first - last,
+			     first - last == 1 ? "" : "s");
+		for (size_t k = first; k < t->frame_count && py < PYTHON_SUMMARY_FRAMES; k++)
+			if (t->frames[k].kind == CI_FRAME_PYTHON) {
 				char buf[768];
-				line(o, "  #%-2zu %s", i, fmt_frame(&t->frames[i], buf, sizeof(buf)));
-				shown++;
+				line(o, "  #%-2zu %s", k, fmt_frame(&t->frames[k], buf, sizeof(buf)));
+				py++;
 			}
 		if (t->python_note)
 			line(o, "  (%s)", t->python_note);
-		if (which == CI_FRAMES_PYTHON)
-			return;
-		shown = 0;
-	}
-	for (size_t i = skip; i < t->frame_count && shown < SUMMARY_FRAMES; i++) {
-		char buf[768];
-		if (t->frames[i].kind == CI_FRAME_PYTHON && which != CI_FRAMES_PYTHON)
-			continue;
-		if (shown && is_thread_start(&t->frames[i]))
-			break;
-		line(o, "  #%-2zu %s", i, fmt_frame(&t->frames[i], buf, sizeof(buf)));
-		shown++;
 	}
 	if (t->frame_count == 0)
 		line(o, "  (no frames%s%s)", t->note ? ": " : "", t->note ? t->note : "");
@@ -1775,6 +1784,9 @@ static void fault_evidence(struct ci_text_out *o)
 	size_t used = (size_t)snprintf(text, sizeof text, "%s: %zu Xid line%s, %zu of them the "
 				       "process's", ev->kernel_log_origin, log->count,
 				       log->count == 1 ? "" : "s", ev->kernel_log_selected);
+	if (ev->kernel_log_selected > ev->kernel_log_events && ev->kernel_log_events)
+		used += (size_t)snprintf(text + used, sizeof text - used, " (%zu event%s)",
+					 ev->kernel_log_events, ev->kernel_log_events == 1 ? "" : "s");
 	size_t by[16] = { 0 };
 	for (size_t i = 0; i < log->count; i++)
 		if (!ev->kernel_log_match[i].belongs && ev->kernel_log_match[i].reject < 16)

@@ -403,6 +403,7 @@ struct ci_evidence {
 	struct ci_klog *kernel_log;
 	struct ci_klog_match *kernel_log_match;  /* kernel_log->count entries */
 	size_t kernel_log_selected;              /* how many belong */
+	size_t kernel_log_events;                /* how many events they make (ci_klog_match.event) */
 	char *kernel_log_origin;                 /* "--kernel-log FILE", "the record's kernel log" */
 };
 
@@ -543,6 +544,11 @@ struct ci_attribution {
 	int64_t fault_pow2_rest;
 	int64_t fault_multiple;        /* q, |q| >= 2, with fault_from_start = q × size + rest; 0 */
 	int64_t fault_multiple_rest;   /* within a page (MULTIPLE), or beside 2^k */
+	/* The argument's element type, where the kernel's demangled parameter list says it (a C++
+	 * kernel: "float const*" is 4 bytes; Triton and extern "C" kernels say nothing): size 0
+	 * when unknown. */
+	uint32_t element_size;
+	char element_type[24];
 };
 
 /* One piece of evidence the diagnosis weighed (ci_diagnosis.evidence), for the renderers: the

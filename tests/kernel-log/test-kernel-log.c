@@ -877,6 +877,102 @@ static void test_select_h200(void)
 	ci_klog_destroy(log);
 }
 
+/* One fault, many lines (ci_klog_group): on the H200, pid 979's Xid 43 and, 6 s later, a burst
+ * of 396 Xid 13 lines without a pid (632 ms) on the same GPU; with a window over both and the
+ * GPU known, the 397 lines of the process make two events, the burst one of them; pid 1045's
+ * Xid 31 after it is not the process's and in no event. */
+static void test_group_h200(void)
+{
+	size_t len = 0;
+	char *text = slurp("xid-lines-h200-580.159.04.txt", &len);
+	struct ci_klog *log = parse_text(text, len, NULL);
+	free(text);
+	if (!ok(log != NULL, "H200 events: parsed"))
+		return;
+	const char *py[] = { "python3" }, *gpu[] = { "0000:00:06.0" };
+	struct ci_klog_process p = {
+		.pid = 979, .names = py, .name_count = 1, .pci_bus_ids = gpu, .pci_count = 1,
+		.has_mono = true, .mono_from_us = 139000000, .mono_to_us = 147000000, .slack_us = 1000000,
+	};
+	struct ci_klog_match *m = NULL;
+	struct ci_error *err = ci_klog_select(log, &p, &m);
+	if (!ok(!err, "H200 events: selected")) {
+		ci_error_destroy(err);
+		ci_klog_destroy(log);
+		return;
+	}
+	size_t belongs = 0, xid43 = SIZE_MAX, thirteen = 0, thirteen_event = SIZE_MAX, mixed = 0;
+	size_t events = ci_klog_group(log, m), other31 = SIZE_MAX;
+	for (size_t i = 0; i < log->count; i++) {
+		const struct ci_xid *x = &log->items[i];
+		belongs += m[i].belongs;
+		if (x->xid == 43 && m[i].belongs)
+			xid43 = m[i].event;
+		if (x->xid == 13 && m[i].belongs) {
+			thirteen++;
+			mixed += thirteen_event != SIZE_MAX && m[i].event != thirteen_event;
+			thirteen_event = m[i].event;
+		}
+		if (x->xid == 31 && x->pid == 1045)
+			other31 = m[i].belongs ? 0 : m[i].event;
+	}
+	is_int(belongs, 397, "H200 events: the Xid 43 and the 396 Xid 13 lines are the process's");
+	is_int(events, 2, "H200 events: they make two events");
+	ok(xid43 == 0 && thirteen == 396 && thirteen_event == 1 && mixed == 0,
+	   "H200 events: the Xid 43 is event 0, the whole burst event 1");
+	ok(other31 == SIZE_MAX, "H200 events: pid 1045's Xid 31 is in no event");
+	uint64_t gap = ci_klog_gap_us(&log->items[5], &log->items[400]);
+	ok(gap != UINT64_MAX && gap < 1000000, "H200 events: the burst spans under a second (%llu us)",
+	   (unsigned long long)gap);
+	free(m);
+	ci_klog_destroy(log);
+}
+
+/* Events without the H200: another GPU splits, a pause longer than 2 s splits, lines without
+ * a time are one event only when next to each other in the log. */
+static void test_group_rules(void)
+{
+	static const char text[] =
+		"[  10.000000] NVRM: Xid (PCI:0000:3b:00): 31, pid=42, name=eng, channel 0x0000000a, intr 0. MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_4 faulted @ 0x7f00_00001000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ\n"
+		"[  10.001000] NVRM: Xid (PCI:0000:3b:00): 31, pid=42, name=eng, channel 0x0000000a, intr 0. MMU Fault: ENGINE GRAPHICS GPC6 GPCCLIENT_T1_4 faulted @ 0x7f00_00001000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ\n"
+		"[  10.002000] NVRM: Xid (PCI:0000:86:00): 31, pid=42, name=eng, channel 0x0000000a, intr 0. MMU Fault: ENGINE GRAPHICS GPC0 GPCCLIENT_T1_4 faulted @ 0x7f00_00002000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ\n"
+		"[  10.500000] NVRM: Xid (PCI:0000:3b:00): 43, pid=42, name=eng, channel 0x0000000a\n"
+		"[  13.000000] NVRM: Xid (PCI:0000:3b:00): 43, pid=42, name=eng, channel 0x0000000b\n"
+		"NVRM: Xid (PCI:0000:3b:00): 43, pid=42, name=eng, channel 0x0000000c\n"
+		"NVRM: Xid (PCI:0000:3b:00): 43, pid=42, name=eng, channel 0x0000000d\n"
+		"NVRM: Xid (PCI:0000:3b:00): 43, pid=77, name=other, channel 0x0000000e\n"
+		"NVRM: Xid (PCI:0000:3b:00): 43, pid=42, name=eng, channel 0x0000000f\n";
+	struct ci_klog *log = parse_text(text, sizeof text - 1, NULL);
+	if (!ok(log && log->count == 9, "group rules: 9 lines")) {
+		ci_klog_destroy(log);
+		return;
+	}
+	const char *names[] = { "eng" };
+	struct ci_klog_process p = { .pid = 42, .names = names, .name_count = 1 };
+	struct ci_klog_match *m = NULL;
+	struct ci_error *err = ci_klog_select(log, &p, &m);
+	if (!ok(!err, "group rules: selected")) {
+		ci_error_destroy(err);
+		ci_klog_destroy(log);
+		return;
+	}
+	size_t events = ci_klog_group(log, m);
+	char got[64] = "";
+	for (size_t i = 0; i < log->count; i++) {
+		size_t k = strlen(got);
+		if (m[i].event == SIZE_MAX)
+			snprintf(got + k, sizeof got - k, "%s-", i ? " " : "");
+		else
+			snprintf(got + k, sizeof got - k, "%s%zu", i ? " " : "", m[i].event);
+	}
+	is_str(got, "0 0 1 0 2 2 2 - 3", "group rules: GPC1+GPC6 and the Xid 43 0.5 s later are one "
+	       "event (the other GPU's line between is another), 2.5 s later another, time-less "
+	       "neighbours join it, another process's line between splits");
+	is_int(events, 4, "group rules: 4 events");
+	free(m);
+	ci_klog_destroy(log);
+}
+
 static void test_select_clocks(void)
 {
 	size_t len;
@@ -995,6 +1091,8 @@ int main(int argc, char **argv)
 	test_prefix_eras();
 	test_select();
 	test_select_h200();
+	test_group_h200();
+	test_group_rules();
 	test_select_clocks();
 	printf("1..%d\n", tap_n);
 	return done_testing();

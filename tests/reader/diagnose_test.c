@@ -749,11 +749,13 @@ static struct ci_diagnosis *run_klog(struct ci_model *m, const char *text)
 
 /* Two streams, each with one kernel in flight: k1 passes a pointer into #1, k2 into #2 (or
  * into ALLOC2 when given); #3 was freed.  Returns the two launches. */
+static const char *xid_k2 = "k2"; /* k2's symbol */
+
 static struct ci_model *xid_model(size_t *l1, size_t *l2, uint64_t arg2)
 {
 	struct ci_model *m = mb_new();
 	static const uint16_t sizes[] = { 8 };
-	uint32_t f1 = mb_function(m, "k1", 1, sizes), f2 = mb_function(m, "k2", 1, sizes);
+	uint32_t f1 = mb_function(m, "k1", 1, sizes), f2 = mb_function(m, xid_k2, 1, sizes);
 	mb_alloc(m, 1, 0x7f1000100000ull, 65536, 1);
 	mb_alloc(m, 2, 0x7f1000200000ull, 65536, 1);
 	mb_free(m, 3, 0x7f1000300000ull, 65536, 4, 1);
@@ -836,6 +838,22 @@ static void test_xid_pages(void)
 	   "2^44 away: the reasoning says so");
 	ok(d->xid_below && d->xid_below->id == 2 && !d->xid_above,
 	   "2^44 away: the nearest allocation below is #2, none above");
+	ok(f2 && f2->element_size == 0, "2^44 away: k2 is an extern \"C\" name: no element size");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+	/* The same with k2 a C++ kernel, k2(float const*): the offset in floats too. */
+	xid_k2 = "_Z2k2PKf";
+	m = xid_model(&l1, &l2, 0);
+	xid_k2 = "k2";
+	d = run_klog(m, XID31("4242", "0x8f10_00201000"));
+	f2 = attr_of(d, l2, 0);
+	ok(f2 && f2->element_size == 4 && strcmp(f2->element_type, "float") == 0,
+	   "k2(float const*): arg 0's elements are 4-byte floats");
+	bool in_floats = false;
+	for (size_t i = 0; i < d->evidence_count; i++)
+		in_floats |= d->evidence[i].text &&
+			     strstr(d->evidence[i].text, "= 4,398,046,512,124 float elements (2^44") != NULL;
+	ok(in_floats, "... and the evidence gives the offset in them");
 	ci_diagnosis_destroy(d);
 	ci_model_destroy(m);
 

@@ -6,13 +6,17 @@
  * JSON, narrow and wide, so that whatever a hostile record makes of the diagnosis (windows,
  * synchronization bounds, attributions, capped confidences) and of the wrapping shows up as a
  * sanitizer report here; and the sparse diagnosis must be the complete one (compare.h), or the
- * harness aborts.  Built with the input side's harnesses (bench/reader/build.mk).
+ * harness aborts.  The input as a kernel name goes through the parameter-type reader too
+ * (ci_param_element: names come from the record).  Built with the input side's harnesses
+ * (bench/reader/build.mk).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "base/base.h"
 #include "compare.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -40,6 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static FILE *sink;
 	if (!sink && !(sink = fopen("/dev/null", "w")))
 		return 0;
+	if (size < 4096) {
+		char name[4096], type[24];
+		memcpy(name, data, size);
+		name[size] = '\0';
+		for (uint32_t i = 0; i < 4; i++)
+			if (ci_param_element(name, i, type, sizeof type) && !type[0])
+				abort(); /* a size always comes with its type */
+	}
 	struct ci_report *reports[2] = { NULL, NULL };
 	for (int sparse = 0; sparse < 2; sparse++) {
 		struct ci_source *src;

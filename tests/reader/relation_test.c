@@ -18,10 +18,18 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../lib/tap.h"
 #include "diagnose/diagnose.h"
 #include "model.h"
+
+/* Whether S starts with START. */
+static void like_start(const char *s, const char *start, const char *name)
+{
+	if (!ok(s && strncmp(s, start, strlen(start)) == 0, "%s", name))
+		printf("# got '%s', want it to start with '%s'\n", s ? s : "(null)", start);
+}
 
 static struct ci_attribution arg(uint32_t i, uint64_t address, const struct ci_alloc *al,
 				 enum ci_relation rel)
@@ -137,8 +145,71 @@ static void test_edges(void)
 	is_int(a.fault_multiple, 0, "an allocation of 2^64 bytes: no multiple");
 }
 
+/* Element sizes from a C++ kernel's parameter list (base/demangle.c, ci_param_element): the
+ * names as g++ mangles them, the types as c++filt prints them. */
+static void test_elements(void)
+{
+	/* cuBLAS's splitKreduce_kernel<32, 16, int, float, float, float, float, true, false,
+	 * false>(cublasSplitKParams<float>, float const*, float const*, float*, float const*, float
+	 * const*, float const*, float const*, float*, void*, long, void*, int*) */
+	char *name = ci_demangle("_Z19splitKreduce_kernelILi32ELi16EiffffLb1ELb0ELb0EEv18cublasSplitKParamsIT5_"
+				 "EPKT2_PKT3_PT4_S5_S5_S5_S5_PS1_PvlSB_Pi");
+	char type[24];
+	if (!ok(name != NULL, "splitKreduce: demangled")) {
+		return;
+	}
+	is_int(ci_param_element(name, 0, type, sizeof type), 0, "splitKreduce arg 0: a struct by value");
+	is_int(ci_param_element(name, 1, type, sizeof type), 4, "splitKreduce arg 1: float const*, 4");
+	is_str(type, "float", "... float");
+	is_int(ci_param_element(name, 9, type, sizeof type), 0, "splitKreduce arg 9: void*, no size");
+	is_int(ci_param_element(name, 12, type, sizeof type), 4, "splitKreduce arg 12: int*, 4");
+	is_int(ci_param_element(name, 13, type, sizeof type), 0, "splitKreduce arg 13: there is none");
+	free(name);
+	/* attn(float const*, __half*, int, float4*, S*, float**) */
+	name = ci_demangle("_Z4attnPKfP6__halfiP6float4P1SPPf");
+	if (name) {
+		is_int(ci_param_element(name, 1, type, sizeof type), 2, "attn arg 1: __half*, 2");
+		is_int(ci_param_element(name, 2, type, sizeof type), 0, "attn arg 2: int, no pointer");
+		is_int(ci_param_element(name, 3, type, sizeof type), 16, "attn arg 3: float4*, 16");
+		is_int(ci_param_element(name, 4, type, sizeof type), 0, "attn arg 4: a struct pointer");
+		is_int(ci_param_element(name, 5, type, sizeof type), 0, "attn arg 5: float**, a pointer's pointer");
+	} else {
+		ok(0, "attn: demangled");
+	}
+	free(name);
+	/* Triton's and extern "C" names, and hostile ones. */
+	is_int(ci_param_element("paged_kv_write", 0, type, sizeof type), 0, "Triton: no parameter list");
+	is_int(ci_param_element("", 0, type, sizeof type), 0, "empty");
+	is_int(ci_param_element(NULL, 0, type, sizeof type), 0, "NULL");
+	is_int(ci_param_element(")", 0, type, sizeof type), 0, "a lone )");
+	is_int(ci_param_element("k(float*))", 0, type, sizeof type), 0, "unbalanced");
+	is_int(ci_param_element("k(((float*)", 0, type, sizeof type), 0, "unclosed");
+	is_int(ci_param_element("k(float * const)", 0, type, sizeof type), 4, "float * const: 4");
+	is_int(ci_param_element("k(const double* __restrict__)", 0, type, sizeof type), 8,
+	       "const double* __restrict__: 8");
+	is_int(ci_param_element("k(std::array<float*, 2ul>)", 0, type, sizeof type), 0,
+	       "an array of pointers by value: none");
+	/* The relation in elements, as the report words it. */
+	struct ci_alloc buf = { .id = 12, .address = 0x7fd206000000ull, .size = 16ull << 20 };
+	struct ci_attribution a = arg(1, 0x7fd206000000ull, &buf, CI_REL_INSIDE);
+	ci_fault_relate(&a, 0x81d206010000ull);
+	a.element_size = 4;
+	snprintf(a.element_type, sizeof a.element_type, "float");
+	char text[256];
+	ci_fault_fit_phrase(&a, text, sizeof text);
+	like_start(text, "arg 1 + 2,199,023,321,088 B = 549,755,830,272 float elements (2^41",
+		   "the page in float elements");
+	a.element_size = 8;
+	a.fault_from_arg += 4;
+	snprintf(a.element_type, sizeof a.element_type, "double");
+	ci_fault_fit_phrase(&a, text, sizeof text);
+	like_start(text, "arg 1 + 2,199,023,321,092 B = 274,877,915,136 double elements + 4 B",
+		   "not a whole number of elements: the rest in bytes");
+}
+
 int main(void)
 {
+	test_elements();
 	test_triton();
 	test_miniengine();
 	test_edges();

@@ -247,8 +247,10 @@ engine x13 index embed@3:xid=13
 json x13 --kernel-log "$T/x13/kern.log"
 is "$(q x13 '[.diagnosis.kernel_log.lines[] | "\(.xid)/\(.rule)"] | join(" ")')" "13/companion 13/companion 43/pid" \
 	"Xid 13: the burst belongs through the Xid 43 that names the pid"
-is "$(q x13 '.diagnosis.xid_page') $(q x13 '[.diagnosis.evidence[] | select(.kind == "xid")] | length')" "null 3" \
-	"Xid 13: no page to attribute; the three lines are evidence"
+is "$(q x13 '.diagnosis.xid_page') $(q x13 '[.diagnosis.evidence[] | select(.kind == "xid")] | length')" "null 1" \
+	"Xid 13: no page to attribute; the three lines are one event, one evidence item"
+is "$(q x13 '.diagnosis.kernel_log.events') $(q x13 '[.diagnosis.kernel_log.lines[].event] | join(" ")')" "1 0 0 0" \
+	"Xid 13: JSON: one event, every line in it"
 ( cd "$T/x13" && "$CI" -w 80 --kernel-log kern.log core ) > "$T/x13/summary.txt"
 like "$(cat "$T/x13/summary.txt")" "fault   # why this launch; the process's 3 kernel-log lines" \
 	"Xid 13: the summary points to the fault view for the lines"
@@ -256,7 +258,9 @@ fits "Xid 13" "$T/x13/summary.txt"
 "$CI" --kernel-log "$T/x13/kern.log" "$(core_of x13)" fault > "$T/x13/fault.txt"
 like "$(tr -s ' \n' ' ' < "$T/x13/fault.txt")" "Xid 13 \(GPC [0-9], TPC [0-9], SM [01]\): Out Of Range Address, an SM exception in a kernel, no address" \
 	"Xid 13: the warp line in the fault view"
-like "$(cat "$T/x13/fault.txt")" "warp error 0x0e \(Out Of Range Address\)" "Xid 13: the ESR's warp code"
+like "$(tr -s ' \n' ' ' < "$T/x13/fault.txt")" "with it, 2 more lines of the same event within [0-9]+ ms \(Xid 13 ×1, Xid 43 ×1\)" \
+	"Xid 13: the ESR line and the Xid 43 go with the warp line, as one event"
+like "$(tr -s ' \n' ' ' < "$T/x13/fault.txt")" "3 of them the process's \(1 event\)" "Xid 13: the fault view counts the event"
 
 # ---- 7c. A hostile name in a line (U+202E): nothing prints it raw.
 sed -E "s/name=xidengine/name=xid$(printf '\xe2\x80\xae')gine/" "$log" > "$T/nb/bidi.log"
