@@ -176,6 +176,21 @@ char *ci_fmt_size(uint64_t v, char *buf, size_t n);
 /* "1.234 ms", "12.3 s": a duration in nanoseconds */
 char *ci_fmt_duration(uint64_t ns, char *buf, size_t n);
 
+/* ci_scrub (cudainspect.h), saying whether S was cut short to fit BUF (N bytes). */
+bool ci_scrub_cut(const char *s, char *buf, size_t n);
+
+/* Number of code points in S: its display width, near enough for names and paths. */
+size_t ci_text_width(const char *s);
+
+/* End S, a string cut short in a buffer of N bytes, with "…": after it where there is room,
+ * else in place of as many of its last characters as that needs (never half a character);
+ * trailing spaces go first. */
+char *ci_text_mark_cut(char *s, size_t n);
+
+/* Cut S (in a buffer of N bytes) to WIDTH columns if it is wider: its first WIDTH - 1
+ * characters and "…" (WIDTH 0: nothing).  Returns S. */
+char *ci_text_fit(char *s, size_t n, size_t width);
+
 /* Scrub a fixed-size record field (FIELD_LEN bytes, not necessarily NUL-terminated). */
 char *ci_scrub_field(const char *field, size_t field_len, char *buf, size_t n);
 #define CI_SCRUB_FIELD(field, buf) ci_scrub_field((field), sizeof(field), (buf), sizeof(buf))

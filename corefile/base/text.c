@@ -62,6 +62,12 @@ bool ci_utf8_unsafe(const unsigned char *p, size_t l)
 
 char *ci_scrub(const char *s, char *buf, size_t n)
 {
+	ci_scrub_cut(s, buf, n);
+	return buf;
+}
+
+bool ci_scrub_cut(const char *s, char *buf, size_t n)
+{
 	size_t o = 0;
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	while (*p && o + 1 < n) {
@@ -80,7 +86,53 @@ char *ci_scrub(const char *s, char *buf, size_t n)
 		p += l;
 	}
 	buf[o] = '\0';
-	return buf;
+	return *p != '\0';
+}
+
+size_t ci_text_width(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* The start of the last character of S[0..LEN) (LEN > 0). */
+static size_t last_char(const char *s, size_t len)
+{
+	do
+		len--;
+	while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80);
+	return len;
+}
+
+char *ci_text_mark_cut(char *s, size_t n)
+{
+	if (!n)
+		return s;
+	size_t len = strlen(s);
+	while (len > 0 && s[len - 1] == ' ')
+		len--;
+	while (len > 0 && len + sizeof("…") > n)
+		len = last_char(s, len);
+	if (len + sizeof("…") > n)
+		s[0] = '\0';
+	else
+		memcpy(s + len, "…", sizeof("…"));
+	return s;
+}
+
+char *ci_text_fit(char *s, size_t n, size_t width)
+{
+	if (!n || ci_text_width(s) <= width)
+		return s;
+	size_t keep = 0;
+	for (size_t cols = 0; s[keep] && cols + 1 < width; cols++)
+		do
+			keep++;
+		while (((unsigned char)s[keep] & 0xc0) == 0x80);
+	s[width ? keep : 0] = '\0';
+	return width ? ci_text_mark_cut(s, n) : s;
 }
 
 int ci_vec_reserve(void **arr, size_t *cap, size_t need, size_t elem)

@@ -29,7 +29,8 @@ char *ci_launch_kernel_name(const struct ci_model *model, const struct ci_launch
 		return buf;
 	}
 	char *dem = ci_demangle(raw);
-	ci_scrub(dem ? dem : raw, buf, n);
+	if (ci_scrub_cut(dem ? dem : raw, buf, n)) /* a name longer than BUF says so */
+		ci_text_mark_cut(buf, n);
 	free(dem);
 	return buf;
 }

@@ -36,15 +36,6 @@ struct ci_text_out {
 /* ---------------------------------------------------------------------------------------- */
 /* Output primitives                                                                          */
 
-/* Number of code points in S (the display width, near enough for names and paths). */
-static size_t text_width(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
 /* Length in bytes of the UTF-8 sequence at S (1 for anything that is not one). */
 static size_t cp_len(const char *s)
 {
@@ -61,7 +52,7 @@ static int put_wrapped(struct ci_text_out *o, const char *s)
 {
 	size_t w = (size_t)o->width;
 	const char *on = o->bold && o->color ? "\033[1m" : "", *off = *on ? "\033[0m" : "";
-	if (text_width(s) <= w) {
+	if (ci_text_width(s) <= w) {
 		fprintf(o->f, "%s%s%s\n", on, s, off);
 		return 1;
 	}
@@ -104,8 +95,10 @@ __attribute__((format(printf, 2, 3))) static void line(struct ci_text_out *o, co
 	char buf[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	int l = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (l >= (int)sizeof(buf)) /* never cut without saying so */
+		ci_text_mark_cut(buf, sizeof(buf));
 	put_wrapped(o, buf);
 }
 
@@ -122,7 +115,7 @@ static int para(struct ci_text_out *o, const char *first, int indent, const char
 {
 	int lines = 0;
 	size_t w = (size_t)o->width;
-	size_t col = text_width(first);
+	size_t col = ci_text_width(first);
 	bool line_empty = true; /* no word on this line yet */
 	fputs(first, o->f);
 	const char *p = text;
@@ -165,7 +158,7 @@ static const char *base_name(const char *path)
 /* The kernel of launch L without its parameter list, for tables. */
 static char *short_kernel(struct ci_text_out *o, const struct ci_launch *l, char *buf, size_t n)
 {
-	char full[512];
+	char full[2048];
 	return ci_kernel_short_name(ci_launch_kernel_name(o->m, l, full, sizeof(full)), buf, n);
 }
 
@@ -248,7 +241,7 @@ static int print_stack(struct ci_text_out *o, const char *prefix, uint32_t id, s
 	size_t n = 0;
 	const uint64_t *pcs = ci_model_stack(o->m, id, &n);
 	int lines = 0;
-	size_t indent = text_width(prefix);
+	size_t indent = ci_text_width(prefix);
 	if (!pcs || n == 0) {
 		line(o, "%s(no stack recorded)", prefix);
 		return 1;
@@ -594,7 +587,7 @@ static void summary_process(struct ci_text_out *o)
 			 *what ? ci_scrub(what, buf, sizeof(buf)) : "unknown (its name is not in the input)");
 	if (n > 0 && (size_t)n < sizeof(text))
 		snprintf(text + n, sizeof(text) - (size_t)n, "  (host %s)", CI_SCRUB_FIELD(h->host, host));
-	if (text_width(text) > (size_t)o->width)
+	if (ci_text_width(text) > (size_t)o->width)
 		text[n] = '\0';
 	line(o, "%s", text);
 	bool live = o->r->source && o->r->source->kind == CI_SOURCE_PID;
@@ -649,7 +642,7 @@ static void summary_error(struct ci_text_out *o, bool brief)
 	char num[24];
 	snprintf(num, sizeof(num), " (%d)", e->result);
 	if (brief && 10 + strlen(ci_cuda_result_name(e->result)) + strlen(num) + 2 +
-			     text_width(ci_cuda_result_text(e->result)) > (size_t)o->width)
+			     ci_text_width(ci_cuda_result_text(e->result)) > (size_t)o->width)
 		num[0] = '\0';
 	line(o, "Error     %s%s: %s", ci_cuda_result_name(e->result), num,
 	     ci_cuda_result_text(e->result));
@@ -691,37 +684,170 @@ static const char *node_state_text(enum ci_launch_state s)
 	}
 }
 
-/* The kernel nodes of a replay with their states, a line each (at most MAX). */
-static void graph_node_lines(struct ci_text_out *o, const struct ci_graph_replay *g, const char *indent,
-			     size_t max)
+/* Kernel node I of replay G, a line: its node number, state, name, grid and block, what the exec
+ * changed, whether it faulted.  BRIEF (the summary): the name is the brief one; where it does not
+ * fit the width beside the grid and block, those are left out (the faulting node's are on the
+ * launch's line, every node's in the graphs view), and if it still does not fit it loses leading
+ * qualifiers and then its end ("…").  Else the name is the full one without parameters. */
+static void replay_node_line(struct ci_text_out *o, const struct ci_graph_replay *g, size_t i,
+			     const char *indent, bool brief)
 {
-	size_t shown = 0, *order = ci_graph_replay_order(g);
+	const struct ci_graph_node *e = g->nodes[i].node;
+	struct ci_launch k = { .function = e->function, .function_handle = e->function_handle };
+	char name[4096], shown[1024], nn[64], head[128], dims[112];
+	const char *note = e->flags & CI_NODE_DISABLED ? "  (disabled in this exec: an empty node)"
+			   : e->exec != CI_NONE        ? "  (updated in this exec)" : "";
+	const char *fault = o->d->graph == g && g->faulting_node == (ptrdiff_t)i ? "  <- faulted" : "";
+	snprintf(head, sizeof head, "%snode %-3s %-12s ", indent, ci_graph_replay_node_name(g, i, nn, sizeof nn),
+		 node_state_text(g->nodes[i].state));
+	snprintf(dims, sizeof dims, "  grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32 ",%" PRIu32
+		 ",%" PRIu32 ")", e->grid[0], e->grid[1], e->grid[2], e->block[0], e->block[1], e->block[2]);
+	ci_launch_kernel_name(o->m, &k, name, sizeof name);
+	if (!brief) {
+		ci_kernel_short_name(name, shown, sizeof shown);
+	} else {
+		size_t used = ci_text_width(head) + ci_text_width(note) + ci_text_width(fault);
+		size_t w = (size_t)o->width, dw = ci_text_width(dims);
+		ci_kernel_brief_name(name, 0, shown, sizeof shown);
+		if (used + dw + ci_text_width(shown) > w) {
+			dims[0] = '\0';
+			ci_kernel_brief_name(name, w > used ? w - used : 1, shown, sizeof shown);
+		}
+	}
+	line(o, "%s%s%s%s%s", head, shown, dims, note, fault);
+}
+
+#define RUN_NAMES 16 /* kernel names a collapsed run counts (more: "… (view: graphs)") */
+
+struct run_name {
+	char name[256]; /* brief, unlimited */
+	char shown[256];
+	size_t count;
+	bool bare; /* no qualifier left to drop */
+};
+
+/* Whether the run line of NAMES[0..SHOWN) with HEAD and TAIL fits the width once the widest
+ * names lose leading qualifiers one at a time; it is written to BUF either way. */
+static bool run_line_fits(struct ci_text_out *o, struct run_name *names, size_t shown, const char *head,
+			  const char *tail, char *buf, size_t n)
+{
+	for (size_t j = 0; j < shown; j++) {
+		memcpy(names[j].shown, names[j].name, sizeof(names[j].shown));
+		names[j].bare = false;
+	}
+	for (;;) {
+		size_t len = (size_t)snprintf(buf, n, "%s", head);
+		for (size_t j = 0; j < shown && len < n; j++)
+			len += (size_t)snprintf(buf + len, n - len, "%s%zu × %s", j ? ", " : "", names[j].count,
+						names[j].shown);
+		if (len < n)
+			snprintf(buf + len, n - len, "%s%s", *tail && shown ? ", " : "", tail);
+		if (ci_text_width(buf) <= (size_t)o->width)
+			return true;
+		size_t widest = SIZE_MAX;
+		for (size_t j = 0; j < shown; j++)
+			if (!names[j].bare && (widest == SIZE_MAX ||
+					       ci_text_width(names[j].shown) > ci_text_width(names[widest].shown)))
+				widest = j;
+		if (widest == SIZE_MAX)
+			return false;
+		names[widest].bare = !ci_kernel_brief_unqualify(names[widest].shown);
+	}
+}
+
+/* Kernel nodes KS[FROM..TO] of replay G, all in one state, a line: "nodes 0–11 finished: 4 ×
+ * cutlass::Kernel2<…>, 4 × splitKreduce_kernel<…>", counted by brief name in the order they
+ * first run.  Where that is wider than the width, the widest names lose leading qualifiers; then
+ * the names at the end are left out, whole, for "… (view: graphs)". */
+static void replay_run_line(struct ci_text_out *o, const struct ci_graph_replay *g, const size_t *ks,
+			    size_t from, size_t to, const char *indent)
+{
+	struct run_name *names = calloc(RUN_NAMES, sizeof(*names));
+	char a[64], z[64], head[256], buf[8192];
+	if (!names)
+		return;
+	size_t nn = 0;
+	bool more = false;
+	for (size_t at = from; at <= to; at++) {
+		const struct ci_graph_node *e = g->nodes[ks[at]].node;
+		struct ci_launch k = { .function = e->function, .function_handle = e->function_handle };
+		char full[4096], b[sizeof(names->name)];
+		ci_kernel_brief_name(ci_launch_kernel_name(o->m, &k, full, sizeof full), 0, b, sizeof b);
+		size_t j = 0;
+		while (j < nn && strcmp(names[j].name, b))
+			j++;
+		if (j == nn && nn == RUN_NAMES) {
+			more = true;
+			continue;
+		}
+		if (j == nn)
+			memcpy(names[nn++].name, b, sizeof b);
+		names[j].count++;
+	}
+	snprintf(head, sizeof head, "%snodes %s–%s %s: ", indent,
+		 ci_graph_replay_node_name(g, ks[from], a, sizeof a), ci_graph_replay_node_name(g, ks[to], z, sizeof z),
+		 node_state_text(g->nodes[ks[from]].state));
+	for (size_t shown = nn;; shown--)
+		if (run_line_fits(o, names, shown, head, shown < nn || more ? "… (view: graphs)" : "", buf,
+				  sizeof buf) || !shown)
+			break;
+	put_wrapped(o, buf);
+	free(names);
+}
+
+/* The kernel nodes of a replay with their states, at most MAX lines.  SUMMARY: a run of three or
+ * more nodes in one state (finished, not started, unknown) that are neither the faulting node
+ * nor next to it is one line (replay_run_line), and names are brief; else a line per node. */
+static void graph_node_lines(struct ci_text_out *o, const struct ci_graph_replay *g, const char *indent,
+			     size_t max, bool summary)
+{
+	size_t *order = ci_graph_replay_order(g), nk = 0;
+	size_t *ks = malloc((g->node_count ? g->node_count : 1) * sizeof(*ks));
+	if (!ks) {
+		free(order);
+		line(o, "%s(out of memory: the replay's kernel nodes are not shown)", indent);
+		return;
+	}
+	ptrdiff_t fpos = -1; /* the faulting node's place among the kernel nodes */
 	for (size_t at = 0; at < g->node_count; at++) {
 		size_t i = order ? order[at] : at;
 		const struct ci_graph_node *e = g->nodes[i].node;
 		if (!e || e->type != CI_NODE_KERNEL)
 			continue;
-		if (shown++ >= max) {
-			line(o, "%s… and %zu more kernel nodes (view: graphs)", indent, g->kernel_count - max);
+		if (o->d->graph == g && g->faulting_node == (ptrdiff_t)i)
+			fpos = (ptrdiff_t)nk;
+		ks[nk++] = i;
+	}
+	/* A line of its own: the faulting node, its neighbours, a running node. */
+#define OWN_LINE(p)                                                                                     \
+	(!summary || g->nodes[ks[p]].state == CI_LS_IN_FLIGHT ||                                        \
+	 (fpos >= 0 && (size_t)(p) + 1 >= (size_t)fpos && (size_t)(p) <= (size_t)fpos + 1))
+	size_t lines = 0;
+	for (size_t at = 0; at < nk; lines++) {
+		if (lines >= max) {
+			line(o, "%s… and %zu more kernel nodes (view: graphs)", indent, nk - at);
 			break;
 		}
-		struct ci_launch k = { .function = e->function, .function_handle = e->function_handle };
-		char name[1024], shortn[256], nn[64];
-		ci_kernel_short_name(ci_launch_kernel_name(o->m, &k, name, sizeof(name)), shortn, sizeof(shortn));
-		line(o, "%snode %-3s %-12s %s  grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32
-			",%" PRIu32 ",%" PRIu32 ")%s%s",
-		     indent, ci_graph_replay_node_name(g, i, nn, sizeof nn), node_state_text(g->nodes[i].state), shortn, e->grid[0], e->grid[1], e->grid[2],
-		     e->block[0], e->block[1], e->block[2],
-		     e->flags & CI_NODE_DISABLED ? "  (disabled in this exec: an empty node)"
-		     : e->exec != CI_NONE        ? "  (updated in this exec)" : "",
-		     o->d->graph == g && g->faulting_node == (ptrdiff_t)i ? "  <- faulted" : "");
+		size_t end = at;
+		while (!OWN_LINE(at) && end + 1 < nk && !OWN_LINE(end + 1) &&
+		       g->nodes[ks[end + 1]].state == g->nodes[ks[at]].state)
+			end++;
+		if (end >= at + 2) {
+			replay_run_line(o, g, ks, at, end, indent);
+		} else { /* one or two nodes: a line each says more in as many lines */
+			end = at;
+			replay_node_line(o, g, ks[at], indent, summary);
+		}
+		at = end + 1;
 	}
+#undef OWN_LINE
+	free(ks);
 	free(order);
 }
 
 /* What a faulting graph launch adds: which node of which graph, which replay, where the graph
  * was launched, and how far the replay got. */
-static void graph_fault_lines(struct ci_text_out *o, size_t frames)
+static void graph_fault_lines(struct ci_text_out *o, size_t frames, bool summary)
 {
 	const struct ci_graph_replay *g = o->d->graph;
 	if (!g)
@@ -755,7 +881,7 @@ static void graph_fault_lines(struct ci_text_out *o, size_t frames)
 		line(o, "  in-graph breadcrumb %" PRIu64 ": how far this replay got", g->crumb_value);
 	else if (o->d->launch_state[g->launch] == CI_LS_IN_FLIGHT)
 		line(o, "  no in-graph breadcrumb: the states of its nodes are unknown");
-	graph_node_lines(o, g, "    ", 12);
+	graph_node_lines(o, g, "    ", 12, summary);
 }
 
 static void launch_lines(struct ci_text_out *o, size_t li, size_t frames)
@@ -885,7 +1011,7 @@ static void summary_fault(struct ci_text_out *o)
 	heading(o, buf);
 	launch_lines(o, (size_t)d->faulting_launch,
 		     o->width < NARROW ? SUMMARY_FRAMES - 1 : SUMMARY_FRAMES);
-	graph_fault_lines(o, o->width < NARROW ? SUMMARY_FRAMES - 1 : SUMMARY_FRAMES);
+	graph_fault_lines(o, o->width < NARROW ? SUMMARY_FRAMES - 1 : SUMMARY_FRAMES, true);
 	summary_evidence(o);
 	para(o, "  why: ", 7, d->reasoning);
 }
@@ -1036,7 +1162,7 @@ static void summary_error_thread(struct ci_text_out *o)
 		 d->signal && t->tid == d->signal_tid ? ci_signal_name(d->signal, sig, sizeof(sig)) : "",
 		 from);
 	/* The frames below are numbered: where the title does not fit, "from frame #N" goes. */
-	size_t tl = text_width(title);
+	size_t tl = ci_text_width(title);
 	if (tl > (size_t)o->width && *from && tl - strlen(from) <= (size_t)o->width)
 		title[strlen(title) - strlen(from)] = '\0';
 	fputc('\n', o->f);
@@ -1083,7 +1209,7 @@ static void summary_error_thread(struct ci_text_out *o)
 /* A suggested command and what it gives, on one line when it fits, else on two. */
 static void hint(struct ci_text_out *o, const char *cmd, const char *what)
 {
-	if (text_width(cmd) + text_width(what) + 7 <= (size_t)o->width) {
+	if (ci_text_width(cmd) + ci_text_width(what) + 7 <= (size_t)o->width) {
 		line(o, "  %s   # %s", cmd, what);
 	} else {
 		line(o, "  %s", cmd);
@@ -1411,7 +1537,7 @@ void ci_text_kernels(struct ci_text_out *o)
 			if (g) {
 				line(o, "         replay %" PRIu64 " of exec 0x%" PRIx64 ", %zu kernel node%s:", g->replay,
 				     l->aux, g->kernel_count, g->kernel_count == 1 ? "" : "s");
-				graph_node_lines(o, g, "           ", 16);
+				graph_node_lines(o, g, "           ", 16, false);
 			}
 			if (g == &own)
 				ci_graph_replay_deinit(&own);
@@ -1422,7 +1548,7 @@ void ci_text_kernels(struct ci_text_out *o)
 /* One node version, a line: ordinal, type, what it does, where it was captured or added. */
 static void graph_node_line(struct ci_text_out *o, const struct ci_graph_node *e, const char *state)
 {
-	char what[400], site[768], stream[96] = "", after[128] = "";
+	char what[1200], site[768], stream[96] = "", after[128] = "";
 	if (e->dep_count) { /* a built graph's edges: the ordinals it runs after */
 		size_t k = (size_t)snprintf(after, sizeof(after), " after");
 		for (uint32_t i = 0; i < e->dep_count && i < CI_NODE_DEPS && k < sizeof(after); i++)
@@ -1435,7 +1561,7 @@ static void graph_node_line(struct ci_text_out *o, const struct ci_graph_node *e
 	switch (e->type) {
 	case CI_NODE_KERNEL: {
 		struct ci_launch k = { .function = e->function, .function_handle = e->function_handle };
-		char name[1024], shortn[256];
+		char name[4096], shortn[1024];
 		ci_kernel_short_name(ci_launch_kernel_name(o->m, &k, name, sizeof(name)), shortn, sizeof(shortn));
 		snprintf(what, sizeof(what), "%s grid (%" PRIu32 ",%" PRIu32 ",%" PRIu32 ") block (%" PRIu32
 			 ",%" PRIu32 ",%" PRIu32 ")%s", shortn, e->grid[0], e->grid[1], e->grid[2],
@@ -1829,7 +1955,7 @@ void ci_text_fault(struct ci_text_out *o)
 		line(o, "  ring seq %" PRIu64 ", state %s, call returned %s", l->seq,
 		     launch_state_text(o, (size_t)li), ci_cuda_result_name(l->result));
 		if (d->faulting_launch >= 0)
-			graph_fault_lines(o, 32);
+			graph_fault_lines(o, 32, false);
 		params_dump(o, l);
 	}
 	if (d->faulting_launch < 0 && d->faulting_copy >= 0) {

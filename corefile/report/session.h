@@ -106,8 +106,21 @@ ci_text_view_fn ci_text_summary, ci_text_fault, ci_text_contexts, ci_text_stream
 
 
 /* NAME without its parameter list ("decode::matvec(float const*, int)" -> "decode::matvec"),
- * for tables; template arguments are kept. */
+ * for tables; a return type and template arguments are kept.  A name longer than BUF (N bytes)
+ * ends with "…".  Returns BUF. */
 char *ci_kernel_short_name(const char *name, char *buf, size_t n);
+
+/* NAME (demangled) as one short line, for the summary (docs/USAGE.md, "The replay in the
+ * summary"): without a return type and parameters, every template argument list "<…>", the
+ * parameters of a function scope "(…)", "(anonymous namespace)::" left out; then, while wider
+ * than WIDTH columns (0: no limit), without its leading qualifiers one at a time; then cut to
+ * WIDTH with "…" at the end.  Malformed names (unbalanced brackets) are read to their end, never past it.
+ * Returns BUF (N bytes; a brief name longer than that ends with "…"). */
+char *ci_kernel_brief_name(const char *name, size_t width, char *buf, size_t n);
+
+/* Drop the leading qualifier of the brief name BRIEF in place ("cutlass::Kernel2<…>" ->
+ * "Kernel2<…>"): false when it has none. */
+bool ci_kernel_brief_unqualify(char *brief);
 
 
 
