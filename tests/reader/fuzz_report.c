@@ -7,7 +7,8 @@
  * synchronization bounds, attributions, capped confidences) and of the wrapping shows up as a
  * sanitizer report here; and the sparse diagnosis must be the complete one (compare.h), or the
  * harness aborts.  The input as a kernel name goes through the parameter-type reader too
- * (ci_param_element: names come from the record).  Built with the input side's harnesses
+ * (ci_param_element) and the summary's brief names (ci_kernel_brief_name): names come from
+ * the record.  Built with the input side's harnesses
  * (bench/reader/build.mk).
  */
 #include <stddef.h>
@@ -18,6 +19,7 @@
 
 #include "base/base.h"
 #include "compare.h"
+#include "report/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -51,6 +53,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint32_t i = 0; i < 4; i++)
 			if (ci_param_element(name, i, type, sizeof type) && !type[0])
 				abort(); /* a size always comes with its type */
+		/* The summary's brief names: within the width and the buffer, whatever the name. */
+		static const size_t widths[] = { 0, 1, 3, 20, 80 };
+		for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
+			char brief[64];
+			ci_kernel_brief_name(name, widths[w], brief, sizeof brief);
+			if (strlen(brief) >= sizeof brief || (widths[w] && ci_text_width(brief) > widths[w]))
+				abort();
+			while (ci_kernel_brief_unqualify(brief))
+				;
+		}
 	}
 	struct ci_report *reports[2] = { NULL, NULL };
 	for (int sparse = 0; sparse < 2; sparse++) {
