@@ -260,6 +260,11 @@ static int run_rank(void)
 				       rank, (unsigned long long)colls + 1);
 			}
 			r = nccl.ncclAllReduce((void *)y, (void *)x, HIDDEN, dt, ncclSum, comm, stream);
+			if (r == ncclUnhandledCudaError)
+				/* The context is poisoned: a kernel of this rank faulted, and whether
+				 * the all-reduce or the step's synchronization sees it first depends
+				 * on timing.  Report the CUDA error the same way either time. */
+				CHECK(cuStreamSynchronize(stream));
 			if (r != ncclSuccess) {
 				printf("ncclengine: rank %d: NCCL error in ncclAllReduce: %s (%s)\n", rank,
 				       nccl.ncclGetErrorString(r), nccl.ncclGetLastError(comm));
