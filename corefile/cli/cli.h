@@ -74,8 +74,6 @@ char *cli_beside_kernel_log(const char *input);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same plus a pointer to --help; returns CI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* S as one shell word (single-quoted when it needs to be), into BUF of N bytes; BUF. */
-char *cli_shell_word(const char *s, char *buf, size_t n);
 /* Decimal or 0x-hex unsigned number, the whole string. */
 bool cli_parse_u64(const char *s, uint64_t *ret);
 /* --registers FILE ("-": standard input, as GDB's `info registers` per thread, see

@@ -573,7 +573,7 @@ int cli_inspect_main(int argc, char **argv)
 			/* The suggested commands run coredumpctl again: `cudainspect --coredump 4242 fault`. */
 			char quoted[256];
 			snprintf(input_arg, sizeof input_arg, "--coredump %s",
-				 cli_shell_word(o.coredump, quoted, sizeof quoted));
+				 ci_shell_quote(o.coredump, quoted, sizeof quoted));
 			o.render.input_arg = input_arg;
 			snprintf(coredump_name, sizeof coredump_name, "coredump %s", o.coredump);
 			source_name = coredump_name;

@@ -3,12 +3,10 @@
  * What every piece of the `cudainspect` command says and parses the same way: "cudainspect:
  * <message>" on stderr, usage errors with a pointer to --help, numbers.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 
@@ -48,32 +46,4 @@ bool cli_parse_u64(const char *s, uint64_t *ret)
 		return false;
 	*ret = v;
 	return true;
-}
-
-char *cli_shell_word(const char *s, char *buf, size_t n)
-{
-	bool plain = *s != '\0';
-	for (const char *p = s; *p && plain; p++)
-		plain = isalnum((unsigned char)*p) || strchr("_./=:+,@%-", *p);
-	size_t o = 0;
-	if (plain) {
-		snprintf(buf, n, "%s", s);
-		return buf;
-	}
-	/* 'it'\''s': single quotes, each quote in S closed, escaped and reopened. */
-	for (const char *p = s; o + 6 < n && (p == s || p[-1]); p++) {
-		if (p == s)
-			buf[o++] = '\'';
-		if (!*p)
-			break;
-		if (*p == '\'') {
-			memcpy(buf + o, "'\\''", 4);
-			o += 4;
-		} else {
-			buf[o++] = *p;
-		}
-	}
-	buf[o++] = '\'';
-	buf[o] = '\0';
-	return buf;
 }

@@ -160,6 +160,11 @@ struct ci_source_options {
  * CI_ERR_CORRUPT. */
 struct ci_error *ci_source_open(const char *path, const struct ci_source_options *opts,
 				struct ci_source **ret);
+/* S as one shell word (and one GDB argument): as it is when it holds only characters no shell
+ * interprets, else in single quotes ('\'' for a quote).  S cut short when BUF (N bytes) is too
+ * small keeps its closing quote, so a cut word never leaves a quote open.  Returns BUF. */
+char *ci_shell_quote(const char *s, char *buf, size_t n);
+
 /* Copy all that the descriptor IN gives (standard input, a pipe) into an unlinked temporary
  * file ($TMPDIR, else a memfd), leaving whole zero blocks as holes, to open it as a file (through
  * /proc/self/fd/N, with OPTS->name saying what it was).  At most OPTS->max_core_size bytes (0:
