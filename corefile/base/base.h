@@ -162,10 +162,8 @@ size_t ci_utf8_len(const unsigned char *s);
  * a C1 control or a bidirectional or invisible formatting character (U+202E and its kin). */
 bool ci_utf8_unsafe(const unsigned char *p, size_t l);
 
-/* S as one shell word (and one GDB argument): as it is when it holds only characters no shell
- * interprets, else in single quotes ('\'' for a quote).  S cut short when BUF (N bytes) is too
- * small keeps its closing quote, so a cut word never leaves a quote open.  Returns BUF. */
-char *ci_shell_quote(const char *s, char *buf, size_t n);
+/* ci_shell_quote is in the public header: the CLI quotes the words of the commands it suggests
+ * with it too. */
 
 /* "262,144" */
 char *ci_fmt_count(uint64_t v, char *buf, size_t n);

@@ -28,6 +28,7 @@ struct cli_inspect_args {
 	const struct ci_symbolizer_options *sym;
 	uint64_t max_core_size; /* --max-core-size: 0 the default, UINT64_MAX none */
 	const char *kernel_log; /* --kernel-log FILE or "-", NULL if not given */
+	const char *source_name; /* what INPUT is called when it is a spooled copy ("-"), or NULL */
 };
 
 /* Returns the process exit code (enum ci_exit). */
@@ -43,6 +44,20 @@ void cli_no_record_report(const struct cli_inspect_args *a, const struct ci_erro
 
 /* `cudainspect record ...`: ARGV[0] is "record".  Returns the process exit code. */
 int cli_record(int argc, char **argv);
+/* The recorder library `record` preloads (record.c): libcudainspect-rec.so next to this
+ * executable (the build tree), or in ../lib, ../lib/cudainspect or ../lib/x86_64-linux-gnu
+ * (an install, the wheel's lib/ beside bin/), resolved to an absolute path (free it); NULL when
+ * none is readable. */
+char *cli_find_recorder(void);
+#define CLI_RECORDER_LIB "libcudainspect-rec.so"
+
+/* pipe.c: standard input (`cudainspect -`) or coredumpctl's newest core matching MATCH
+ * (--coredump; its crash on one line first, on stderr when JSON) copied into a temporary file
+ * by ci_spool under SO's bounds; *PATH_RET (free it) opens the copy.  0, or an exit code after
+ * saying why. */
+int cli_spool_stdin(const struct ci_source_options *so, char **path_ret);
+int cli_coredump(const char *match, const struct ci_source_options *so, bool json,
+		 char **path_ret);
 
 /* `record` after its child PID (COMM) died: the kernel log's NVIDIA lines of it since FROM_US
  * (CLOCK_MONOTONIC µs, cli_klog_now_us), read like the recorder does (CUDAINSPECT_KMSG), into

@@ -27,6 +27,7 @@
 static const char usage_text[] =
 	"Usage: cudainspect [OPTIONS] INPUT [VIEW]\n"
 	"       cudainspect [OPTIONS] --pid PID [VIEW]\n"
+	"       cudainspect [OPTIONS] --coredump PID|MATCH [VIEW]\n"
 	"       cudainspect record [OPTIONS] -- CMD [ARGS...]\n"
 	"\n"
 	"Say what the GPU was doing when a CUDA program died: the faulting kernel, what\n"
@@ -35,12 +36,16 @@ static const char usage_text[] =
 	"libcudainspect-rec.so keeps in the process.\n"
 	"\n"
 	"INPUT  a core dump (plain or zstd-compressed .zst), or a record file (.cisnap\n"
-	"       snapshot, .cirec persistent record)\n"
+	"       snapshot, .cirec persistent record); `-`: a core on standard input\n"
+	"       (coredumpctl dump PID | cudainspect -)\n"
 	"@VIEWS@"
 	"\n"
 	"Options:\n"
 	"  -p, --pid PID           read a live process (read-only; threads are stopped\n"
 	"                          briefly one at a time to unwind them)\n"
+	"      --coredump MATCH    the newest core systemd-coredump kept of a pid (or a\n"
+	"                          coredumpctl match: a name, COREDUMP_EXE=...), through\n"
+	"                          coredumpctl\n"
 	"  -j, --json              one JSON document instead of text (docs/JSON.md)\n"
 	"  -n, --last N            kernels: the last N launches (default 20);\n"
 	"                          allocs: the first N\n"
@@ -70,8 +75,9 @@ static const char usage_text[] =
 	"      --debuginfo-path P  more directories for separate debug info (:-separated)\n"
 	"      --debuginfod        allow downloads from the debuginfod servers in\n"
 	"                          DEBUGINFOD_URLS (off by default: it is ignored)\n"
-	"      --max-core-size SIZE  the most a .zst core may decompress to (K, M, G, T\n"
-	"                          suffixes; default 64G; 0 or unlimited: no bound)\n"
+	"      --max-core-size SIZE  the most a .zst core may decompress to, or a core\n"
+	"                          on standard input may hold (K, M, G, T suffixes;\n"
+	"                          default 64G; 0 or unlimited: no bound)\n"
 	"      --kernel-log FILE   the NVIDIA driver's Xid lines from a kernel log\n"
 	"                          (dmesg, /dev/kmsg, journalctl -k, kern.log,\n"
 	"                          nvidia-bug-report.log.gz; `-`: standard input)\n"
@@ -79,6 +85,8 @@ static const char usage_text[] =
 	"      --color[=WHEN]      auto (default), always or never\n"
 	"  -q, --quiet             no warnings\n"
 	"      --list-views        the views, one block each (for the GDB command file)\n"
+	"      --print-preload     the path of the recorder library `record` preloads,\n"
+	"                          for LD_PRELOAD=$(cudainspect --print-preload) CMD\n"
 	"  -h, --help              this text\n"
 	"  -V, --version           the version\n"
 	"\n"
@@ -166,6 +174,8 @@ static int fail(struct ci_error *err)
 
 struct options {
 	const char *input;
+	const char *coredump;   /* --coredump MATCH */
+	char *spooled;          /* the path of the copy of standard input or coredumpctl's core */
 	int signal;
 	uint32_t signal_tid;
 	const char *registers;
@@ -216,7 +226,7 @@ static int terminal_width(void)
 
 enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
        OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS, OPT_HELD,
-       OPT_MAX_CORE_SIZE, OPT_KERNEL_LOG, OPT_FRAMES };
+       OPT_MAX_CORE_SIZE, OPT_KERNEL_LOG, OPT_FRAMES, OPT_COREDUMP, OPT_PRINT_PRELOAD };
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'j' },
@@ -242,10 +252,28 @@ static const struct option longopts[] = {
 	{ "max-core-size", required_argument, NULL, OPT_MAX_CORE_SIZE },
 	{ "kernel-log", required_argument, NULL, OPT_KERNEL_LOG },
 	{ "frames", required_argument, NULL, OPT_FRAMES },
+	{ "coredump", required_argument, NULL, OPT_COREDUMP },
+	{ "print-preload", no_argument, NULL, OPT_PRINT_PRELOAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
 };
+
+/* `--print-preload`: the recorder library as `record` finds it, one line.  -1 (printed), or
+ * exit code 3 after saying why. */
+static int print_preload(void)
+{
+	char *lib = cli_find_recorder();
+	if (!lib) {
+		cli_error("cannot find %s next to cudainspect or in ../lib (nor ../lib/cudainspect, "
+			  "../lib/x86_64-linux-gnu); build it (make) or install it (make install)",
+			  CLI_RECORDER_LIB);
+		return CI_EXIT_BAD_INPUT;
+	}
+	printf("%s\n", lib);
+	free(lib);
+	return fflush(stdout) == 0 ? -1 : CI_EXIT_INTERNAL;
+}
 
 /* Option C of the inspect command (its argument in optarg) into O: 0, an exit code after
  * saying why, or -1 when it was all (--help, --version, --list-views: printed). */
@@ -341,6 +369,13 @@ static int parse_option(int c, char **argv, struct options *o)
 					       "kern.log, nvidia-bug-report.log.gz) or '-'");
 		o->kernel_log = optarg;
 		break;
+	case OPT_COREDUMP:
+		if (!*optarg)
+			return cli_usage_error("--coredump needs a pid or a coredumpctl match (a program "
+					       "name, COREDUMP_EXE=PATH)");
+		o->coredump = optarg;
+		break;
+	case OPT_PRINT_PRELOAD: return print_preload();
 	case 'h': print_usage(stdout); return -1;
 	case 'V': printf("cudainspect %s\n", CUDAINSPECT_VERSION); return -1;
 	case ':': return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -358,6 +393,8 @@ static int check_combinations(const struct options *o)
 	if (o->signal_tid && !o->signal)
 		return cli_usage_error("--signal-thread needs --signal (which signal the thread "
 				       "received)");
+	if (o->coredump && o->have_pid)
+		return cli_usage_error("--coredump and --pid name two different inputs: give one");
 	if (o->held && !o->have_pid)
 		return cli_usage_error("--held needs --pid (a debugger holds a live process)");
 	if (o->kernel_log && o->registers && strcmp(o->kernel_log, "-") == 0 &&
@@ -375,10 +412,10 @@ static int parse_operands(int argc, char **argv, struct options *o)
 {
 	int npos = argc - optind;
 	const char *view = NULL;
-	if (o->have_pid) {
+	if (o->have_pid || o->coredump) {
 		if (npos > 1)
-			return cli_usage_error("with --pid, give at most a VIEW, not '%s'",
-					       argv[optind + 1]);
+			return cli_usage_error("with %s, give at most a VIEW, not '%s'",
+					       o->have_pid ? "--pid" : "--coredump", argv[optind + 1]);
 		view = npos ? argv[optind] : NULL;
 	} else {
 		if (npos == 0)
@@ -387,6 +424,9 @@ static int parse_operands(int argc, char **argv, struct options *o)
 			return cli_usage_error("too many arguments: '%s'", argv[optind + 2]);
 		o->input = argv[optind];
 		view = npos == 2 ? argv[optind + 1] : NULL;
+		if (strcmp(o->input, "-") == 0 && o->kernel_log && strcmp(o->kernel_log, "-") == 0)
+			return cli_usage_error("INPUT - and --kernel-log - both read standard input: give "
+					       "the kernel log as a file (journalctl -k -b > kernel.log)");
 	}
 	const struct ci_view_info *vi = ci_view_info(CI_VIEW_SUMMARY);
 	if (view && !(vi = ci_view_find(view))) {
@@ -451,7 +491,8 @@ int cli_inspect(const struct cli_inspect_args *a)
 		.signal = a->signal,
 		.signal_tid = a->signal_tid,
 		.held = a->held,
-		.source = { .progress = isatty(STDERR_FILENO), .max_core_size = a->max_core_size },
+		.source = { .progress = isatty(STDERR_FILENO), .max_core_size = a->max_core_size,
+			    .name = a->source_name },
 		.symbols = *a->sym,
 		.kernel_log = a->kernel_log,
 	};
@@ -514,11 +555,37 @@ int cli_inspect_main(int argc, char **argv)
 	/* The kernel log's lines `record` kept beside the core (docs/CLI.md), as if --kernel-log
 	 * named them. */
 	char *beside = NULL;
-	if (!o.kernel_log && !o.have_pid && (beside = cli_beside_kernel_log(o.input))) {
+	bool piped = o.coredump || strcmp(o.input ? o.input : "", "-") == 0;
+	if (!o.kernel_log && !o.have_pid && !piped && (beside = cli_beside_kernel_log(o.input))) {
 		o.kernel_log = beside;
 		if (!o.render.quiet && !o.json)
 			cli_error("note: reading the kernel log's lines kept beside the core, %s "
 				  "(--kernel-log FILE reads another)", beside);
+	}
+	/* A core through a pipe: copied once, then read as a file under the name given. */
+	char input_arg[300], coredump_name[300];
+	const char *source_name = NULL;
+	if (piped) {
+		struct ci_source_options so = { .progress = isatty(STDERR_FILENO),
+						.max_core_size = o.max_core_size };
+		if (o.coredump) {
+			r = cli_coredump(o.coredump, &so, o.json, &o.spooled);
+			/* The suggested commands run coredumpctl again: `cudainspect --coredump 4242 fault`. */
+			char quoted[256];
+			snprintf(input_arg, sizeof input_arg, "--coredump %s",
+				 ci_shell_quote(o.coredump, quoted, sizeof quoted));
+			o.render.input_arg = input_arg;
+			snprintf(coredump_name, sizeof coredump_name, "coredump %s", o.coredump);
+			source_name = coredump_name;
+		} else {
+			r = cli_spool_stdin(&so, &o.spooled);
+			source_name = "-";
+		}
+		if (r) {
+			free(regs);
+			return r;
+		}
+		o.input = o.spooled;
 	}
 	struct cli_inspect_args a = {
 		.input = o.input,
@@ -533,8 +600,10 @@ int cli_inspect_main(int argc, char **argv)
 		.sym = &o.sym,
 		.max_core_size = o.max_core_size,
 		.kernel_log = o.kernel_log,
+		.source_name = source_name,
 	};
 	r = cli_inspect(&a);
+	free(o.spooled);
 	free(regs);
 	free(beside);
 	return r;

@@ -16,7 +16,8 @@ void cli_no_record_report(const struct cli_inspect_args *a, const struct ci_erro
 		return;
 	struct ci_source *src = NULL;
 	struct ci_hostside *h = NULL;
-	struct ci_source_options so = { .max_core_size = a->max_core_size };
+	struct ci_source_options so = { .max_core_size = a->max_core_size,
+					 .name = a->source_name };
 	struct ci_error *err = ci_source_open(a->input, &so, &src);
 	if (!err)
 		err = ci_hostside_create(src, a->sym, &h);

@@ -32,7 +32,7 @@
 #include "cli.h"
 #include "safefile.h"
 
-#define RECORDER_LIB "libcudainspect-rec.so"
+#define RECORDER_LIB CLI_RECORDER_LIB
 /* Where the recorder writes snapshot files, and keeps a persistent record (docs/ENVIRONMENT.md). */
 #define SNAPSHOT_DIR_ENV "CUDAINSPECT_SNAPSHOT_DIR"
 #define PERSISTENT_DIR_ENV "CUDAINSPECT_DIR"
@@ -62,8 +62,7 @@ static const char record_usage[] =
 	"Exit status: CMD's own exit status; 128+N when CMD was killed by signal N;\n"
 	"2 for a usage error, 127 when CMD cannot be run.\n";
 
-/* The recorder library: next to this executable (build tree), or in ../lib (installed). */
-static char *find_recorder(void)
+char *cli_find_recorder(void)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -492,7 +491,7 @@ static void find_snapshot_dir(const struct record_options *o, struct record_setu
  * child.  0, or an exit code after saying why. */
 static int set_up_record(const struct record_options *o, struct record_setup *r)
 {
-	r->lib = o->preload ? realpath(o->preload, NULL) : find_recorder();
+	r->lib = o->preload ? realpath(o->preload, NULL) : cli_find_recorder();
 	if (!r->lib) {
 		if (o->preload)
 			cli_error("record: cannot use the recorder library %s: %s", o->preload,

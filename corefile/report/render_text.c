@@ -1293,6 +1293,12 @@ static void summary_next(struct ci_text_out *o, const char *sig)
 	} else {
 		hint(o, view_cmd(o, "threads", "", cmd, sizeof(cmd)), "host backtraces of every thread");
 	}
+	const struct ci_source_info *si = o->r->source;
+	if (o->o->hints == CI_HINTS_CLI && !o->o->input_arg && si && si->path &&
+	    strcmp(si->path, "-") == 0)
+		para(o, "  ", 4, "CORE: this core came from standard input, which is read once: save "
+			 "it to a file to run these (... | tee core | cudainspect -), or run them on "
+			 "the file it came from");
 }
 
 static void print_warnings(struct ci_text_out *o, size_t max)
@@ -2070,8 +2076,13 @@ struct ci_error *ci_text_print(FILE *f, const struct ci_report *report,
 	o.color = o.o->color;
 	char input[512];
 	const struct ci_source_info *si = report->source;
-	if (si && si->kind == CI_SOURCE_PID)
+	if (o.o->input_arg)
+		snprintf(input, sizeof(input), "%s", o.o->input_arg);
+	else if (si && si->kind == CI_SOURCE_PID)
 		snprintf(input, sizeof(input), "--pid %" PRIu32, si->pid);
+	else if (si && si->path && strcmp(si->path, "-") == 0)
+		/* Standard input is gone once read: the commands name a saved copy (summary_next). */
+		snprintf(input, sizeof(input), "CORE");
 	else if (si && si->path) {
 		/* Suggested commands are pasted into a shell: the path is one word there. */
 		char shown[512];

@@ -153,14 +153,18 @@ struct ci_error *ci_source_open(const char *path, const struct ci_source_options
 {
 	if (!path || !*path)
 		return ci_error_create(CI_ERR_USAGE, "no input file given");
+	/* A copy of standard input or of coredumpctl's output is opened by its /proc/self/fd name
+	 * but called what the user gave (ci_spool). */
+	const char *given = opts && opts->name ? opts->name : path;
+	const char *shown = strcmp(given, "-") == 0 ? "standard input" : given;
 	struct ci_source *src;
-	struct ci_error *err = ci_source_new(CI_SOURCE_CORE, path, opts, &src);
+	struct ci_error *err = ci_source_new(CI_SOURCE_CORE, shown, opts, &src);
 	if (err)
 		return err;
-	src->info.path = strdup(path);
+	src->info.path = strdup(given);
 	if (!src->info.path) {
 		ci_source_close(src);
-		return ci_error_create(CI_ERR_NOMEM, "out of memory opening %s", path);
+		return ci_error_create(CI_ERR_NOMEM, "out of memory opening %s", shown);
 	}
 	/* Opening a FIFO waits for a writer, opening a device can act: only a regular file is
 	 * ever opened (ci_open_regular), whatever the path turns into meanwhile. */
@@ -171,14 +175,14 @@ struct ci_error *ci_source_open(const char *path, const struct ci_source_options
 		int e = errno;
 		ci_source_close(src);
 		if (e == EINVAL && (why = not_regular_reason(mode)) != NULL)
-			return ci_error_create(CI_ERR_IO, "%s %s", path, why);
-		return open_error(path, e);
+			return ci_error_create(CI_ERR_IO, "%s %s", shown, why);
+		return open_error(shown, e);
 	}
 	struct stat st;
 	if (fstat(src->fd, &st) < 0) {
 		int e = errno;
 		ci_source_close(src);
-		return ci_error_create(CI_ERR_IO, "cannot stat %s: %s", path, strerror(e));
+		return ci_error_create(CI_ERR_IO, "cannot stat %s: %s", shown, strerror(e));
 	}
 	if (st.st_size > 0) {
 		/* MAP_SHARED so that a persistent record file of a running process is seen as it
@@ -187,7 +191,7 @@ struct ci_error *ci_source_open(const char *path, const struct ci_source_options
 		if (!map) {
 			int e = errno;
 			ci_source_close(src);
-			return ci_error_create(CI_ERR_IO, "cannot map %s: %s", path, strerror(e));
+			return ci_error_create(CI_ERR_IO, "cannot map %s: %s", shown, strerror(e));
 		}
 		src->image = map;
 		src->image_size = (size_t)st.st_size;

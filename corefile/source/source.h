@@ -9,6 +9,7 @@
 #define CI_SOURCE_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -165,6 +166,42 @@ struct ci_error *ci_source_load_core(struct ci_source *src);
 struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *image, size_t size,
 				      int *fd_ret, uint64_t *size_ret);
 bool ci_is_zstd(const uint8_t *image, size_t size);
+
+/* The temporary copies of an input (a decompressed .zst, standard input spooled by ci_spool):
+ * an unlinked file in $TMPDIR (O_TMPFILE, else mkstemp + unlink), else a memfd, in which case
+ * *WHERE is CI_SCRATCH_MEMFD; -1 with errno on failure. */
+#define CI_SCRATCH_MEMFD "memory (memfd)"
+int ci_scratch_open(const char **where);
+/* Write N bytes at OFF of FD, leaving whole 4 KiB zero blocks as holes (the file is sized with
+ * ftruncate at the end); *WRITTEN grows by the bytes that take space.  -1 with errno. */
+int ci_scratch_write(int fd, const uint8_t *p, size_t n, uint64_t off, uint64_t *written);
+/* The bounds on one copy and what has been used of them, with the words for its messages. */
+struct ci_scratch {
+	struct ci_source *src;    /* the zstd source, NULL for a spool */
+	const char *name;         /* the input, for messages */
+	const char *doing;        /* "decompressing" */
+	const char *done;         /* "decompressed" */
+	const char *instead;      /* what the user can do instead ("decompress it yourself ...") */
+	const char *where;        /* the temporary directory, for messages */
+	bool check_space;         /* a file system we can ask (not a memfd) */
+	uint64_t limit;           /* max_core_size; UINT64_MAX: none */
+	uint64_t fsize;           /* RLIMIT_FSIZE; UINT64_MAX: none */
+	uint64_t written;         /* bytes that take space (zero blocks are holes) */
+	uint64_t next_check;      /* written at which the free space is looked at again */
+};
+/* The file size limit (ulimit -f) in bytes, UINT64_MAX for none. */
+uint64_t ci_scratch_fsize_limit(void);
+/* Whether the temporary file system still has room beyond the reserve (5%, at most 1 GiB),
+ * looked at every 16 MiB written; TOTAL is the copy's length so far. */
+struct ci_error *ci_scratch_check_space(struct ci_scratch *bg, int fd, uint64_t total);
+/* SIGXFSZ, which a write past the file size limit raises, is held off in this thread so that
+ * the write fails with EFBIG instead; one raised meanwhile is taken back afterwards. */
+struct ci_xfsz_hold {
+	sigset_t old;
+	bool was_pending;
+};
+void ci_xfsz_hold(struct ci_xfsz_hold *h);
+void ci_xfsz_release(struct ci_xfsz_hold *h);
 /* source_pid.c: the live-process reader. */
 struct ci_error *ci_source_read_pid(struct ci_source *src, uint64_t addr, void *buf, size_t len);
 enum ci_read ci_source_read_pid_quiet(struct ci_source *src, uint64_t addr, void *buf, size_t len);

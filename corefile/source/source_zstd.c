@@ -40,8 +40,7 @@ bool ci_is_zstd(const uint8_t *image, size_t size)
 	return size >= 4 && image[0] == 0x28 && image[1] == 0xb5 && image[2] == 0x2f && image[3] == 0xfd;
 }
 
-/* An unlinked file in $TMPDIR (O_TMPFILE, else mkstemp + unlink), else a memfd. */
-static int open_scratch(const char **where)
+int ci_scratch_open(const char **where)
 {
 	const char *dir = getenv("TMPDIR");
 	if (!dir || !*dir)
@@ -58,7 +57,7 @@ static int open_scratch(const char **where)
 			return fd;
 		}
 	}
-	*where = "memory (memfd)";
+	*where = CI_SCRATCH_MEMFD;
 	return memfd_create("cudainspect-core", MFD_CLOEXEC);
 }
 
@@ -68,9 +67,7 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return n == HOLE_BLOCK && memcmp(p, zeros, n) == 0;
 }
 
-/* Write N bytes at OFF, leaving whole zero blocks as holes; *WRITTEN grows by the bytes that
- * take space. */
-static int write_sparse(int fd, const uint8_t *p, size_t n, uint64_t off, uint64_t *written)
+int ci_scratch_write(int fd, const uint8_t *p, size_t n, uint64_t off, uint64_t *written)
 {
 	size_t i = 0;
 	while (i < n) {
@@ -102,23 +99,12 @@ static int write_sparse(int fd, const uint8_t *p, size_t n, uint64_t off, uint64
 	return 0;
 }
 
-/* The bounds on one decompression and what has been used of them. */
-struct zstd_budget {
-	struct ci_source *src;
-	const char *where;        /* the temporary directory, for messages */
-	bool check_space;         /* a file system we can ask (not a memfd) */
-	uint64_t limit;           /* max_core_size; UINT64_MAX: none */
-	uint64_t fsize;           /* RLIMIT_FSIZE; RLIM_INFINITY: none */
-	uint64_t written;         /* bytes that take space (zero blocks are holes) */
-	uint64_t next_check;      /* written at which the free space is looked at again */
-};
-
 static char *size_text(uint64_t v, char *buf, size_t n)
 {
 	return ci_fmt_size(v, buf, n);
 }
 
-static struct ci_error *over_limit(const struct zstd_budget *bg, uint64_t declared)
+static struct ci_error *over_limit(const struct ci_scratch *bg, uint64_t declared)
 {
 	char lim[32], got[32];
 	const char *next = "If it is a real core, raise the bound with --max-core-size SIZE (or "
@@ -135,8 +121,15 @@ static struct ci_error *over_limit(const struct zstd_budget *bg, uint64_t declar
 			       bg->src->name, size_text(bg->limit, lim, sizeof lim), next);
 }
 
+uint64_t ci_scratch_fsize_limit(void)
+{
+	struct rlimit rl;
+	return getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+		       ? (uint64_t)rl.rlim_cur : UINT64_MAX;
+}
+
 /* SIZE: what the frame header declares, or 0 when the copy grew past the limit. */
-static struct ci_error *over_fsize(const struct zstd_budget *bg, uint64_t size)
+static struct ci_error *over_fsize(const struct ci_scratch *bg, uint64_t size)
 {
 	char lim[32], sz[32], got[48] = "";
 	if (size)
@@ -149,8 +142,7 @@ static struct ci_error *over_fsize(const struct zstd_budget *bg, uint64_t size)
 			       bg->src->name, got, size_text(bg->fsize, lim, sizeof lim));
 }
 
-/* Whether the temporary file system still has room beyond the reserve. */
-static struct ci_error *check_space(struct zstd_budget *bg, int fd, uint64_t total)
+struct ci_error *ci_scratch_check_space(struct ci_scratch *bg, int fd, uint64_t total)
 {
 	if (!bg->check_space || bg->written < bg->next_check)
 		return NULL;
@@ -167,17 +159,16 @@ static struct ci_error *check_space(struct zstd_budget *bg, int fd, uint64_t tot
 		return NULL;
 	char done[32], left[32], kept[32];
 	return ci_error_create(CI_ERR_IO,
-			       "decompressing %s would fill the file system of %s: %s of it decompressed "
-			       "(%s written), and only %s is still free, which cudainspect leaves to "
-			       "others (it stops while %u%% of the file system, at most 1 GiB, is free); "
-			       "set TMPDIR to a file system with more space, or decompress the core "
-			       "yourself with 'zstd -d' and pass the result",
-			       bg->src->name, bg->where, size_text(total, done, sizeof done),
+			       "%s %s would fill the file system of %s: %s of it %s (%s written), and "
+			       "only %s is still free, which cudainspect leaves to others (it stops "
+			       "while %u%% of the file system, at most 1 GiB, is free); set TMPDIR to a "
+			       "file system with more space, or %s",
+			       bg->doing, bg->name, bg->where, bg->done, size_text(total, done, sizeof done),
 			       size_text(bg->written, kept, sizeof kept), size_text(avail, left, sizeof left),
-			       SPACE_RESERVE_PERCENT);
+			       SPACE_RESERVE_PERCENT, bg->instead);
 }
 
-static struct ci_error *write_error(const struct zstd_budget *bg, int e, uint64_t total, uint64_t want)
+static struct ci_error *write_error(const struct ci_scratch *bg, int e, uint64_t total, uint64_t want)
 {
 	(void)want;
 	if (e == EFBIG)
@@ -190,14 +181,7 @@ static struct ci_error *write_error(const struct zstd_budget *bg, int e, uint64_
 			       bg->src->name, bg->where, size_text(total, have, sizeof have), strerror(e));
 }
 
-/* SIGXFSZ, which a write past the file size limit raises, is held off in this thread so that
- * the write fails with EFBIG instead; one raised meanwhile is taken back afterwards. */
-struct xfsz_hold {
-	sigset_t old;
-	bool was_pending;
-};
-
-static void xfsz_hold(struct xfsz_hold *h)
+void ci_xfsz_hold(struct ci_xfsz_hold *h)
 {
 	sigset_t set, pending;
 	sigemptyset(&set);
@@ -206,7 +190,7 @@ static void xfsz_hold(struct xfsz_hold *h)
 	h->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
 }
 
-static void xfsz_release(struct xfsz_hold *h)
+void ci_xfsz_release(struct ci_xfsz_hold *h)
 {
 	sigset_t set, pending;
 	sigemptyset(&set);
@@ -221,11 +205,10 @@ static void xfsz_release(struct xfsz_hold *h)
 struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *image, size_t size,
 				      int *fd_ret, uint64_t *size_ret)
 {
-	struct zstd_budget bg = { .src = src, .limit = src->max_decompressed,
-				  .next_check = 0 };
-	struct rlimit rl;
-	bg.fsize = getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
-			   ? (uint64_t)rl.rlim_cur : UINT64_MAX;
+	struct ci_scratch bg = { .src = src, .name = src->name, .limit = src->max_decompressed,
+				 .doing = "decompressing", .done = "decompressed",
+				 .instead = "decompress the core yourself with 'zstd -d' and pass the result" };
+	bg.fsize = ci_scratch_fsize_limit();
 	/* A frame that declares its size is refused before anything is written. */
 	unsigned long long declared = ZSTD_getFrameContentSize(image, size);
 	if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR) {
@@ -235,13 +218,13 @@ struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *imag
 			return over_fsize(&bg, declared);
 	}
 	const char *where;
-	_cleanup_close_ int fd = open_scratch(&where);
+	_cleanup_close_ int fd = ci_scratch_open(&where);
 	if (fd < 0)
 		return ci_error_create(CI_ERR_IO,
 				       "cannot create a temporary file to decompress %s (%s); set TMPDIR to a "
 				       "writable directory", src->name, strerror(errno));
 	bg.where = where;
-	bg.check_space = strcmp(where, "memory (memfd)") != 0;
+	bg.check_space = strcmp(where, CI_SCRATCH_MEMFD) != 0;
 	ZSTD_DStream *zs = ZSTD_createDStream();
 	if (!zs)
 		return ci_error_create(CI_ERR_NOMEM, "out of memory decompressing %s", src->name);
@@ -255,8 +238,8 @@ struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *imag
 	uint64_t total = 0;
 	size_t last = 1;
 	struct ci_error *err = NULL;
-	struct xfsz_hold hold;
-	xfsz_hold(&hold);
+	struct ci_xfsz_hold hold;
+	ci_xfsz_hold(&hold);
 	for (;;) {
 		ZSTD_outBuffer ob = { out, ZSTD_OUT_CHUNK, 0 };
 		last = ZSTD_decompressStream(zs, &ob, &in);
@@ -283,12 +266,12 @@ struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *imag
 				err = over_fsize(&bg, 0);
 				break;
 			}
-			if (write_sparse(fd, out, ob.pos, total, &bg.written) < 0) {
+			if (ci_scratch_write(fd, out, ob.pos, total, &bg.written) < 0) {
 				err = write_error(&bg, errno, total, total + ob.pos);
 				break;
 			}
 			total += ob.pos;
-			if ((err = check_space(&bg, fd, total)))
+			if ((err = ci_scratch_check_space(&bg, fd, total)))
 				break;
 		}
 		ci_progress(src, "decompressing", in.pos, in.size);
@@ -314,7 +297,7 @@ struct ci_error *ci_source_decompress(struct ci_source *src, const uint8_t *imag
 		err = errno == EFBIG ? over_fsize(&bg, 0)
 				     : ci_error_create(CI_ERR_IO, "cannot size the decompressed copy of %s: %s",
 						       src->name, strerror(errno));
-	xfsz_release(&hold);
+	ci_xfsz_release(&hold);
 	if (err)
 		return err;
 	if (last != 0) {

@@ -149,6 +149,10 @@ struct ci_source_options {
 	 * decompress to, in bytes.  0 means the default, 64 GiB; UINT64_MAX means no bound.  A
 	 * larger input fails with CI_ERR_IO (exit 3) before it fills the temporary directory. */
 	uint64_t max_core_size;
+	/* Added later: what messages and ci_source_info.path call the input instead of the path it
+	 * is opened by (a copy ci_spool made, /proc/self/fd/N); "-" (standard input) is "standard
+	 * input" in messages.  NULL: the path. */
+	const char *name;
 };
 
 /* Open PATH: an ELF core (kernel or gcore), a zstd-compressed core, or a record file.  The kind
@@ -156,6 +160,19 @@ struct ci_source_options {
  * CI_ERR_CORRUPT. */
 struct ci_error *ci_source_open(const char *path, const struct ci_source_options *opts,
 				struct ci_source **ret);
+/* S as one shell word (and one GDB argument): as it is when it holds only characters no shell
+ * interprets, else in single quotes ('\'' for a quote).  S cut short when BUF (N bytes) is too
+ * small keeps its closing quote, so a cut word never leaves a quote open.  Returns BUF. */
+char *ci_shell_quote(const char *s, char *buf, size_t n);
+
+/* Copy all that the descriptor IN gives (standard input, a pipe) into an unlinked temporary
+ * file ($TMPDIR, else a memfd), leaving whole zero blocks as holes, to open it as a file (through
+ * /proc/self/fd/N, with OPTS->name saying what it was).  At most OPTS->max_core_size bytes (0:
+ * 64 GiB), and never filling the temporary file system or passing the file size limit: each
+ * fails with CI_ERR_IO; nothing at all is CI_ERR_FORMAT.  NAME names IN in messages.  On
+ * success *FD_RET is the copy (the caller closes it) and *SIZE_RET its length. */
+struct ci_error *ci_spool(int in, const char *name, const struct ci_source_options *opts,
+			  int *fd_ret, uint64_t *size_ret);
 /* Attach read-only to a live process (process_vm_readv or /proc/PID/mem). */
 struct ci_error *ci_source_open_pid(pid_t pid, const struct ci_source_options *opts,
 				    struct ci_source **ret);
@@ -826,6 +843,9 @@ struct ci_render_options {
 	bool quiet;              /* text: no warnings (JSON keeps them: pipelines want them) */
 	/* Which frames of host stacks text shows (JSON has them all, each with its kind). */
 	enum ci_frames_shown { CI_FRAMES_BOTH = 0, CI_FRAMES_PYTHON, CI_FRAMES_NATIVE } frames;
+	/* How the suggested commands name the input (`cudainspect INPUT_ARG fault`), as the user
+	 * would type it again, e.g. "--coredump 4242"; NULL: the input's path, shell-quoted. */
+	const char *input_arg;
 };
 
 /* A finished report (the report session below): every stage's result, for the renderers. */

@@ -4,7 +4,7 @@
 # cuda.h read independently here with sed.
 . "$(dirname "$0")/../lib/tap.sh"
 D=$B/tests/reader-input
-[ -x "$D/test-names" ] && [ -x "$D/test-bytes" ] && [ -x "$D/test-shrink" ] || skip_all "unit tests not built (make check builds them)"
+[ -x "$D/test-names" ] && [ -x "$D/test-bytes" ] && [ -x "$D/test-shrink" ] && [ -x "$D/test-spool" ] || skip_all "unit tests not built (make check builds them)"
 
 run_unit() { # name binary: run a C TAP program, report it as one test with its output on failure
 	local out rc
@@ -18,6 +18,16 @@ run_unit() { # name binary: run a C TAP program, report it as one test with its 
 run_unit "names and errors" "$D/test-names"
 run_unit "byte cursor, buffer sources, damaged records" "$D/test-bytes"
 run_unit "a file that shrinks while it is read" "$D/test-shrink"
+run_unit "a core through a pipe: sparse copy, bound, empty" "$D/test-spool"
+if command -v valgrind >/dev/null 2>&1 && [ "${CI_SANITIZE:-}" = "" ]; then
+	# The spool's descriptors and buffers: nothing leaks, no uninitialised byte is written.
+	vg=$(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--trace-children=no "$D/test-spool" 2>&1); rc=$?
+	is "$rc" 0 "test-spool under valgrind: no errors, no leaks"
+	[ "$rc" -eq 0 ] || diag "$(printf '%s\n' "$vg" | grep -v '^ok' | head -30)"
+else
+	skip "valgrind is not installed (or the build is sanitized)"
+fi
 
 # Every "CUDA_…  = N" of the CUresult enum in cuda.h must come back by value.
 CUDA_H=${CUDA_HOME:-/usr/local/cuda}/include/cuda.h
