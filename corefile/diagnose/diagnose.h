@@ -89,6 +89,7 @@
 	X(CI_F_ARG_FREED_SINCE, "arg_freed_since", CI_EVK_ARG_HISTORY)                       \
 	X(CI_F_GRAPH_NOT_RECORDED, "graph_not_recorded", CI_WORDED_WHY)                      \
 	X(CI_F_GRAPH_NODE_BY_PAGE, "graph_node_by_page", CI_WORDED_WHY)                      \
+	X(CI_F_GRAPH_NODE_BY_RELATION, "graph_node_by_relation", CI_WORDED_WHY)              \
 	X(CI_F_GRAPH_NODE_BAD_POINTER, "graph_node_bad_pointer", CI_WORDED_WHY)              \
 	X(CI_F_GRAPH_NODE_UNKNOWN, "graph_node_unknown", CI_WORDED_WHY)                      \
 	X(CI_F_GRAPH_NODE_BY_CRUMB, "graph_node_by_crumb", CI_WORDED_WHY)                    \
@@ -176,6 +177,9 @@ bool ci_attr_launch_refers_to(const struct ci_attr_vec *av, size_t launch, uint6
  * best way the page fits it (reach, then a multiple, then 2^k; docs/USAGE.md, "The fault page
  * against the arguments"). */
 void ci_fault_relate(struct ci_attribution *a, uint64_t page);
+/* Whether related argument A fits the page better than B: a better kind of fit, then a tighter
+ * one. */
+bool ci_fault_fits_better(const struct ci_attribution *a, const struct ci_attribution *b);
 
 /* ---------------------------------------------------------------------------------------- */
 /* The context and the families                                                               */

@@ -3,7 +3,8 @@
  * Rule family "graphs": where the faulting launch is a cuGraphLaunch, expand it into the nodes its
  * executable graph ran (replay.c) and name the kernel node: the one the in-graph breadcrumb or the
  * graph's shape leaves, else the first passing a pointer into or next to the kernel log's fault
- * page, else the only (or first) passing a bad pointer.  That node's arguments become the
+ * page, else the one with an argument that page fits (a page in no allocation), else the only
+ * (or first) passing a bad pointer.  That node's arguments become the
  * faulting launch's attributions; a graph launch has no others.
  */
 #include <stdlib.h>
@@ -71,6 +72,46 @@ static bool node_by_page(struct ci_rule_ctx *c, struct ci_graph_replay *g, const
 	return true;
 }
 
+/* The kernel log's fault page lies in no allocation (an index bug's huge offset): the node
+ * with an argument the page fits (xid.c, ci_fault_relate: within reach, a whole number of
+ * sizes or a power of two away), the tightest fit where several nodes have one (low). */
+static bool node_by_relation(struct ci_rule_ctx *c, struct ci_graph_replay *g, struct ci_attr_vec *nav)
+{
+	const struct ci_evidence *ev = c->ev;
+	const struct ci_diagnosis *d = c->diag;
+	if (d->xid < 0 || d->xid_page.alloc || !ev->kernel_log || (size_t)d->xid >= ev->kernel_log->count ||
+	    ev->kernel_log->items[d->xid].mmu.unit == CI_XID_UNIT_COPY)
+		return false;
+	uint64_t page = d->xid_page.address & ~0xfffull;
+	ptrdiff_t best = -1;
+	size_t nodes = 0, last_node = SIZE_MAX;
+	for (size_t k = 0; k < nav->n; k++) {
+		struct ci_attribution *a = &nav->v[k];
+		ci_fault_relate(a, page);
+		if (a->fault_fit == CI_FIT_NONE)
+			continue;
+		if (a->launch != last_node)
+			nodes++, last_node = a->launch; /* NAV is node by node, in order */
+		if (best < 0 || ci_fault_fits_better(a, &nav->v[best]))
+			best = (ptrdiff_t)k;
+	}
+	if (best < 0)
+		return false;
+	size_t node = nav->v[best].launch;
+	ci_graph_replay_pick(c->model, g, node);
+	ci_rule_cap(c, nodes > 1 ? CI_CONF_LOW : nav->v[best].fault_fit == CI_FIT_REACH ? CI_CONF_HIGH
+											 : CI_CONF_MEDIUM);
+	char name[1024];
+	ci_launch_kernel_name(c->model, &g->kernel, name, sizeof name);
+	nav->v[best].element_size = ci_param_element(name, nav->v[best].arg, nav->v[best].element_type,
+						      sizeof nav->v[best].element_type);
+	struct ci_finding *f = ci_rule_add(c, CI_F_GRAPH_NODE_BY_RELATION);
+	f->node = (ptrdiff_t)node;
+	f->count = nodes;
+	f->where = nav->v[best];
+	return true;
+}
+
 /* No breadcrumb or shape singles a node out: the only (or first) node passing a bad pointer.
  * NAV's tags are node indices, ascending (collected node by node; attribution keeps the order). */
 static void node_by_bad_pointer(struct ci_rule_ctx *c, struct ci_graph_replay *g,
@@ -125,7 +166,7 @@ static int graph_fault(struct ci_rule_ctx *c)
 	if (g->faulting_node >= 0)
 		ci_rule_add(c, g->crumb ? CI_F_GRAPH_NODE_BY_CRUMB : CI_F_GRAPH_ONLY_NODE)->node =
 			g->faulting_node;
-	else if (!node_by_page(c, g, &nav))
+	else if (!node_by_page(c, g, &nav) && !node_by_relation(c, g, &nav))
 		node_by_bad_pointer(c, g, &nav);
 	/* The faulting node's arguments are the faulting launch's. */
 	for (size_t j = 0; j < nav.n; j++)

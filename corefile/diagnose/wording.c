@@ -677,6 +677,20 @@ static void word_graph(struct wording *w, const struct ci_finding *f)
 			 f->count == 1 ? "only" : "the first of those that do,", name, nn,
 			 (unsigned long long)f->alloc->id);
 		break;
+	case CI_F_GRAPH_NODE_BY_RELATION: {
+		char fit[256];
+		ci_fault_fit_phrase(&f->where, fit, sizeof fit);
+		if (f->count == 1)
+			text_add(why, " It is replay %llu of a graph; the kernel log's fault page lies in "
+				      "no allocation, and of its %zu kernel node%s only %s (node %s) has an "
+				      "argument it fits: the page is %s.", replay, kernels, s, name, nn, fit);
+		else
+			text_add(why, " It is replay %llu of a graph; the kernel log's fault page lies in "
+				      "no allocation, and %zu of its %zu kernel nodes have an argument it "
+				      "fits (their allocations lie close together); %s (node %s) fits it "
+				      "most closely: the page is %s.", replay, f->count, kernels, name, nn, fit);
+		break;
+	}
 	case CI_F_GRAPH_NODE_BAD_POINTER:
 		text_add(why, " It is replay %llu of a graph; of its %zu kernel node%s %s %s, "
 			      "node %s, passes a pointer outside every live allocation%s.", replay,
@@ -738,7 +752,7 @@ int ci_findings_word(const struct ci_model *model, const struct ci_evidence *ev,
 		case CI_F_ARG_LEFT_HISTORY: case CI_F_ARG_FREED_SINCE:
 			word_history(&w, &f[i]);
 			break;
-		case CI_F_GRAPH_NOT_RECORDED: case CI_F_GRAPH_NODE_BY_PAGE:
+		case CI_F_GRAPH_NOT_RECORDED: case CI_F_GRAPH_NODE_BY_PAGE: case CI_F_GRAPH_NODE_BY_RELATION:
 		case CI_F_GRAPH_NODE_BAD_POINTER: case CI_F_GRAPH_NODE_UNKNOWN:
 		case CI_F_GRAPH_NODE_BY_CRUMB: case CI_F_GRAPH_ONLY_NODE:
 			word_graph(&w, &f[i]);

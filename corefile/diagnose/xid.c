@@ -301,8 +301,7 @@ static uint64_t fit_slack(const struct ci_attribution *a)
 	return UINT64_MAX;
 }
 
-/* Whether argument A fits the page better than B: a better kind of fit, then a tighter one. */
-static bool fits_better(const struct ci_attribution *a, const struct ci_attribution *b)
+bool ci_fault_fits_better(const struct ci_attribution *a, const struct ci_attribution *b)
 {
 	if (a->fault_fit != b->fault_fit)
 		return a->fault_fit < b->fault_fit;
@@ -333,7 +332,7 @@ static bool relation_rule(struct ci_rule_ctx *c)
 			ci_fault_relate(a, page);
 			a->element_size = ci_param_element(name, a->arg, a->element_type,
 							   sizeof a->element_type);
-			if (a->fault_fit != CI_FIT_NONE && (mine < 0 || fits_better(a, &c->args.v[mine])))
+			if (a->fault_fit != CI_FIT_NONE && (mine < 0 || ci_fault_fits_better(a, &c->args.v[mine])))
 				mine = (ptrdiff_t)i;
 		}
 		if (mine < 0)
@@ -342,7 +341,7 @@ static bool relation_rule(struct ci_rule_ctx *c)
 		size_t l = c->cand[k];
 		if ((ptrdiff_t)l == d->faulting_launch)
 			kept = true, best = mine;
-		if (tightest < 0 || fits_better(&c->args.v[mine], &c->args.v[tightest]))
+		if (tightest < 0 || ci_fault_fits_better(&c->args.v[mine], &c->args.v[tightest]))
 			tightest = mine;
 	}
 	if (!n)

@@ -166,6 +166,26 @@ like "$(cat "$T/klog.txt")" 'only paged_attention \(node 7\) passes a pointer in
 	"kernel log: the reasoning names the node the page points to"
 like "$(cat "$T/klog.txt")" 'evidence: Xid 31 at 0x' "kernel log: the Xid line is the evidence"
 
+# ---- the same without breadcrumbs, but the access 2^41 bytes past k_cache (an index bug's offset,
+# as the H200's Triton store was): the page lies in no allocation, and the node is the one with an
+# argument the page fits (issue 19)
+name=rel; RECORDER_ENV="CUDAINSPECT_GRAPH_CRUMBS=off CUDASIM_FAULT=paged_attention@5:arg=2+2199023255552 CUDASIM_KERNEL_LOG=$T/rel/kern.log" \
+	engine rel --steps 6 --fault-step 5
+"$CI" --width 200 --kernel-log "$T/rel/kern.log" "$core" >"$T/rel.txt" 2>&1
+# The engine's small buffers lie within 64 KiB of each other, so 2^41 from one is 2^41 from all
+# (give or take): every node fits, and the page cannot tell them apart. The attention node's
+# arg 0 starts the page the store hit (the store was at its arg 2, 1 KiB further), so it fits
+# most closely; the confidence says the page does not decide.
+like "$(cat "$T/rel.txt")" 'Faulting kernel: paged_attention +\[confidence: low\]' \
+	"relation: the attention node, low (several nodes fit)"
+like "$(tr -s ' \n' ' ' < "$T/rel.txt")" 'and [2-4] of its 4 kernel nodes have an argument it fits \(their allocations lie close together\); paged_attention \(node 7\) fits it most closely: the page is arg 0 \+ 2,199,023,255,552 B \(2\^41\)' \
+	"relation: the reasoning says several nodes fit and names the closest, with the relation"
+"$CI" --json --kernel-log "$T/rel/kern.log" "$core" >"$T/rel.json" 2>/dev/null
+is "$(jq -r '[.diagnosis.attributions[] | select(.arg == 2) | .fault_page.fit] | first' "$T/rel.json")" "power_of_two" \
+	"relation JSON: arg 2's fault page fits by a power of two"
+is "$(jq -r '.diagnosis.faulting_launch.graph.faulting_node_name // .diagnosis.faulting_launch.graph.faulting_node' "$T/rel.json")" "7" \
+	"relation JSON: node 7"
+
 # ---- built, the attention stage a child graph (cuGraphAddChildGraphNode) whose kernel reads the
 # second KV cache, freed before step 5: the report expands the child-graph node into its nodes
 CHILD_ADD=$(line 'cuGraphAddChildGraphNode(&n, g')
