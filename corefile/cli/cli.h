@@ -28,6 +28,8 @@ struct cli_inspect_args {
 	const struct ci_symbolizer_options *sym;
 	uint64_t max_core_size; /* --max-core-size: 0 the default, UINT64_MAX none */
 	const char *kernel_log; /* --kernel-log FILE or "-", NULL if not given */
+	const char *trace;      /* --trace FILE or "-", NULL if not given */
+	const char *timeline;   /* --timeline FILE or "-", NULL if not given */
 };
 
 /* Returns the process exit code (enum ci_exit). */
