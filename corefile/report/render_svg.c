@@ -335,9 +335,11 @@ struct ci_error *ci_render_timeline_svg(FILE *f, const struct ci_report *r)
 	int height = (int)lanes_bottom + 100;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+		   "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+		   "data-origin-ns=\"%" PRIu64 "\" data-window-start-ns=\"%" PRIu64 "\" "
+		   "data-window-end-ns=\"%" PRIu64 "\" data-plot-x=\"%d %d\">\n"
 		   "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
-		SVG_WIDTH, height, SVG_WIDTH, height);
+		SVG_WIDTH, height, SVG_WIDTH, height, tl->t0, s->lo, s->hi, SVG_LABEL_W, SVG_RIGHT);
 	title(s);
 	for (size_t i = 0; i < s->lane_count; i++) {
 		uint32_t lane = s->lanes[i];
