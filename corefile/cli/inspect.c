@@ -88,8 +88,9 @@ static const char usage_text[] =
 	"  -V, --version           the version\n"
 	"\n"
 	"Exit status: 0 report printed, 1 internal error, 2 usage error, 3 input\n"
-	"missing, unreadable or corrupt, 4 input has no flight record (for a core,\n"
-	"what its host side shows is printed first).\n"
+	"missing, unreadable or corrupt (or a --trace, --timeline FILE that cannot be\n"
+	"written), 4 input has no flight record (for a core, what its host side shows\n"
+	"is printed first).\n"
 	"Run `cudainspect record --help` for the record subcommand.\n"
 	"Full reference: docs/CLI.md.\n";
 
