@@ -163,8 +163,10 @@ static void draw_box(struct svg *s, const struct ci_tl_item *it, double y)
 {
 	FILE *f = s->f;
 	double x0 = x_of(s, it->start), x1 = x_of(s, it->own_end);
-	if (x1 - x0 < 1.5)
-		x1 = x0 + 1.5;
+	/* Every box is seen; the faulting one stands out even when its launch was brief. */
+	double min_w = it->faulting ? 5 : 1.5;
+	if (x1 - x0 < min_w)
+		x1 = x0 + min_w;
 	char name[512], brief[256];
 	ci_tl_launch_name(s->r, it, name, sizeof name);
 	const char *fill = it->faulting ? COLOR_FAULT
@@ -179,7 +181,7 @@ static void draw_box(struct svg *s, const struct ci_tl_item *it, double y)
 	fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"18\" fill=\"%s\" "
 		   "stroke=\"%s\" stroke-width=\"%s\"><title>",
 		it->faulting ? "launch faulting" : "launch", x0, y, x1 - x0, fill, stroke,
-		it->faulting ? "1.5" : "0.5");
+		it->faulting ? "1" : "0.5");
 	xml_text(f, name);
 	fprintf(f, " (%s, seq %" PRIu64 ")</title></rect>\n", ci_launch_state_name(it->state),
 		ci_report_launch(s->r, it->index)->seq);
@@ -196,10 +198,18 @@ static void draw_box(struct svg *s, const struct ci_tl_item *it, double y)
 /* The faulting launch's name above its box, in red, where it fits (right of the box, else left). */
 static void draw_fault_label(struct svg *s, const struct ci_tl_item *it, double y)
 {
-	char name[512], brief[256], text[300];
-	ci_tl_launch_name(s->r, it, name, sizeof name);
+	char name[512], brief[256], text[300], node[64] = "";
+	const struct ci_graph_replay *g = s->r->diagnosis->graph;
+	if (g && g->faulting_node >= 0) { /* a graph launch: the kernel node that faulted */
+		ci_launch_kernel_name(s->r->model, &g->kernel, name, sizeof name);
+		snprintf(node, sizeof node, " (node ");
+		ci_graph_replay_node_name(g, (size_t)g->faulting_node, node + 7, sizeof node - 8);
+		strcat(node, ")");
+	} else {
+		ci_tl_launch_name(s->r, it, name, sizeof name);
+	}
 	ci_kernel_brief_name(name, 60, brief, sizeof brief);
-	snprintf(text, sizeof text, "faulting: %s", brief);
+	snprintf(text, sizeof text, "faulting: %s%s", brief, node);
 	double x = x_of(s, it->start), w = (double)strlen(text) * 7.0;
 	bool left = x + w > SVG_RIGHT;
 	fprintf(s->f, "<text class=\"fault-label\" x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
@@ -218,7 +228,7 @@ static void vline(struct svg *s, uint64_t t, double y0, double y1, const char *c
 		cls, x, y0, x, y1, color, dash ? " stroke-dasharray=\"" : "", dash ? dash : "",
 		dash ? "\"" : "");
 	fprintf(s->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\" text-anchor=\"end\">",
-		x - 3, y0 + 10, color);
+		x - 3, y0 - 2, color);
 	xml_text(s->f, label);
 	fputs("</text>\n", s->f);
 }

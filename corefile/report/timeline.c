@@ -119,7 +119,7 @@ static void clock_bounds(const struct ci_report *r, struct ci_timeline *tl)
 /* Launches that enqueued nothing on their stream: captured into a graph, or the call failed. */
 static bool drawn_launch(const struct ci_launch *l)
 {
-	return !(l->flags & ((1u << CI_LAUNCH_CAPTURED) | (1u << CI_LAUNCH_FAILED)));
+	return !(l->flags & (CI_LAUNCH_CAPTURED | CI_LAUNCH_FAILED));
 }
 
 static int add_launches(const struct ci_report *r, struct ci_timeline *tl, struct lanes *ls)

@@ -108,6 +108,8 @@ is "$(jq -r '.traceEvents | length > 0' "$dir/trace.json")" true "graph: ... and
 python3 "$CHECK" trace "$dir/trace.json" "$dir/report.json" >"$dir/facts" 2>&1
 is "$(fact "$dir/facts" schema_errors) $(fact "$dir/facts" crossing_slices) $(fact "$dir/facts" outside_span)" "0 0 0" \
 	"graph: schema, nesting and span"
+is "$(fact "$dir/facts" launch_events)" "$(fact "$dir/facts" report_launches)" \
+	"graph: every launch that ran on a stream (not those captured into the graphs)"
 q='[.traceEvents[] | select(.cat == "graph_node" and .args.faulting)] | map("\(.args.kernel) \(.args.node) \(.args.replay)") | join(",")'
 is "$(jq -r "$q" "$dir/trace.json")" \
 	"paged_attention $(jq -r '.diagnosis.faulting_launch.graph | "\(.faulting_node_name) \(.replay)"' "$dir/report.json")" \

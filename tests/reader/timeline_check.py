@@ -188,10 +188,9 @@ def check_png(png_path, svg_path, report_path):
         x = x0 + (fl["time_ns"] - lo) * (x1 - x0) / (hi - lo)
         y = 64 + lane * 34 + 12 + 9
         fact("fault_x", f"{x:.1f}")
-        r, g, b = rows[y][int(x) + 1]
-        fact("fault_pixel_red", int(r > 180 and g < 90 and b < 90))
-        left = rows[y][int(x) - 3]
-        fact("left_of_fault_not_red", int(not (left[0] > 180 and left[1] < 90 and left[2] < 90)))
+        red = lambda p: p[0] > 110 and p[1] < 90 and p[2] < 90
+        fact("fault_pixel_red", int(red(rows[y][int(x) + 2])))
+        fact("left_of_fault_not_red", int(not red(rows[y][int(x) - 3])))
     crash = rows[70][x1]
     fact("crash_line_dark", int(sum(crash) < 150))
     first = report["diagnosis"]["first_sticky_error"]
