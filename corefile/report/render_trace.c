@@ -345,14 +345,13 @@ static void write_global(struct trace *t, uint64_t at, const char *name, const c
 	ci_json_close(w);
 }
 
-static const struct ci_timeline *order_tl; /* qsort's context */
-
 /* Ordered by time; at one time the longer box first (it holds the shorter), launches before
  * their nodes. */
-static int cmp_order(const void *a, const void *b)
+static int cmp_order(const void *a, const void *b, void *arg)
 {
-	const struct ci_tl_item *x = &order_tl->items[*(const size_t *)a];
-	const struct ci_tl_item *y = &order_tl->items[*(const size_t *)b];
+	const struct ci_timeline *tl = arg;
+	const struct ci_tl_item *x = &tl->items[*(const size_t *)a];
+	const struct ci_tl_item *y = &tl->items[*(const size_t *)b];
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	if (x->end != y->end)
@@ -422,8 +421,7 @@ struct ci_error *ci_render_trace(FILE *f, const struct ci_report *r)
 	t->tl = tl;
 	for (size_t i = 0; i < tl->count; i++)
 		order[i] = i;
-	order_tl = tl;
-	qsort(order, tl->count, sizeof *order, cmp_order);
+	qsort_r(order, tl->count, sizeof *order, cmp_order, tl);
 
 	ci_json_begin(&t->w, f);
 	ci_json_open(&t->w, "traceEvents", true);

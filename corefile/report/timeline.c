@@ -152,144 +152,145 @@ static int add_launches(const struct ci_report *r, struct ci_timeline *tl, struc
 	return 0;
 }
 
-/* What a successful synchronization says of a stream: launches made before COVERS had finished
- * by DONE (when the call returned). */
+/* What a successful synchronization says: launches made before COVERS on stream KEY (or, for a
+ * cuCtxSynchronize, on every stream of context KEY) had finished by DONE, when it returned. */
 struct cover {
+	bool ctx;
+	uint32_t key;
 	uint64_t covers, done;
 };
 
 static int cmp_cover(const void *a, const void *b)
 {
 	const struct cover *x = a, *y = b;
+	if (x->ctx != y->ctx)
+		return x->ctx ? 1 : -1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
 	return x->covers < y->covers ? -1 : x->covers > y->covers;
 }
 
-/* For each event-ring entry that is an event synchronization, the stream its event was last
- * recorded on before it and when (CI_NONE: not recorded in the ring). */
-static void event_sync_sources(const struct ci_model *m, uint32_t *stream, uint64_t *at)
+/* The covers of the event ring, in one pass: an event synchronization covers the stream its
+ * event was last recorded on, up to that record (an open-addressed table of the last record of
+ * each event handle).  Sorted by (kind, key, covers), each done made the minimum over the later
+ * covers of its key: what bounds a launch made before covers.  Returns how many, -1 on no
+ * memory. */
+static ptrdiff_t make_covers(const struct ci_model *m, struct cover *out)
 {
-	for (size_t i = 0; i < m->event_count; i++) {
-		stream[i] = CI_NONE;
-		at[i] = 0;
-		if (m->events[i].kind != CI_EV_EVENT_SYNC)
-			continue;
-		for (size_t k = i; k-- > 0;)
-			if (m->events[k].kind == CI_EV_EVENT_RECORD && m->events[k].a == m->events[i].a) {
-				stream[i] = m->events[k].stream;
-				at[i] = m->events[k].time_ns;
-				break;
-			}
-	}
-}
-
-/* The covers of stream STREAM (in context CTX), sorted, with done made the minimum over every
- * later cover (what bounds a launch made before covers[k].covers).  Returns how many. */
-static size_t stream_covers(const struct ci_model *m, uint32_t stream, const uint32_t *ev_stream,
-			    const uint64_t *ev_at, struct cover *out)
-{
-	const struct ci_stream *st = &m->streams[stream];
+	size_t cap = 16;
+	while (cap < 2 * m->event_count)
+		cap *= 2;
+	struct last { uint64_t handle, at; uint32_t stream; bool used; } *last = calloc(cap, sizeof *last);
+	if (!last)
+		return -1;
 	size_t n = 0;
 	for (size_t i = 0; i < m->event_count; i++) {
 		const struct ci_event *e = &m->events[i];
-		if (e->result != 0)
-			continue;
-		uint64_t done = add_sat(e->time_ns, e->duration_ns);
-		if ((e->kind == CI_EV_STREAM_SYNC && e->stream == stream) ||
-		    (e->kind == CI_EV_CTX_SYNC && e->ctx == st->ctx && st->ctx != CI_NONE))
-			out[n++] = (struct cover){ e->time_ns, done };
-		else if (e->kind == CI_EV_EVENT_SYNC && ev_stream[i] == stream)
-			out[n++] = (struct cover){ ev_at[i], done };
+		if (e->kind == CI_EV_EVENT_RECORD || e->kind == CI_EV_EVENT_SYNC) {
+			size_t h = (size_t)(e->a * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+			while (last[h].used && last[h].handle != e->a)
+				h = (h + 1) & (cap - 1);
+			if (e->kind == CI_EV_EVENT_RECORD) {
+				last[h] = (struct last){ e->a, e->time_ns, e->stream, true };
+				continue;
+			}
+			if (last[h].used && e->result == 0 && last[h].stream != CI_NONE)
+				out[n++] = (struct cover){ false, last[h].stream, last[h].at,
+							   add_sat(e->time_ns, e->duration_ns) };
+		} else if (e->result == 0 && e->kind == CI_EV_STREAM_SYNC && e->stream != CI_NONE) {
+			out[n++] = (struct cover){ false, e->stream, e->time_ns, add_sat(e->time_ns, e->duration_ns) };
+		} else if (e->result == 0 && e->kind == CI_EV_CTX_SYNC && e->ctx != CI_NONE) {
+			out[n++] = (struct cover){ true, e->ctx, e->time_ns, add_sat(e->time_ns, e->duration_ns) };
+		}
 	}
+	free(last);
 	qsort(out, n, sizeof *out, cmp_cover);
 	for (size_t k = n; k-- > 1;)
-		if (out[k].done < out[k - 1].done)
+		if (out[k - 1].ctx == out[k].ctx && out[k - 1].key == out[k].key && out[k].done < out[k - 1].done)
 			out[k - 1].done = out[k].done;
-	return n;
+	return (ptrdiff_t)n;
 }
 
-/* When a synchronization showed a launch made at T done: the earliest return of one that covers
- * launches made before a time after T; 0 if none. */
-static uint64_t done_by(const struct cover *c, size_t n, uint64_t t)
+/* When the covers of (CTX, KEY) showed a launch made at T done: the earliest return of one that
+ * covers launches made before a time after T; 0 if none. */
+static uint64_t done_by(const struct cover *c, size_t n, bool ctx, uint32_t key, uint64_t t)
 {
+	struct cover probe = { ctx, key, t, 0 };
 	size_t lo = 0, hi = n;
-	while (lo < hi) {
+	while (lo < hi) { /* the first cover past (ctx, key, t) */
 		size_t mid = lo + (hi - lo) / 2;
-		if (c[mid].covers > t)
-			hi = mid;
-		else
+		if (cmp_cover(&c[mid], &probe) <= 0)
 			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return lo < n ? c[lo].done : 0;
+	return lo < n && c[lo].ctx == ctx && c[lo].key == key ? c[lo].done : 0;
 }
 
-static const struct ci_report *sort_report; /* qsort's context for cmp_lane_launch */
-static const struct ci_timeline *sort_tl;
-
-static int cmp_lane_launch(const void *a, const void *b)
+static int cmp_lane_launch(const void *a, const void *b, void *arg)
 {
-	const struct ci_tl_item *x = &sort_tl->items[*(const size_t *)a];
-	const struct ci_tl_item *y = &sort_tl->items[*(const size_t *)b];
+	const struct ci_report *r = arg;
+	const struct ci_tl_item *x = *(const struct ci_tl_item *const *)a;
+	const struct ci_tl_item *y = *(const struct ci_tl_item *const *)b;
+	if (x->lane != y->lane)
+		return x->lane < y->lane ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	const struct ci_launch *lx = ci_report_launch(sort_report, x->index);
-	const struct ci_launch *ly = ci_report_launch(sort_report, y->index);
+	const struct ci_launch *lx = ci_report_launch(r, x->index);
+	const struct ci_launch *ly = ci_report_launch(r, y->index);
 	if (lx->stream_seq != ly->stream_seq)
 		return lx->stream_seq < ly->stream_seq ? -1 : 1;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Each launch's end, lane by lane (the file's comment says how). */
+/* Each launch's end (the file's comment says how): the launches sorted by lane and time. */
 static int launch_ends(const struct ci_report *r, struct ci_timeline *tl)
 {
 	const struct ci_model *m = r->model;
-	size_t *order = malloc((tl->count + 1) * sizeof *order);
-	uint32_t *ev_stream = malloc((m->event_count + 1) * sizeof *ev_stream);
-	uint64_t *ev_at = malloc((m->event_count + 1) * sizeof *ev_at);
+	struct ci_tl_item **order = malloc((tl->count + 1) * sizeof *order);
 	struct cover *covers = malloc((m->event_count + 1) * sizeof *covers);
-	if (!order || !ev_stream || !ev_at || !covers) {
-		free(order), free(ev_stream), free(ev_at), free(covers);
+	ptrdiff_t nc = covers ? make_covers(m, covers) : -1;
+	if (!order || nc < 0) {
+		free(order), free(covers);
 		return -1;
 	}
-	event_sync_sources(m, ev_stream, ev_at);
-	for (uint32_t lane = 0; lane < tl->lane_count; lane++) {
-		const struct ci_tl_lane *ln = &tl->lanes[lane];
-		if (ln->kind != CI_TL_LANE_STREAM || !ln->launches)
-			continue;
-		size_t n = 0;
-		for (size_t k = 0; k < tl->count; k++)
-			if (tl->items[k].kind == CI_TL_LAUNCH && tl->items[k].lane == lane)
-				order[n++] = k;
-		sort_report = r;
-		sort_tl = tl;
-		qsort(order, n, sizeof *order, cmp_lane_launch);
-		size_t nc = ln->stream != CI_NONE && ci_stream_valid(m, ln->stream)
-				    ? stream_covers(m, ln->stream, ev_stream, ev_at, covers)
-				    : 0;
-		for (size_t k = 0; k < n; k++) {
-			struct ci_tl_item *it = &tl->items[order[k]];
-			uint64_t next = k + 1 < n ? tl->items[order[k + 1]].start : tl->t_end;
-			uint64_t done = done_by(covers, nc, it->start);
-			switch (it->state) {
-			case CI_LS_FINISHED:
-				it->end = next, it->end_why = k + 1 < n ? CI_TL_END_NEXT : CI_TL_END_RECORD;
-				if (done && done < it->end)
-					it->end = done, it->end_why = CI_TL_END_SYNC;
-				break;
-			case CI_LS_NOT_STARTED:
-				it->end = next, it->end_why = k + 1 < n ? CI_TL_END_NEXT : CI_TL_END_RECORD;
-				break;
-			default: /* in flight, or unknown: it may still have been running */
-				it->end = tl->t_end, it->end_why = CI_TL_END_CRASH;
-				break;
-			}
-			if (it->end > tl->t_end)
-				it->end = tl->t_end;
-			if (it->end < it->start)
-				it->end = it->start;
-			it->own_end = it->end < next ? it->end : next < it->start ? it->start : next;
+	size_t n = 0;
+	for (size_t k = 0; k < tl->count; k++)
+		if (tl->items[k].kind == CI_TL_LAUNCH)
+			order[n++] = &tl->items[k];
+	qsort_r(order, n, sizeof *order, cmp_lane_launch, (void *)r);
+	for (size_t k = 0; k < n; k++) {
+		struct ci_tl_item *it = order[k];
+		const struct ci_tl_lane *ln = &tl->lanes[it->lane];
+		bool last = k + 1 == n || order[k + 1]->lane != it->lane;
+		uint64_t next = last ? tl->t_end : order[k + 1]->start;
+		uint64_t done = 0, by_ctx = 0;
+		if (ln->stream != CI_NONE && ci_stream_valid(m, ln->stream)) {
+			done = done_by(covers, (size_t)nc, false, ln->stream, it->start);
+			by_ctx = done_by(covers, (size_t)nc, true, m->streams[ln->stream].ctx, it->start);
+			if (by_ctx && (!done || by_ctx < done))
+				done = by_ctx;
 		}
+		switch (it->state) {
+		case CI_LS_FINISHED:
+			it->end = next, it->end_why = last ? CI_TL_END_RECORD : CI_TL_END_NEXT;
+			if (done && done < it->end)
+				it->end = done, it->end_why = CI_TL_END_SYNC;
+			break;
+		case CI_LS_NOT_STARTED:
+			it->end = next, it->end_why = last ? CI_TL_END_RECORD : CI_TL_END_NEXT;
+			break;
+		default: /* in flight, or unknown: it may still have been running */
+			it->end = tl->t_end, it->end_why = CI_TL_END_CRASH;
+			break;
+		}
+		if (it->end > tl->t_end)
+			it->end = tl->t_end;
+		if (it->end < it->start)
+			it->end = it->start;
+		it->own_end = it->end < next ? it->end : next < it->start ? it->start : next;
 	}
-	free(order), free(ev_stream), free(ev_at), free(covers);
+	free(order), free(covers);
 	return 0;
 }
 
@@ -526,21 +527,34 @@ static int add_xids(const struct ci_report *r, struct ci_timeline *tl, struct la
 	return 0;
 }
 
-/* A thread makes one call at a time: a synchronization that seems to outlast the next call of
- * its thread (clocks of a damaged record) is cut there, so the boxes of a thread never cross. */
-static void clip_thread_calls(struct ci_timeline *tl)
+static int cmp_lane_start(const void *a, const void *b)
 {
-	for (size_t k = 0; k < tl->count; k++) {
-		struct ci_tl_item *it = &tl->items[k];
-		if (it->kind != CI_TL_SYNC)
-			continue;
-		for (size_t j = 0; j < tl->count; j++) {
-			const struct ci_tl_item *o = &tl->items[j];
-			if (j != k && o->kind == CI_TL_SYNC && o->lane == it->lane && o->start >= it->start &&
-			    o->start < it->end && (o->start > it->start || j > k))
-				it->end = it->own_end = o->start;
-		}
-	}
+	const struct ci_tl_item *x = *(const struct ci_tl_item *const *)a;
+	const struct ci_tl_item *y = *(const struct ci_tl_item *const *)b;
+	if (x->lane != y->lane)
+		return x->lane < y->lane ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* A thread makes one call at a time: a synchronization that seems to outlast the next one of
+ * its thread (clocks of a damaged record) is cut there, so the boxes of a thread never cross. */
+static int clip_thread_calls(struct ci_timeline *tl)
+{
+	struct ci_tl_item **syncs = malloc((tl->count + 1) * sizeof *syncs);
+	if (!syncs)
+		return -1;
+	size_t n = 0;
+	for (size_t k = 0; k < tl->count; k++)
+		if (tl->items[k].kind == CI_TL_SYNC)
+			syncs[n++] = &tl->items[k];
+	qsort(syncs, n, sizeof *syncs, cmp_lane_start);
+	for (size_t k = 0; k + 1 < n; k++)
+		if (syncs[k + 1]->lane == syncs[k]->lane && syncs[k]->end > syncs[k + 1]->start)
+			syncs[k]->end = syncs[k]->own_end = syncs[k + 1]->start;
+	free(syncs);
+	return 0;
 }
 
 /* Re-base times that lie outside [t0, t_end] (a damaged record) so every item is inside. */
@@ -600,9 +614,8 @@ struct ci_timeline *ci_timeline_create(const struct ci_report *r)
 	}
 	if (add_launches(r, tl, &ls) || launch_ends(r, tl) || add_nodes(r, tl) ||
 	    add_calls(r, tl, &ls) || add_allocs(r, tl, &ls) || add_errors(r, tl, &ls) ||
-	    add_xids(r, tl, &ls))
+	    add_xids(r, tl, &ls) || clip_thread_calls(tl))
 		goto fail;
-	clip_thread_calls(tl);
 	clamp_items(tl);
 	free(ls.by_stream);
 	return tl;
