@@ -227,15 +227,26 @@ static uint64_t done_by(const struct cover *c, size_t n, bool ctx, uint32_t key,
 	return lo < n && c[lo].ctx == ctx && c[lo].key == key ? c[lo].done : 0;
 }
 
-static int cmp_lane_launch(const void *a, const void *b, void *arg)
+/* Items (pointers to them) by lane, then start. */
+static int cmp_lane_time(const void *a, const void *b)
 {
-	const struct ci_report *r = arg;
 	const struct ci_tl_item *x = *(const struct ci_tl_item *const *)a;
 	const struct ci_tl_item *y = *(const struct ci_tl_item *const *)b;
 	if (x->lane != y->lane)
 		return x->lane < y->lane ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
+	return 0;
+}
+
+static int cmp_lane_launch(const void *a, const void *b, void *arg)
+{
+	const struct ci_report *r = arg;
+	int c = cmp_lane_time(a, b);
+	if (c)
+		return c;
+	const struct ci_tl_item *x = *(const struct ci_tl_item *const *)a;
+	const struct ci_tl_item *y = *(const struct ci_tl_item *const *)b;
 	const struct ci_launch *lx = ci_report_launch(r, x->index);
 	const struct ci_launch *ly = ci_report_launch(r, y->index);
 	if (lx->stream_seq != ly->stream_seq)
@@ -529,13 +540,11 @@ static int add_xids(const struct ci_report *r, struct ci_timeline *tl, struct la
 
 static int cmp_lane_start(const void *a, const void *b)
 {
-	const struct ci_tl_item *x = *(const struct ci_tl_item *const *)a;
-	const struct ci_tl_item *y = *(const struct ci_tl_item *const *)b;
-	if (x->lane != y->lane)
-		return x->lane < y->lane ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
+	int c = cmp_lane_time(a, b);
+	if (c)
+		return c;
+	size_t x = (*(const struct ci_tl_item *const *)a)->index, y = (*(const struct ci_tl_item *const *)b)->index;
+	return x < y ? -1 : x > y;
 }
 
 /* A thread makes one call at a time: a synchronization that seems to outlast the next one of
