@@ -29,6 +29,8 @@ struct cli_inspect_args {
 	uint64_t max_core_size; /* --max-core-size: 0 the default, UINT64_MAX none */
 	const char *kernel_log; /* --kernel-log FILE or "-", NULL if not given */
 	const char *source_name; /* what INPUT is called when it is a spooled copy ("-"), or NULL */
+	const char *trace;      /* --trace FILE or "-", NULL if not given */
+	const char *timeline;   /* --timeline FILE or "-", NULL if not given */
 };
 
 /* Returns the process exit code (enum ci_exit). */

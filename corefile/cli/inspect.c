@@ -81,6 +81,11 @@ static const char usage_text[] =
 	"      --kernel-log FILE   the NVIDIA driver's Xid lines from a kernel log\n"
 	"                          (dmesg, /dev/kmsg, journalctl -k, kern.log,\n"
 	"                          nvidia-bug-report.log.gz; `-`: standard input)\n"
+	"      --trace FILE        also write the timeline as a Chrome trace (Perfetto,\n"
+	"                          chrome://tracing; `-`: standard output, instead of\n"
+	"                          the report)\n"
+	"      --timeline FILE     also draw the last moments as an SVG picture (`-`:\n"
+	"                          standard output, instead of the report)\n"
 	"  -w, --width N           text width (default: the terminal's, else 100)\n"
 	"      --color[=WHEN]      auto (default), always or never\n"
 	"  -q, --quiet             no warnings\n"
@@ -91,8 +96,9 @@ static const char usage_text[] =
 	"  -V, --version           the version\n"
 	"\n"
 	"Exit status: 0 report printed, 1 internal error, 2 usage error, 3 input\n"
-	"missing, unreadable or corrupt, 4 input has no flight record (for a core,\n"
-	"what its host side shows is printed first).\n"
+	"missing, unreadable or corrupt (or a --trace, --timeline FILE that cannot be\n"
+	"written), 4 input has no flight record (for a core, what its host side shows\n"
+	"is printed first).\n"
 	"Run `cudainspect record --help` for the record subcommand.\n"
 	"Full reference: docs/CLI.md.\n";
 
@@ -180,6 +186,7 @@ struct options {
 	uint32_t signal_tid;
 	const char *registers;
 	const char *kernel_log;
+	const char *trace, *timeline;
 	bool held;
 	bool have_pid;
 	pid_t pid;
@@ -226,7 +233,8 @@ static int terminal_width(void)
 
 enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
        OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS, OPT_HELD,
-       OPT_MAX_CORE_SIZE, OPT_KERNEL_LOG, OPT_FRAMES, OPT_COREDUMP, OPT_PRINT_PRELOAD };
+       OPT_MAX_CORE_SIZE, OPT_KERNEL_LOG, OPT_FRAMES, OPT_COREDUMP, OPT_PRINT_PRELOAD,
+       OPT_TRACE, OPT_TIMELINE };
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'j' },
@@ -254,6 +262,8 @@ static const struct option longopts[] = {
 	{ "frames", required_argument, NULL, OPT_FRAMES },
 	{ "coredump", required_argument, NULL, OPT_COREDUMP },
 	{ "print-preload", no_argument, NULL, OPT_PRINT_PRELOAD },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -376,6 +386,13 @@ static int parse_option(int c, char **argv, struct options *o)
 		o->coredump = optarg;
 		break;
 	case OPT_PRINT_PRELOAD: return print_preload();
+	case OPT_TRACE:
+	case OPT_TIMELINE:
+		if (!*optarg)
+			return cli_usage_error("%s needs a file to write (or '-' for standard output)",
+					       c == OPT_TRACE ? "--trace" : "--timeline");
+		*(c == OPT_TRACE ? &o->trace : &o->timeline) = optarg;
+		break;
 	case 'h': print_usage(stdout); return -1;
 	case 'V': printf("cudainspect %s\n", CUDAINSPECT_VERSION); return -1;
 	case ':': return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -401,6 +418,12 @@ static int check_combinations(const struct options *o)
 	    strcmp(o->registers, "-") == 0)
 		return cli_usage_error("--kernel-log - and --registers - both read standard input: "
 				       "give one of them as a file");
+	bool trace_out = o->trace && strcmp(o->trace, "-") == 0;
+	bool timeline_out = o->timeline && strcmp(o->timeline, "-") == 0;
+	if (trace_out + timeline_out + (o->json && (trace_out || timeline_out)) > 1)
+		return cli_usage_error("%s both write to standard output: give one of them a file",
+				       trace_out && timeline_out ? "--trace - and --timeline -"
+				       : trace_out ? "--trace - and --json" : "--timeline - and --json");
 	if (o->registers && !o->have_pid)
 		return cli_usage_error("--registers needs --pid (the registers are those of a live "
 				       "process's threads)");
@@ -495,12 +518,21 @@ int cli_inspect(const struct cli_inspect_args *a)
 			    .name = a->source_name },
 		.symbols = *a->sym,
 		.kernel_log = a->kernel_log,
+		.timeline = a->trace || a->timeline,
 	};
 	/* JSON keeps its warnings: a pipeline wants them even when a person does not. */
 	req.render.quiet = a->quiet && !a->json;
 	struct ci_input in = { .path = a->have_pid ? NULL : a->input, .pid = a->have_pid ? a->pid : 0 };
 	struct ci_report *report = NULL;
-	struct ci_error *err = ci_report_create(&in, &req, &report);
+	/* The timeline's files first: a path that cannot be written fails before the input is read. */
+	struct ci_outfile *trace = NULL, *timeline = NULL;
+	struct ci_error *err = NULL;
+	if ((a->trace && (err = ci_outfile_open(a->trace, "--trace", &trace))) ||
+	    (a->timeline && (err = ci_outfile_open(a->timeline, "--timeline", &timeline)))) {
+		ci_outfile_discard(trace);
+		return fail(err);
+	}
+	err = ci_report_create(&in, &req, &report);
 	if (err && err->code == CI_ERR_NO_RECORD) {
 		/* No record: what the host side shows, then the driver's lines for the process (in
 		 * JSON, inside the one document). */
@@ -525,8 +557,21 @@ int cli_inspect(const struct cli_inspect_args *a)
 			}
 		}
 	}
-	if (!err)
+	/* The report on standard output, unless a timeline goes there instead. */
+	bool to_stdout = (a->trace && strcmp(a->trace, "-") == 0) ||
+			 (a->timeline && strcmp(a->timeline, "-") == 0);
+	if (!err && !to_stdout)
 		err = ci_report_print(stdout, report);
+	if (!err && trace && !(err = ci_render_trace(ci_outfile_stream(trace), report))) {
+		err = ci_outfile_commit(trace);
+		trace = NULL;
+	}
+	if (!err && timeline && !(err = ci_render_timeline_svg(ci_outfile_stream(timeline), report))) {
+		err = ci_outfile_commit(timeline);
+		timeline = NULL;
+	}
+	ci_outfile_discard(trace);
+	ci_outfile_discard(timeline);
 	ci_report_destroy(report);
 	return err ? fail(err) : CI_EXIT_OK;
 }
@@ -601,6 +646,8 @@ int cli_inspect_main(int argc, char **argv)
 		.max_core_size = o.max_core_size,
 		.kernel_log = o.kernel_log,
 		.source_name = source_name,
+		.trace = o.trace,
+		.timeline = o.timeline,
 	};
 	r = cli_inspect(&a);
 	free(o.spooled);

@@ -2,10 +2,10 @@
 /*
  * Stage 6, JSON: the whole report as one document for crash pipelines, schema in docs/JSON.md
  * ("version" first, CI_JSON_SCHEMA_VERSION).  Addresses and sizes are JSON numbers (with a hex
- * string twin where a value may exceed 2^53); strings from the record are escaped so that no
- * control character or invalid UTF-8 byte of a hostile record can break the document.  The
- * output is compact, one array element per line, because a large record holds hundreds of
- * thousands of entries.
+ * string twin where a value may exceed 2^53); strings from the record are escaped by the writer
+ * (json_writer.c) so that no control character or invalid UTF-8 byte of a hostile record can
+ * break the document.  The output is compact, one array element per line, because a large
+ * record holds hundreds of thousands of entries.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,19 +14,10 @@
 
 #include "session.h"
 
-#define JSON_DEPTH_MAX 32
-
-/* Output goes through a private buffer: stdio's per-call locking made a 300 MB document of a
- * large record take seconds. */
-#define JSON_BUF 65536
-
+/* The renderer's state around the writer (json_writer.c), whose calls the j_ names below
+ * shorten. */
 struct json {
-	FILE *f;
-	char buf[JSON_BUF];
-	size_t n;
-	int depth;
-	bool first[JSON_DEPTH_MAX]; /* nothing written yet at this level */
-	bool array[JSON_DEPTH_MAX];
+	struct ci_json w;
 	const struct ci_report *r;
 	const struct ci_model *m;
 	const struct ci_diagnosis *d;
@@ -34,201 +25,16 @@ struct json {
 	bool in_diagnosis;          /* writing diagnosis.faulting_launch */
 };
 
-
-static void j_flush(struct json *j)
-{
-	if (j->n)
-		fwrite(j->buf, 1, j->n, j->f);
-	j->n = 0;
-}
-
-static inline void j_putc(struct json *j, char c)
-{
-	if (j->n == JSON_BUF)
-		j_flush(j);
-	j->buf[j->n++] = c;
-}
-
-static void j_write(struct json *j, const char *s, size_t len)
-{
-	if (j->n + len > JSON_BUF) {
-		j_flush(j);
-		if (len > JSON_BUF) {
-			fwrite(s, 1, len, j->f);
-			return;
-		}
-	}
-	memcpy(j->buf + j->n, s, len);
-	j->n += len;
-}
-
-static void j_puts(struct json *j, const char *s)
-{
-	j_write(j, s, strlen(s));
-}
-
-static void j_put_u64(struct json *j, uint64_t v)
-{
-	char tmp[24];
-	int i = sizeof(tmp);
-	do
-		tmp[--i] = (char)('0' + v % 10);
-	while (v /= 10);
-	j_write(j, tmp + i, sizeof(tmp) - (size_t)i);
-}
-
-/* Write S as a JSON string: valid UTF-8 passes through, invalid bytes become U+FFFD, control
- * characters are escaped. */
-static void j_string_raw(struct json *j, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	j_putc(j, '"');
-	while (*p) {
-		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			j_putc(j, '\\');
-			j_putc(j, (char)c);
-			p++;
-		} else if (c < 0x20 || c == 0x7f) {
-			static const char hexd[] = "0123456789abcdef";
-			switch (c) {
-			case '\n': j_puts(j, "\\n"); break;
-			case '\t': j_puts(j, "\\t"); break;
-			case '\r': j_puts(j, "\\r"); break;
-			default:
-				j_puts(j, "\\u00");
-				j_putc(j, hexd[c >> 4]);
-				j_putc(j, hexd[c & 15]);
-				break;
-			}
-			p++;
-		} else if (c < 0x80) {
-			/* A run that needs no escape (printable ASCII but 0x22 '"' and 0x5c backslash) goes
-			 * out in one copy: keys, names, paths. */
-			const unsigned char *run = p;
-			static const bool plain[256] = { [0x20 ... 0x21] = true, [0x23 ... 0x5b] = true,
-							 [0x5d ... 0x7e] = true };
-			while (plain[*p])
-				p++;
-			j_write(j, (const char *)run, (size_t)(p - run));
-		} else {
-			size_t l = ci_utf8_len(p);
-			/* C1 controls and bidirectional controls are valid UTF-8 but must not reach a
-			 * terminal through jq -r. */
-			if (l == 0 || ci_utf8_unsafe(p, l)) {
-				j_puts(j, "\\ufffd");
-				p += l ? l : 1;
-			} else {
-				j_write(j, (const char *)p, l);
-				p += l;
-			}
-		}
-	}
-	j_putc(j, '"');
-}
-
-static void j_sep(struct json *j, const char *key)
-{
-	if (j->depth > 0) {
-		if (!j->first[j->depth])
-			j_putc(j, ',');
-		/* One element per line at the top level and in the top-level arrays. */
-		if (j->depth <= 2)
-			j_putc(j, '\n');
-		j->first[j->depth] = false;
-	}
-	if (key) {
-		j_string_raw(j, key);
-		j_putc(j, ':');
-	}
-}
-
-static void j_open(struct json *j, const char *key, bool array)
-{
-	j_sep(j, key);
-	j_putc(j, array ? '[' : '{');
-	if (j->depth + 1 < JSON_DEPTH_MAX) {
-		j->depth++;
-		j->first[j->depth] = true;
-		j->array[j->depth] = array;
-	}
-}
-
-static void j_close(struct json *j)
-{
-	bool array = j->array[j->depth];
-	bool empty = j->first[j->depth];
-	j->depth--;
-	if (!empty && j->depth <= 1)
-		j_putc(j, '\n');
-	j_putc(j, array ? ']' : '}');
-}
-
-#define j_obj(j, key) j_open(j, key, false)
-#define j_arr(j, key) j_open(j, key, true)
-
-static void j_str(struct json *j, const char *key, const char *s)
-{
-	j_sep(j, key);
-	if (s)
-		j_string_raw(j, s);
-	else
-		j_puts(j, "null");
-}
-
-static void j_u64(struct json *j, const char *key, uint64_t v)
-{
-	j_sep(j, key);
-	j_put_u64(j, v);
-}
-
-static void j_i64(struct json *j, const char *key, int64_t v)
-{
-	j_sep(j, key);
-	if (v < 0) {
-		j_putc(j, '-');
-		j_put_u64(j, (uint64_t)0 - (uint64_t)v);
-	} else {
-		j_put_u64(j, (uint64_t)v);
-	}
-}
-
-static void j_bool(struct json *j, const char *key, bool v)
-{
-	j_sep(j, key);
-	j_puts(j, v ? "true" : "false");
-}
-
-static void j_null(struct json *j, const char *key)
-{
-	j_sep(j, key);
-	j_puts(j, "null");
-}
-
-static void j_hex(struct json *j, const char *key, uint64_t v)
-{
-	static const char hexd[] = "0123456789abcdef";
-	char tmp[20];
-	int i = sizeof(tmp);
-	do
-		tmp[--i] = hexd[v & 15];
-	while (v >>= 4);
-	tmp[--i] = 'x';
-	tmp[--i] = '0';
-	j_sep(j, key);
-	j_putc(j, '"');
-	j_write(j, tmp + i, sizeof(tmp) - (size_t)i);
-	j_putc(j, '"');
-}
-
-/* An address: a number and its hex twin ("address", "address_hex"). */
-static void j_addr(struct json *j, const char *key, uint64_t v)
-{
-	char hk[64];
-	j_u64(j, key, v);
-	snprintf(hk, sizeof(hk), "%s_hex", key);
-	j_hex(j, hk, v);
-}
+#define j_obj(j, key) ci_json_open(&(j)->w, key, false)
+#define j_arr(j, key) ci_json_open(&(j)->w, key, true)
+#define j_close(j) ci_json_close(&(j)->w)
+#define j_str(j, key, s) ci_json_str(&(j)->w, key, s)
+#define j_u64(j, key, v) ci_json_u64(&(j)->w, key, v)
+#define j_i64(j, key, v) ci_json_i64(&(j)->w, key, v)
+#define j_bool(j, key, v) ci_json_bool(&(j)->w, key, v)
+#define j_null(j, key) ci_json_null(&(j)->w, key)
+#define j_hex(j, key, v) ci_json_hex(&(j)->w, key, v)
+#define j_addr(j, key, v) ci_json_addr(&(j)->w, key, v)
 
 static void j_dim3(struct json *j, const char *key, const uint32_t v[3])
 {
@@ -1212,19 +1018,13 @@ static void (*const parts[])(struct json *) = {
 struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 				const struct ci_render_options *opts)
 {
-	struct json jj = { .f = f, .r = report, .m = report->model, .d = report->diagnosis,
+	struct json jj = { .r = report, .m = report->model, .d = report->diagnosis,
 			   .o = opts ? opts : &report->request.render };
 	struct json *j = &jj;
 
-	j->first[0] = true;
-	j_obj(j, NULL);
+	ci_json_begin(&j->w, f);
 	j_u64(j, "version", CI_JSON_SCHEMA_VERSION);
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
 		parts[i](j);
-	j_close(j);
-	j_putc(j, '\n');
-	j_flush(j);
-	if (fflush(f) != 0 || ferror(f))
-		return ci_error_create(CI_ERR_IO, "cannot write the JSON report: %m");
-	return NULL;
+	return ci_json_end(&j->w, "JSON report");
 }

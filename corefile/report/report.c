@@ -23,7 +23,8 @@ static unsigned request_needs(const struct ci_request *req)
 	if (req->json)
 		return CI_JSON_NEEDS;
 	const struct ci_view_row *row = ci_view_row(req->render.view);
-	return row ? row->needs : CI_NEEDS_EVERYTHING;
+	unsigned needs = row ? row->needs : CI_NEEDS_EVERYTHING;
+	return req->timeline ? needs | CI_NEEDS_FULL_MODEL : needs;
 }
 
 void ci_report_destroy(struct ci_report *r)

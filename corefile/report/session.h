@@ -125,6 +125,124 @@ bool ci_kernel_brief_unqualify(char *brief);
 
 
 /* ---------------------------------------------------------------------------------------- */
+/* The JSON writer (json_writer.c): the JSON report and the Chrome trace write through it     */
+
+#define CI_JSON_DEPTH_MAX 32
+#define CI_JSON_BUF 65536
+struct ci_json {
+	FILE *f;
+	char buf[CI_JSON_BUF];
+	size_t n;
+	int depth;
+	bool first[CI_JSON_DEPTH_MAX]; /* nothing written yet at this level */
+	bool array[CI_JSON_DEPTH_MAX];
+};
+/* Start the document on F with its top-level object open. */
+void ci_json_begin(struct ci_json *w, FILE *f);
+/* Close the top-level object, end the line, flush: an error naming WHAT if F failed. */
+struct ci_error *ci_json_end(struct ci_json *w, const char *what);
+/* KEY (NULL: an array element) opening an object or an array; ci_json_close ends it. */
+void ci_json_open(struct ci_json *w, const char *key, bool array);
+void ci_json_close(struct ci_json *w);
+/* KEY and a value: a string (escaped: control characters as \u00XX, invalid UTF-8, C1 and
+ * bidirectional controls as U+FFFD; NULL is null), numbers, V / 1000 with three decimals
+ * (nanoseconds as microseconds, exactly), a boolean, null, a hex string, and an address (the
+ * number and KEY_hex). */
+void ci_json_str(struct ci_json *w, const char *key, const char *s);
+void ci_json_u64(struct ci_json *w, const char *key, uint64_t v);
+void ci_json_i64(struct ci_json *w, const char *key, int64_t v);
+void ci_json_thousandths(struct ci_json *w, const char *key, uint64_t v);
+void ci_json_bool(struct ci_json *w, const char *key, bool v);
+void ci_json_null(struct ci_json *w, const char *key);
+void ci_json_hex(struct ci_json *w, const char *key, uint64_t v);
+void ci_json_addr(struct ci_json *w, const char *key, uint64_t v);
+
+/* ---------------------------------------------------------------------------------------- */
+/* The timeline (timeline.c): what the Chrome trace (render_trace.c) and the SVG picture      */
+/* (render_svg.c) draw, on the record's clock                                                 */
+
+/* Bounds (docs/USAGE.md, "Timeline"): the newest launches per stream and in all, the newest
+ * allocations, frees, synchronizations and copies, errors, kernel-log lines, graph replays
+ * expanded into their kernel nodes and nodes per replay.  What is left out is counted. */
+#define CI_TL_LAUNCHES_PER_STREAM 1000
+#define CI_TL_LAUNCHES_MAX 20000
+#define CI_TL_ALLOCS_MAX 1000
+#define CI_TL_FREES_MAX 1000
+#define CI_TL_CALLS_MAX 2000
+#define CI_TL_ERRORS_MAX 1000
+#define CI_TL_XIDS_MAX 256
+#define CI_TL_REPLAYS_MAX 64
+#define CI_TL_NODES_PER_REPLAY 256
+
+enum ci_tl_kind {
+	CI_TL_LAUNCH = 1,  /* on its stream's lane, from its call */
+	CI_TL_NODE,        /* a kernel node of a graph launch (parent), inside its box */
+	CI_TL_SYNC,        /* a synchronization call on its thread, as long as it took */
+	CI_TL_COPY,        /* a copy or set (instant) */
+	CI_TL_ALLOC,       /* an allocation (instant) */
+	CI_TL_FREE,        /* a free (instant) */
+	CI_TL_ERROR,       /* a failed CUDA call (instant) */
+	CI_TL_CALL,        /* the faulting launch's call on its thread (instant) */
+	CI_TL_XID,         /* a kernel-log line of the process (instant, its own lane) */
+};
+
+/* How a launch's end was chosen (ci_tl_item.end_why). */
+enum ci_tl_end {
+	CI_TL_END_NEXT = 1,  /* the next launch on its stream was made */
+	CI_TL_END_SYNC,      /* a synchronization that covers it returned */
+	CI_TL_END_RECORD,    /* nothing later bounds it: the end of the record (its breadcrumb was
+			      * read then; or the last launch of a stream, queued) */
+	CI_TL_END_CRASH,     /* it may still have been running: drawn to the end of the record */
+	CI_TL_END_INSTANT,
+};
+
+struct ci_tl_item {
+	enum ci_tl_kind kind;
+	enum ci_launch_state state;  /* launches and nodes */
+	enum ci_tl_end end_why;
+	bool faulting;               /* the faulting launch, node or copy */
+	bool first_sticky;           /* the first sticky error */
+	uint32_t lane;               /* index into lanes */
+	uint64_t start, end;         /* record clock (ns); end == start for an instant */
+	uint64_t own_end;            /* launches: the end of its part of the lane (the next launch's
+				      * call, or its end), within which its nodes are drawn */
+	size_t index;                /* model->launches, events, errors, allocs or frees,
+				      * replay node, kernel-log item */
+	bool freed;                  /* CI_TL_ALLOC: index is into model->frees */
+	size_t parent;               /* CI_TL_NODE: the item of its graph launch; its replay */
+	const struct ci_graph_replay *replay;
+};
+
+enum ci_tl_lane_kind { CI_TL_LANE_STREAM = 1, CI_TL_LANE_THREAD, CI_TL_LANE_KERNEL_LOG };
+struct ci_tl_lane {
+	enum ci_tl_lane_kind kind;
+	uint32_t stream;             /* model stream slot, CI_NONE: launches without a stream */
+	uint32_t tid;
+	size_t launches;             /* launches drawn */
+	size_t left_out;             /* older launches left out by the bounds */
+};
+
+struct ci_timeline {
+	uint64_t t0;                 /* the record's start (or its first event when earlier) */
+	uint64_t t_end;              /* the crash (the record's end), or its last event */
+	bool crash_known;            /* t_end is the time of the fatal signal or exit */
+	uint64_t first_error_ns;     /* the first sticky error (else the first error), 0: none */
+	struct ci_tl_lane *lanes; size_t lane_count;
+	struct ci_tl_item *items; size_t count, cap;
+	size_t launches_left_out, allocs_left_out, frees_left_out, calls_left_out,
+		errors_left_out, xids_left_out, xids_without_time, replays_not_expanded,
+		nodes_left_out;
+	struct ci_graph_replay *replays; size_t replay_count; /* expanded here (owned) */
+};
+
+/* Build the timeline of REPORT (made with a full model: ci_request.timeline or json).  NULL
+ * when out of memory. */
+struct ci_timeline *ci_timeline_create(const struct ci_report *report);
+void ci_timeline_destroy(struct ci_timeline *tl);
+/* A launch item's display name ("paged_attention", "<graph 0x…>"), scrubbed, in BUF. */
+char *ci_tl_launch_name(const struct ci_report *r, const struct ci_tl_item *it, char *buf, size_t n);
+
+/* ---------------------------------------------------------------------------------------- */
 /* A core without a record: what its host side shows (hostside.c, hostside_render.c)          */
 
 /* A CUDA library mapped into the process (by file name). */

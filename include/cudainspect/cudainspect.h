@@ -863,6 +863,28 @@ struct ci_error *ci_render_text(FILE *out, const struct ci_report *report,
 struct ci_error *ci_render_json(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
 
+/* The record as a timeline (docs/USAGE.md, "Timeline"), for a report made with a full model
+ * (ci_request.timeline or json): a Chrome Trace Event Format document (Perfetto,
+ * chrome://tracing) with a track per stream and per host thread, or a self-contained SVG picture
+ * of the last moments, 1200 pixels wide.  Both are bounded for huge records. */
+struct ci_error *ci_render_trace(FILE *out, const struct ci_report *report);
+struct ci_error *ci_render_timeline_svg(FILE *out, const struct ci_report *report);
+
+/* A file the user named for an output (the CLI's --trace, --timeline), written safely: opened
+ * before the report is made, so that a path that cannot be written fails at once; written
+ * into a new private file (mode 0600) in its directory, which takes the name when complete.
+ * The name may be a regular file of the user, which is replaced; a symbolic link, directory,
+ * FIFO, device or another user's file there is refused.  "-" is standard output. */
+struct ci_outfile;
+/* WHAT names the output in messages ("--trace FILE").  CI_ERR_IO, with the path and why. */
+struct ci_error *ci_outfile_open(const char *path, const char *what, struct ci_outfile **ret);
+FILE *ci_outfile_stream(struct ci_outfile *of);
+/* Give the written file its name (nothing for standard output) and free OF; on an error the
+ * file is discarded. */
+struct ci_error *ci_outfile_commit(struct ci_outfile *of);
+/* Discard what was written (nothing for standard output) and free OF; NULL is fine. */
+void ci_outfile_discard(struct ci_outfile *of);
+
 /* ---------------------------------------------------------------------------------------- */
 /* The report session: one call runs the stages                                              */
 
@@ -895,6 +917,9 @@ struct ci_request {
 	/* A kernel log to take the driver's Xid lines from (the CLI's --kernel-log): a path, or
 	 * "-" for standard input; NULL: only the lines the record holds. */
 	const char *kernel_log;
+	/* A timeline will be drawn (ci_render_trace, ci_render_timeline_svg): every launch is read,
+	 * as for JSON, whatever the view. */
+	bool timeline;
 };
 
 /* Run the stages source -> locate -> decode -> evidence -> diagnose -> symbolize on IN for REQ:

@@ -371,6 +371,12 @@ void synth_build(const struct synth_spec *s, uint8_t *buf)
 			add_string(buf, strs, "k$(touch pwned)'x");
 		break;
 	}
+	case SYNTH_MARKUP_NAME: {
+		struct layout_sec *fn = find(secs, CI_SEC_FUNCTIONS);
+		((struct ci_function *)(void *)ENTRY(buf, fn, 3))->name_str =
+			add_string(buf, strs, "k\"<&>'\xe2\x80\xae\x01\x1b[31m\x7fx");
+		break;
+	}
 	case SYNTH_SEQ_MISMATCH:
 		if (s->launches)
 			put_seq(ENTRY(buf, launches, (s->launches - 1) % launches->capacity),
@@ -413,7 +419,7 @@ static const struct { const char *name; enum synth_damage damage; } damages[] = 
 	{ "stack", SYNTH_BAD_STACK }, { "seq", SYNTH_SEQ_MISMATCH }, { "dup", SYNTH_DUP_SECTION },
 	{ "unknown-section", SYNTH_UNKNOWN_SECTION }, { "late-head", SYNTH_LATE_HEAD },
 	{ "no-magic", SYNTH_NO_MAGIC }, { "unterminated", SYNTH_UNTERMINATED }, { "bidi", SYNTH_BIDI },
-	{ "shell-name", SYNTH_SHELL_NAME },
+	{ "shell-name", SYNTH_SHELL_NAME }, { "markup-name", SYNTH_MARKUP_NAME },
 };
 
 int synth_parse_option(struct synth_spec *s, const char *arg)

@@ -46,6 +46,8 @@ enum synth_damage {
 				 * is damage (CI_STRING_MAX) */
 	SYNTH_BIDI,             /* kernel_0's name holds U+202E (RIGHT-TO-LEFT OVERRIDE) */
 	SYNTH_SHELL_NAME,       /* kernel_3 (the faulting one) is named k$(touch pwned)'x */
+	SYNTH_MARKUP_NAME,      /* kernel_3 is named k"<&>' U+202E, \x01, an ESC
+				 * colour sequence, \x7f and x: JSON and XML markup, controls */
 };
 
 struct synth_spec {

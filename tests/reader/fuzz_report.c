@@ -23,7 +23,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Every view and JSON of a report made for JSON (which prepares everything). */
+/* Every view, JSON and the timeline of a report made for JSON (which prepares everything). */
 static void render_all(const struct ci_report *r, FILE *sink)
 {
 	static const struct ci_render_options opts[] = {
@@ -38,6 +38,11 @@ static void render_all(const struct ci_report *r, FILE *sink)
 		if ((err = ci_render_text(sink, r, &opts[i])))
 			ci_error_destroy(err);
 	if ((err = ci_render_json(sink, r, NULL)))
+		ci_error_destroy(err);
+	/* The timeline, as --trace and --timeline draw it. */
+	if ((err = ci_render_trace(sink, r)))
+		ci_error_destroy(err);
+	if ((err = ci_render_timeline_svg(sink, r)))
 		ci_error_destroy(err);
 }
 
