@@ -35,7 +35,8 @@ is "$(grep -c "^peer .* kind=ipc_open .* key=$k .* device=0 result=0 " "$T/imp.d
 is "$(grep -c "^peer .* kind=ipc_close .* key=$k .* result=0 " "$T/imp.dump")" 2 \
 	"importer: two closes with the key (the mapping stays in the table until the last one)"
 like "$(grep '^peer .* kind=ipc_close ' "$T/imp.dump" | tail -1)" " result=1 " "importer: the third close is refused"
-like "$(grep '^free .* kind=ipc ' "$T/imp.dump")" "size=1048576 aux=0x$k " \
+# The dump prints the key padded in peer lines and plain in aux: one time in 16 it starts with 0.
+like "$(grep '^free .* kind=ipc ' "$T/imp.dump")" "size=1048576 aux=0x0*${k#"${k%%[!0]*}"} " \
 	"importer: the IPC mapping, closed, is in the free ring with its key"
 fdkey=$(sed -n 's/^peer .* kind=vmm_export .* key=\([0-9a-f]*\) .* type=1 .*/\1/p' "$T/exp.dump")
 fabkey=$(sed -n 's/^peer .* kind=vmm_export .* key=\([0-9a-f]*\) .* type=8 .*/\1/p' "$T/exp.dump")
