@@ -26,6 +26,8 @@ like "$(ldd "$bin")" "libdw[^ ]* => $site/\.\./cudainspect\.libs/|libdw[^ ]* => 
 	"the installed CLI takes elfutils from the libraries grafted into the wheel"
 unlike "$(ldd "$bin")" "not found" "and nothing it needs is missing"
 ok "the recorder and the GDB plugin are in the package" test -f "$site/lib/libcudainspect-rec.so" -a -f "$site/lib/cudainspect.so"
+is "$("$V/bin/cudainspect" --print-preload)" "$("$V/bin/python" -c 'import cudainspect; print(cudainspect.RECORDER)')" \
+	"--print-preload names the wheel's recorder, as the package does"
 
 # The demo fault through the installed `cudainspect record`, which finds the wheel's recorder.
 if [ -x "$B/miniengine" ] && [ -e "$B/sim/libcuda.so.1" ]; then
