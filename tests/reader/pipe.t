@@ -109,8 +109,14 @@ if command -v script >/dev/null; then
 	script -qec "$CI -" /dev/null </dev/null >"$T/tty.out" 2>&1; trc=$?
 	is "$trc" 2 "a terminal on standard input: exit 2"
 	like "$(cat "$T/tty.out")" "standard input is a terminal; pipe a core into it" "... saying so"
+	# Progress: only past 256 MiB, only on a terminal (300 MiB of zeros: holes, read quickly).
+	script -qec "sh -c 'head -c 314572800 /dev/zero | \"$CI\" -'" /dev/null </dev/null >"$T/progress.out" 2>&1
+	like "$(tr '\r' '\n' <"$T/progress.out")" "cudainspect: reading standard input: 256\.0 MiB" \
+		"300 MiB on a pipe, stderr a terminal: progress on stderr"
+	head -c 314572800 /dev/zero | "$CI" - >/dev/null 2>"$T/noprogress.err"
+	unlike "$(cat "$T/noprogress.err")" "reading standard input" "... and none when stderr is not a terminal"
 else
-	skip "script(1) is not installed"; skip "script(1) is not installed"
+	for i in 1 2 3 4; do skip "script(1) is not installed"; done
 fi
 # The kernel log kept beside a core is not looked for as '-.kernel-log'.
 (cd "$T" && printf 'not a log\n' >./-.kernel-log && "$CI" -q - <"$core" >/dev/null 2>"$T/beside.err")
