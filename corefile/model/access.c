@@ -61,6 +61,7 @@ struct ci_error *ci_keep_lazily(struct decoder *d, struct ordering *o, size_t *c
 				       ci_section_title(o->kind));
 	ls->entries = o->entries;
 	ls->stride = o->stride;
+	ls->span = d->secs[o->kind].capacity * o->stride;
 	ls->keys = ci_steal(o->keys);
 	*count = o->n;
 	return NULL;
@@ -97,6 +98,33 @@ const struct ci_alloc *ci_model_alloc(const struct ci_model *m, size_t i)
 	if (m->allocs)
 		return &m->allocs[i];
 	return m->lazy && m->lazy->allocs.keys ? lazy_entry(m, CI_SEC_ALLOCS, &m->lazy->allocs, i) : NULL;
+}
+
+bool ci_model_launch_peek(const struct ci_model *m, size_t i, struct ci_launch *out)
+{
+	if (i >= m->launch_count)
+		return false;
+	if (m->launches) {
+		*out = m->launches[i];
+		return true;
+	}
+	const struct lazy_section *ls = m->lazy ? &m->lazy->launches : NULL;
+	if (!ls || !ls->keys)
+		return false;
+	if (ls->copied[i / 8] & (1u << (i % 8))) {
+		memcpy(out, ls->copies + i * sizeof *out, sizeof *out);
+		return true;
+	}
+	memcpy(out, ls->entries + ls->keys[i].slot * ls->stride, sizeof *out);
+	ci_check_entry(&(struct refcheck){ .m = m }, CI_SEC_LAUNCHES, out);
+	return true;
+}
+
+void ci_model_launches_release(const struct ci_model *m)
+{
+	const struct ci_model_lazy *lz = m->lazy;
+	if (lz && lz->launches.keys)
+		ci_source_release(lz->src, lz->launches.entries, lz->launches.span);
 }
 
 /* Entry I of a lazy section if it was copied already, else NULL. */

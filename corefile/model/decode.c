@@ -248,8 +248,12 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 			return NULL;
 		if (!ci_sort_ordering(d, &o))
 			return ci_error_create(CI_ERR_NOMEM, "out of memory ordering the record's %s", ci_section_title(kind));
-		if (lazy)
+		if (lazy) {
+			/* Sorting read the entries whose keys tie (by their seq): what the model keeps
+			 * is the keys, not those pages. */
+			ci_source_release(d->src, inplace, have * esize);
 			return ci_keep_lazily(d, &o, count);
+		}
 		return ci_order_entries(d, &o, ret, count);
 	}
 	*count = last_slot;

@@ -82,6 +82,13 @@ const struct ci_alloc *ci_model_alloc_at(const struct ci_model *model, uint64_t 
 #define ci_model_load_launch ci_model_launch
 #define ci_model_load_alloc ci_model_alloc
 const struct ci_launch *ci_model_launch_loaded(const struct ci_model *model, size_t i);
+/* Launch I of MODEL copied into *OUT and its references checked, without keeping it (a lazy
+ * model's entry stays unloaded): for counting what a view does not show.  False when I is out
+ * of range or the model has no such entry. */
+bool ci_model_launch_peek(const struct ci_model *model, size_t i, struct ci_launch *out);
+/* Give back the pages of the input that a lazy model's launch ring was read from (after many
+ * peeks; they are read again if needed): the memory counted is what is kept. */
+void ci_model_launches_release(const struct ci_model *model);
 const struct ci_alloc *ci_model_alloc_loaded(const struct ci_model *model, size_t i);
 
 /* The stream slot is valid and was published. */
@@ -321,6 +328,7 @@ void *ci_alloc_big(size_t size);
 struct lazy_section {
 	const uint8_t *entries;   /* entry `slot` at entries + slot * stride, in the source's image */
 	size_t stride;
+	size_t span;              /* bytes of the section in the input */
 	struct order_key *keys;   /* the model's order */
 	uint8_t *copies;          /* entry i at copies + i * (known size), copied on first use */
 	uint8_t *copied;          /* one bit per entry */

@@ -136,10 +136,17 @@ static int tie_cmp(const void *a, const void *b)
 /* Entries with the same major go by minor (seq, allocation id), then slot.  Such runs are rare
  * and short (two launches in the same nanosecond, a VMM mapping at the start of its reserve);
  * a hostile record full of them costs an n log n sort, never more. */
-static bool order_ties(struct ordering *o)
+static bool order_ties(struct decoder *d, struct ordering *o)
 {
 	struct order_key *k = o->keys;
+	/* A lazy model keeps keys, not the entries: the pages ties were read from are given back
+	 * now and then (when many launches share a time, most of the ring's are read). */
+	size_t span = d->lazy ? d->secs[o->kind].capacity * o->stride : 0, next_release = 65536;
 	for (size_t b = 0, e; b < o->n; b = e) {
+		if (span && b >= next_release) {
+			ci_source_release(d->src, o->entries, span);
+			next_release = b + 65536;
+		}
 		for (e = b + 1; e < o->n && k[e].major == k[b].major; e++)
 			;
 		if (e - b < 2)
@@ -212,7 +219,7 @@ static bool order_by_lanes(struct ordering *o)
 }
 
 /* Sort the keys of O, in place or swapped with O->tmp (as large). */
-static bool sort_keys(struct ordering *o, uint64_t cap, uint64_t head)
+static bool sort_keys(struct decoder *d, struct ordering *o, uint64_t cap, uint64_t head)
 {
 	size_t n = o->n;
 	/* A wrapped ring is oldest first from the slot the next entry would take: when that order
@@ -237,7 +244,7 @@ static bool sort_keys(struct ordering *o, uint64_t cap, uint64_t head)
 			o->tmp = t;
 		}
 	}
-	return (order_by_lanes(o) || order_by_major(o)) && order_ties(o);
+	return (order_by_lanes(o) || order_by_major(o)) && order_ties(d, o);
 }
 
 /* Put O's keys in the model's order. */
@@ -257,7 +264,7 @@ bool ci_sort_ordering(struct decoder *d, struct ordering *o)
 	}
 	struct order_key *keys = o->keys;
 	o->tmp = d->scratch;
-	bool ok = sort_keys(o, cap, head);
+	bool ok = sort_keys(d, o, cap, head);
 	/* Whichever buffer does not hold the keys now is the scratch space. */
 	if (o->keys != keys) {
 		d->scratch = keys;

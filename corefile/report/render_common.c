@@ -253,6 +253,28 @@ static const struct ci_alloc placeholder_alloc = {
 	.ctx = CI_NONE, .stream = CI_NONE, .free_stream = CI_NONE,
 };
 
+bool ci_launch_matches(const struct ci_model *m, const struct ci_render_options *opt,
+		       const struct ci_launch *l)
+{
+	if (opt->has_thread_filter && l->tid != opt->thread_filter)
+		return false;
+	if (opt->has_stream_filter) {
+		if (!ci_stream_valid(m, l->stream))
+			return false;
+		const struct ci_stream *st = &m->streams[l->stream];
+		if (st->handle != opt->stream_filter && st->stream_id != opt->stream_filter)
+			return false;
+	}
+	if (opt->kernel_filter && *opt->kernel_filter) {
+		char name[1024];
+		const char *raw = ci_model_function_name(m, l->function);
+		if (!strstr(ci_launch_kernel_name(m, l, name, sizeof(name)), opt->kernel_filter) &&
+		    !(raw && strstr(raw, opt->kernel_filter)))
+			return false;
+	}
+	return true;
+}
+
 const struct ci_launch *ci_report_launch(const struct ci_report *r, size_t i)
 {
 	const struct ci_launch *l = ci_model_launch_loaded(r->model, i);

@@ -19,7 +19,6 @@
 #define SUMMARY_ATTRIBUTIONS 3
 #define SUMMARY_STREAMS 2
 #define SUMMARY_WARNINGS 3
-#define KERNELS_DEFAULT 20
 
 struct ci_text_out {
 	FILE *f;
@@ -1475,48 +1474,43 @@ void ci_text_streams(struct ci_text_out *o)
 
 static bool launch_selected(struct ci_text_out *o, const struct ci_launch *l)
 {
-	const struct ci_render_options *opt = o->o;
-	if (opt->has_thread_filter && l->tid != opt->thread_filter)
-		return false;
-	if (opt->has_stream_filter) {
-		if (!ci_stream_valid(o->m, l->stream))
-			return false;
-		const struct ci_stream *st = &o->m->streams[l->stream];
-		if (st->handle != opt->stream_filter && st->stream_id != opt->stream_filter)
-			return false;
-	}
-	if (opt->kernel_filter && *opt->kernel_filter) {
-		char name[1024];
-		const char *raw = ci_model_function_name(o->m, l->function);
-		if (!strstr(ci_launch_kernel_name(o->m, l, name, sizeof(name)), opt->kernel_filter) &&
-		    !(raw && strstr(raw, opt->kernel_filter)))
-			return false;
-	}
-	return true;
+	return ci_launch_matches(o->m, o->o, l);
 }
 
 void ci_text_kernels(struct ci_text_out *o)
 {
 	const struct ci_model *m = o->m;
-	size_t want = o->o->last ? o->o->last : KERNELS_DEFAULT;
+	size_t want = o->o->last ? o->o->last : CI_KERNELS_DEFAULT;
+	/* The newest WANT matching launches, walking back from the ring's head: a lazy model has
+	 * loaded those, from the newest down to launches_from, and counted the rest (report.c). */
+	size_t shown = 0, first = m->launch_count;
+	size_t from = !m->launches && o->r->launches_counted ? o->r->launches_from : 0;
+	for (size_t i = m->launch_count; i-- > from && shown < want;) {
+		const struct ci_launch *l = ci_model_launch_loaded(m, i);
+		if (l && launch_selected(o, l)) {
+			shown++;
+			first = i;
+		}
+	}
 	size_t matched = 0;
-	for (size_t i = 0; i < m->launch_count; i++)
-		matched += launch_selected(o, ci_report_launch(o->r, i));
-	size_t skip = matched > want ? matched - want : 0;
+	if (m->launches || !o->r->launches_counted)
+		for (size_t i = 0; i < m->launch_count; i++)
+			matched += launch_selected(o, ci_report_launch(o->r, i));
+	else
+		matched = o->r->launches_matched;
 	const struct ci_section_stats *ss = &m->sections[CI_SEC_LAUNCHES];
 	char total[32], over[32];
 	line(o, "Launches: last %zu of %zu%s (the ring holds %s; %s older launches were "
-		"overwritten)", matched - skip, matched,
+		"overwritten)", shown, matched,
 	     o->o->has_stream_filter || o->o->has_thread_filter || o->o->kernel_filter
 		     ? " matching the filters" : "",
 	     ci_fmt_count(ss->capacity, total, sizeof(total)),
 	     ci_fmt_count(ss->overwritten, over, sizeof(over)));
 	line(o, "  %-6s %-10s %-7s %-15s %-5s %-11s %s", "seq", "time (s)", "thread", "stream", "#",
 	     "state", "kernel");
-	size_t seen = 0;
-	for (size_t i = 0; i < m->launch_count; i++) {
-		const struct ci_launch *l = ci_report_launch(o->r, i);
-		if (!launch_selected(o, l) || seen++ < skip)
+	for (size_t i = first; i < m->launch_count; i++) {
+		const struct ci_launch *l = ci_model_launch_loaded(m, i);
+		if (!l || !launch_selected(o, l))
 			continue;
 		char t[32], stream[32], name[1024], site[768];
 		if (ci_stream_valid(m, l->stream))
@@ -1715,11 +1709,13 @@ void ci_text_allocs(struct ci_text_out *o)
 	const struct ci_model *m = o->m;
 	uint64_t by_kind_n[16] = { 0 }, by_kind_bytes[16] = { 0 }, total = 0;
 	for (size_t i = 0; i < m->alloc_count; i++) {
-		const struct ci_alloc *a = ci_report_alloc(o->r, i);
-		uint32_t k = a->kind < 16 ? a->kind : 0;
+		/* Every allocation's brief (a lazy model loads only those the table shows). */
+		struct ci_alloc_brief a;
+		ci_model_alloc_brief(m, i, &a);
+		uint32_t k = a.kind < 16 ? a.kind : 0;
 		by_kind_n[k]++;
-		by_kind_bytes[k] += a->size;
-		total += a->size;
+		by_kind_bytes[k] += a.size;
+		total += a.size;
 	}
 	char n1[32], n2[32];
 	const struct ci_section_stats *ss = &m->sections[CI_SEC_ALLOCS];

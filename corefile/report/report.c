@@ -227,12 +227,78 @@ static int load_diagnosed(struct ci_report *r, bool stacks)
 	return 0;
 }
 
+/* A lazy model's kernels and allocs views: load what they show.  The kernels view shows the
+ * newest N launches that match the filters: the ring is walked back from its head until N match
+ * (with filters each launch is read into a scratch copy and only those that match are loaded);
+ * the older ones are only counted (by their briefs when no thread or kernel filter asks for
+ * more, else each read into a scratch copy, never kept).  The allocs view shows the first N
+ * allocations by address (all without N).  -1 on out-of-memory. */
+static int load_shown(struct ci_report *r, unsigned needs)
+{
+	struct ci_model *m = r->model;
+	const struct ci_render_options *opt = &r->request.render;
+	if ((needs & CI_NEEDS_LAUNCH_STACKS) && !m->launches && ci_model_launch_briefs(m).base) {
+		size_t want = opt->last ? opt->last : CI_KERNELS_DEFAULT, found = 0, i = m->launch_count;
+		bool by_entry = opt->has_thread_filter || (opt->kernel_filter && *opt->kernel_filter);
+		bool filtered = by_entry || opt->has_stream_filter;
+		size_t peeked = 0;
+		while (i > 0 && found < want) {
+			struct ci_launch copy;
+			if (filtered && !ci_model_launch_loaded(m, --i)) {
+				/* Looked at in a scratch copy: only the matching ones are kept. */
+				if (!ci_model_launch_peek(m, i, &copy) || !ci_launch_matches(m, opt, &copy))
+					continue;
+				if (++peeked % 16384 == 0)
+					ci_model_launches_release(m);
+			} else if (!filtered) {
+				--i;
+			}
+			const struct ci_launch *l = ci_model_load_launch(m, i);
+			if (!l)
+				return -1;
+			found += ci_launch_matches(m, opt, l);
+		}
+		r->launches_from = i;
+		size_t older = 0;
+		if (!filtered) {
+			older = i;
+		} else {
+			while (i-- > 0) {
+				struct ci_launch copy;
+				struct ci_launch_brief b;
+				ci_model_launch_brief(m, i, &b);
+				if (by_entry) {
+					if (!ci_model_launch_peek(m, i, &copy))
+						continue;
+				} else {
+					copy = (struct ci_launch){ .stream = b.stream };
+				}
+				older += ci_launch_matches(m, opt, &copy);
+				/* Counted entries are not kept: nor are the pages they were read from. */
+				if (by_entry && i % 16384 == 0)
+					ci_model_launches_release(m);
+			}
+		}
+		r->launches_matched = found + older;
+		r->launches_counted = true;
+	}
+	if ((needs & CI_NEEDS_ALLOC_STACKS) && !m->allocs) {
+		size_t n = opt->last && opt->last < m->alloc_count ? opt->last : m->alloc_count;
+		for (size_t i = 0; i < n; i++)
+			if (!ci_model_load_alloc(m, i))
+				return -1;
+	}
+	return 0;
+}
+
 static int resolve_stacks(struct ci_report *r, unsigned needs)
 {
 	const struct ci_model *m = r->model;
 	if (m->stack_count && !(r->pcs = calloc(m->stack_count, sizeof *r->pcs)))
 		return -1;
 	if (load_diagnosed(r, needs & CI_NEEDS_DIAGNOSIS_STACKS))
+		return -1;
+	if ((needs & CI_NEEDS_EVERY_BRIEF) && load_shown(r, needs))
 		return -1;
 	if (!r->symbolizer || !m->stack_count)
 		return 0;
@@ -309,10 +375,11 @@ static struct ci_error *report_finish(struct ci_report *r)
 	}
 	if (r->symbolizer && (err = unwind(r, needs)))
 		return err;
-	if (resolve_stacks(r, needs))
-		return nomem();
+	/* A filter naming nothing is said before the view's launches are looked for. */
 	if (!r->request.json && (err = check_filters(r)))
 		return err;
+	if (resolve_stacks(r, needs))
+		return nomem();
 	r->warning_lists = 0;
 	if (r->src)
 		r->warnings[r->warning_lists++] = ci_source_warnings(r->src);
@@ -358,9 +425,12 @@ struct ci_error *ci_report_create(const struct ci_input *in, const struct ci_req
 	if (err)
 		return err;
 	/* Views that show a few launches and allocations of a large record read only those: the
-	 * newest launches and the allocations a pointer is looked up in (docs/PERFORMANCE.md). */
-	bool few = !(request_needs(req) & CI_NEEDS_FULL_MODEL);
-	struct ci_decode_options dopts = { .lazy = few, .sparse = few };
+	 * newest launches and the allocations a pointer is looked up in (docs/PERFORMANCE.md).
+	 * Views that count every launch or allocation (kernels, allocs) key them all lazily. */
+	unsigned needs = request_needs(req);
+	bool few = !(needs & CI_NEEDS_FULL_MODEL);
+	struct ci_decode_options dopts = { .lazy = few,
+					   .sparse = few && !(needs & CI_NEEDS_EVERY_BRIEF) };
 	struct ci_location loc;
 	struct ci_model *model = NULL;
 	err = ci_locate(src, &loc);

@@ -37,6 +37,11 @@ struct ci_report {
 	 * for a stack the view does not show. */
 	struct ci_resolved_pc **pcs;
 	const struct ci_warnings *warnings[3]; size_t warning_lists;
+	/* A lazy model's kernels view: how many launches of the whole ring match the request's
+	 * filters (the session counts them; the renderer shows only the newest, loaded). */
+	size_t launches_matched;
+	size_t launches_from;     /* the oldest launch the walk looked at: those it loaded from */
+	bool launches_counted;
 	/* The crash signature (corefile/fingerprint.c) and the four words it hashes. */
 	char fingerprint[24];
 	char fingerprint_basis[720];
@@ -77,7 +82,18 @@ enum {
 	CI_NEEDS_ERROR_STACKS = 1u << 7,
 	CI_NEEDS_CONTEXT_STACKS = 1u << 8,
 	CI_NEEDS_EVERYTHING = ((1u << 9) - 1) & ~CI_NEEDS_ONE_THREAD,
+	/* A lazy model without the sparse decode: every launch and allocation counted and
+	 * ordered by their briefs, only the entries the view shows copied (the newest launches
+	 * that match the filters walking back from the ring's head, the first allocations). */
+	CI_NEEDS_EVERY_BRIEF = 1u << 9,
 };
+
+/* Launches the kernels view shows when no N is given. */
+#define CI_KERNELS_DEFAULT 20
+
+/* Launch L matches the stream, thread and kernel filters of OPT (render_common.c). */
+bool ci_launch_matches(const struct ci_model *m, const struct ci_render_options *opt,
+		       const struct ci_launch *l);
 
 /* The text renderer's state (render_text.c). */
 struct ci_text_out;

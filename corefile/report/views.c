@@ -35,7 +35,7 @@ static const struct ci_view_row rows[] = {
 	    "Usage: cuda kernels [N] [--stream S] [--kernel SUBSTR] [--thread TID]\n"
 	    "N is how many launches to show (default 20).  S is a stream handle or id.\n"
 	    "Example: cuda kernels 50 --kernel attn" },
-	  CI_NEEDS_FULL_MODEL | CI_NEEDS_LAUNCH_STACKS, ci_text_kernels },
+	  CI_NEEDS_EVERY_BRIEF | CI_NEEDS_LAUNCH_STACKS, ci_text_kernels },
 	{ { "graphs", CI_VIEW_GRAPHS, 0,
 	    "CUDA graphs: how each was captured or built, its nodes, its executable graphs\n"
 	    "with their updates, and the replay in flight with the state of each node.",
@@ -46,7 +46,7 @@ static const struct ci_view_row rows[] = {
 	    "Usage: cuda allocs [N] [freed] [--thread TID]\n"
 	    "N shows the first N allocations; `freed` adds the ring of recent frees.\n"
 	    "Example: cuda allocs freed" },
-	  CI_NEEDS_FULL_MODEL | CI_NEEDS_ALLOC_STACKS | CI_NEEDS_FREE_STACKS, ci_text_allocs },
+	  CI_NEEDS_EVERY_BRIEF | CI_NEEDS_ALLOC_STACKS | CI_NEEDS_FREE_STACKS, ci_text_allocs },
 	{ { "errors", CI_VIEW_ERRORS, CI_FILTER_THREAD,
 	    "CUDA driver calls that returned an error, oldest first, with their threads.",
 	    "Usage: cuda errors [--thread TID]" },

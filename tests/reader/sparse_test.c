@@ -8,7 +8,10 @@
  * its allocation, tests/reader/compare.h) and every view that the CLI renders from a sparse
  * model (all but kernels, allocs and all), character by character, each made by the report
  * session from either model.  It also checks that the sparse decode read less than the whole
- * ring when the ring is large.  `--kernel-log=FILE` before paths adds that log to their reports.
+ * ring when the ring is large.  The kernels and allocs views are rendered from a lazy model
+ * without the sparse decode (what the CLI makes for them: only the launches and allocations they
+ * show are loaded) and compared with the complete decode's, with and without N and filters.
+ * `--kernel-log=FILE` before paths adds that log to their reports.
  * TAP on
  * stdout; run by tests/reader/golden.t and tests/reader/full.t on real cores.
  */
@@ -18,21 +21,22 @@
 
 #include "../lib/tap.h"
 #include "compare.h"
+#include "model/model.h"
 
 /* The report of PATH for VIEW, from a sparse or a complete decode, as the report session makes
  * it from a model (the CLI makes a sparse one for these views). */
 /* --kernel-log=FILE before the paths: their reports read that kernel log too. */
 static const char *kernel_log;
 
-static struct ci_report *report_of(const char *path, bool sparse, enum ci_view view)
+static struct ci_report *report_with(const char *path, struct ci_decode_options o,
+				      const struct ci_render_options *render)
 {
+	bool sparse = o.lazy;
 	struct ci_source *src = NULL;
 	struct ci_model *m = NULL;
 	struct ci_report *r = NULL;
 	struct ci_location loc;
-	struct ci_decode_options o = { .lazy = sparse, .sparse = sparse };
-	struct ci_request req = { .render = { .view = view, .width = 100, .quiet = true },
-				  .kernel_log = kernel_log };
+	struct ci_request req = { .render = *render, .kernel_log = kernel_log };
 	struct ci_error *err;
 	if ((err = ci_source_open(path, NULL, &src)) || (err = ci_locate(src, &loc)) ||
 	    (err = ci_decode_with(src, &loc, &o, &m)) ||
@@ -42,6 +46,13 @@ static struct ci_report *report_of(const char *path, bool sparse, enum ci_view v
 	}
 	ci_source_close(src);
 	return r;
+}
+
+static struct ci_report *report_of(const char *path, bool sparse, enum ci_view view)
+{
+	struct ci_decode_options o = { .lazy = sparse, .sparse = sparse };
+	struct ci_render_options render = { .view = view, .width = 100, .quiet = true };
+	return report_with(path, o, &render);
 }
 
 static char *render(const struct ci_report *r)
@@ -58,8 +69,91 @@ static char *render(const struct ci_report *r)
 	return text;
 }
 
+/* The kernels and allocs views from a lazy model without the sparse decode, as the CLI makes
+ * them, against the complete decode's, for the view's N and filters in OPT. */
+static void compare_lazy(const char *path, const struct ci_render_options *opt, const char *what)
+{
+	struct ci_report *c = report_with(path, (struct ci_decode_options){ 0 }, opt);
+	struct ci_report *l = report_with(path, (struct ci_decode_options){ .lazy = true }, opt);
+	if (ok(c && l, "%s: %s: both decodes made a report", path, what)) {
+		char *x = render(c), *y = render(l);
+		if (!ok(x && y && strcmp(x, y) == 0, "%s: %s renders the same from the lazy model", path,
+			what))
+			printf("# complete:\n%s\n# lazy:\n%s\n", x ? x : "", y ? y : "");
+		free(x);
+		free(y);
+		/* Only the launches shown (and those the diagnosis names) were loaded. */
+		const struct ci_model *lm = ci_report_model(l);
+		size_t loaded = 0;
+		for (size_t i = 0; lm && i < lm->launch_count; i++)
+			loaded += ci_model_launch_loaded(lm, i) != NULL;
+		if (opt->view == CI_VIEW_KERNELS && lm->launch_count > 4096)
+			ok(loaded < lm->launch_count / 8, "%s: %s loaded %zu of %zu launches", path, what,
+			   loaded, lm->launch_count);
+	}
+	ci_report_destroy(c);
+	ci_report_destroy(l);
+}
+
+static void compare_lazy_views(const char *path)
+{
+	/* The filters name the newest launch's thread, stream and kernel. */
+	struct ci_report *c = report_of(path, false, CI_VIEW_KERNELS);
+	if (!c)
+		return;
+	const struct ci_model *m = ci_report_model(c);
+	const struct ci_launch *newest = m->launch_count ? ci_model_launch_loaded(m, m->launch_count - 1)
+							: NULL;
+	static char kernel[64];
+	const char *fn = newest ? ci_model_function_name(m, newest->function) : NULL;
+	snprintf(kernel, sizeof kernel, "%.6s", fn ? fn : "");
+	struct ci_render_options base = { .width = 100, .quiet = true };
+	struct ci_render_options k = base, k5 = base, kt = base, ks = base, kk = base, kts = base;
+	struct ci_render_options a = base, a3 = base, af = base, at = base;
+	k.view = k5.view = kt.view = ks.view = kk.view = kts.view = CI_VIEW_KERNELS;
+	a.view = a3.view = af.view = at.view = CI_VIEW_ALLOCS;
+	k5.last = 5;
+	kt.last = 3;
+	kts.last = 1000;
+	if (newest) {
+		kt.has_thread_filter = kts.has_thread_filter = true;
+		kt.thread_filter = kts.thread_filter = newest->tid;
+		ks.last = 7;
+		if (newest->stream < m->stream_count) {
+			ks.has_stream_filter = kts.has_stream_filter = true;
+			ks.stream_filter = kts.stream_filter = m->streams[newest->stream].handle;
+		}
+		if (*kernel) {
+			kk.last = 4;
+			kk.kernel_filter = kernel;
+		}
+	}
+	a3.last = 3;
+	af.last = 2;
+	af.freed = true;
+	at.last = 50;
+	if (newest) {
+		at.has_thread_filter = true;
+		at.thread_filter = newest->tid;
+	}
+	ci_report_destroy(c);
+	compare_lazy(path, &k, "kernels");
+	compare_lazy(path, &k5, "kernels --last 5");
+	compare_lazy(path, &kt, "kernels --last 3 --thread");
+	if (ks.has_stream_filter)
+		compare_lazy(path, &ks, "kernels --last 7 --stream");
+	if (kk.kernel_filter)
+		compare_lazy(path, &kk, "kernels --last 4 --kernel");
+	compare_lazy(path, &kts, "kernels --last 1000 --thread --stream");
+	compare_lazy(path, &a, "allocs");
+	compare_lazy(path, &a3, "allocs --last 3");
+	compare_lazy(path, &af, "allocs --last 2 --freed");
+	compare_lazy(path, &at, "allocs --last 50 --thread");
+}
+
 static void compare(const char *path)
 {
+	compare_lazy_views(path);
 	for (size_t v = 0; v < ci_view_count(); v++) {
 		const struct ci_view_info *vi = ci_view_at(v);
 		/* The views that show everything need every launch: no sparse decode there. */
