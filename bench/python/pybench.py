@@ -8,18 +8,12 @@ import ctypes
 import sys
 import time
 
+from simctx import open_kernel
+
 lib, depth, n, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 first_sight = "--first-sight" in sys.argv
-cuda = ctypes.CDLL(lib)
 PTX = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p) { ret; }\n"
-dev, ctx, mod, fn, stream = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
-assert cuda.cuInit(0) == 0
-cuda.cuDeviceGet(ctypes.byref(dev), 0)
-cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
-cuda.cuCtxSetCurrent(ctx)
-assert cuda.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
-assert cuda.cuModuleGetFunction(ctypes.byref(fn), mod, b"k") == 0
-cuda.cuStreamCreate(ctypes.byref(stream), 0)
+cuda, fn, stream = open_kernel(lib, PTX, 0)
 arg = ctypes.c_uint64(0)
 params = (ctypes.c_void_p * 1)(ctypes.addressof(arg))
 launch = cuda.cuLaunchKernel

@@ -11,18 +11,12 @@ import statistics
 import sys
 import time
 
+from simctx import open_kernel
+
 lib, depth, n, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-cuda = ctypes.CDLL(lib)
 PTX = (b".version 8.0\n.target sm_90\n.address_size 64\n"
        b".visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n) { ret; }\n")
-dev, ctx, mod, fn, stream = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
-assert cuda.cuInit(0) == 0
-cuda.cuDeviceGet(ctypes.byref(dev), 0)
-cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
-cuda.cuCtxSetCurrent(ctx)
-assert cuda.cuModuleLoadData(ctypes.byref(mod), PTX) == 0
-assert cuda.cuModuleGetFunction(ctypes.byref(fn), mod, b"k") == 0
-cuda.cuStreamCreate(ctypes.byref(stream), 1)
+cuda, fn, stream = open_kernel(lib, PTX, 1)
 bufs = [ctypes.c_uint64() for _ in range(3)]
 for b in bufs:
     assert cuda.cuMemAlloc_v2(ctypes.byref(b), 4096) == 0

@@ -711,35 +711,38 @@ static void read_meta(struct ci_gpucore *gc)
 /* ---------------------------------------------------------------------------------------- */
 /* Joins                                                                                      */
 
+/* The join keys' order: by KEY1, then KEY2, then the row index (IA, IB), so equal keys keep
+ * the table's order. */
+static int key_cmp(uint64_t x1, uint64_t x2, size_t ia, uint64_t y1, uint64_t y2, size_t ib)
+{
+	if (x1 != y1)
+		return x1 < y1 ? -1 : 1;
+	if (x2 != y2)
+		return x2 < y2 ? -1 : 1;
+	return ia < ib ? -1 : 1;
+}
+
 static int grid_key_cmp(const void *a, const void *b, void *arg)
 {
 	const struct ci_gpucore *gc = arg;
-	const struct ci_gpu_grid *x = &gc->grids[*(const size_t *)a], *y = &gc->grids[*(const size_t *)b];
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct ci_gpu_grid *x = &gc->grids[i], *y = &gc->grids[j];
+	return key_cmp(x->device, x->id, i, y->device, y->id, j);
 }
 
 static int context_key_cmp(const void *a, const void *b, void *arg)
 {
 	const struct ci_gpucore *gc = arg;
-	const struct ci_gpu_context *x = &gc->contexts[*(const size_t *)a], *y = &gc->contexts[*(const size_t *)b];
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct ci_gpu_context *x = &gc->contexts[i], *y = &gc->contexts[j];
+	return key_cmp(x->device, x->id, i, y->device, y->id, j);
 }
 
 static int module_key_cmp(const void *a, const void *b, void *arg)
 {
 	const struct ci_gpucore *gc = arg;
-	const struct ci_gpu_module *x = &gc->modules[*(const size_t *)a], *y = &gc->modules[*(const size_t *)b];
-	if (x->handle != y->handle)
-		return x->handle < y->handle ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	return key_cmp(gc->modules[i].handle, 0, i, gc->modules[j].handle, 0, j);
 }
 
 static struct ci_gpu_module *module_checked(struct ci_gpucore *gc, size_t m);
