@@ -16,6 +16,9 @@ packages=(
 	                         # check it is well-formed XML (xmllint)
 	python3 python3-venv     # tests/python: the Python engine, pystack's virtual environment
 	help2man scdoc mandoc    # docs/man: the manual pages, and their lint in make check
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross # tests/aarch64: the recorder, the simulated
+	                         # driver and miniengine cross-built for aarch64 (Grace Hopper hosts)
+	qemu-user                # tests/aarch64: runs them (qemu-aarch64), and writes the guest's core
 )
 
 missing=()
