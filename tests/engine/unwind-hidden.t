@@ -4,14 +4,15 @@
 # Each thread's stack must then stop at libc's frame and say why (or continue by checked frame
 # records), never show an address in no module or a second libc frame (a guessed return
 # address); and every frame it does show must be one of the stack read with libc's file back
-# in place (the same core), in the same order.
+# in place (the same core), in the same order.  And `threads` on a core without a record
+# prints the host threads and exits 0 (docs/CLI.md), where every other view exits 4.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/engine-lib.sh"
 need_engines miniengine
 asan && skip_all "ASan disables core dumps"
 libc=$(ldd "$B/miniengine" | awk '$1 == "libc.so.6" { print $3 }')
 [ -f "$libc" ] || skip_all "cannot find miniengine's libc.so.6 with ldd"
-plan 9
+plan 12
 
 d=$T/run
 mkdir -p "$d/lib"
@@ -52,3 +53,13 @@ for t in $(printf '%s\n' "$hidden" | sed -n 's/^thread \([0-9]*\).*/\1/p'); do
 	done <<<"$want"
 done
 is "$sub" ok "every frame shown without libc is in the full stack, in order"
+
+# A core without a record (no recorder preloaded): `threads` is the host view, exit 0.
+n=$T/norecord
+run_in "$n" "$B/miniengine" --fault oob
+ncore=$(core_in "$n")
+out=$("$B/cudainspect" "$ncore" threads 2>/dev/null)
+is "$?" 0 "threads on a core without a record: exit 0"
+like "$out" '^thread [0-9]+ .*\(received SIGABRT\)' "it lists the thread that received SIGABRT"
+"$B/cudainspect" "$ncore" >/dev/null 2>&1
+is "$?" 4 "the summary on that core: exit 4 (no record)"
