@@ -1616,10 +1616,13 @@ static char *unjustified_note(const struct pc_vec *pv, const struct ci_frame *st
 			      size_t first, size_t last)
 {
 	const char *mod = stop && stop->module ? strrchr(stop->module, '/') : NULL;
-	mod = mod ? mod + 1 : stop && stop->module ? stop->module : "no module";
+	mod = mod ? mod + 1 : stop ? stop->module : NULL;
 	char where[300], shown[200];
-	ci_scrub(mod, shown, sizeof(shown));
-	snprintf(where, sizeof where, "%s+0x%" PRIx64, shown, stop ? stop->module_offset : 0);
+	if (mod)
+		snprintf(where, sizeof where, "%s+0x%" PRIx64, ci_scrub(mod, shown, sizeof(shown)),
+			 stop->module_offset);
+	else
+		snprintf(where, sizeof where, "0x%" PRIx64, stop ? stop->address : 0);
 	const char *lack = pv->why == CFI_NO_FILE ? "its file is not here: pass --sysroot DIR"
 		: pv->why == CFI_NONE ? "the file has none for that address"
 		: "the address is in no module";

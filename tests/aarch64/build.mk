@@ -17,6 +17,18 @@ aarch64:
 			WARNINGS='$(WARNINGS) -Werror' \
 			ENGINE_LIBS='-L$(AARCH64_BUILD)/sim -l:libcuda.so.1 -lpthread -ldl' \
 			$(AARCH64_BUILD)/libcudainspect-rec.so $(AARCH64_BUILD)/sim/libcuda.so.1 \
-			$(AARCH64_BUILD)/miniengine; \
+			$(AARCH64_BUILD)/miniengine $(AARCH64_BUILD)/tests/aarch64/libmapsdump.so \
+			$(AARCH64_BUILD)/tests/aarch64/abortprobe; \
 	fi
 TEST_DEPS += aarch64
+
+# A preloadable helper that copies the guest's memory map (qemu.t: the NT_FILE of the cores
+# tests/aarch64/kernelcore.py rewrites); built in the aarch64 make only.
+$(BUILD)/tests/aarch64/libmapsdump.so: tests/aarch64/mapsdump.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -shared -o $@ $<
+
+# abortprobe: assert() fails, for glibc's abort message in an aarch64 core.
+$(BUILD)/tests/aarch64/abortprobe: tests/aarch64/abortprobe.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<

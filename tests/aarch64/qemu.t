@@ -4,17 +4,20 @@
 # qemu-aarch64, and the x86-64 reader reads the core qemu-user writes (no NT_FILE, no NT_SIGINFO,
 # no ELF header pages).  Expectations come from the engine itself: it names the kernel the
 # simulator faults (CUDASIM_FAULT=paged_attention@N), the tid of each worker and the threads that
-# saw the error; the launch site is the LAUNCH line of forward() in miniengine.c.  One engine
-# run (qemu is slow); every check reads that core.
+# saw the error; the launch site is the LAUNCH line of forward() in miniengine.c.  The same core
+# rewritten into a kernel's shape (tests/aarch64/kernelcore.py: NT_FILE from the guest's memory
+# map, NT_SIGINFO, the ELF header pages) is read too, and an aarch64 abortprobe's core gives
+# glibc's abort message.  Two qemu runs (qemu is slow); every check reads their cores.
 . "$(dirname "$0")/../lib/tap.sh"
 A=$B/aarch64
 QEMU=$(command -v qemu-aarch64 || true)
 SYSROOT=/usr/aarch64-linux-gnu
-[ -x "$A/miniengine" ] || skip_all "$A/miniengine is not built (no aarch64-linux-gnu-gcc: make deps installs gcc-aarch64-linux-gnu)"
+MAPSDUMP=$A/tests/aarch64/libmapsdump.so
+[ -x "$A/miniengine" ] && [ -e "$MAPSDUMP" ] || skip_all "$A/miniengine is not built (no aarch64-linux-gnu-gcc: make deps installs gcc-aarch64-linux-gnu)"
 [ -n "$QEMU" ] || skip_all "no qemu-aarch64 (make deps installs qemu-user)"
 [ -e "$SYSROOT/lib/ld-linux-aarch64.so.1" ] || skip_all "no aarch64 libc in $SYSROOT (libc6-dev-arm64-cross)"
 [ "${CI_SANITIZE:-}" = address ] && diag "the aarch64 programs are built without sanitizers in every build"
-plan 20
+plan 35
 cd "$TOP" || exit 1
 
 d=$T/oob
@@ -22,8 +25,8 @@ mkdir -p "$d"
 rc=0
 # The simulator keeps its default 80 GiB of device memory: the core must not carry it.
 { (ulimit -c unlimited && cd "$d" && exec timeout -k 5 120 "$QEMU" -L "$SYSROOT" \
-	-E LD_LIBRARY_PATH="$A/sim" -E LD_PRELOAD="$A/libcudainspect-rec.so" \
-	"$A/miniengine" --fault oob --verbose) >"$d/out" 2>"$d/err"; } 2>/dev/null || rc=$?
+	-E LD_LIBRARY_PATH="$A/sim" -E LD_PRELOAD="$A/libcudainspect-rec.so:$MAPSDUMP" \
+	-E MAPSDUMP_OUT="$d/maps" "$A/miniengine" --fault oob --verbose) >"$d/out" 2>"$d/err"; } 2>/dev/null || rc=$?
 # qemu re-raises the signal after writing the guest's core, so the host may dump qemu too.
 rm -f "$d"/core "$d"/core.*
 core=$(ls "$d"/qemu_*.core 2>/dev/null | head -1)
@@ -81,3 +84,46 @@ full=$("$B/cudainspect" --sysroot "$SYSROOT" "$core" threads 2>&1 |
 like "$(printf '%s' "$full" | tr '\n' ' ' | tr -s ' ')" "#[0-9]+ abort libc\.so\.6\+0x.*#[0-9]+ engine_cuda_fail \(engine\.c:[0-9]+\)" \
 	"with --sysroot: abort, then engine_cuda_fail"
 unlike "$full" "unwinding stopped" "with --sysroot: the crashed thread unwinds without a stop"
+
+# ---- The kernel's shape: NT_FILE (paths as the guest saw them), NT_SIGINFO, header pages ----
+rec=$(printf '%s' "$json" | jq -r '.record.address_hex + " " + (.record.size | tostring)')
+kc=$d/kernel.core
+python3 tests/aarch64/kernelcore.py "$core" "$d/maps" "$kc" --strip "$SYSROOT" --record $rec 2>"$d/kc.err"
+is "$?" 0 "kernelcore.py rewrites the qemu core"
+notes=$(eu-readelf -n "$kc" 2>&1)
+like "$notes" "CORE +[0-9]+ +SIGINFO" "eu-readelf: the rewritten core has NT_SIGINFO"
+like "$notes" "[0-9a-f]+-[0-9a-f]+ 00000000 [0-9]+ +/lib/libc\.so\.6" "eu-readelf: NT_FILE maps /lib/libc.so.6 (the guest's path)"
+kjson=$("$B/cudainspect" --json "$kc" 2>/dev/null)
+is "$?" 0 "kernel-shaped core: exit 0"
+is "$(printf '%s' "$kjson" | jq -r '.warnings | map(select(test("NT_FILE|no ELF file with its header"))) | length')" 0 \
+	"kernel-shaped core: no warning of a missing NT_FILE or header page"
+is "$(printf '%s' "$kjson" | jq -r '.process.si_code')" -6 "the signal's si_code (SI_TKILL) comes from NT_SIGINFO"
+is "$(printf '%s' "$kjson" | jq -r '.diagnosis.faulting_launch.kernel + " " + (.diagnosis.faulting_launch.thread|tostring)')" \
+	"$kernel $tid0" "kernel-shaped core: the same faulting launch"
+kthr=$("$B/cudainspect" "$kc" threads 2>&1 | awk -v t="$crashed" '$1 == "thread" { on = ($2 == t) } on')
+# /lib/libc.so.6 here is x86-64's: its build-id is not the one in the header page, so unused.
+like "$(printf '%s' "$kthr" | tr '\n' ' ' | tr -s ' ')" "unwinding stopped after #0: no CFI for libc\.so\.6\+0x[0-9a-f]+ \(its file is not here" \
+	"kernel-shaped, without the aarch64 libc: stops at libc's frame and says why"
+unlike "$kthr" '#[0-9]+ +\?\? 0x' "kernel-shaped, without the aarch64 libc: no invented frame"
+kfull=$("$B/cudainspect" --sysroot "$SYSROOT" "$kc" threads 2>&1 | awk -v t="$crashed" '$1 == "thread" { on = ($2 == t) } on')
+like "$(printf '%s' "$kfull" | tr '\n' ' ' | tr -s ' ')" "#[0-9]+ abort libc\.so\.6\+0x.*#[0-9]+ engine_cuda_fail \(engine\.c:[0-9]+\)" \
+	"kernel-shaped, with --sysroot: abort, then engine_cuda_fail"
+unlike "$kfull" "unwinding stopped" "kernel-shaped, with --sysroot: no stop"
+
+# ---- glibc's abort message in an aarch64 core (an assert() that fails) ----------------------
+a=$T/assert
+mkdir -p "$a"
+{ (ulimit -c unlimited && cd "$a" && exec timeout -k 5 120 "$QEMU" -L "$SYSROOT" \
+	-E LD_PRELOAD="$MAPSDUMP" -E MAPSDUMP_OUT="$a/maps" \
+	"$A/tests/aarch64/abortprobe") >"$a/out" 2>"$a/err"; } 2>/dev/null
+rm -f "$a"/core "$a"/core.*
+acore=$(ls "$a"/qemu_*.core 2>/dev/null | head -1)
+assertion=$(grep 'Assertion' "$a/err")
+python3 tests/aarch64/kernelcore.py "$acore" "$a/maps" "$a/kernel.core" --strip "$SYSROOT" 2>/dev/null
+"$B/cudainspect" --json --sysroot "$SYSROOT" "$a/kernel.core" >"$a/k.json" 2>/dev/null
+is "$?" 4 "abortprobe's kernel-shaped core: exit 4 (no record)"
+isnt "$assertion" "" "abortprobe printed its assertion"
+is "$(jq -r .host_side.abort_message "$a/k.json")" "$assertion" "aarch64: the abort message is glibc's __abort_msg, as printed"
+"$B/cudainspect" --json "$acore" >"$a/q.json" 2>/dev/null
+is "$(jq -r '(.host_side.abort_message // "none") + ": " + .host_side.abort_message_note' "$a/q.json")" \
+	"none: libc.so is not mapped in the core" "thin qemu core: no abort message, and a note says why"
