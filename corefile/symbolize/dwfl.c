@@ -1597,7 +1597,7 @@ static void fp_walk(struct ci_symbolizer *s, struct pc_vec *pv)
 		} else if (c == CFI_FOUND) {
 			passed = 0;
 			if (!pc_push(pv, rec[1], false))
-				return;
+				break;
 			pv->fp_count++;
 		} else {
 			pv->fp_end = "a return address in no known function";
@@ -1607,6 +1607,8 @@ static void fp_walk(struct ci_symbolizer *s, struct pc_vec *pv)
 		lo = fp + 16;
 		fp = rec[0];
 	}
+	if (!pv->fp_end)
+		pv->fp_end = pv->failed ? "an allocation that failed" : "the frame limit";
 }
 
 /* The note of a walk that refused a guessed frame: where and why it stopped, and what the
