@@ -17,7 +17,7 @@ MAPSDUMP=$A/tests/aarch64/libmapsdump.so
 [ -n "$QEMU" ] || skip_all "no qemu-aarch64 (make deps installs qemu-user)"
 [ -e "$SYSROOT/lib/ld-linux-aarch64.so.1" ] || skip_all "no aarch64 libc in $SYSROOT (libc6-dev-arm64-cross)"
 [ "${CI_SANITIZE:-}" = address ] && diag "the aarch64 programs are built without sanitizers in every build"
-plan 35
+plan 36
 cd "$TOP" || exit 1
 
 d=$T/oob
@@ -77,6 +77,10 @@ like "$flat" "#[0-9]+ engine_cuda_fail \(engine\.c:[0-9]+\) miniengine\+0x.* fou
 	"without libc: the program's frames are found by frame pointers, and it says so"
 stale=$(printf '%s\n' "$stack" | grep -Ec '^ *#[0-9]+ +\?\? libc\.so\.6\+')
 is "$stale" 1 "without libc: one libc frame (the crash pc), no stale return address as a second"
+
+# Only the executable given (--exe): the same, in every thread.
+unlike "$("$B/cudainspect" --exe "$A/miniengine" "$core" threads 2>&1)" '#[0-9]+ +\?\? 0x' \
+	"--exe only: no thread shows an address in no module as a frame"
 
 # With the cross libc (--sysroot): the whole stack, abort to the engine's worker, by CFI.
 full=$("$B/cudainspect" --sysroot "$SYSROOT" "$core" threads 2>&1 |

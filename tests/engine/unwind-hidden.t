@@ -13,7 +13,7 @@ need_engines miniengine
 asan && export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}disable_coredump=0:verify_asan_link_order=0
 libc=$(ldd "$B/miniengine" | awk '$1 == "libc.so.6" { print $3 }')
 [ -f "$libc" ] || skip_all "cannot find miniengine's libc.so.6 with ldd"
-plan 12
+plan 13
 
 d=$T/run
 mkdir -p "$d/lib"
@@ -34,6 +34,8 @@ unlike "$hidden" '#[0-9]+ +\?\? 0x' "no thread shows an address in no module as 
 like "$(stack_of "$hidden" "$crashed" | flat)" \
 	"unwinding stopped after #0: no CFI for libc\.so\.6\+0x[0-9a-f]+ \(its file is not here: pass --sysroot DIR\), so the caller is not guessed" \
 	"the crashed thread ($crashed) stops at libc's frame and says why"
+is "$("$B/cudainspect" --json "$core" 2>/dev/null | jq -r --argjson t "$crashed" '.threads[] | select(.tid == $t) | .note' | grep -c '^unwinding stopped after #0: no CFI for libc')" 1 \
+	"JSON: the crashed thread's note says where and why"
 most=$(printf '%s\n' "$hidden" | awk '$1 == "thread" { n = 0 } /^ *#[0-9]+ +\?\? libc\.so\.6\+/ { if (++n > m) m = n } END { print m + 0 }')
 is "$most" 1 "no thread shows a second libc frame (a guessed return address)"
 
