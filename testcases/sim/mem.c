@@ -5,9 +5,10 @@
  * pointers look like UVA pointers and nothing behind them lands in a host core.  The bytes live
  * in a second private mapping of the same size (the shadow store, marked MADV_DONTDUMP), at the
  * same offset: copies and memsets go there, so data round-trips.  The shadow is reserved
- * PROT_NONE too and only the pages of live allocations and VMM mappings are made accessible
- * (sim_shadow_commit), since a core writer that ignores MADV_DONTDUMP (qemu-user's) dumps every
- * readable mapping: a real driver's device memory is in no host core, and neither is ours.  Allocations are placed first
+ * PROT_NONE too and only the pages that allocations and VMM mappings use are made accessible
+ * (sim_shadow_commit; freed ones are emptied but stay so), since a core writer that ignores
+ * MADV_DONTDUMP (qemu-user's) dumps every readable mapping: a real driver's device memory is in
+ * no host core, and the simulator's reservation is not in one either.  Allocations are placed first
  * fit, 512-byte aligned (2 MiB for 2 MiB and larger), and freed ranges are reused.  Host memory
  * that is registered or allocated through the driver is device-accessible at its own address
  * (CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 1); managed memory is ordinary host memory too.
@@ -195,16 +196,15 @@ static int sim_shadow_commit(struct sim_device *dev, CUdeviceptr base, size_t sp
 	return mprotect(dev->shadow + lo, hi - lo, PROT_READ | PROT_WRITE);
 }
 
-/* Give the shadow pages of a dead range back to the kernel and to PROT_NONE: only the pages
- * wholly inside it, since a page it shares may still hold a neighbour's bytes. */
+/* Give the shadow pages of a dead range back to the kernel.  They stay accessible: work queued
+ * before the free (a graph's memset node, a copy) may still write through a pointer translated
+ * while the range was live, as it could on a GPU. */
 static void sim_shadow_discard(struct sim_device *dev, CUdeviceptr base, size_t span)
 {
 	uintptr_t lo = sim_align_up(base - dev->va_base, sim_page);
 	uintptr_t hi = (base - dev->va_base + span) / sim_page * sim_page;
-	if (hi > lo) {
+	if (hi > lo)
 		madvise(dev->shadow + lo, hi - lo, MADV_DONTNEED);
-		mprotect(dev->shadow + lo, hi - lo, PROT_NONE);
-	}
 }
 
 static void sim_range_remove_locked(struct sim_device *dev, long i)
