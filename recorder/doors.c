@@ -383,6 +383,10 @@ static bool ci_is_nccl_name(const char *name)
 /* Other architectures: rely on the compiler's sibling call for the forward. */
 CI_EXPORT void *dlsym(void *handle, const char *name)
 {
+	/* glibc declares NAME nonnull, so gcc may drop the NULL checks below (and warns,
+	 * -Wnonnull-compare); a buggy caller can still pass NULL, which must reach the real dlsym,
+	 * not a strncmp here.  The empty asm hides what gcc assumed about NAME. */
+	__asm__("" : "+r"(name));
 	if (handle != RTLD_DEFAULT && handle != RTLD_NEXT && name && ci_is_driver_name(name))
 		return ci_dlsym_cuda(handle, name);
 	if (handle != RTLD_DEFAULT && handle != RTLD_NEXT && name && ci_is_nccl_name(name))

@@ -17,6 +17,13 @@ packages=(
 	python3 python3-venv     # tests/python: the Python engine, pystack's virtual environment
 	help2man scdoc mandoc    # docs/man: the manual pages, and their lint in make check
 )
+# Only for the tests, so `make all` (--check) does not demand them: without them the aarch64
+# build says so and tests/aarch64 skips.
+test_packages=(
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross # tests/aarch64: the recorder, the simulated
+	                         # driver and miniengine cross-built for aarch64 (Grace Hopper hosts)
+	qemu-user                # tests/aarch64: runs them (qemu-aarch64), and writes the guest's core
+)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -42,6 +49,9 @@ if [ "${1:-}" = "--check" ]; then
 	exit 0
 fi
 
+for p in "${test_packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: installing ${missing[*]}"
 	sudo=

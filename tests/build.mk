@@ -6,3 +6,4 @@ include tests/plugin/build.mk
 include tests/hostside/build.mk
 include tests/python/build.mk
 include tests/gpucore/build.mk
+include tests/aarch64/build.mk

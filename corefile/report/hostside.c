@@ -20,7 +20,7 @@
  * "GNUCC++\0"), the thrown object right after it; its type_info names the type, and for the
  * std::exception classes that keep a message (runtime_error, logic_error and their
  * descendants: a copy-on-write string after the vtable pointer) the message is what().
- * x86-64 only; elsewhere a note says so.
+ * The exception is read on x86-64 only, the abort message on aarch64 too; elsewhere a note says so.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -688,15 +688,17 @@ struct ci_error *ci_hostside_create(struct ci_source *src, const struct ci_symbo
 				h->terminate = true;
 		}
 	const char *sysroot = opts ? opts->sysroot : NULL;
-	if (src->machine == EM_X86_64) {
+	/* __abort_msg is a symbol and two loads: any 64-bit little-endian core.  The exception
+	 * decodes x86-64 code and needs fs_base; aarch64's thread pointer (tpidr_el0) is in an
+	 * NT_ARM_TLS note this reader does not keep. */
+	if (src->machine == EM_X86_64 || src->machine == EM_AARCH64)
 		read_abort_message(h, src, info, sysroot);
-		if (h->terminate)
-			read_exception(h, src, info, sysroot);
-	} else {
-		set_note(&h->abort_note, "read on x86-64 cores only");
-		if (h->terminate)
-			set_note(&h->exception_note, "read on x86-64 cores only");
-	}
+	else
+		set_note(&h->abort_note, "read on x86-64 and aarch64 cores only");
+	if (h->terminate && src->machine == EM_X86_64)
+		read_exception(h, src, info, sysroot);
+	else if (h->terminate)
+		set_note(&h->exception_note, "read on x86-64 cores only");
 	h->next_command = next_command(h->psargs, h->executable);
 	*ret = h;
 	return NULL;

@@ -40,6 +40,7 @@ struct core_parse {
 	uint16_t machine;
 	bool gcore;
 	bool have_siginfo;
+	bool have_file;                /* an NT_FILE note was seen */
 	int32_t sig_signo, sig_code;
 	uint64_t sig_addr;
 	struct thread_sig *sigs;       /* SIGINFO per thread (gcore), parallel to info.threads */
@@ -321,7 +322,7 @@ static struct ci_error *parse_notes(struct core_parse *cp, struct ci_bytes notes
 		case NT_PRPSINFO: err = note_prpsinfo(cp, desc, note_no); break;
 		case NT_SIGINFO_TYPE: note_siginfo(cp, desc, note_no); break;
 		case NT_AUXV: note_auxv(cp, desc); break;
-		case NT_FILE_TYPE: err = note_file(cp, desc, note_no); break;
+		case NT_FILE_TYPE: cp->have_file = true; err = note_file(cp, desc, note_no); break;
 		default: break;
 		}
 		if (err)
@@ -640,6 +641,16 @@ static struct ci_error *read_process(struct core_parse *cp, const struct note_se
 	if (!notes->n)
 		ci_warnings_add(&src->warnings,
 				"%s has no notes: no threads, signal or file mappings are known", src->name);
+	/* qemu-user's cores have neither (a kernel's and gdb's have both): say what that costs. */
+	else if (!cp->have_file || !cp->have_siginfo)
+		ci_warnings_add(&src->warnings, "%s has no %s%s%s note (as in the cores qemu-user "
+				"writes)%s%s", src->name, cp->have_file ? "" : "NT_FILE",
+				!cp->have_file && !cp->have_siginfo ? " and no " : "",
+				cp->have_siginfo ? "" : "NT_SIGINFO",
+				cp->have_file ? "" : ": the files come from the record's module table "
+				"or the executable's path",
+				cp->have_siginfo ? "" : "; the signal is the one NT_PRSTATUS names, and "
+				"its sender and fault address are unknown");
 	src->info.kind = cp->gcore ? CI_SOURCE_GCORE : CI_SOURCE_CORE;
 	core_pick_signal(cp);
 	if (!src->info.pid && src->info.thread_count)

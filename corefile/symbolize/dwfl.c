@@ -1450,12 +1450,81 @@ struct ci_error *ci_symbolize(struct ci_symbolizer *sym, uint64_t address, bool 
 /* ---------------------------------------------------------------------------------------- */
 /* Unwinding threads                                                                          */
 
+/* Whether the code at PC (a call site for a return address: the address - 1) has call frame
+ * information, i.e. whether the frame that called it can be justified. */
+enum frame_cfi {
+	CFI_FOUND,     /* the module's file (or debuginfo) describes PC */
+	CFI_NO_FILE,   /* PC is in a known module whose file is not here */
+	CFI_NONE,      /* the file is here but does not describe PC (hand-written or JIT code) */
+	CFI_NO_MODULE, /* PC is in no module at all */
+};
+
+static enum frame_cfi frame_cfi_at(struct ci_symbolizer *s, uint64_t pc)
+{
+	Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, pc) : NULL;
+	if (!mod)
+		return s->model && record_module(s->model, pc) ? CFI_NO_FILE : CFI_NO_MODULE;
+	Dwarf_Addr bias;
+	if (!dwfl_module_getelf(mod, &bias))
+		return CFI_NO_FILE;
+	Dwarf_CFI *cfi[2] = { dwfl_module_eh_cfi(mod, &bias), NULL };
+	Dwarf_Addr dbias = 0;
+	cfi[1] = cfi[0] ? NULL : dwfl_module_dwarf_cfi(mod, &dbias);
+	for (size_t i = 0; i < 2; i++) {
+		Dwarf_Frame *fr = NULL;
+		if (cfi[i] && dwarf_cfi_addrframe(cfi[i], pc - (i ? dbias : bias), &fr) == 0) {
+			free(fr);
+			return CFI_FOUND;
+		}
+	}
+	return CFI_NONE;
+}
+
+/* The frame pointer's and stack pointer's DWARF register numbers, or false. */
+static bool fp_registers(uint16_t machine, unsigned *fp, unsigned *sp)
+{
+	switch (machine) {
+	case EM_X86_64: *fp = 6; *sp = 7; return true;   /* rbp, rsp */
+	case EM_AARCH64: *fp = 29; *sp = 31; return true; /* x29, sp */
+	default: return false;
+	}
+}
+
+/* The PCs of one thread's walk.  libdwfl, past a frame without CFI, asks the architecture's
+ * backend, which guesses the caller from the frame pointer or the link register whatever the
+ * code did with them: that guess is never kept as a frame (a stale return address or a stack
+ * word would be shown as a caller).  The walk stops there (NO_CFI) and fp_walk continues, if
+ * it can, along frame records it checks one by one. */
 struct pc_vec {
 	uint64_t *pc;
 	bool *activation;
 	size_t n, cap, max;
 	bool failed;
+	struct ci_symbolizer *sym;
+	bool no_cfi;                 /* the last frame kept has no CFI: what follows is a guess */
+	enum frame_cfi why;          /* what it lacks */
+	bool unjustified;            /* a guessed frame was refused, so the walk stopped */
+	bool have_regs;              /* frame and stack pointer of the last frame kept */
+	uint64_t fp, sp;
+	size_t fp_first, fp_count;   /* pc[fp_first..] were found by frame pointers */
+	size_t passed_over;          /* frame records in modules without their file, not shown */
+	const char *fp_end;          /* why the frame-pointer walk ended */
+	uint64_t fp_end_value;
 };
+
+static bool pc_push(struct pc_vec *pv, uint64_t pc, bool activation)
+{
+	size_t cap = pv->cap;
+	if (ci_vec_reserve((void **)&pv->pc, &cap, pv->n + 1, sizeof(*pv->pc)) ||
+	    ci_vec_reserve((void **)&pv->activation, &pv->cap, pv->n + 1, sizeof(*pv->activation))) {
+		pv->failed = true;
+		return false;
+	}
+	pv->pc[pv->n] = pc;
+	pv->activation[pv->n] = activation;
+	pv->n++;
+	return true;
+}
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
@@ -1464,16 +1533,125 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	bool activation = false;
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
-	size_t cap = pv->cap;
-	if (ci_vec_reserve((void **)&pv->pc, &cap, pv->n + 1, sizeof(*pv->pc)) ||
-	    ci_vec_reserve((void **)&pv->activation, &pv->cap, pv->n + 1, sizeof(*pv->activation))) {
-		pv->failed = true;
+	if (pv->no_cfi) {
+		pv->unjustified = true;
 		return DWARF_CB_ABORT;
 	}
-	pv->pc[pv->n] = pc;
-	pv->activation[pv->n] = activation;
-	pv->n++;
+	if (!pc_push(pv, pc, activation))
+		return DWARF_CB_ABORT;
+	unsigned fpr, spr;
+	Dwarf_Word fp, sp;
+	pv->have_regs = pv->sym && fp_registers(pv->sym->machine, &fpr, &spr) &&
+			dwfl_frame_reg(state, fpr, &fp) == 0 && dwfl_frame_reg(state, spr, &sp) == 0;
+	pv->fp = pv->have_regs ? fp : 0;
+	pv->sp = pv->have_regs ? sp : 0;
+	if (pv->sym) {
+		pv->why = frame_cfi_at(pv->sym, activation || pc == 0 ? pc : pc - 1);
+		pv->no_cfi = pv->why != CFI_FOUND;
+	}
 	return pv->n >= pv->max ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+/* How far above the stack pointer a frame record may be (a thread's stack is at most this). */
+#define FP_STACK_SPAN ((uint64_t)256 << 20)
+/* Frame records in modules without their file passed over in a row, at most. */
+#define FP_PASS_MAX 32u
+
+/* Continue PV past its last frame (one without CFI) along the frame-pointer chain: each record
+ * {caller's frame pointer, return address} must lie on the stack above the last, aligned, and
+ * its return address in a function whose CFI describes the call site; records whose return
+ * address is in a module without its file cannot be checked and are passed over, not shown. */
+static void fp_walk(struct ci_symbolizer *s, struct pc_vec *pv)
+{
+	pv->fp_first = pv->n;
+	if (!pv->have_regs) {
+		pv->fp_end = "the frame pointer of the last frame is not known";
+		return;
+	}
+	uint64_t fp = pv->fp, lo = pv->sp, align = s->machine == EM_AARCH64 ? 16 : 8;
+	unsigned passed = 0;
+	while (pv->n < pv->max) {
+		uint64_t rec[2];
+		if (fp == 0) {
+			pv->fp_end = "a null frame pointer (the end of the chain)";
+			return;
+		}
+		if (fp < lo || fp - lo > FP_STACK_SPAN || fp % align) {
+			pv->fp_end = "a frame pointer off the stack";
+			pv->fp_end_value = fp;
+			return;
+		}
+		if (ci_source_read_quiet(s->src, fp, rec, sizeof(rec)) != CI_READ_OK) {
+			pv->fp_end = "a frame record that is not in the input";
+			pv->fp_end_value = fp;
+			return;
+		}
+		if (rec[1] == 0) {
+			pv->fp_end = "the end of the chain";
+			return;
+		}
+		enum frame_cfi c = frame_cfi_at(s, rec[1] - 1);
+		if (c == CFI_NO_FILE && passed < FP_PASS_MAX) {
+			passed++;
+			pv->passed_over++;
+		} else if (c == CFI_FOUND) {
+			passed = 0;
+			if (!pc_push(pv, rec[1], false))
+				break;
+			pv->fp_count++;
+		} else {
+			pv->fp_end = "a return address in no known function";
+			pv->fp_end_value = rec[1];
+			return;
+		}
+		lo = fp + 16;
+		fp = rec[0];
+	}
+	if (!pv->fp_end)
+		pv->fp_end = pv->failed ? "an allocation that failed" : "the frame limit";
+}
+
+/* The note of a walk that refused a guessed frame: where and why it stopped, and what the
+ * frame-pointer walk found.  STOP is the (symbolized) frame without CFI, FIRST and LAST the
+ * frame numbers found by frame pointers (FIRST > LAST: none). */
+static char *unjustified_note(const struct pc_vec *pv, const struct ci_frame *stop, size_t nstop,
+			      size_t first, size_t last)
+{
+	const char *mod = stop && stop->module ? strrchr(stop->module, '/') : NULL;
+	mod = mod ? mod + 1 : stop ? stop->module : NULL;
+	char where[300], shown[200];
+	if (mod)
+		snprintf(where, sizeof where, "%s+0x%" PRIx64, ci_scrub(mod, shown, sizeof(shown)),
+			 stop->module_offset);
+	else
+		snprintf(where, sizeof where, "0x%" PRIx64, stop ? stop->address : 0);
+	const char *lack = pv->why == CFI_NO_FILE ? "its file is not here: pass --sysroot DIR"
+		: pv->why == CFI_NONE ? "the file has none for that address"
+		: "the address is in no module";
+	char *walk = NULL, *note = NULL;
+	char end[80];
+	snprintf(end, sizeof end, pv->fp_end_value ? "%s (0x%" PRIx64 ")" : "%s", pv->fp_end,
+		 pv->fp_end_value);
+	char passed[120] = "";
+	if (pv->passed_over)
+		snprintf(passed, sizeof passed, ", passing over %zu frame record%s in modules whose "
+			 "files are not here", pv->passed_over, pv->passed_over == 1 ? "" : "s");
+	char range[64];
+	snprintf(range, sizeof range, first == last ? "frame #%zu" : "frames #%zu-#%zu", first, last);
+	int r;
+	if (first <= last)
+		r = asprintf(&walk, "%s found by following frame pointers%s (frames between may be "
+			     "missing); that walk ended at %s", range, passed, end);
+	else
+		r = asprintf(&walk, "following frame pointers found no frame%s: it ended at %s",
+			     passed, end);
+	if (r < 0)
+		return NULL;
+	if (asprintf(&note, "unwinding stopped after #%zu: no CFI for %s (%s), so the caller is not "
+		     "guessed; %s", nstop, where, lack, walk) < 0)
+		note = NULL;
+	free(walk);
+	return note;
 }
 
 struct unwind_ctx {
@@ -1542,6 +1720,11 @@ static int fill_stack(struct ci_symbolizer *sym, struct ci_thread_stack *t, stru
 		      int r)
 {
 	thread_label(sym, t);
+	/* The backend's guess past a frame without CFI failed: the same stop as a refused guess. */
+	if (r == -1 && pv->no_cfi && pv->n) {
+		pv->unjustified = true;
+		r = 0;
+	}
 	const char *problem = NULL;
 	if (r == -1 && !(problem = given_problem(sym, t->tid)))
 		problem = stop_problem(sym, t->tid);
@@ -1556,11 +1739,15 @@ static int fill_stack(struct ci_symbolizer *sym, struct ci_thread_stack *t, stru
 			     eperm ? " (is a debugger attached, or does kernel.yama.ptrace_scope forbid "
 				     "it?)" : "") < 0)
 			t->note = NULL;
+	} else if (pv->unjustified) {
+		fp_walk(sym, pv);
 	} else if (pv->n >= pv->max) {
 		if (asprintf(&t->note, "stopped at %zu frames (the limit)", pv->max) < 0)
 			t->note = NULL;
 	}
 	struct frame_vec fv = { 0 };
+	size_t stop_at = 0, fp_from = 0; /* shown frame numbers of the stop and of the first found
+					  * by frame pointers */
 	for (size_t i = 0; i < pv->n && !fv.failed; i++) {
 		size_t n;
 		const struct ci_frame *f =
@@ -1569,6 +1756,10 @@ static int fill_stack(struct ci_symbolizer *sym, struct ci_thread_stack *t, stru
 			fv.failed = true;
 			break;
 		}
+		if (pv->unjustified && i + 1 == pv->fp_first)
+			stop_at = fv.n + n - 1;
+		if (pv->unjustified && i == pv->fp_first)
+			fp_from = fv.n;
 		for (size_t k = 0; k < n; k++) {
 			struct ci_frame *d = frame_push(&fv);
 			if (!d)
@@ -1579,6 +1770,12 @@ static int fill_stack(struct ci_symbolizer *sym, struct ci_thread_stack *t, stru
 				break;
 			}
 		}
+	}
+	if (pv->unjustified && !t->note && !fv.failed) {
+		const struct ci_frame *stop = stop_at < fv.n ? &fv.v[stop_at] : NULL;
+		size_t last = pv->fp_count ? fv.n - 1 : 0;
+		if (!(t->note = unjustified_note(pv, stop, stop_at, pv->fp_count ? fp_from : 1, last)))
+			pv->failed = true;
 	}
 	free(pv->pc);
 	free(pv->activation);
@@ -1599,7 +1796,7 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	struct ci_thread_stack *t = &u->v[u->n++];
 	memset(t, 0, sizeof(*t));
 	t->tid = (uint32_t)dwfl_thread_tid(thread);
-	struct pc_vec pv = { .max = u->max_frames ? u->max_frames : 256 };
+	struct pc_vec pv = { .max = u->max_frames ? u->max_frames : 256, .sym = u->sym };
 	int r = dwfl_thread_getframes(thread, frame_cb, &pv);
 	if (fill_stack(u->sym, t, &pv, r)) {
 		u->failed = true;
@@ -1636,8 +1833,8 @@ struct ci_error *ci_unwind_thread(struct ci_symbolizer *sym, uint32_t tid, size_
 	t->tid = tid;
 	/* dwfl_getthreads, skipping the other threads, rather than dwfl_getthread_frames, which
 	 * leaks a little in libdw 0.188 (LeakSanitizer in make check-asan). */
-	struct one_thread one = { .tid = tid, .pv = { .max = max_frames ? max_frames : 256 },
-				  .r = -2 };
+	struct one_thread one = { .tid = tid,
+				  .pv = { .max = max_frames ? max_frames : 256, .sym = sym }, .r = -2 };
 	struct ci_symbolizer *saved = sym_current;
 	sym_current = sym;
 	python_load(sym);

@@ -4,7 +4,11 @@
  * Each device reserves a PROT_NONE, MAP_NORESERVE address window that is never touched, so device
  * pointers look like UVA pointers and nothing behind them lands in a host core.  The bytes live
  * in a second private mapping of the same size (the shadow store, marked MADV_DONTDUMP), at the
- * same offset: copies and memsets go there, so data round-trips.  Allocations are placed first
+ * same offset: copies and memsets go there, so data round-trips.  The shadow is reserved
+ * PROT_NONE too and only the pages that allocations and VMM mappings use are made accessible
+ * (sim_shadow_commit; freed ones are emptied but stay so), since a core writer that ignores
+ * MADV_DONTDUMP (qemu-user's) dumps every readable mapping: a real driver's device memory is in
+ * no host core, and the simulator's reservation is not in one either.  Allocations are placed first
  * fit, 512-byte aligned (2 MiB for 2 MiB and larger), and freed ranges are reused.  Host memory
  * that is registered or allocated through the driver is device-accessible at its own address
  * (CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 1); managed memory is ordinary host memory too.
@@ -86,8 +90,7 @@ void sim_mem_init_device(struct sim_device *dev)
 		return;
 	uintptr_t base = sim_align_up((uintptr_t)win, SIM_GRANULARITY);
 	madvise(win, size + SIM_GRANULARITY, MADV_DONTDUMP);
-	void *shadow = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *shadow = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (shadow == MAP_FAILED) {
 		munmap(win, size + SIM_GRANULARITY);
 		return;
@@ -184,7 +187,18 @@ static CUresult sim_range_insert_locked(struct sim_device *dev, size_t span, siz
 	return CUDA_SUCCESS;
 }
 
-/* Give the shadow pages of a dead range back to the kernel. */
+/* Make the shadow pages of a live range readable and writable (every page it touches: pages
+ * it shares with a neighbour are already so, or harmlessly become so).  0, or -1 with errno. */
+static int sim_shadow_commit(struct sim_device *dev, CUdeviceptr base, size_t span)
+{
+	uintptr_t lo = (base - dev->va_base) / sim_page * sim_page;
+	uintptr_t hi = sim_align_up(base - dev->va_base + span, sim_page);
+	return mprotect(dev->shadow + lo, hi - lo, PROT_READ | PROT_WRITE);
+}
+
+/* Give the shadow pages of a dead range back to the kernel.  They stay accessible: work queued
+ * before the free (a graph's memset node, a copy) may still write through a pointer translated
+ * while the range was live, as it could on a GPU. */
 static void sim_shadow_discard(struct sim_device *dev, CUdeviceptr base, size_t span)
 {
 	uintptr_t lo = sim_align_up(base - dev->va_base, sim_page);
@@ -234,7 +248,10 @@ static CUresult sim_mem_alloc_from(struct sim_ctx *ctx, size_t bytes, enum sim_r
 		r->pool = pool;
 		dev->used += span;
 		*ret = r->base;
-		if (pool) {
+		if (sim_shadow_commit(dev, r->base, span)) {
+			sim_range_remove_locked(dev, sim_range_exact(dev, r->base));
+			res = CUDA_ERROR_OUT_OF_MEMORY;
+		} else if (pool) {
 			cuuint64_t used = sim_pool_used_locked(pool);
 			if (used > pool->used_high)
 				pool->used_high = used;
@@ -1259,8 +1276,9 @@ SIM_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			overlap = 1;
 	if (res && !overlap) {
 		struct sim_map *n = realloc(res->maps, (res->nmaps + 1) * sizeof(*n));
-		if (n) {
+		if (n)
 			res->maps = n;
+		if (n && sim_shadow_commit(sim_mem_device_of(ptr), ptr, size) == 0) {
 			res->maps[res->nmaps++] = (struct sim_map){ptr, size, ph, 0};
 			ph->maps++;
 			r = CUDA_SUCCESS;
