@@ -192,6 +192,8 @@ struct options {
 	pid_t pid;
 	bool json;
 	bool debuginfod;
+	bool gpucore;           /* INPUT is a GPU core dump: its own report (docs/CLI.md, "GPU cores") */
+	enum ci_gpucore_view gpucore_view;
 	uint64_t max_core_size;
 	const char *color;
 	struct ci_render_options render;
@@ -430,6 +432,25 @@ static int check_combinations(const struct options *o)
 	return 0;
 }
 
+/* A GPU core as INPUT: its views are summary and warps, and no host option applies. */
+static int parse_gpucore_operands(struct options *o, const char *view)
+{
+	o->gpucore = true;
+	if (!view || strcmp(view, "summary") == 0)
+		o->gpucore_view = CI_GPUCORE_VIEW_SUMMARY;
+	else if (strcmp(view, "warps") == 0)
+		o->gpucore_view = CI_GPUCORE_VIEW_WARPS;
+	else
+		return cli_usage_error("%s is a GPU core dump: its views are summary and warps, not '%s' "
+				       "(the host's views need the host core: cudainspect CORE --gpu-core %s)",
+				       o->input, view, o->input);
+	if (o->render.has_stream_filter || o->render.has_thread_filter || o->render.kernel_filter ||
+	    o->render.last || o->render.freed || o->kernel_log || o->trace || o->timeline || o->signal)
+		return cli_usage_error("%s is a GPU core dump: the host options (filters, --kernel-log, "
+				       "--trace, --timeline, --signal) do not apply to it", o->input);
+	return 0;
+}
+
 /* INPUT (none with --pid) and VIEW, and the filters that VIEW takes. */
 static int parse_operands(int argc, char **argv, struct options *o)
 {
@@ -447,6 +468,8 @@ static int parse_operands(int argc, char **argv, struct options *o)
 			return cli_usage_error("too many arguments: '%s'", argv[optind + 2]);
 		o->input = argv[optind];
 		view = npos == 2 ? argv[optind + 1] : NULL;
+		if (strcmp(o->input, "-") != 0 && ci_gpucore_file(o->input))
+			return parse_gpucore_operands(o, view);
 		if (strcmp(o->input, "-") == 0 && o->kernel_log && strcmp(o->kernel_log, "-") == 0)
 			return cli_usage_error("INPUT - and --kernel-log - both read standard input: give "
 					       "the kernel log as a file (journalctl -k -b > kernel.log)");
@@ -590,6 +613,13 @@ int cli_inspect_main(int argc, char **argv)
 	/* libdw asks debuginfod whenever DEBUGINFOD_URLS is set: downloads only when asked. */
 	if (!o.debuginfod)
 		unsetenv("DEBUGINFOD_URLS");
+	if (o.gpucore) {
+		struct ci_source_options so = { .progress = isatty(STDERR_FILENO),
+						.max_core_size = o.max_core_size };
+		struct ci_error *err = ci_gpucore_report(stdout, o.input, &so, o.gpucore_view, o.json,
+							 &o.render);
+		return err ? fail(err) : CI_EXIT_OK;
+	}
 	struct ci_thread_registers *regs = NULL;
 	if (o.registers) {
 		int rc = cli_read_registers(o.registers, &regs, &o.sym.register_count);

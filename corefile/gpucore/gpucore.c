@@ -1474,3 +1474,30 @@ struct ci_error *ci_gpucore_open(const char *path, const struct ci_source_option
 	*ret = gc;
 	return NULL;
 }
+
+const char *ci_gpu_where_path(const struct ci_gpu_where *w, char *buf, size_t n)
+{
+	char f[512], d[512];
+	if (!w->file)
+		snprintf(buf, n, "%s", "");
+	else if (w->file[0] == '/' || !w->dir || !*w->dir)
+		snprintf(buf, n, "%s", ci_scrub(w->file, f, sizeof f));
+	else
+		snprintf(buf, n, "%s/%s", ci_scrub(w->dir, d, sizeof d), ci_scrub(w->file, f, sizeof f));
+	return buf;
+}
+
+size_t ci_gpucore_warp_first_lane(const struct ci_gpucore *gc, size_t w, uint32_t *exception)
+{
+	const struct ci_gpu_warp *wp = &gc->warps[w];
+	size_t first = CI_GPU_NONE;
+	*exception = 0;
+	for (size_t l = 0; wp->lane_first != CI_GPU_NONE && l < wp->lane_count; l++) {
+		const struct ci_gpu_lane *ln = &gc->lanes[wp->lane_first + l];
+		if (first == CI_GPU_NONE && (ln->ln >= 32 || (wp->valid_mask >> ln->ln & 1)))
+			first = wp->lane_first + l;
+		if (ln->exception && !*exception)
+			*exception = ln->exception;
+	}
+	return first;
+}

@@ -948,6 +948,21 @@ struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_inpu
 struct ci_error *ci_kernel_log_unrecorded(const struct ci_input *in,
 					  const struct ci_source_options *sopts,
 					  const char *kernel_log, struct ci_evidence *ev, uint32_t *pid);
+/* CUDA GPU core dumps (docs/GPUCORE.md; the CLI's report of one: docs/CLI.md, "GPU cores").
+ * Whether the regular file at PATH is one, by content: an ELF header with EM_CUDA, ELFOSABI_CUDA
+ * and ET_CORE, plain or at the start of a zstd stream.  False for anything else or an unreadable
+ * file (opening it as a host input then says why). */
+bool ci_gpucore_file(const char *path);
+enum ci_gpucore_view { CI_GPUCORE_VIEW_SUMMARY = 0, CI_GPUCORE_VIEW_WARPS };
+/* Read the GPU core at PATH (plain or zstd, bounded by SO->max_core_size) and print its report
+ * to OUT: VIEW as text (the fault as cuda-gdb focuses it, with the instruction and address at the
+ * error PC, devices, contexts and resident grids; or every warp), or with JSON the whole model
+ * as one document (docs/JSON.md, "GPU cores").  RO: width and quiet (may be NULL).  Errors:
+ * CI_ERR_IO, CI_ERR_FORMAT, CI_ERR_CORRUPT as ci_gpucore_open's. */
+struct ci_error *ci_gpucore_report(FILE *out, const char *path, const struct ci_source_options *so,
+				   enum ci_gpucore_view view, bool json,
+				   const struct ci_render_options *ro);
+
 /* What the host side of a core shows when the process ran without the recorder (no flight
  * record): the crashing thread and signal with its backtrace, the threads inside CUDA libraries
  * and the calls they were in, glibc's abort message, the C++ exception in flight at
