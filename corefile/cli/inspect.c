@@ -81,6 +81,10 @@ static const char usage_text[] =
 	"      --kernel-log FILE   the NVIDIA driver's Xid lines from a kernel log\n"
 	"                          (dmesg, /dev/kmsg, journalctl -k, kern.log,\n"
 	"                          nvidia-bug-report.log.gz; `-`: standard input)\n"
+	"      --gpu-core FILE     join the GPU core dump of the same crash (written\n"
+	"                          with CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1) with the\n"
+	"                          record: the faulting block, thread, PC, line and\n"
+	"                          address; INPUT a GPU core alone: its own report\n"
 	"      --trace FILE        also write the timeline as a Chrome trace (Perfetto,\n"
 	"                          chrome://tracing; `-`: standard output, instead of\n"
 	"                          the report)\n"
@@ -186,6 +190,7 @@ struct options {
 	uint32_t signal_tid;
 	const char *registers;
 	const char *kernel_log;
+	const char *gpu_core;   /* --gpu-core FILE */
 	const char *trace, *timeline;
 	bool held;
 	bool have_pid;
@@ -236,7 +241,7 @@ static int terminal_width(void)
 enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
        OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS, OPT_HELD,
        OPT_MAX_CORE_SIZE, OPT_KERNEL_LOG, OPT_FRAMES, OPT_COREDUMP, OPT_PRINT_PRELOAD,
-       OPT_TRACE, OPT_TIMELINE };
+       OPT_TRACE, OPT_TIMELINE, OPT_GPU_CORE };
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'j' },
@@ -266,6 +271,7 @@ static const struct option longopts[] = {
 	{ "print-preload", no_argument, NULL, OPT_PRINT_PRELOAD },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "gpu-core", required_argument, NULL, OPT_GPU_CORE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -387,6 +393,11 @@ static int parse_option(int c, char **argv, struct options *o)
 					       "name, COREDUMP_EXE=PATH)");
 		o->coredump = optarg;
 		break;
+	case OPT_GPU_CORE:
+		if (!*optarg)
+			return cli_usage_error("--gpu-core needs the GPU core dump file of the same crash");
+		o->gpu_core = optarg;
+		break;
 	case OPT_PRINT_PRELOAD: return print_preload();
 	case OPT_TRACE:
 	case OPT_TIMELINE:
@@ -445,9 +456,10 @@ static int parse_gpucore_operands(struct options *o, const char *view)
 				       "(the host's views need the host core: cudainspect CORE --gpu-core %s)",
 				       o->input, view, o->input);
 	if (o->render.has_stream_filter || o->render.has_thread_filter || o->render.kernel_filter ||
-	    o->render.last || o->render.freed || o->kernel_log || o->trace || o->timeline || o->signal)
+	    o->render.last || o->render.freed || o->kernel_log || o->trace || o->timeline || o->signal ||
+	    o->gpu_core)
 		return cli_usage_error("%s is a GPU core dump: the host options (filters, --kernel-log, "
-				       "--trace, --timeline, --signal) do not apply to it", o->input);
+				       "--trace, --timeline, --signal, --gpu-core) do not apply to it", o->input);
 	return 0;
 }
 
@@ -541,6 +553,7 @@ int cli_inspect(const struct cli_inspect_args *a)
 			    .name = a->source_name },
 		.symbols = *a->sym,
 		.kernel_log = a->kernel_log,
+		.gpu_core = a->gpu_core,
 		.timeline = a->trace || a->timeline,
 	};
 	/* JSON keeps its warnings: a pipeline wants them even when a person does not. */
@@ -631,11 +644,21 @@ int cli_inspect_main(int argc, char **argv)
 	 * named them. */
 	char *beside = NULL;
 	bool piped = o.coredump || strcmp(o.input ? o.input : "", "-") == 0;
-	if (!o.kernel_log && !o.have_pid && !piped && (beside = cli_beside_kernel_log(o.input))) {
+	if (!o.kernel_log && !o.have_pid && !piped &&
+	    (beside = cli_beside_file(o.input, CLI_KERNEL_LOG_SUFFIX))) {
 		o.kernel_log = beside;
 		if (!o.render.quiet && !o.json)
 			cli_error("note: reading the kernel log's lines kept beside the core, %s "
 				  "(--kernel-log FILE reads another)", beside);
+	}
+	/* The same for the GPU core `record --gpu-core` names after the host core. */
+	char *beside_gpu = NULL;
+	if (!o.gpu_core && !o.have_pid && !piped &&
+	    (beside_gpu = cli_beside_file(o.input, CLI_GPU_CORE_SUFFIX))) {
+		o.gpu_core = beside_gpu;
+		if (!o.render.quiet && !o.json)
+			cli_error("note: joining the GPU core kept beside the core, %s (--gpu-core FILE "
+				  "reads another)", beside_gpu);
 	}
 	/* A core through a pipe: copied once, then read as a file under the name given. */
 	char input_arg[300], coredump_name[300];
@@ -675,6 +698,7 @@ int cli_inspect_main(int argc, char **argv)
 		.sym = &o.sym,
 		.max_core_size = o.max_core_size,
 		.kernel_log = o.kernel_log,
+		.gpu_core = o.gpu_core,
 		.source_name = source_name,
 		.trace = o.trace,
 		.timeline = o.timeline,
@@ -683,5 +707,6 @@ int cli_inspect_main(int argc, char **argv)
 	free(o.spooled);
 	free(regs);
 	free(beside);
+	free(beside_gpu);
 	return r;
 }
