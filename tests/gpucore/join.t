@@ -12,7 +12,7 @@ need_engines miniengine
 CLI=$B/cudainspect
 command -v jq >/dev/null || skip_all "jq is not installed (make deps)"
 unset CUDA_COREDUMP_FILE CUDA_COREDUMP_GENERATION_FLAGS CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION CUDA_ENABLE_COREDUMP_ON_EXCEPTION
-plan 21
+plan 22
 PLANT='paged_attention@5:arg=2+64:block=3:thread=70'
 
 # --- record --gpu-core --------------------------------------------------------------------------
@@ -33,6 +33,7 @@ is "$(j '.diagnosis.gpu_core.agrees')" true "the GPU core agrees with the record
 is "$(j '.diagnosis.faulting_launch.kernel')" paged_attention "faulting kernel: the planted one"
 is "$(j '.diagnosis.faulting_launch.confidence')" exact "confidence exact"
 is "$(j '.diagnosis.gpu_core.launch')" "$(j '.diagnosis.faulting_launch.seq')" "the matched launch is the faulting launch"
+like "$(j '.diagnosis.gpu_core.matched_by')" "^kernel, dimensions, .*arguments" "matched by kernel, dimensions and the arguments the dump holds"
 is "$(j '.diagnosis.gpu_core.fault.block|map(tostring)|join(",")') $(j '.diagnosis.gpu_core.fault.thread|map(tostring)|join(",")')" \
 	"3,0,0 70,0,0" "block 3 thread 70, as planted"
 arg2=$(j '.diagnosis.faulting_launch.args[] | select(.index == 2) | .value_hex')
