@@ -75,6 +75,11 @@ char *cli_beside_file(const char *input, const char *suffix);
 #define CLI_KERNEL_LOG_SUFFIX ".kernel-log"
 #define CLI_GPU_CORE_SUFFIX ".gpucore"
 
+/* `--pid PID --gpu-core-trigger` (gpucore_trigger.c): write to the GPU core pipe PID's CUDA
+ * driver watches, so that it dumps the GPU now.  Returns the exit code (0 written; 3 no pipe,
+ * not enabled, unreadable process), after saying what happened. */
+int cli_gpucore_trigger(pid_t pid, bool quiet);
+
 /* messages.c: "cudainspect: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same plus a pointer to --help; returns CI_EXIT_USAGE. */

@@ -85,6 +85,9 @@ static const char usage_text[] =
 	"                          with CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1) with the\n"
 	"                          record: the faulting block, thread, PC, line and\n"
 	"                          address; INPUT a GPU core alone: its own report\n"
+	"      --gpu-core-trigger  with --pid: have the process's CUDA driver write a\n"
+	"                          GPU core dump now, through the pipe it watches\n"
+	"                          (CUDA_ENABLE_USER_TRIGGERED_COREDUMP=1)\n"
 	"      --trace FILE        also write the timeline as a Chrome trace (Perfetto,\n"
 	"                          chrome://tracing; `-`: standard output, instead of\n"
 	"                          the report)\n"
@@ -191,6 +194,7 @@ struct options {
 	const char *registers;
 	const char *kernel_log;
 	const char *gpu_core;   /* --gpu-core FILE */
+	bool gpu_core_trigger;  /* --gpu-core-trigger (with --pid) */
 	const char *trace, *timeline;
 	bool held;
 	bool have_pid;
@@ -241,7 +245,7 @@ static int terminal_width(void)
 enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
        OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS, OPT_HELD,
        OPT_MAX_CORE_SIZE, OPT_KERNEL_LOG, OPT_FRAMES, OPT_COREDUMP, OPT_PRINT_PRELOAD,
-       OPT_TRACE, OPT_TIMELINE, OPT_GPU_CORE };
+       OPT_TRACE, OPT_TIMELINE, OPT_GPU_CORE, OPT_GPU_CORE_TRIGGER };
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'j' },
@@ -272,6 +276,7 @@ static const struct option longopts[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "gpu-core", required_argument, NULL, OPT_GPU_CORE },
+	{ "gpu-core-trigger", no_argument, NULL, OPT_GPU_CORE_TRIGGER },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -398,6 +403,7 @@ static int parse_option(int c, char **argv, struct options *o)
 			return cli_usage_error("--gpu-core needs the GPU core dump file of the same crash");
 		o->gpu_core = optarg;
 		break;
+	case OPT_GPU_CORE_TRIGGER: o->gpu_core_trigger = true; break;
 	case OPT_PRINT_PRELOAD: return print_preload();
 	case OPT_TRACE:
 	case OPT_TIMELINE:
@@ -437,6 +443,9 @@ static int check_combinations(const struct options *o)
 		return cli_usage_error("%s both write to standard output: give one of them a file",
 				       trace_out && timeline_out ? "--trace - and --timeline -"
 				       : trace_out ? "--trace - and --json" : "--timeline - and --json");
+	if (o->gpu_core_trigger && !o->have_pid)
+		return cli_usage_error("--gpu-core-trigger needs --pid (the live process whose CUDA "
+				       "driver is to dump the GPU)");
 	if (o->registers && !o->have_pid)
 		return cli_usage_error("--registers needs --pid (the registers are those of a live "
 				       "process's threads)");
@@ -626,6 +635,8 @@ int cli_inspect_main(int argc, char **argv)
 	/* libdw asks debuginfod whenever DEBUGINFOD_URLS is set: downloads only when asked. */
 	if (!o.debuginfod)
 		unsetenv("DEBUGINFOD_URLS");
+	if (o.gpu_core_trigger)
+		return cli_gpucore_trigger(o.pid, o.render.quiet);
 	if (o.gpucore) {
 		struct ci_source_options so = { .progress = isatty(STDERR_FILENO),
 						.max_core_size = o.max_core_size };
