@@ -493,6 +493,25 @@ static struct ci_error *json_document(FILE *out, struct ci_gpucore *gc)
 
 /* ---------------------------------------------------------------------------------------- */
 
+struct ci_error *ci_gpucore_render(FILE *out, struct ci_gpucore *gc, enum ci_gpucore_view view, bool json,
+				   const struct ci_render_options *ro)
+{
+	if (json)
+		return json_document(out, gc);
+	if (view == CI_GPUCORE_VIEW_WARPS)
+		text_warps(out, gc);
+	else
+		text_summary(out, gc, ro && ro->width > 0 ? (unsigned)ro->width : 100);
+	if (!(ro && ro->quiet)) {
+		char w[600];
+		for (size_t i = 0; i < gc->warnings.count; i++)
+			fprintf(out, "warning: %s\n", ci_scrub(gc->warnings.items[i], w, sizeof w));
+	}
+	if (fflush(out) || ferror(out))
+		return ci_error_create(CI_ERR_IO, "cannot write the report");
+	return NULL;
+}
+
 struct ci_error *ci_gpucore_report(FILE *out, const char *path, const struct ci_source_options *so,
 				   enum ci_gpucore_view view, bool json, const struct ci_render_options *ro)
 {
@@ -500,21 +519,7 @@ struct ci_error *ci_gpucore_report(FILE *out, const char *path, const struct ci_
 	struct ci_error *err = ci_gpucore_open(path, so, &gc);
 	if (err)
 		return err;
-	if (json) {
-		err = json_document(out, gc);
-	} else {
-		if (view == CI_GPUCORE_VIEW_WARPS)
-			text_warps(out, gc);
-		else
-			text_summary(out, gc, ro && ro->width > 0 ? (unsigned)ro->width : 100);
-		if (!(ro && ro->quiet)) {
-			char w[600];
-			for (size_t i = 0; i < gc->warnings.count; i++)
-				fprintf(out, "warning: %s\n", ci_scrub(gc->warnings.items[i], w, sizeof w));
-		}
-		if (fflush(out) || ferror(out))
-			err = ci_error_create(CI_ERR_IO, "cannot write the report");
-	}
+	err = ci_gpucore_render(out, gc, view, json, ro);
 	ci_gpucore_destroy(gc);
 	return err;
 }

@@ -179,6 +179,9 @@ void ci_json_addr(struct ci_json *w, const char *key, uint64_t v);
 struct ci_gpucore;
 struct ci_gpu_access;
 void ci_gpucore_json_fault(struct ci_json *j, const char *key, struct ci_gpucore *gc);
+/* A GPU core read already (GC) as ci_gpucore_report prints it: VIEW as text, or JSON. */
+struct ci_error *ci_gpucore_render(FILE *out, struct ci_gpucore *gc, enum ci_gpucore_view view, bool json,
+				   const struct ci_render_options *ro);
 const char *ci_gpucore_fault_access_text(const struct ci_gpu_access *a, char *buf, size_t n);
 
 /* ---------------------------------------------------------------------------------------- */
