@@ -15,7 +15,7 @@ command -v jq >/dev/null || skip_all "jq is not installed (make deps)"
 # (as record.t); the reader's side under ASan is what fuzz.t and cli.t run.
 asan && skip_all "an ASan-built recorder cannot be preloaded into an uninstrumented program"
 unset CUDA_COREDUMP_FILE CUDA_COREDUMP_GENERATION_FLAGS CUDA_ENABLE_CPU_COREDUMP_ON_EXCEPTION CUDA_ENABLE_COREDUMP_ON_EXCEPTION
-plan 22
+plan 24
 PLANT='paged_attention@5:arg=2+64:block=3:thread=70'
 
 # --- record --gpu-core --------------------------------------------------------------------------
@@ -62,6 +62,25 @@ is "$(printf '%s' "$json" | jq -r '.diagnosis.gpu_core.agrees') $(printf '%s' "$
 	"another run's GPU core: not merged"
 like "$(printf '%s' "$json" | jq -r '.diagnosis.reasoning')" "is not this record's: the GPU core's grid of paged_attention was launched by host thread [0-9]+" \
 	"... the reasoning says why (the launching thread)"
+
+# A GPU core of another program altogether (gcprobe's probe_store): no recorded launch has its
+# kernel, so nothing is merged and the faulting launch stays the record's own.
+PROBE=$B/tests/gpucore/gcprobe
+if [ -x "$PROBE" ]; then
+	mkdir -p "$T/probe"
+	(cd "$T/probe" && ulimit -c 0 && CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 CUDA_COREDUMP_FILE="$T/probe/gpu.core" \
+		CUDASIM_FAULT=probe_store@1 "$PROBE" >/dev/null 2>&1)
+	# The record's own choice: the core under a name with no GPU core beside it.
+	ln "$core" "$T/probe/host.core"
+	own=$("$CLI" --json "$T/probe/host.core" 2>/dev/null | jq -r '.diagnosis.faulting_launch.seq')
+	json=$("$CLI" --json --gpu-core "$T/probe/gpu.core" "$core" 2>/dev/null)
+	like "$(printf '%s' "$json" | jq -r '.diagnosis.gpu_core.agrees, .diagnosis.gpu_core.mismatch' | tr '\n' ' ')" \
+		"^false no recorded launch is of probe_store with grid" "another program's GPU core: no launch of its kernel, not merged"
+	is "$(printf '%s' "$json" | jq -r '.diagnosis.faulting_launch.seq')" "$own" "... and the faulting launch is the record's own"
+else
+	skip "gcprobe is not built"
+	skip "gcprobe is not built"
+fi
 
 # --- bad input ----------------------------------------------------------------------------------
 snap=$(ls "$d"/*.cisnap | head -1)
