@@ -376,6 +376,11 @@ static inline size_t ci_gpu_cta_sm(const struct ci_gpucore *gc, size_t cta) { re
 /* The 8 bytes at OFFSET of GRID's parameter memory (.cudbg.param); false when not in the dump. */
 bool ci_gpucore_grid_params(const struct ci_gpucore *gc, size_t grid, uint64_t offset, uint64_t *val);
 
+/* A plain GPU core file is mapped under the reader's SIGBUS guard: if it shrank while it was
+ * read, the pages past its new end read as zeros.  Whether that happened (a warning is added to
+ * GC->warnings once); renderers ask before they print the warnings, as cubins are read lazily. */
+bool ci_gpucore_check_shrink(struct ci_gpucore *gc);
+
 /* The bytes of the relocated cubin of MODULE (NULL, 0 when the dump has none). */
 const uint8_t *ci_gpucore_module_cubin(const struct ci_gpucore *gc, size_t module, uint64_t *size);
 

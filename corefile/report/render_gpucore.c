@@ -496,12 +496,17 @@ static struct ci_error *json_document(FILE *out, struct ci_gpucore *gc)
 struct ci_error *ci_gpucore_render(FILE *out, struct ci_gpucore *gc, enum ci_gpucore_view view, bool json,
 				   const struct ci_render_options *ro)
 {
-	if (json)
+	if (json) {
+		/* The document reads nothing of the file the open did not (the fault's places were
+		 * found then): a shrink is known now. */
+		ci_gpucore_check_shrink(gc);
 		return json_document(out, gc);
+	}
 	if (view == CI_GPUCORE_VIEW_WARPS)
 		text_warps(out, gc);
 	else
 		text_summary(out, gc, ro && ro->width > 0 ? (unsigned)ro->width : 100);
+	ci_gpucore_check_shrink(gc);
 	if (!(ro && ro->quiet)) {
 		char w[600];
 		for (size_t i = 0; i < gc->warnings.count; i++)
