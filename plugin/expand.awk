@@ -15,6 +15,7 @@
 BEGIN {
 	MAX = 9
 	STATE["json"] = 1
+	STATE["gpucore"] = 1
 }
 FNR == NR {
 	if ($1 == "view") {

@@ -11,7 +11,8 @@
  * the CLI's output untouched: any wording GDB needs the CLI produces itself.  It never writes a
  * file.
  *
- * Usage (from GDB only): cudainspect-gdb-run VIEW, VIEW a view of the CLI or "json";
+ * Usage (from GDB only): cudainspect-gdb-run VIEW, VIEW a view of the CLI, "json", or
+ * "gpucore" (the first argument the GPU core file to join, --gpu-core);
  * cudainspect-gdb-run --held exits 0 when GDB holds a live process, 1 otherwise.
  * Exit status: the CLI's (docs/CLI.md), or 1 when the CLI is missing, 2 for bad arguments, 3
  * when GDB has neither a core nor a live process.  CUDAINSPECT_CLI overrides the CLI's path;
@@ -150,7 +151,7 @@ static bool translate(char **words, const char *command, bool json, const char *
 {
 	static const char *const with_value[] = {
 		"-n", "-s", "-t", "-k", "-w", "-e", "--last", "--stream", "--thread", "--kernel",
-		"--width", "--exe", "--sysroot", "--debuginfo-path", "--kernel-log",
+		"--width", "--exe", "--sysroot", "--debuginfo-path", "--kernel-log", "--gpu-core",
 	};
 	for (size_t i = 0; words[i]; i++) {
 		char *w = words[i];
@@ -254,7 +255,9 @@ int main(int argc, char **argv)
 		return !core && lwp ? 0 : 1;
 
 	bool json = strcmp(view, "json") == 0;
-	const char *cli_view = json ? "" : view;
+	/* `cuda gpucore FILE`: the summary with FILE joined (--gpu-core), options after it. */
+	bool gpucore = strcmp(view, "gpucore") == 0;
+	const char *cli_view = json || gpucore ? "" : view;
 	char **words = NULL;
 	if (cigdb_split_words(in.args ? in.args : "", in.args ? in.args_len : 0, &words) < 0) {
 		say("%s: too many arguments", command);
@@ -310,7 +313,17 @@ int main(int argc, char **argv)
 		}
 	}
 	const char *json_view = NULL;
-	if (!translate(words, command, json, &json_view, &a))
+	char **options = words;
+	if (gpucore) {
+		if (!words[0] || words[0][0] == '-') {
+			say("%s: give the GPU core dump of this crash: cuda gpucore FILE [OPTIONS]", command);
+			return 2;
+		}
+		push(&a, "--gpu-core");
+		push(&a, words[0]);
+		options = words + 1;
+	}
+	if (!translate(options, command, json, &json_view, &a))
 		return 2;
 	if (json && json_view)
 		cli_view = json_view;

@@ -28,6 +28,7 @@ struct cli_inspect_args {
 	const struct ci_symbolizer_options *sym;
 	uint64_t max_core_size; /* --max-core-size: 0 the default, UINT64_MAX none */
 	const char *kernel_log; /* --kernel-log FILE or "-", NULL if not given */
+	const char *gpu_core;   /* --gpu-core FILE, NULL if not given */
 	const char *source_name; /* what INPUT is called when it is a spooled copy ("-"), or NULL */
 	const char *trace;      /* --trace FILE or "-", NULL if not given */
 	const char *timeline;   /* --timeline FILE or "-", NULL if not given */
@@ -68,9 +69,16 @@ int cli_coredump(const char *match, const struct ci_source_options *so, bool jso
 char *cli_record_kernel_log(pid_t pid, const char *comm, uint64_t from_us, const char *beside,
 			    bool quiet);
 uint64_t cli_klog_now_us(void);
-/* INPUT + ".kernel-log" when that is a regular file of this user with one name (what `record`
- * leaves beside a core), malloc'd; else NULL. */
-char *cli_beside_kernel_log(const char *input);
+/* INPUT + SUFFIX when that is a regular file of this user with one name (what `record` leaves
+ * beside a core: ".kernel-log", ".gpucore"), malloc'd; else NULL. */
+char *cli_beside_file(const char *input, const char *suffix);
+#define CLI_KERNEL_LOG_SUFFIX ".kernel-log"
+#define CLI_GPU_CORE_SUFFIX ".gpucore"
+
+/* `--pid PID --gpu-core-trigger` (gpucore_trigger.c): write to the GPU core pipe PID's CUDA
+ * driver watches, so that it dumps the GPU now.  Returns the exit code (0 written; 3 no pipe,
+ * not enabled, unreadable process), after saying what happened. */
+int cli_gpucore_trigger(pid_t pid, bool quiet);
 
 /* messages.c: "cudainspect: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -81,6 +81,13 @@ static const char usage_text[] =
 	"      --kernel-log FILE   the NVIDIA driver's Xid lines from a kernel log\n"
 	"                          (dmesg, /dev/kmsg, journalctl -k, kern.log,\n"
 	"                          nvidia-bug-report.log.gz; `-`: standard input)\n"
+	"      --gpu-core FILE     join the GPU core dump of the same crash (written\n"
+	"                          with CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1) with the\n"
+	"                          record: the faulting block, thread, PC, line and\n"
+	"                          address; INPUT a GPU core alone: its own report\n"
+	"      --gpu-core-trigger  with --pid: have the process's CUDA driver write a\n"
+	"                          GPU core dump now, through the pipe it watches\n"
+	"                          (CUDA_ENABLE_USER_TRIGGERED_COREDUMP=1)\n"
 	"      --trace FILE        also write the timeline as a Chrome trace (Perfetto,\n"
 	"                          chrome://tracing; `-`: standard output, instead of\n"
 	"                          the report)\n"
@@ -186,12 +193,16 @@ struct options {
 	uint32_t signal_tid;
 	const char *registers;
 	const char *kernel_log;
+	const char *gpu_core;   /* --gpu-core FILE */
+	bool gpu_core_trigger;  /* --gpu-core-trigger (with --pid) */
 	const char *trace, *timeline;
 	bool held;
 	bool have_pid;
 	pid_t pid;
 	bool json;
 	bool debuginfod;
+	bool gpucore;           /* INPUT is a GPU core dump: its own report (docs/CLI.md, "GPU cores") */
+	enum ci_gpucore_view gpucore_view;
 	uint64_t max_core_size;
 	const char *color;
 	struct ci_render_options render;
@@ -234,7 +245,7 @@ static int terminal_width(void)
 enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIGNAL,
        OPT_SIGNAL_THREAD, OPT_HINTS, OPT_REGISTERS, OPT_LIST_VIEWS, OPT_HELD,
        OPT_MAX_CORE_SIZE, OPT_KERNEL_LOG, OPT_FRAMES, OPT_COREDUMP, OPT_PRINT_PRELOAD,
-       OPT_TRACE, OPT_TIMELINE };
+       OPT_TRACE, OPT_TIMELINE, OPT_GPU_CORE, OPT_GPU_CORE_TRIGGER };
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "json", no_argument, NULL, 'j' },
@@ -264,6 +275,8 @@ static const struct option longopts[] = {
 	{ "print-preload", no_argument, NULL, OPT_PRINT_PRELOAD },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "gpu-core", required_argument, NULL, OPT_GPU_CORE },
+	{ "gpu-core-trigger", no_argument, NULL, OPT_GPU_CORE_TRIGGER },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 },
@@ -385,6 +398,12 @@ static int parse_option(int c, char **argv, struct options *o)
 					       "name, COREDUMP_EXE=PATH)");
 		o->coredump = optarg;
 		break;
+	case OPT_GPU_CORE:
+		if (!*optarg)
+			return cli_usage_error("--gpu-core needs the GPU core dump file of the same crash");
+		o->gpu_core = optarg;
+		break;
+	case OPT_GPU_CORE_TRIGGER: o->gpu_core_trigger = true; break;
 	case OPT_PRINT_PRELOAD: return print_preload();
 	case OPT_TRACE:
 	case OPT_TIMELINE:
@@ -424,9 +443,32 @@ static int check_combinations(const struct options *o)
 		return cli_usage_error("%s both write to standard output: give one of them a file",
 				       trace_out && timeline_out ? "--trace - and --timeline -"
 				       : trace_out ? "--trace - and --json" : "--timeline - and --json");
+	if (o->gpu_core_trigger && !o->have_pid)
+		return cli_usage_error("--gpu-core-trigger needs --pid (the live process whose CUDA "
+				       "driver is to dump the GPU)");
 	if (o->registers && !o->have_pid)
 		return cli_usage_error("--registers needs --pid (the registers are those of a live "
 				       "process's threads)");
+	return 0;
+}
+
+/* A GPU core as INPUT: its views are summary and warps, and no host option applies. */
+static int parse_gpucore_operands(struct options *o, const char *view)
+{
+	o->gpucore = true;
+	if (!view || strcmp(view, "summary") == 0)
+		o->gpucore_view = CI_GPUCORE_VIEW_SUMMARY;
+	else if (strcmp(view, "warps") == 0)
+		o->gpucore_view = CI_GPUCORE_VIEW_WARPS;
+	else
+		return cli_usage_error("%s is a GPU core dump: its views are summary and warps, not '%s' "
+				       "(the host's views need the host core: cudainspect CORE --gpu-core %s)",
+				       o->input, view, o->input);
+	if (o->render.has_stream_filter || o->render.has_thread_filter || o->render.kernel_filter ||
+	    o->render.last || o->render.freed || o->kernel_log || o->trace || o->timeline || o->signal ||
+	    o->gpu_core)
+		return cli_usage_error("%s is a GPU core dump: the host options (filters, --kernel-log, "
+				       "--trace, --timeline, --signal, --gpu-core) do not apply to it", o->input);
 	return 0;
 }
 
@@ -447,6 +489,8 @@ static int parse_operands(int argc, char **argv, struct options *o)
 			return cli_usage_error("too many arguments: '%s'", argv[optind + 2]);
 		o->input = argv[optind];
 		view = npos == 2 ? argv[optind + 1] : NULL;
+		if (strcmp(o->input, "-") != 0 && ci_gpucore_file(o->input))
+			return parse_gpucore_operands(o, view);
 		if (strcmp(o->input, "-") == 0 && o->kernel_log && strcmp(o->kernel_log, "-") == 0)
 			return cli_usage_error("INPUT - and --kernel-log - both read standard input: give "
 					       "the kernel log as a file (journalctl -k -b > kernel.log)");
@@ -518,6 +562,7 @@ int cli_inspect(const struct cli_inspect_args *a)
 			    .name = a->source_name },
 		.symbols = *a->sym,
 		.kernel_log = a->kernel_log,
+		.gpu_core = a->gpu_core,
 		.timeline = a->trace || a->timeline,
 	};
 	/* JSON keeps its warnings: a pipeline wants them even when a person does not. */
@@ -590,6 +635,15 @@ int cli_inspect_main(int argc, char **argv)
 	/* libdw asks debuginfod whenever DEBUGINFOD_URLS is set: downloads only when asked. */
 	if (!o.debuginfod)
 		unsetenv("DEBUGINFOD_URLS");
+	if (o.gpu_core_trigger)
+		return cli_gpucore_trigger(o.pid, o.render.quiet);
+	if (o.gpucore) {
+		struct ci_source_options so = { .progress = isatty(STDERR_FILENO),
+						.max_core_size = o.max_core_size };
+		struct ci_error *err = ci_gpucore_report(stdout, o.input, &so, o.gpucore_view, o.json,
+							 &o.render);
+		return err ? fail(err) : CI_EXIT_OK;
+	}
 	struct ci_thread_registers *regs = NULL;
 	if (o.registers) {
 		int rc = cli_read_registers(o.registers, &regs, &o.sym.register_count);
@@ -601,11 +655,21 @@ int cli_inspect_main(int argc, char **argv)
 	 * named them. */
 	char *beside = NULL;
 	bool piped = o.coredump || strcmp(o.input ? o.input : "", "-") == 0;
-	if (!o.kernel_log && !o.have_pid && !piped && (beside = cli_beside_kernel_log(o.input))) {
+	if (!o.kernel_log && !o.have_pid && !piped &&
+	    (beside = cli_beside_file(o.input, CLI_KERNEL_LOG_SUFFIX))) {
 		o.kernel_log = beside;
 		if (!o.render.quiet && !o.json)
 			cli_error("note: reading the kernel log's lines kept beside the core, %s "
 				  "(--kernel-log FILE reads another)", beside);
+	}
+	/* The same for the GPU core `record --gpu-core` names after the host core. */
+	char *beside_gpu = NULL;
+	if (!o.gpu_core && !o.have_pid && !piped &&
+	    (beside_gpu = cli_beside_file(o.input, CLI_GPU_CORE_SUFFIX))) {
+		o.gpu_core = beside_gpu;
+		if (!o.render.quiet && !o.json)
+			cli_error("note: joining the GPU core kept beside the core, %s (--gpu-core FILE "
+				  "reads another)", beside_gpu);
 	}
 	/* A core through a pipe: copied once, then read as a file under the name given. */
 	char input_arg[300], coredump_name[300];
@@ -645,6 +709,7 @@ int cli_inspect_main(int argc, char **argv)
 		.sym = &o.sym,
 		.max_core_size = o.max_core_size,
 		.kernel_log = o.kernel_log,
+		.gpu_core = o.gpu_core,
 		.source_name = source_name,
 		.trace = o.trace,
 		.timeline = o.timeline,
@@ -653,5 +718,6 @@ int cli_inspect_main(int argc, char **argv)
 	free(o.spooled);
 	free(regs);
 	free(beside);
+	free(beside_gpu);
 	return r;
 }

@@ -36,6 +36,12 @@
 /* Where the recorder writes snapshot files, and keeps a persistent record (docs/ENVIRONMENT.md). */
 #define SNAPSHOT_DIR_ENV "CUDAINSPECT_SNAPSHOT_DIR"
 #define PERSISTENT_DIR_ENV "CUDAINSPECT_DIR"
+/* --gpu-core: the driver's GPU core dump on an exception, with the flags that leave out memory
+ * and the images as loaded (the H200's dump of a small program: 148 MB, about 6 s; shared/gpu/
+ * README.md), into the record directory under a name with the child's pid (%p), renamed after
+ * the host core once it is known. */
+#define GPU_CORE_FLAGS "skip_nonrelocated_elf_images,skip_global_memory,skip_shared_memory,skip_local_memory"
+#define GPU_CORE_NAME "cudainspect-gpucore."
 
 static const char record_usage[] =
 	"Usage: cudainspect record [OPTIONS] -- CMD [ARGS...]\n"
@@ -55,6 +61,11 @@ static const char record_usage[] =
 	"      --preload PATH   the recorder library (default: " RECORDER_LIB "\n"
 	"                       next to cudainspect, or in ../lib)\n"
 	"      --no-core        leave the core-size limit as it is\n"
+	"      --gpu-core       also have the driver write a GPU core dump on a kernel\n"
+	"                       exception (CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 with\n"
+	"                       the flags that skip memory), kept beside the host core\n"
+	"                       as CORE.gpucore and joined with the record; costly:\n"
+	"                       148 MB and ~6 s on an H200 for a small program\n"
 	"  -j, --json           print the JSON report instead of the summary\n"
 	"  -q, --quiet          no warnings, no notes\n"
 	"  -h, --help           this text\n"
@@ -361,7 +372,8 @@ static char *child_snapshot(int snapfd, const char *snapdir, bool persistent, co
 
 /* The summary (or the JSON) of INPUT, after the child is gone. */
 /* The summary of what the child left; `kernel_log` (or NULL) is the file of its kernel-log lines. */
-static void report_input(const char *input, bool json, bool quiet, const char *kernel_log)
+static void report_input(const char *input, bool json, bool quiet, const char *kernel_log,
+			 const char *gpu_core)
 {
 	fflush(stderr);
 	static struct ci_render_options render;
@@ -369,7 +381,8 @@ static void report_input(const char *input, bool json, bool quiet, const char *k
 	render.view = CI_VIEW_SUMMARY;
 	render.width = 100;
 	struct cli_inspect_args a = { .input = input, .json = json, .quiet = quiet,
-				      .render = &render, .sym = &sym, .kernel_log = kernel_log };
+				      .render = &render, .sym = &sym, .kernel_log = kernel_log,
+				      .gpu_core = gpu_core };
 	unsetenv("DEBUGINFOD_URLS");
 	unsetenv("LD_PRELOAD");
 	int r = cli_inspect(&a);
@@ -380,19 +393,20 @@ static void report_input(const char *input, bool json, bool quiet, const char *k
 /* What `record` was asked to do. */
 struct record_options {
 	const char *dir, *preload;
-	bool no_core, json, quiet, persistent;
+	bool no_core, json, quiet, persistent, gpu_core;
 	char **cmd;
 };
 
 /* The options before CMD.  0, or an exit code after saying why (or after --help: -1). */
 static int parse_record_options(int argc, char **argv, struct record_options *o)
 {
-	enum { OPT_PRELOAD = 256, OPT_NO_CORE, OPT_PERSISTENT };
+	enum { OPT_PRELOAD = 256, OPT_NO_CORE, OPT_PERSISTENT, OPT_GPU_CORE };
 	static const struct option longopts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "preload", required_argument, NULL, OPT_PRELOAD },
 		{ "no-core", no_argument, NULL, OPT_NO_CORE },
 		{ "persistent", no_argument, NULL, OPT_PERSISTENT },
+		{ "gpu-core", no_argument, NULL, OPT_GPU_CORE },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -408,6 +422,7 @@ static int parse_record_options(int argc, char **argv, struct record_options *o)
 		case OPT_PRELOAD: o->preload = optarg; break;
 		case OPT_NO_CORE: o->no_core = true; break;
 		case OPT_PERSISTENT: o->persistent = true; break;
+		case OPT_GPU_CORE: o->gpu_core = true; break;
 		case 'j': o->json = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': fputs(record_usage, stdout); return -1;
@@ -487,6 +502,52 @@ static void find_snapshot_dir(const struct record_options *o, struct record_setu
 	}
 }
 
+/* --gpu-core: the driver's variables for the child (ours replace any already set: the file must
+ * be where the report looks for it).  0, or an exit code after saying why. */
+static int set_up_gpu_core(const struct record_options *o, const struct record_setup *r)
+{
+	char file[PATH_MAX];
+	if (!r->absdir || snprintf(file, sizeof file, "%s/" GPU_CORE_NAME "%%p", r->absdir) >= (int)sizeof file) {
+		cli_error("record: --gpu-core: no directory to write the GPU core into");
+		return CI_EXIT_USAGE;
+	}
+	if (setenv("CUDA_ENABLE_COREDUMP_ON_EXCEPTION", "1", 1) ||
+	    setenv("CUDA_COREDUMP_GENERATION_FLAGS", GPU_CORE_FLAGS, 1) ||
+	    setenv("CUDA_COREDUMP_FILE", file, 1)) {
+		cli_error("record: cannot set the environment: %s", strerror(errno));
+		return CI_EXIT_INTERNAL;
+	}
+	if (!o->quiet)
+		cli_error("record: note: GPU core dumps on: a kernel exception writes one (about 148 MB "
+			  "and 6 s on an H200 for a small program) and aborts the program");
+	return 0;
+}
+
+/* The GPU core the driver wrote for PID, moved beside the host core CORE as CORE.gpucore when
+ * there is one (NULL: left where it is); its path (free it) or NULL when none was written. */
+static char *child_gpu_core(const struct record_setup *r, pid_t pid, const char *core, bool quiet)
+{
+	char *path = NULL, *moved = NULL;
+	if (!r->absdir || asprintf(&path, "%s/" GPU_CORE_NAME "%d", r->absdir, (int)pid) < 0)
+		return NULL;
+	struct stat st;
+	if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		if (!quiet)
+			cli_error("record: no GPU core was written (no kernel exception, or the driver "
+				  "could not write %s)", path);
+		free(path);
+		return NULL;
+	}
+	if (core && asprintf(&moved, "%s" CLI_GPU_CORE_SUFFIX, core) >= 0 && rename(path, moved) == 0) {
+		free(path);
+		path = moved;
+	} else {
+		free(moved);
+	}
+	cli_error("record: GPU core dump: %s", path);
+	return path;
+}
+
 /* The recorder preloaded, the record directory, the environment and the core-size limit for the
  * child.  0, or an exit code after saying why. */
 static int set_up_record(const struct record_options *o, struct record_setup *r)
@@ -514,6 +575,8 @@ static int set_up_record(const struct record_options *o, struct record_setup *r)
 	}
 	if (!o->dir)
 		find_snapshot_dir(o, r);
+	if (o->gpu_core && (rc = set_up_gpu_core(o, r)))
+		return rc;
 	if (!o->no_core) {
 		struct rlimit rl;
 		if (getrlimit(RLIMIT_CORE, &rl) == 0) {
@@ -577,7 +640,9 @@ static void report_exit(const struct record_options *o, const struct record_setu
 	char *snap = child_snapshot(r->snapfd, r->snapdir, o->persistent, r->absdir, owner);
 	if (snap) {
 		cli_error("record: record snapshot: %s", snap);
-		report_input(snap, o->json, o->quiet, NULL);
+		char *gpu = o->gpu_core ? child_gpu_core(r, owner->pid, NULL, o->quiet) : NULL;
+		report_input(snap, o->json, o->quiet, NULL, gpu);
+		free(gpu);
 	}
 	free(snap);
 }
@@ -624,8 +689,10 @@ static void report_kill(const struct record_options *o, const struct record_setu
 	/* A persistent record is a file mapping, which cores do not include by default: then the
 	 * snapshot is the one to read. */
 	const char *input = core && !(o->persistent && snap) ? core : snap;
+	char *gpu = o->gpu_core ? child_gpu_core(r, pid, core, o->quiet) : NULL;
 	if (input)
-		report_input(input, o->json, o->quiet, klog);
+		report_input(input, o->json, o->quiet, klog, gpu);
+	free(gpu);
 	free(klog);
 	free(core);
 	free(piped);

@@ -139,14 +139,14 @@ char *cli_record_kernel_log(pid_t pid, const char *comm, uint64_t from_us, const
 	return out;
 }
 
-char *cli_beside_kernel_log(const char *input)
+char *cli_beside_file(const char *input, const char *suffix)
 {
 	char *path = NULL;
 	struct stat st;
-	if (!input || !strcmp(input, "-") || asprintf(&path, "%s.kernel-log", input) < 0)
+	if (!input || !strcmp(input, "-") || asprintf(&path, "%s%s", input, suffix) < 0)
 		return NULL;
 	/* Only a file of ours that `record` could have made: a regular file, not a link, with one
-	 * name, owned by this user (in a shared directory another user could plant lines). */
+	 * name, owned by this user (in a shared directory another user could plant one). */
 	if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 || st.st_uid != geteuid()) {
 		free(path);
 		return NULL;

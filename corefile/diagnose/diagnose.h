@@ -60,7 +60,10 @@
  *   history.c   arg_left_history, arg_freed_since: launch, where (the argument), alloc.
  *   graphs.c    graph_not_recorded: launch, value (the exec); graph_node_by_page: node,
  *               count, alloc; graph_node_bad_pointer: node, count; graph_node_by_crumb,
- *               graph_only_node: node (of the diagnosis's graph replay). */
+ *               graph_only_node: node (of the diagnosis's graph replay).
+ *   gpu_core.c  by_gpu_core: launch, count (candidates), total (unfinished), flags EXACT (the
+ *               diagnosis's launch changed: KEPT when it was the record's own choice);
+ *               gpu_core_mismatch: (the diagnosis's gpu->mismatch says why). */
 #define CI_FINDINGS(X)                                                                       \
 	X(CI_F_ONLY_IN_FLIGHT, "only_in_flight", CI_WORDED_WHY)                              \
 	X(CI_F_OPEN_UNPLACED, "open_unplaced", CI_WORDED_WHY)                                \
@@ -93,7 +96,9 @@
 	X(CI_F_GRAPH_NODE_BAD_POINTER, "graph_node_bad_pointer", CI_WORDED_WHY)              \
 	X(CI_F_GRAPH_NODE_UNKNOWN, "graph_node_unknown", CI_WORDED_WHY)                      \
 	X(CI_F_GRAPH_NODE_BY_CRUMB, "graph_node_by_crumb", CI_WORDED_WHY)                    \
-	X(CI_F_GRAPH_ONLY_NODE, "graph_only_node", CI_WORDED_WHY)
+	X(CI_F_GRAPH_ONLY_NODE, "graph_only_node", CI_WORDED_WHY)                            \
+	X(CI_F_BY_GPU_CORE, "by_gpu_core", CI_WORDED_WHY)                                    \
+	X(CI_F_GPU_CORE_MISMATCH, "gpu_core_mismatch", CI_WORDED_WHY)
 
 enum ci_finding_id {
 #define CI_FINDING_ENUM(id, word, worded) id,
@@ -228,7 +233,7 @@ void ci_rule_suspect(struct ci_rule_ctx *c, const struct ci_finding *f);
 bool ci_rule_cap(struct ci_rule_ctx *c, enum ci_confidence cap);
 
 /* X(FUNCTION, NAME): the rule families in the order they run; each returns -1 on
- * out-of-memory.  Room after kernel_log for GPU-core and NCCL families. */
+ * out-of-memory.  Room after gpu_core for an NCCL family. */
 #define CI_RULE_FAMILIES(X)                                                                  \
 	X(ci_rules_progress, "progress")    /* progress.c: breadcrumbs, launch states, suspects */ \
 	X(ci_rules_errors, "errors")        /* api_errors.c: errors, signal, verdict */          \
@@ -236,6 +241,7 @@ bool ci_rule_cap(struct ci_rule_ctx *c, enum ci_confidence cap);
 	X(ci_rules_faulting, "faulting")    /* faulting.c: the faulting launch by the record */  \
 	X(ci_rules_losses, "losses")        /* losses.c: what the record lost */                 \
 	X(ci_rules_kernel_log, "kernel_log") /* xid.c: the driver's Xid lines */                \
+	X(ci_rules_gpu_core, "gpu_core")    /* gpu_core.c: a GPU core dump's faulting grid */    \
 	X(ci_rules_history, "history")      /* history.c: the faulting launch's history */       \
 	X(ci_rules_graphs, "graphs")        /* graphs.c: a graph launch's kernel node */
 

@@ -26,6 +26,7 @@ void ci_diagnosis_destroy(struct ci_diagnosis *diag)
 	if (diag->graph)
 		ci_graph_replay_deinit(diag->graph);
 	free(diag->graph);
+	free(diag->gpu);
 	for (size_t i = 0; i < diag->evidence_count; i++)
 		free(diag->evidence[i].text);
 	free(diag->evidence);

@@ -722,6 +722,42 @@ static void word_graph(struct wording *w, const struct ci_finding *f)
 	}
 }
 
+/* The GPU core's findings (gpu_core.c). */
+static void word_gpu_core(struct wording *w, const struct ci_finding *f)
+{
+	const struct ci_gpu_join *j = w->d->gpu;
+	struct text *why = &w->why;
+	char how[96], path[300];
+	ci_scrub(w->ev && w->ev->gpu_core_path ? w->ev->gpu_core_path : "?", path, sizeof path);
+	if (f->id == CI_F_GPU_CORE_MISMATCH) {
+		text_add(why, "%sThe GPU core dump %s is not this record's: %s; it is not merged.",
+			 why->len ? " " : "", path, j ? j->mismatch : "?");
+		return;
+	}
+	if (f->flags & CI_FINDING_EXACT || (ptrdiff_t)f->launch == w->d->faulting_launch)
+		supersede(w, f);
+	struct text l = { 0 };
+	describe_launch(&l, w->m, (size_t)f->launch);
+	text_add(why, "Rule: the GPU core dump %s. Its faulting grid is %s, matched by %s", path,
+		 l.s ? l.s : "the launch", j ? ci_gpu_match_text(j->matched, how, sizeof how) : "?");
+	free(l.s);
+	if (f->count == 1)
+		text_add(why, "; no other recorded launch has its kernel and dimensions.");
+	else if (j && (j->matched & CI_GPU_MATCH_ARGS) && j->with_args == 1)
+		text_add(why, "; of the %zu recorded launches with its kernel and dimensions, the only one "
+			      "that passed the arguments the dump's parameter memory holds.", f->count);
+	else if (j && (j->matched & CI_GPU_MATCH_ORDER))
+		text_add(why, "; of the %zu recorded launches with its kernel and dimensions, the one whose "
+			      "number among the kernel's launches is the grid's id.", f->count);
+	else if (j && (j->matched & CI_GPU_MATCH_UNFINISHED))
+		text_add(why, "; of the %zu recorded launches with its kernel and dimensions, the only one "
+			      "the breadcrumbs leave unfinished.", f->count);
+	else
+		text_add(why, "; of the %zu recorded launches with its kernel and dimensions (%zu unfinished), "
+			      "the newest%s.", f->count, f->total,
+			 f->total ? " unfinished" : ", though the breadcrumbs show all of them finished");
+}
+
 /* ---------------------------------------------------------------------------------------- */
 
 int ci_findings_word(const struct ci_model *model, const struct ci_evidence *ev,
@@ -756,6 +792,9 @@ int ci_findings_word(const struct ci_model *model, const struct ci_evidence *ev,
 		case CI_F_GRAPH_NODE_BAD_POINTER: case CI_F_GRAPH_NODE_UNKNOWN:
 		case CI_F_GRAPH_NODE_BY_CRUMB: case CI_F_GRAPH_ONLY_NODE:
 			word_graph(&w, &f[i]);
+			break;
+		case CI_F_BY_GPU_CORE: case CI_F_GPU_CORE_MISMATCH:
+			word_gpu_core(&w, &f[i]);
 			break;
 		case CI_FINDING_COUNT:
 			break;

@@ -151,6 +151,10 @@ enum wkind { W_LINK, W_PAST_END, W_ENTSIZE, W_DUP, W_CAP, W_STRING, W_CUBIN, W_L
 struct ci_gpucore_priv {
 	void *map;                /* the mapped file (the decompressed copy for zstd) */
 	size_t map_size;
+	/* A plain file is mapped under the host cores' SIGBUS guard (corefile/source/memory.c):
+	 * this source holds its slot.  A page past the end of a file that shrank reads as zeros. */
+	struct ci_source *guard;
+	bool shrink_said;
 	const uint8_t *img;       /* its bytes (map, or the caller's buffer) */
 	uint64_t size;
 	char *name;
@@ -1334,6 +1338,8 @@ void ci_gpucore_destroy(struct ci_gpucore *gc)
 			free(ps->bytype[t]);
 			free(ps->tabs[t].v);
 		}
+		if (ps->guard)
+			ci_source_close(ps->guard); /* lets go of the guard before the mapping goes */
 		if (ps->map)
 			munmap(ps->map, ps->map_size);
 		free(ps->name);
@@ -1409,8 +1415,23 @@ struct ci_error *ci_gpucore_from_memory(const char *name, const void *image, siz
 		ci_gpucore_destroy(gc);
 		return err;
 	}
+	ci_gpucore_check_shrink(gc);
 	*ret = gc;
 	return NULL;
+}
+
+bool ci_gpucore_check_shrink(struct ci_gpucore *gc)
+{
+	struct ci_gpucore_priv *ps = gc->priv_;
+	if (!ps->guard || !ci_source_guard_faulted(ps->guard))
+		return false;
+	if (!ps->shrink_said) {
+		ps->shrink_said = true;
+		ci_warnings_add(&gc->warnings, "%s shrank while it was read (a GPU core still being written, "
+				"or changed by another program): what lay past its new end read as zeros, and "
+				"the report may be wrong; read a complete copy", gc->name);
+	}
+	return true;
 }
 
 struct ci_error *ci_gpucore_open(const char *path, const struct ci_source_options *opts,
@@ -1445,7 +1466,16 @@ struct ci_error *ci_gpucore_open(const char *path, const struct ci_source_option
 	struct ci_gpucore_priv *ps = gc->priv_;
 	gc->file_size = (uint64_t)st.st_size;
 	if (st.st_size > 0) {
-		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		void *map = MAP_FAILED;
+		err = ci_source_new(CI_SOURCE_CORE, path, opts, &ps->guard);
+		if (err) {
+			close(fd);
+			ci_gpucore_destroy(gc);
+			return err;
+		}
+		void *guarded = ci_source_map(ps->guard, fd, (size_t)st.st_size, MAP_PRIVATE);
+		if (guarded)
+			map = guarded;
 		if (map == MAP_FAILED) {
 			int e = errno;
 			close(fd);
@@ -1463,6 +1493,12 @@ struct ci_error *ci_gpucore_open(const char *path, const struct ci_source_option
 		size_t csize = ps->map_size;
 		ps->map = NULL; /* so that gpucore_unzstd does not unmap what it reads */
 		err = gpucore_unzstd(gc, compressed, csize, opts, 0);
+		if (ps->guard && ci_source_guard_faulted(ps->guard))
+			ci_warnings_add(&gc->warnings, "%s shrank while it was decompressed: what lay past its "
+					"new end read as zeros", gc->name);
+		/* The decompressed copy is a private temporary file: no guard from here on. */
+		ci_source_close(ps->guard);
+		ps->guard = NULL;
 		munmap(compressed, csize);
 	}
 	if (!err)
@@ -1473,4 +1509,31 @@ struct ci_error *ci_gpucore_open(const char *path, const struct ci_source_option
 	}
 	*ret = gc;
 	return NULL;
+}
+
+const char *ci_gpu_where_path(const struct ci_gpu_where *w, char *buf, size_t n)
+{
+	char f[512], d[512];
+	if (!w->file)
+		snprintf(buf, n, "%s", "");
+	else if (w->file[0] == '/' || !w->dir || !*w->dir)
+		snprintf(buf, n, "%s", ci_scrub(w->file, f, sizeof f));
+	else
+		snprintf(buf, n, "%s/%s", ci_scrub(w->dir, d, sizeof d), ci_scrub(w->file, f, sizeof f));
+	return buf;
+}
+
+size_t ci_gpucore_warp_first_lane(const struct ci_gpucore *gc, size_t w, uint32_t *exception)
+{
+	const struct ci_gpu_warp *wp = &gc->warps[w];
+	size_t first = CI_GPU_NONE;
+	*exception = 0;
+	for (size_t l = 0; wp->lane_first != CI_GPU_NONE && l < wp->lane_count; l++) {
+		const struct ci_gpu_lane *ln = &gc->lanes[wp->lane_first + l];
+		if (first == CI_GPU_NONE && (ln->ln >= 32 || (wp->valid_mask >> ln->ln & 1)))
+			first = wp->lane_first + l;
+		if (ln->exception && !*exception)
+			*exception = ln->exception;
+	}
+	return first;
 }

@@ -361,6 +361,13 @@ bool ci_gpucore_where(struct ci_gpucore *gc, uint64_t pc, size_t module, struct 
 bool ci_gpucore_lane_reg(const struct ci_gpucore *gc, size_t lane, uint32_t reg, uint32_t *val);
 bool ci_gpucore_warp_ureg(const struct ci_gpucore *gc, size_t warp, uint32_t ureg, uint32_t *val);
 
+/* W's source file as "DIR/FILE" (the line table's directory unless FILE is absolute), scrubbed,
+ * in BUF; "" when W has no line. */
+const char *ci_gpu_where_path(const struct ci_gpu_where *w, char *buf, size_t n);
+/* The first lane of warp W that holds a thread (its bit in the valid mask), CI_GPU_NONE if none;
+ * *EXCEPTION the first exception any of its lanes reports (0: none). */
+size_t ci_gpucore_warp_first_lane(const struct ci_gpucore *gc, size_t w, uint32_t *exception);
+
 /* The device, SM, CTA and warp of a lane (a chain of indexes every lane has). */
 static inline size_t ci_gpu_lane_warp(const struct ci_gpucore *gc, size_t lane) { return gc->lanes[lane].warp; }
 static inline size_t ci_gpu_warp_cta(const struct ci_gpucore *gc, size_t warp) { return gc->warps[warp].cta; }
@@ -368,6 +375,11 @@ static inline size_t ci_gpu_cta_sm(const struct ci_gpucore *gc, size_t cta) { re
 
 /* The 8 bytes at OFFSET of GRID's parameter memory (.cudbg.param); false when not in the dump. */
 bool ci_gpucore_grid_params(const struct ci_gpucore *gc, size_t grid, uint64_t offset, uint64_t *val);
+
+/* A plain GPU core file is mapped under the reader's SIGBUS guard: if it shrank while it was
+ * read, the pages past its new end read as zeros.  Whether that happened (a warning is added to
+ * GC->warnings once); renderers ask before they print the warnings, as cubins are read lazily. */
+bool ci_gpucore_check_shrink(struct ci_gpucore *gc);
 
 /* The bytes of the relocated cubin of MODULE (NULL, 0 when the dump has none). */
 const uint8_t *ci_gpucore_module_cubin(const struct ci_gpucore *gc, size_t module, uint64_t *size);

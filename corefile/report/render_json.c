@@ -727,6 +727,69 @@ static void j_part_graphs(struct json *j)
 /* The kernel-log lines, at most this many (the counts say how many there were). */
 #define J_KLOG_LINES_MAX 256
 
+/* A fault address and where it lies (the Xid page, the GPU core's address): address, relation
+ * ("null_page" in the first 64 KiB, "unknown" in no recorded allocation), allocation, offset. */
+static void j_fault_address(struct json *j, const struct ci_attribution *a)
+{
+	j_addr(j, "address", a->address);
+	j_str(j, "relation", a->address < 0x10000 ? "null_page" : a->alloc ?
+			     ci_relation_name(a->relation) : "unknown");
+	if (a->alloc) {
+		j_u64(j, "allocation", a->alloc->id);
+		j_u64(j, "offset", a->offset);
+	} else {
+		j_null(j, "allocation");
+		j_null(j, "offset");
+	}
+}
+
+/* diagnosis.gpu_core: the GPU core dump joined with the record (docs/JSON.md). */
+static void j_gpu_core(struct json *j)
+{
+	const struct ci_gpu_join *g = j->d->gpu;
+	struct ci_gpucore *gc = j->r->evidence ? j->r->evidence->gpu_core : NULL;
+	char how[96];
+	if (!g || !gc) {
+		j_null(j, "gpu_core");
+		return;
+	}
+	j_obj(j, "gpu_core");
+	j_str(j, "path", j->r->evidence->gpu_core_path);
+	j_bool(j, "agrees", g->agrees);
+	j_str(j, "mismatch", g->agrees ? NULL : g->mismatch);
+	if (g->launch >= 0)
+		j_u64(j, "launch", ci_report_launch(j->r, (size_t)g->launch)->seq);
+	else
+		j_null(j, "launch");
+	j_str(j, "matched_by", ci_gpu_match_text(g->matched, how, sizeof how));
+	j_u64(j, "candidates", g->candidates);
+	j_u64(j, "unfinished", g->unfinished);
+	j_u64(j, "with_arguments", g->with_args);
+	j_str(j, "confidence", g->agrees ? ci_confidence_name(g->confidence) : NULL);
+	if (g->agrees)
+		ci_gpucore_json_fault(&j->w, "fault", gc);
+	else
+		j_null(j, "fault");
+	if (g->has_address) {
+		const struct ci_attribution *a = &g->address_at;
+		j_obj(j, "address");
+		j_fault_address(j, a);
+		if (g->arg_fit.fault_related && g->arg_fit.fault_fit != CI_FIT_NONE) {
+			char fit[320];
+			j_obj(j, "argument");
+			j_u64(j, "arg", g->arg_fit.arg);
+			j_str(j, "fit", ci_fault_fit_name(g->arg_fit.fault_fit));
+			j_i64(j, "from_arg", g->arg_fit.fault_from_arg);
+			j_str(j, "text", ci_fault_fit_phrase(&g->arg_fit, fit, sizeof fit));
+			j_close(j);
+		} else
+			j_null(j, "argument");
+		j_close(j);
+	} else
+		j_null(j, "address");
+	j_close(j);
+}
+
 /* Schema 3: the evidence the diagnosis weighed, the kernel log's lines, the Xid page, the
  * faulting copy and the crash signature (docs/JSON.md). */
 static void j_diag_evidence(struct json *j)
@@ -765,16 +828,7 @@ static void j_diag_evidence(struct json *j)
 		const struct ci_attribution *p = &d->xid_page;
 		j_obj(j, "xid_page");
 		j_u64(j, "kernel_log_line", ev->kernel_log->items[d->xid].line);
-		j_addr(j, "address", p->address);
-		j_str(j, "relation", p->address < 0x10000 ? "null_page" : p->alloc ?
-				     ci_relation_name(p->relation) : "unknown");
-		if (p->alloc) {
-			j_u64(j, "allocation", p->alloc->id);
-			j_u64(j, "offset", p->offset);
-		} else {
-			j_null(j, "allocation");
-			j_null(j, "offset");
-		}
+		j_fault_address(j, p);
 		/* In no recorded allocation: the nearest live ones (docs/JSON.md). */
 		const struct ci_alloc *near[2] = { d->xid_below, d->xid_above };
 		const char *names[2] = { "nearest_below", "nearest_above" };
@@ -793,6 +847,7 @@ static void j_diag_evidence(struct json *j)
 	} else {
 		j_null(j, "xid_page");
 	}
+	j_gpu_core(j);
 	if (d->faulting_copy >= 0) {
 		const struct ci_event *e = &m->events[d->faulting_copy];
 		j_obj(j, "faulting_copy");

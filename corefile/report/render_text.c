@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpucore/gpucore.h"
 #include "session.h"
 
 #define SUMMARY_FRAMES 3        /* launch-site and error-thread frames in the summary */
@@ -946,6 +947,71 @@ static void summary_evidence(struct ci_text_out *o)
 		}
 }
 
+/* Where the GPU core's address lies among the allocations: "inside allocation #12 at offset
+ * 4,096", "in no recorded allocation". */
+static const char *gpu_address_place(const struct ci_attribution *a, char *buf, size_t n)
+{
+	char off[32];
+	if (!a->alloc)
+		snprintf(buf, n, "in no recorded allocation");
+	else if (a->relation == CI_REL_INSIDE || a->relation == CI_REL_FREED)
+		snprintf(buf, n, "inside %sallocation #%" PRIu64 " at offset %s",
+			 a->relation == CI_REL_FREED ? "FREED " : "", a->alloc->id,
+			 ci_fmt_count(a->offset, off, sizeof off));
+	else
+		snprintf(buf, n, "%s bytes %s allocation #%" PRIu64, ci_fmt_count(a->offset, off, sizeof off),
+			 a->relation == CI_REL_PAST_END ? "after" : "before", a->alloc->id);
+	return buf;
+}
+
+/* The GPU core joined with the record (docs/USAGE.md, "GPU core dumps"): the GPU's own word on
+ * the faulting thread, line, PC and address. */
+static void gpu_core_lines(struct ci_text_out *o)
+{
+	const struct ci_gpu_join *j = o->d->gpu;
+	struct ci_gpucore *gc = o->r->evidence ? o->r->evidence->gpu_core : NULL;
+	char buf[1400], how[96], fn[512], path[1100], place[160], fit[320], words[64];
+	if (!j || !gc)
+		return;
+	if (!j->agrees)
+		return; /* the reasoning says why it was not merged */
+	const struct ci_gpu_fault *f = &gc->fault;
+	int n = snprintf(buf, sizeof buf, "%s", ci_gpu_exception_words(f->exception, words, sizeof words));
+	if (f->cta != CI_GPU_NONE)
+		n += snprintf(buf + n, sizeof buf - (size_t)n, ", block (%u,%u,%u)", gc->ctas[f->cta].block_idx[0],
+			      gc->ctas[f->cta].block_idx[1], gc->ctas[f->cta].block_idx[2]);
+	if (f->lane != CI_GPU_NONE)
+		n += snprintf(buf + n, sizeof buf - (size_t)n, " thread (%u,%u,%u)", gc->lanes[f->lane].thread_idx[0],
+			      gc->lanes[f->lane].thread_idx[1], gc->lanes[f->lane].thread_idx[2]);
+	snprintf(buf + n, sizeof buf - (size_t)n, "   [grid matched by %s: %s]",
+		 ci_gpu_match_text(j->matched, how, sizeof how), ci_confidence_name(j->confidence));
+	para(o, "  GPU core: ", 12, buf);
+	const struct ci_gpu_where *w = f->error_pc_valid ? &f->error_where : &f->pc_where;
+	uint64_t pc = f->error_pc_valid ? f->error_pc : f->pc;
+	if (w->module != CI_GPU_NONE) {
+		char *dem = ci_demangle(w->function);
+		ci_scrub(dem ? dem : w->function, fn, sizeof fn);
+		free(dem);
+		n = snprintf(buf, sizeof buf, "PC %s+0x%" PRIx64 " (0x%" PRIx64 ")", fn, w->offset, pc);
+		if (w->line)
+			snprintf(buf + n, sizeof buf - (size_t)n, " at %s:%u", ci_gpu_where_path(w, path, sizeof path),
+				 w->line);
+		para(o, "            ", 12, buf);
+	}
+	if (f->access.status != CI_GPU_ACCESS_NONE) {
+		ci_gpucore_fault_access_text(&f->access, buf, sizeof buf);
+		if (j->has_address) {
+			n = (int)strlen(buf);
+			n += snprintf(buf + n, sizeof buf - (size_t)n, ", %s",
+				      gpu_address_place(&j->address_at, place, sizeof place));
+			if (j->arg_fit.fault_related && j->arg_fit.fault_fit != CI_FIT_NONE)
+				snprintf(buf + n, sizeof buf - (size_t)n, "; = %s",
+					 ci_fault_fit_phrase(&j->arg_fit, fit, sizeof fit));
+		}
+		para(o, "            ", 12, buf);
+	}
+}
+
 static void summary_fault(struct ci_text_out *o)
 {
 	const struct ci_diagnosis *d = o->d;
@@ -1011,6 +1077,8 @@ static void summary_fault(struct ci_text_out *o)
 	launch_lines(o, (size_t)d->faulting_launch,
 		     o->width < NARROW ? SUMMARY_FRAMES - 1 : SUMMARY_FRAMES);
 	graph_fault_lines(o, o->width < NARROW ? SUMMARY_FRAMES - 1 : SUMMARY_FRAMES, true);
+	if (d->gpu && d->gpu->agrees && d->gpu->launch == d->faulting_launch)
+		gpu_core_lines(o);
 	summary_evidence(o);
 	para(o, "  why: ", 7, d->reasoning);
 }
@@ -1343,6 +1411,8 @@ void ci_text_summary(struct ci_text_out *o)
 	summary_process(o);
 	summary_error(o, true);
 	summary_fault(o);
+	if (o->d->gpu && o->d->gpu->agrees && o->d->gpu->launch != o->d->faulting_launch)
+		gpu_core_lines(o); /* matched, but a stronger rule kept its own launch */
 	summary_attributions(o);
 	summary_pending(o);
 	summary_error_thread(o);

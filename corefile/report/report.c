@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gpucore/gpucore.h"
 #include "session.h"
 
 /* Frames of a host thread's backtrace, at most. */
@@ -43,6 +44,8 @@ void ci_report_destroy(struct ci_report *r)
 	ci_thread_stacks_free(r->threads, r->thread_count);
 	ci_symbolizer_destroy(r->symbolizer);
 	ci_diagnosis_destroy(r->diagnosis);
+	if (r->evidence)
+		ci_gpucore_destroy(r->evidence->gpu_core);
 	ci_evidence_destroy(r->evidence);
 	ci_model_destroy(r->model);
 	ci_source_close(r->src);
@@ -330,7 +333,7 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 /* The kernel-log lines: those the record keeps, replaced by the --kernel-log file's when one
  * is given (a log the user hands over is the whole story; the record's are a copy of part).
  * The file `cudainspect record` keeps beside a core is found, and checked, by the CLI
- * (cli_beside_kernel_log), which passes it as that file. */
+ * (cli_beside_file), which passes it as that file. */
 static struct ci_error *kernel_log_evidence(struct ci_report *r)
 {
 	struct ci_error *err = NULL;
@@ -353,6 +356,25 @@ static struct ci_error *kernel_log_evidence(struct ci_report *r)
 	return err;
 }
 
+/* The GPU core dump of --gpu-core, read whole (the diagnosis joins it with the record; a file
+ * that is not a GPU core, or is cut, fails the report with the reader's sentence). */
+static struct ci_error *gpu_core_evidence(struct ci_report *r)
+{
+	const char *path = r->request.gpu_core;
+	if (!path)
+		return NULL;
+	struct ci_source_options so = r->request.source;
+	so.name = NULL;
+	struct ci_error *err = ci_gpucore_open(path, &so, &r->evidence->gpu_core);
+	if (err) {
+		struct ci_error *e2 = ci_error_create(err->code, "--gpu-core: %s", err->message);
+		ci_error_destroy(err);
+		return e2;
+	}
+	r->evidence->gpu_core_path = path;
+	return NULL;
+}
+
 static struct ci_error *report_finish(struct ci_report *r)
 {
 	struct ci_error *err;
@@ -363,7 +385,7 @@ static struct ci_error *report_finish(struct ci_report *r)
 		.signal_tid = r->request.signal_tid,
 	};
 	if ((err = check_signal_thread(r)) || (err = ci_evidence_gather(r->model, &r->evidence)) ||
-	    (err = kernel_log_evidence(r)) ||
+	    (err = kernel_log_evidence(r)) || (err = gpu_core_evidence(r)) ||
 	    (err = ci_diagnose(r->model, r->evidence, &dopts, &r->diagnosis)))
 		return err;
 	if (!r->request.no_symbols &&

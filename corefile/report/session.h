@@ -173,6 +173,17 @@ void ci_json_null(struct ci_json *w, const char *key);
 void ci_json_hex(struct ci_json *w, const char *key, uint64_t v);
 void ci_json_addr(struct ci_json *w, const char *key, uint64_t v);
 
+/* render_gpucore.c, for the join's renderers too: the GPU core's fault as a JSON object under
+ * KEY, and the access at its error PC in words ("write of 4 bytes at 0x… (STG.E …)" or why no
+ * address is known). */
+struct ci_gpucore;
+struct ci_gpu_access;
+void ci_gpucore_json_fault(struct ci_json *j, const char *key, struct ci_gpucore *gc);
+/* A GPU core read already (GC) as ci_gpucore_report prints it: VIEW as text, or JSON. */
+struct ci_error *ci_gpucore_render(FILE *out, struct ci_gpucore *gc, enum ci_gpucore_view view, bool json,
+				   const struct ci_render_options *ro);
+const char *ci_gpucore_fault_access_text(const struct ci_gpu_access *a, char *buf, size_t n);
+
 /* ---------------------------------------------------------------------------------------- */
 /* The timeline (timeline.c): what the Chrome trace (render_trace.c) and the SVG picture      */
 /* (render_svg.c) draw, on the record's clock                                                 */

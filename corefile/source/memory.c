@@ -216,6 +216,11 @@ void *ci_source_map(struct ci_source *src, int fd, size_t size, int flags)
 	return map;
 }
 
+bool ci_source_guard_faulted(const struct ci_source *src)
+{
+	return src->guard >= 0 && atomic_load(&guard_slots[src->guard].faulted);
+}
+
 void ci_source_check_shrink(const struct ci_source *csrc)
 {
 	if (csrc->guard < 0 || csrc->shrink_seen || !atomic_load(&guard_slots[csrc->guard].faulted))

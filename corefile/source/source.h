@@ -104,6 +104,8 @@ struct ci_error *ci_source_add_segment(struct ci_source *src, const struct ci_se
  * failure.  ci_source_guard_remove lets go of SRC's guarded mapping (before it is replaced). */
 void *ci_source_map(struct ci_source *src, int fd, size_t size, int flags);
 void ci_source_guard_remove(struct ci_source *src);
+/* Whether a read of SRC's guarded mapping faulted (the file shrank; the page read as zeros). */
+bool ci_source_guard_faulted(const struct ci_source *src);
 /* Sort segments by address and drop overlapping ones with a warning. */
 void ci_source_sort_segments(struct ci_source *src);
 /* Open PATH for reading only if it is a regular file, without ever opening anything else: the

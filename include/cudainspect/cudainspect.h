@@ -422,10 +422,15 @@ struct ci_evidence {
 	size_t kernel_log_selected;              /* how many belong */
 	size_t kernel_log_events;                /* how many events they make (ci_klog_match.event) */
 	char *kernel_log_origin;                 /* "--kernel-log FILE", "the record's kernel log" */
+	/* A GPU core dump given with the record (ci_request.gpu_core), read (corefile/gpucore/);
+	 * owned by the report, NULL when none was given. */
+	struct ci_gpucore *gpu_core;
+	const char *gpu_core_path;
 };
 
 struct ci_klog;
 struct ci_klog_match;
+struct ci_gpucore;
 
 /* Gather the evidence of MODEL.  Reads the tables, the breadcrumbs and the small rings (errors,
  * events), not the launches or allocations, so it can run on a model whose launch ring is still
@@ -660,7 +665,47 @@ struct ci_diagnosis {
 	/* The faulting launch is a graph launch: its replay, nodes and faulting kernel node (the
 	 * attributions of the faulting launch are that node's arguments).  NULL otherwise. */
 	struct ci_graph_replay *graph;
+	/* A GPU core dump joined with the record (docs/USAGE.md, "GPU core dumps"): NULL when none
+	 * was given. */
+	struct ci_gpu_join *gpu;
 };
+
+/* How the GPU core's faulting grid was matched to a recorded launch (ci_gpu_join.matched). */
+#define CI_GPU_MATCHES(X)                                                                    \
+	X(CI_GPU_MATCH_NAME, 1u << 0, "kernel")       /* the kernel's (mangled) name */       \
+	X(CI_GPU_MATCH_DIMS, 1u << 1, "dimensions")   /* grid and block dimensions */         \
+	X(CI_GPU_MATCH_CONTEXT, 1u << 2, "context")   /* the CUcontext (or its id) */         \
+	X(CI_GPU_MATCH_THREAD, 1u << 3, "thread")     /* the host thread that launched it */  \
+	X(CI_GPU_MATCH_UNFINISHED, 1u << 4, "unfinished") /* the only candidate the breadcrumbs \
+							      * leave unfinished */              \
+	X(CI_GPU_MATCH_ORDER, 1u << 5, "order")       /* the grid id is the launch's ordinal  \
+						       * among the kernel's launches */   \
+	X(CI_GPU_MATCH_ARGS, 1u << 6, "arguments")    /* the grid's parameter memory is the   \
+						       * launch's recorded arguments */
+enum {
+#define CI_GPU_MATCH_ENUM(name, bit, word) name = bit,
+	CI_GPU_MATCHES(CI_GPU_MATCH_ENUM)
+#undef CI_GPU_MATCH_ENUM
+};
+struct ci_gpu_join {
+	bool agrees;             /* false: the GPU core is of another run; `mismatch` says why and
+				  * nothing of it is merged */
+	char mismatch[512];
+	ptrdiff_t launch;        /* the recorded launch of the faulting grid, -1 if none */
+	unsigned matched;        /* CI_GPU_MATCH_* that held for it */
+	size_t candidates;       /* recorded launches of the kernel with the grid's dimensions */
+	size_t unfinished;       /* of those, the ones the breadcrumbs do not show finished */
+	size_t with_args;        /* of those, the ones whose arguments the dump's grid holds */
+	enum ci_confidence confidence; /* that `launch` is the grid */
+	bool has_address;        /* the GPU core gives the faulting address (ci_gpu_access) */
+	uint64_t address;
+	struct ci_attribution address_at; /* the address against the allocations (launch, arg
+					   * unused) */
+	struct ci_attribution arg_fit;    /* the launch's argument it fits best (fault_related),
+					   * fault_related false when none fits */
+};
+/* "kernel, dimensions, context": the CI_GPU_MATCH_* words of MATCHED in BUF. */
+const char *ci_gpu_match_text(unsigned matched, char *buf, size_t n);
 
 /* What the diagnosis takes besides the record and its evidence. */
 struct ci_diagnose_options {
@@ -917,6 +962,9 @@ struct ci_request {
 	/* A kernel log to take the driver's Xid lines from (the CLI's --kernel-log): a path, or
 	 * "-" for standard input; NULL: only the lines the record holds. */
 	const char *kernel_log;
+	/* A GPU core dump of the same crash to join with the record (the CLI's --gpu-core): a
+	 * path; NULL: none. */
+	const char *gpu_core;
 	/* A timeline will be drawn (ci_render_trace, ci_render_timeline_svg): every launch is read,
 	 * as for JSON, whatever the view. */
 	bool timeline;
@@ -948,6 +996,21 @@ struct ci_error *ci_kernel_log_report_unrecorded(FILE *out, const struct ci_inpu
 struct ci_error *ci_kernel_log_unrecorded(const struct ci_input *in,
 					  const struct ci_source_options *sopts,
 					  const char *kernel_log, struct ci_evidence *ev, uint32_t *pid);
+/* CUDA GPU core dumps (docs/GPUCORE.md; the CLI's report of one: docs/CLI.md, "GPU cores").
+ * Whether the regular file at PATH is one, by content: an ELF header with EM_CUDA, ELFOSABI_CUDA
+ * and ET_CORE, plain or at the start of a zstd stream.  False for anything else or an unreadable
+ * file (opening it as a host input then says why). */
+bool ci_gpucore_file(const char *path);
+enum ci_gpucore_view { CI_GPUCORE_VIEW_SUMMARY = 0, CI_GPUCORE_VIEW_WARPS };
+/* Read the GPU core at PATH (plain or zstd, bounded by SO->max_core_size) and print its report
+ * to OUT: VIEW as text (the fault as cuda-gdb focuses it, with the instruction and address at the
+ * error PC, devices, contexts and resident grids; or every warp), or with JSON the whole model
+ * as one document (docs/JSON.md, "GPU cores").  RO: width and quiet (may be NULL).  Errors:
+ * CI_ERR_IO, CI_ERR_FORMAT, CI_ERR_CORRUPT as ci_gpucore_open's. */
+struct ci_error *ci_gpucore_report(FILE *out, const char *path, const struct ci_source_options *so,
+				   enum ci_gpucore_view view, bool json,
+				   const struct ci_render_options *ro);
+
 /* What the host side of a core shows when the process ran without the recorder (no flight
  * record): the crashing thread and signal with its backtrace, the threads inside CUDA libraries
  * and the calls they were in, glibc's abort message, the C++ exception in flight at

@@ -34,6 +34,7 @@ STEPS=(
 	"engines:90:miniengine through 4 doors without and with the recorder: exit 0, one token checksum -> engines/"
 	"faults:180:each --fault kind without the recorder (does it really fault?) and with it: CUDA error line, core or gcore, snapshot, cudainspect text+JSON -> faults/KIND/"
 	"hang:90:--hang under the recorder: cudainspect --pid on the live process, then SIGUSR1 releases it -> hang/"
+	"gpucore:150:GPU core dumps (issue 21): record --gpu-core on --fault oob (dump size, seconds, the joined report); launchstorm with CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 against plain (what turning dumps on costs); --gpu-core-trigger on a --hang engine (the pipe, the dump of a hung kernel) -> gpucore/"
 	"cost:200:launchstorm at 1 and 8 threads (pinned) and, with torch, a Triton launch and a PyTorch op loop from Python: plain and under the recorder's settings, 5 interleaved repetitions, medians of ratios -> cost/"
 	"crumbs:60:crumbbench: cost of cuStreamWriteValue64 per launch (CPU/GPU ns, barrier or not, 32-bit) and the slot after an illegal address -> crumbs/"
 	"graphs:60:graphengine's fault inside a graph replay (captured: a stale page index; explicit: a freed KV cache) without the recorder (does it fault?) and with it: the report names the kernel node -> graphs/MODE/"
@@ -477,6 +478,94 @@ step_hang() {
 		fact hang_released "yes: exit $rc after SIGUSR1"
 	fi
 	[ "$released" = yes ] && [ "$rc" = 0 ]
+}
+
+# launchstorm launches/s at 1 thread for SECS seconds, with the environment words given.
+storm_rate() {
+	local secs=$1
+	shift
+	t $((secs + 20)) env "$@" "$B/launchstorm" --threads 1 --launches 0 --seconds "$secs" 2>&1 |
+		sed -n 's/.*(\([0-9]*\) launches\/s).*/\1/p' | tail -1
+}
+
+step_gpucore() {
+	local d=$OUT/gpucore fail=0 g rc
+	have_rec || { note "no recorder built"; return 3; }
+	mkdir -p "$d/record" "$d/trigger"
+	# 1. record --gpu-core on a planted fault: what the dump costs, and the joined report.
+	local start
+	start=$(date +%s.%N)
+	(cd "$d/record" && exec timeout -k 5 120 env "${REC_ENV[@]}" "$CLI" record --gpu-core -d "$d/record" -- \
+		"$B/miniengine" --fault oob) >"$d/record/report.txt" 2>"$d/record/err"
+	echo "$?" >"$d/record/rc"
+	awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f\n", b - a }' >"$d/record/seconds"
+	g=$(sed -n 's/^cudainspect: record: GPU core dump: //p' "$d/record/err")
+	if [ -n "$g" ] && [ -f "$g" ]; then
+		fact gpucore_record_bytes "$(stat -c %s "$g")"
+		fact gpucore_record_seconds "$(cat "$d/record/seconds") (the whole faulting run, dump included)"
+		fact gpucore_join "$(grep -m1 '^Faulting kernel' "$d/record/report.txt") / $(grep -m1 'GPU core:' "$d/record/report.txt")"
+		t 60 "$CLI" "$g" >"$d/record/gpucore.txt" 2>&1
+		sed -n '1,24p' "$d/record/report.txt" | sed 's/^/    /'
+		keep_small "$g"
+	else
+		note "record --gpu-core: no GPU core (exit $(cat "$d/record/rc")): $(tail -2 "$d/record/err" | tr '\n' ' ')"
+		fail=1
+	fi
+	# 2. What turning exception dumps on costs when nothing faults (the driver keeps faulted warps
+	# from exiting): launchstorm plain and with the variable, 3 interleaved runs of 2 s each.
+	local rep plain=() dumps=()
+	for rep in 1 2 3; do
+		plain+=("$(storm_rate 2 X=1)")
+		dumps+=("$(storm_rate 2 CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1)")
+	done
+	fact gpucore_storm_plain "${plain[*]} launches/s"
+	fact gpucore_storm_coredump_on "${dumps[*]} launches/s"
+	echo "  launchstorm plain: ${plain[*]}; CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1: ${dumps[*]}"
+	# 3. A hung kernel's GPU core through the driver's pipe.
+	if [ "$SIM" = 1 ]; then
+		note "trigger: the simulator does not simulate the user-triggered pipe"
+		return "$fail"
+	fi
+	local engine pid
+	(cd "$d/trigger" && exec timeout -k 5 100 env CUDA_ENABLE_USER_TRIGGERED_COREDUMP=1 \
+		CUDA_COREDUMP_PIPE="$d/trigger/pipe.%p" CUDA_COREDUMP_FILE="$d/trigger/gpucore.%p" \
+		CUDA_COREDUMP_GENERATION_FLAGS=skip_nonrelocated_elf_images,skip_global_memory,skip_shared_memory,skip_local_memory \
+		"$B/miniengine" --hang --hang-timeout 60 --verbose) >"$d/trigger/out" 2>"$d/trigger/err" &
+	pid=$!
+	for _ in $(seq 200); do grep -q 'hang planted' "$d/trigger/err" && break; sleep 0.1; done
+	engine=$(sed -n 's/.*; pid \([0-9]*\) waits.*/\1/p' "$d/trigger/err")
+	if [ -z "$engine" ]; then
+		note "trigger: the engine did not announce the hang"
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		return 1
+	fi
+	start=$(date +%s.%N)
+	t 20 "$CLI" --pid "$engine" --gpu-core-trigger >"$d/trigger/trigger.out" 2>&1
+	rc=$?
+	fact gpucore_trigger "exit $rc: $(tail -1 "$d/trigger/trigger.out")"
+	# The dump is complete when its size stops changing (at most 60 s).
+	local f="$d/trigger/gpucore.$engine" last=-1 size
+	for _ in $(seq 120); do
+		size=$(stat -c %s "$f" 2>/dev/null || echo -1)
+		[ "$size" -gt 0 ] && [ "$size" = "$last" ] && break
+		last=$size
+		sleep 0.5
+	done
+	fact gpucore_trigger_dump "$(stat -c %s "$f" 2>/dev/null || echo none) bytes after $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+	if [ -f "$f" ]; then
+		t 60 "$CLI" "$f" >"$d/trigger/gpucore.txt" 2>&1
+		fact gpucore_trigger_report "$(sed -n '3p' "$d/trigger/gpucore.txt")"
+		sed -n '1,12p' "$d/trigger/gpucore.txt" | sed 's/^/    /'
+		keep_small "$f"
+	else
+		fail=1
+	fi
+	kill -USR1 "$engine" 2>/dev/null
+	sleep 2
+	kill -9 "$engine" 2>/dev/null
+	wait "$pid"
+	return "$fail"
 }
 
 # crumbbench rows as "name cpu gpu".

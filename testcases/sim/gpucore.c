@@ -565,9 +565,11 @@ static int gc_build(const struct sim_work *w, struct sim_ctx *ctx, struct gc_buf
 	if ((s = add_sec(&elf, name, 0x80000012, 0, gridtbl, 0, NULL))) {
 		for (size_t i = 0; i < e->param_bytes; i++)
 			put8(&s->data, 0);
+		/* Every parameter of up to 8 bytes, as the kernel sees it (padding stays 0). */
 		for (unsigned k = 0; k < e->nparams && k < w->u.kernel.argc && s->data.p; k++)
-			if (w->u.kernel.argv && (w->u.kernel.argok >> k & 1) && e->params[k].offset + 8 <= s->data.n)
-				for (unsigned i = 0; i < 8; i++)
+			if (w->u.kernel.argv && e->params[k].size <= 8 &&
+			    e->params[k].offset + e->params[k].size <= s->data.n)
+				for (unsigned i = 0; i < e->params[k].size; i++)
 					s->data.p[e->params[k].offset + i] = (unsigned char)(w->u.kernel.argv[k] >> (8 * i));
 	}
 	snprintf(name, sizeof name, ".cudbg.smtbl.dev%d", ord);

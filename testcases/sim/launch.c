@@ -95,9 +95,11 @@ static void sim_extra_buffer(void **extra, const unsigned char **buf, size_t *si
 	}
 }
 
-/* For a kernel whose fault reads an argument (CUDASIM_FAULT=NAME:arg=K+OFF): the 8-byte
- * parameter values, as the driver copies them at launch.  NULL when there are none or no memory
- * (the fault then writes no Xid line, as sim_klog_fault says). */
+/* For a kernel whose fault reads an argument (CUDASIM_FAULT=NAME:arg=K+OFF): the parameter
+ * values, as the driver copies them at launch; *OK marks the 8-byte ones (the only ones a fault
+ * may read through), smaller ones are kept zero-extended for the GPU core's parameter memory.
+ * NULL when there are none or no memory (the fault then writes no Xid line, as sim_klog_fault
+ * says). */
 static uint64_t *sim_launch_argv(const struct sim_entry *e, void **params, void **extra, uint64_t *ok,
 				 unsigned *argc)
 {
@@ -112,15 +114,16 @@ static uint64_t *sim_launch_argv(const struct sim_entry *e, void **params, void 
 	sim_extra_buffer(extra, &buf, &size);
 	for (unsigned i = 0; i < n; i++) {
 		const struct sim_param *p = &e->params[i];
-		if (p->size != 8)
+		if (p->size == 0 || p->size > 8)
 			continue;
 		if (params)
-			memcpy(&argv[i], params[i], 8);
-		else if (buf && p->offset + 8 <= size)
-			memcpy(&argv[i], buf + p->offset, 8);
+			memcpy(&argv[i], params[i], p->size);
+		else if (buf && p->offset + p->size <= size)
+			memcpy(&argv[i], buf + p->offset, p->size);
 		else
 			continue;
-		*ok |= 1ull << i;
+		if (p->size == 8)
+			*ok |= 1ull << i;
 	}
 	*argc = n;
 	return argv;

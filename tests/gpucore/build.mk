@@ -11,7 +11,8 @@ TEST_DEPS += $(GC_DIR)/gpucore-dump
 $(BUILD)/obj/corefile/gpucore/gpucore.o $(BUILD)/obj/corefile/gpucore/gpucore_cubin.o $(BUILD)/obj/corefile/gpucore/gpucore_sass.o: corefile/gpucore/gpucore.h
 
 FUZZ_GC_OBJS := $(FUZZ_DIR)/obj/corefile/gpucore/gpucore.o $(FUZZ_DIR)/obj/corefile/gpucore/gpucore_cubin.o \
-		$(FUZZ_DIR)/obj/corefile/gpucore/gpucore_sass.o
+		$(FUZZ_DIR)/obj/corefile/gpucore/gpucore_sass.o $(FUZZ_DIR)/obj/corefile/report/render_gpucore.o \
+		$(FUZZ_DIR)/obj/corefile/report/json_writer.o
 $(FUZZ_DIR)/fuzz_gpucore: tests/gpucore/fuzz_gpucore.c corefile/gpucore/gpucore.h $(FUZZ_OBJS) $(FUZZ_GC_OBJS)
 	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(FUZZ_GC_OBJS) \
 		-lelf -lzstd -lz

@@ -6,7 +6,8 @@
  * (where each warp's PC is, the fault's registers, the lines).  An input that is an ELF image of
  * machine EM_CUDA but not a core (a cubin, as the seeds extracted from dumps are) also goes to
  * the cubin reader and the SASS decoder directly, so that mutations reach the symbol and line
- * tables without having to keep a whole dump intact.  Decompression is capped at 64 MiB.
+ * tables without having to keep a whole dump intact.  A model read is also rendered as the CLI
+ * renders it (summary, warps, JSON) into memory.  Decompression is capped at 64 MiB.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "gpucore/gpucore.h"
+#include "report/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -126,6 +128,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	check_model(gc);
+	/* What the CLI prints of it: the summary, the warps view and the JSON document. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	if (out) {
+		struct ci_render_options ro = { .width = 100 };
+		for (int json = 0; json < 2; json++)
+			for (int view = 0; view < 2 - json; view++) {
+				struct ci_error *e2 = ci_gpucore_render(out, gc, (enum ci_gpucore_view)view, json, &ro);
+				if (e2)
+					ci_error_destroy(e2);
+			}
+		fclose(out);
+		free(text);
+	}
 	ci_gpucore_destroy(gc);
 	return 0;
 }

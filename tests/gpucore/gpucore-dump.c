@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpucore-dump: print what the reader's GPU core parser (corefile/gpucore/gpucore.c) makes of a GPU core
- * dump, as stable "key: value" lines for the tests in tests/gpucore/ (and for a person looking
- * at a dump before the CLI shows GPU cores).  Not installed.
+ * gpucore-dump: print what the reader's GPU core parser (corefile/gpucore/gpucore.c) makes of a
+ * GPU core dump, as stable "key: value" lines for the tests in tests/gpucore/ (people read GPU
+ * cores with the CLI, `cudainspect GPUCORE`).  Not installed.
  *
- *   gpucore-dump [--warps] [--modules] [--max-core-size BYTES] [--save-cubin N PATH] FILE
+ *   gpucore-dump [--modules] [--max-core-size BYTES] [--save-cubin N PATH] FILE
  *
  * --save-cubin writes the relocated cubin of module N (0-based, in the order --modules lists)
  * to PATH, for the fuzzer's seeds and for nvdisasm.
@@ -25,19 +25,6 @@ static const char *s(const char *str, char *buf, size_t n)
 	return str ? ci_scrub(str, buf, n) : "?";
 }
 
-/* DIR/FILE as the line table gives them. */
-static const char *source_path(const struct ci_gpu_where *w, char *buf, size_t n)
-{
-	char f[1024], d[1024];
-	if (!w->file)
-		return "";
-	if (w->file[0] == '/' || !w->dir || !*w->dir)
-		snprintf(buf, n, "%s", s(w->file, f, sizeof f));
-	else
-		snprintf(buf, n, "%s/%s", s(w->dir, d, sizeof d), s(w->file, f, sizeof f));
-	return buf;
-}
-
 static void print_where(const char *key, uint64_t pc, const struct ci_gpu_where *w)
 {
 	char fn[1024], path[2100];
@@ -46,7 +33,7 @@ static void print_where(const char *key, uint64_t pc, const struct ci_gpu_where 
 		printf(" %s+0x%" PRIx64, s(w->function, fn, sizeof fn), w->offset);
 	printf("\n");
 	if (w->line)
-		printf("%s_source: %s:%u\n", key, source_path(w, path, sizeof path), w->line);
+		printf("%s_source: %s:%u\n", key, ci_gpu_where_path(w, path, sizeof path), w->line);
 }
 
 static void print_fault(struct ci_gpucore *gc)
@@ -148,53 +135,15 @@ static void print_fault(struct ci_gpucore *gc)
 	       f->warps_with_exception, f->sms_with_exception);
 }
 
-static void print_warps(struct ci_gpucore *gc)
-{
-	printf("warps view:\n");
-	printf("  %4s %4s %-14s %-14s %-10s %-10s %-18s %s\n", "SM", "Wp", "BlockIdx", "ThreadIdx", "Valid",
-	       "Active", "PC", "Where / exception");
-	for (size_t w = 0; w < gc->warp_count; w++) {
-		const struct ci_gpu_warp *wp = &gc->warps[w];
-		const struct ci_gpu_cta *cta = &gc->ctas[wp->cta];
-		const struct ci_gpu_sm *sm = &gc->sms[cta->sm];
-		/* The first lane with a thread gives the warp's thread index and PC. */
-		size_t first = CI_GPU_NONE;
-		uint32_t exception = 0;
-		for (size_t l = 0; wp->lane_first != CI_GPU_NONE && l < wp->lane_count; l++) {
-			const struct ci_gpu_lane *ln = &gc->lanes[wp->lane_first + l];
-			if (first == CI_GPU_NONE && (ln->ln >= 32 || (wp->valid_mask >> ln->ln & 1)))
-				first = wp->lane_first + l;
-			if (ln->exception && !exception)
-				exception = ln->exception;
-		}
-		char block[40], thread[40] = "-", pc[24] = "-", where[1200] = "", words[64], fn[1024];
-		snprintf(block, sizeof block, "(%u,%u,%u)", cta->block_idx[0], cta->block_idx[1], cta->block_idx[2]);
-		if (first != CI_GPU_NONE) {
-			const struct ci_gpu_lane *ln = &gc->lanes[first];
-			struct ci_gpu_where wh;
-			snprintf(thread, sizeof thread, "(%u,%u,%u)", ln->thread_idx[0], ln->thread_idx[1], ln->thread_idx[2]);
-			snprintf(pc, sizeof pc, "0x%" PRIx64, ln->virtual_pc);
-			size_t module = cta->grid != CI_GPU_NONE ? gc->grids[cta->grid].module : CI_GPU_NONE;
-			if (ci_gpucore_where(gc, ln->virtual_pc, module, &wh))
-				snprintf(where, sizeof where, "%s+0x%" PRIx64, s(wh.function, fn, sizeof fn), wh.offset);
-		}
-		printf("  %4u %4u %-14s %-14s 0x%08x 0x%08x %-18s %s%s%s\n", sm->sm_id, wp->warp_id, block, thread,
-		       wp->valid_mask, wp->active_mask, pc, where, exception ? " " : "",
-		       exception ? ci_gpu_exception_words(exception, words, sizeof words) : "");
-	}
-}
-
 int main(int argc, char **argv)
 {
-	bool warps = false, modules = false;
+	bool modules = false;
 	struct ci_source_options opts = { 0 };
 	const char *save_path = NULL;
 	size_t save_module = 0;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "--warps") == 0)
-			warps = true;
-		else if (strcmp(argv[i], "--modules") == 0)
+		if (strcmp(argv[i], "--modules") == 0)
 			modules = true;
 		else if (strcmp(argv[i], "--save-cubin") == 0 && i + 2 < argc)
 			save_module = strtoul(argv[i + 1], NULL, 0), save_path = argv[i + 2], i += 2;
@@ -204,7 +153,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (i + 1 != argc) {
-		fprintf(stderr, "usage: gpucore-dump [--warps] [--modules] [--max-core-size BYTES] "
+		fprintf(stderr, "usage: gpucore-dump [--modules] [--max-core-size BYTES] "
 			"[--save-cubin N PATH] FILE\n");
 		return 2;
 	}
@@ -267,8 +216,6 @@ int main(int argc, char **argv)
 	printf("sms: %zu\nctas: %zu\nwarps: %zu\nlanes: %zu\nmemory_ranges: %zu\n", gc->sm_count, gc->cta_count,
 	       gc->warp_count, gc->lane_count, gc->memory_count);
 	print_fault(gc);
-	if (warps)
-		print_warps(gc);
 	for (size_t w = 0; w < gc->warnings.count; w++)
 		printf("warning: %s\n", s(gc->warnings.items[w], a, sizeof a));
 	ci_gpucore_destroy(gc);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpucore/gpucore.h"
 #include "tap.h"
@@ -305,6 +306,40 @@ static int line_of(const char *path)
 	return rc;
 }
 
+/* A plain GPU core cut to nothing after it was opened (a dump still being written, or replaced):
+ * the registers the reader reads lazily, past the new end, read as zeros under the SIGBUS guard
+ * instead of killing it, and the reader says the file shrank. */
+static void test_shrink(const char *dump_path)
+{
+	size_t n = 0;
+	uint8_t *p = slurp(dump_path, &n);
+	char tmp[] = "/tmp/ci-gpucore-shrink.XXXXXX";
+	int fd = mkstemp(tmp);
+	bool wrote = p && fd >= 0 && write(fd, p, n) == (ssize_t)n;
+	free(p);
+	struct ci_gpucore *gc = NULL;
+	struct ci_error *err = wrote ? ci_gpucore_open(tmp, NULL, &gc) : NULL;
+	if (!ok(wrote && !err && gc && gc->fault.lane != CI_GPU_NONE, "shrink: a copy of the dump opens, with a faulting lane")) {
+		ci_error_destroy(err);
+		ci_gpucore_destroy(gc);
+		for (int i = 0; i < 3; i++)
+			ok(false, "shrink: not tried");
+		if (fd >= 0)
+			close(fd), unlink(tmp);
+		return;
+	}
+	ok(!ci_gpucore_check_shrink(gc), "shrink: nothing said while the file is whole");
+	uint32_t v = 0xdeadbeef;
+	ok(ftruncate(fd, 0) == 0 && (ci_gpucore_lane_reg(gc, gc->fault.lane, 2, &v), v == 0),
+	   "shrink: a register past the new end reads as 0 (no SIGBUS)");
+	bool said = ci_gpucore_check_shrink(gc);
+	ok(said && gc->warnings.count && strstr(gc->warnings.items[gc->warnings.count - 1], "shrank while it was read"),
+	   "shrink: the reader says the file shrank");
+	ci_gpucore_destroy(gc);
+	close(fd);
+	unlink(tmp);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--line") == 0)
@@ -313,9 +348,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test-gpucore DUMP CUBIN | test-gpucore --line OBJECT\n");
 		return 2;
 	}
-	plan((int)(sizeof sass_cases / sizeof sass_cases[0]) + 9 + 7 + 6);
+	plan((int)(sizeof sass_cases / sizeof sass_cases[0]) + 9 + 7 + 6 + 4);
 	test_sass();
 	test_words();
 	test_damage(argv[1], argv[2]);
+	test_shrink(argv[1]);
 	return done_testing();
 }

@@ -15,9 +15,9 @@ TEST_DEPS += $(BUILD)/bench/reader/bigcore
 
 # The output side's libFuzzer harness (tests/reader/fuzz_report.c): decode (complete and
 # sparse), diagnose and render, built like the input side's harnesses (corefile/build.mk) from
-# its objects plus the output stages.  `make fuzz` runs it for FUZZ_SECONDS on synthetic
+# its objects plus the output stages (with the GPU core reader the report renders).  `make fuzz` runs it for FUZZ_SECONDS on synthetic
 # records; tests/reader/fuzz.t for a short while in `make check`.
-FUZZ_OUT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(foreach s,diagnose symbolize report,\
+FUZZ_OUT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(foreach s,gpucore diagnose symbolize report,\
                    $(filter-out corefile/report/hostside%.c,$(wildcard corefile/$(s)/*.c))))
 
 $(FUZZ_DIR)/fuzz_report: tests/reader/fuzz_report.c $(FUZZ_OBJS) $(FUZZ_OUT_OBJS)

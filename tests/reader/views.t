@@ -23,7 +23,7 @@ is "$(printf '%s ' $doc)" "$(printf '%s ' $names)" "docs/CLI.md's VIEW list is t
 
 G=$B/cudainspect.gdb
 if [ -f "$G" ]; then
-	is "$(sed -n 's/^define cuda \([a-z]*\)$/\1/p' "$G" | grep -vx json | tr '\n' ' ')" \
+	is "$(sed -n 's/^define cuda \([a-z]*\)$/\1/p' "$G" | grep -vx -e json -e gpucore | tr '\n' ' ')" \
 		"$(printf '%s ' $names)" "the GDB command file defines cuda NAME for each view, in order"
 	for v in $names; do
 		want=$(printf '%s\n' "$table" | sed -n "/^view $v\$/,/^\$/p" | sed -n 's/^\(summary\|help\) //p')
