@@ -93,7 +93,12 @@ for r in 0 1; do
 	like "$(grep '^ncclcomm ' "$s")" "state=aborted .* async=6 |state=aborted " "device: rank $r: communicator aborted"
 done
 e=$(dump_of device error 2)
-like "$(call_of "$e" 7)" " state=not_started " "device: rank 2 (the faulting rank): all-reduce 7 never started"
+# The fault surfaces at rank 2's first call after the faulting matvec ran: all-reduce 7 itself
+# (recorded, not started) or, when the simulated device ran the matvec sooner (a loaded
+# machine), an earlier call, so that the error snapshot was written before all-reduce 7 was made.
+c7=$(call_of "$e" 7)
+ok "device: rank 2 (the faulting rank): all-reduce 7 never started (${c7:-not yet made})" \
+	test -z "$c7" -o -n "$(printf '%s\n' "$c7" | grep ' state=not_started ')"
 like "$(call_of "$e" 6)" " state=finished " "device: rank 2: all-reduce 6 finished"
 like "$(cat "$T/device/err")" "cudainspect: ncclAllReduce #8, the latest call of NCCL communicator [0-9a-f]{16} \(rank [01] of 3\), has not finished after" \
 	"device: the recorder said why it wrote the hang snapshot"
