@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The facts of one process from the JSON document `cudainspect --json` wrote for it, maybe on
+ * another host: untrusted input.  The document is refused above CI_MERGE_JSON_MAX_BYTES and
+ * when it nests deeper than CI_MERGE_JSON_MAX_DEPTH (checked before the parser sees it), then
+ * parsed by jansson; only the "job" part (facts.c writes it) is read, and each field is checked
+ * for its type and range, so that a hostile document is refused with the field's name, never
+ * believed halfway.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge/merge.h"
+
+/* The deepest nesting of BUF's arrays and objects, outside strings (a scan, not a parser: the
+ * parser checks the rest). */
+static size_t nesting_of(const char *buf, size_t len, size_t stop)
+{
+	size_t depth = 0, most = 0;
+	bool in_string = false;
+	for (size_t i = 0; i < len && most <= stop; i++) {
+		char c = buf[i];
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+		} else if (c == '[' || c == '{') {
+			if (++depth > most)
+				most = depth;
+		} else if ((c == ']' || c == '}') && depth) {
+			depth--;
+		}
+	}
+	return most;
+}
+
+struct reader {
+	const char *field;   /* what was being read, for the message */
+	bool bad;
+};
+
+static json_t *member(struct reader *r, json_t *obj, const char *key, json_type type,
+		      bool optional)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v || json_is_null(v)) {
+		if (!optional && !r->bad) {
+			r->bad = true;
+			r->field = key;
+		}
+		return NULL;
+	}
+	if (json_typeof(v) != type && !(type == JSON_TRUE && json_is_boolean(v))) {
+		if (!r->bad) {
+			r->bad = true;
+			r->field = key;
+		}
+		return NULL;
+	}
+	return v;
+}
+
+static uint64_t get_u64(struct reader *r, json_t *obj, const char *key)
+{
+	json_t *v = member(r, obj, key, JSON_INTEGER, true);
+	if (!v)
+		return 0;
+	json_int_t n = json_integer_value(v);
+	if (n < 0 && !r->bad) {
+		r->bad = true;
+		r->field = key;
+	}
+	return n < 0 ? 0 : (uint64_t)n;
+}
+
+static int32_t get_i32(struct reader *r, json_t *obj, const char *key, int32_t dflt)
+{
+	json_t *v = member(r, obj, key, JSON_INTEGER, true);
+	if (!v)
+		return dflt;
+	json_int_t n = json_integer_value(v);
+	if ((n < INT32_MIN || n > INT32_MAX) && !r->bad) {
+		r->bad = true;
+		r->field = key;
+	}
+	return n < INT32_MIN || n > INT32_MAX ? dflt : (int32_t)n;
+}
+
+/* A "0x..." string (ci_json_hex) as a number. */
+static uint64_t get_hex(struct reader *r, json_t *obj, const char *key)
+{
+	json_t *v = member(r, obj, key, JSON_STRING, true);
+	if (!v)
+		return 0;
+	const char *s = json_string_value(v);
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(s, &end, 16);
+	if (strncmp(s, "0x", 2) != 0 || *end || errno) {
+		if (!r->bad) {
+			r->bad = true;
+			r->field = key;
+		}
+		return 0;
+	}
+	return n;
+}
+
+static const char *get_str(struct reader *r, json_t *obj, const char *key)
+{
+	json_t *v = member(r, obj, key, JSON_STRING, true);
+	return v ? json_string_value(v) : NULL;
+}
+
+static void copy_str(char *dst, size_t n, const char *s)
+{
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+static void read_comms(struct reader *r, json_t *arr, struct ci_job_facts *f)
+{
+	size_t n = json_array_size(arr);
+	if (!n || !(f->comms = calloc(n, sizeof f->comms[0])))
+		return;
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		json_t *o = json_array_get(arr, i);
+		if (!json_is_object(o)) {
+			r->bad = true;
+			r->field = "communicators[]";
+			return;
+		}
+		struct ci_job_comm *c = &f->comms[f->comm_count++];
+		c->comm_id = get_hex(r, o, "id");
+		c->parent_id = get_hex(r, o, "parent");
+		c->rank = get_i32(r, o, "rank", -1);
+		c->nranks = get_i32(r, o, "nranks", 0);
+		c->device = get_i32(r, o, "device", -1);
+		c->state = ci_job_comm_state_value(get_str(r, o, "state"));
+		c->colls = get_u64(r, o, "collectives");
+		c->end_ns = get_u64(r, o, "end_ns");
+		c->result = get_i32(r, o, "init_result", 0);
+		c->async_error = get_i32(r, o, "async_error", 0);
+	}
+}
+
+static void read_calls(struct reader *r, json_t *arr, struct ci_job_facts *f)
+{
+	size_t n = json_array_size(arr);
+	if (!n || !(f->calls = calloc(n, sizeof f->calls[0])))
+		return;
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		json_t *o = json_array_get(arr, i);
+		if (!json_is_object(o)) {
+			r->bad = true;
+			r->field = "collectives[]";
+			return;
+		}
+		struct ci_job_call *c = &f->calls[f->call_count++];
+		c->comm_id = get_hex(r, o, "communicator");
+		c->op_seq = get_u64(r, o, "seq");
+		c->op = ci_job_op_value(get_str(r, o, "op"));
+		c->count = get_u64(r, o, "count");
+		c->datatype = get_i32(r, o, "datatype", -1);
+		c->redop = get_i32(r, o, "redop", -1);
+		c->peer = get_i32(r, o, "peer", -1);
+		const char *state = get_str(r, o, "state");
+		if (!state || !ci_job_call_state_parse(state, &c->state)) {
+			if (!r->bad) {
+				r->bad = true;
+				r->field = "collectives[].state";
+			}
+		}
+		json_t *t = member(r, o, "timeout", JSON_TRUE, true);
+		c->timeout = t && json_is_true(t);
+		c->result = get_i32(r, o, "result", 0);
+		c->time_ns = get_u64(r, o, "time_ns");
+	}
+}
+
+static void read_peers(struct reader *r, json_t *arr, struct ci_job_facts *f)
+{
+	size_t n = json_array_size(arr);
+	if (!n || !(f->peers = calloc(n, sizeof f->peers[0])))
+		return;
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		json_t *o = json_array_get(arr, i);
+		if (!json_is_object(o)) {
+			r->bad = true;
+			r->field = "peer_memory[]";
+			return;
+		}
+		struct ci_job_peer *p = &f->peers[f->peer_count++];
+		p->kind = ci_job_peer_kind_value(get_str(r, o, "kind"));
+		p->key = get_hex(r, o, "key");
+		p->address = get_hex(r, o, "address_hex");
+		p->size = get_u64(r, o, "size");
+		p->device = get_i32(r, o, "device", -1);
+		p->time_ns = get_u64(r, o, "time_ns");
+	}
+}
+
+static void read_vars(struct reader *r, json_t *obj, struct ci_job_facts *f)
+{
+	size_t n = json_object_size(obj);
+	if (!n || !(f->vars = calloc(n, sizeof f->vars[0])))
+		return;
+	const char *key;
+	json_t *v;
+	json_object_foreach(obj, key, v) {
+		if (!json_is_string(v) || f->var_count == n) {
+			r->bad = true;
+			r->field = "launcher";
+			return;
+		}
+		struct ci_job_env *e = &f->vars[f->var_count];
+		e->name = strdup(key);
+		e->value = strdup(json_string_value(v));
+		f->var_count++;
+	}
+}
+
+struct ci_error *ci_job_facts_from_json(const char *buf, size_t len, struct ci_job_facts *f)
+{
+	memset(f, 0, sizeof *f);
+	if (len > CI_MERGE_JSON_MAX_BYTES)
+		return ci_error_create(CI_ERR_CORRUPT,
+				       "the JSON document is %zu bytes, more than the %u a merge reads",
+				       len, CI_MERGE_JSON_MAX_BYTES);
+	if (nesting_of(buf, len, CI_MERGE_JSON_MAX_DEPTH) > CI_MERGE_JSON_MAX_DEPTH)
+		return ci_error_create(CI_ERR_CORRUPT,
+				       "the JSON document nests deeper than %d levels",
+				       CI_MERGE_JSON_MAX_DEPTH);
+	json_error_t jerr;
+	json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc)
+		return ci_error_create(CI_ERR_CORRUPT, "not JSON: %s at line %d, column %d (offset %d)",
+				       jerr.text, jerr.line, jerr.column, jerr.position);
+	struct ci_error *err = NULL;
+	struct reader r = { 0 };
+	json_t *version = json_is_object(doc) ? json_object_get(doc, "version") : NULL;
+	if (!json_is_integer(version)) {
+		err = ci_error_create(CI_ERR_FORMAT, "a JSON document but not one of cudainspect "
+				      "(no \"version\" number)");
+		goto out;
+	}
+	json_int_t ver = json_integer_value(version);
+	json_t *job = json_object_get(doc, "job");
+	if (ver < 5 || !json_is_object(job)) {
+		err = ci_error_create(CI_ERR_VERSION,
+				      "a cudainspect JSON document of schema %" JSON_INTEGER_FORMAT
+				      " without the \"job\" part a merge needs (schema 5 and later "
+				      "have it): run this cudainspect's --json on the core again",
+				      ver);
+		goto out;
+	}
+	copy_str(f->host, sizeof f->host, get_str(&r, job, "host"));
+	const char *boot = get_str(&r, job, "boot_id");
+	if (boot && (strlen(boot) != 32 || strspn(boot, "0123456789abcdef") != 32)) {
+		r.bad = true;
+		r.field = "boot_id";
+	} else {
+		copy_str(f->boot_id, sizeof f->boot_id, boot);
+	}
+	uint64_t pid = get_u64(&r, job, "pid");
+	f->pid = pid <= UINT32_MAX ? (uint32_t)pid : 0;
+	f->start_ns = get_u64(&r, job, "start_ns");
+	f->end_ns = get_u64(&r, job, "end_ns");
+	copy_str(f->reason, sizeof f->reason, get_str(&r, job, "snapshot_reason"));
+	snprintf(f->kind, sizeof f->kind, "json");
+	const char *verdict = get_str(&r, job, "verdict");
+	f->verdict = CI_VERDICT_INCOMPLETE;
+	for (unsigned v = 0; verdict && v <= CI_VERDICT_INCOMPLETE; v++)
+		if (strcmp(verdict, ci_verdict_name(v)) == 0)
+			f->verdict = v;
+	f->signal = get_i32(&r, job, "signal", 0);
+	const char *headline = get_str(&r, job, "headline");
+	f->headline = strdup(headline ? headline : "");
+	const char *fp = get_str(&r, job, "fingerprint");
+	copy_str(f->fingerprint, sizeof f->fingerprint, fp);
+	f->failure_ns = get_u64(&r, job, "failure_ns");
+	f->fault_address = get_hex(&r, job, "fault_address_hex");
+	f->missing = get_u64(&r, job, "missing_entries");
+	json_t *vars = member(&r, job, "launcher", JSON_OBJECT, true);
+	if (vars)
+		read_vars(&r, vars, f);
+	json_t *comms = member(&r, job, "communicators", JSON_ARRAY, false);
+	if (comms)
+		read_comms(&r, comms, f);
+	json_t *calls = member(&r, job, "collectives", JSON_ARRAY, false);
+	if (calls)
+		read_calls(&r, calls, f);
+	json_t *peers = member(&r, job, "peer_memory", JSON_ARRAY, true);
+	if (peers)
+		read_peers(&r, peers, f);
+	if (r.bad) {
+		err = ci_error_create(CI_ERR_CORRUPT, "its \"job\" part is damaged: field \"%s\" is "
+				      "missing or of the wrong type or range", r.field);
+		goto out;
+	}
+	if (!f->headline) {
+		err = ci_error_create(CI_ERR_NOMEM, "out of memory reading a JSON document");
+		goto out;
+	}
+	for (size_t i = 0; i < f->var_count; i++)
+		if (!f->vars[i].name || !f->vars[i].value) {
+			err = ci_error_create(CI_ERR_NOMEM, "out of memory reading a JSON document");
+			goto out;
+		}
+	ci_job_facts_sort(f);
+out:
+	json_decref(doc);
+	if (err)
+		ci_job_facts_deinit(f);
+	return err;
+}
