@@ -127,6 +127,8 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 		}
 		if (c->state == CI_JOB_CALL_FINISHED && c->op_seq > r->finished)
 			r->finished = c->op_seq;
+		if (c->timeout && c->op_seq > r->timeout_seq)
+			r->timeout_seq = c->op_seq;
 		/* The oldest collective still in flight is the one it waits in. */
 		if (c->state == CI_JOB_CALL_IN_FLIGHT && (!r->wait_seq || c->op_seq < r->wait_seq)) {
 			r->wait_seq = c->op_seq;
@@ -146,6 +148,30 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 		r->state = CI_RANK_EXITED;
 	else
 		r->state = CI_RANK_STOPPED;
+}
+
+/* An abort releases the collectives the rank waited in (they complete), so a record written
+ * after it shows no wait; the recorder's hang watchdog flagged the collective it saw outstanding
+ * (timeout) before.  Such a rank waited in the lowest collective another rank never reached,
+ * at most the flagged one. */
+static void waits_before_abort(struct ci_merge *m)
+{
+	struct ci_merge_analysis *a = &m->an;
+	for (int r = 0; r < a->nranks; r++) {
+		struct ci_merge_rank *rk = &a->ranks[r];
+		if (rk->state != CI_RANK_ABORTED || !rk->timeout_seq)
+			continue;
+		uint64_t seq = rk->timeout_seq;
+		for (int o = 0; o < a->nranks; o++)
+			if (o != r && a->ranks[o].input >= 0 && a->ranks[o].state != CI_RANK_ABORTED &&
+			    a->ranks[o].reached + 1 < seq)
+				seq = a->ranks[o].reached + 1;
+		rk->state = CI_RANK_HUNG;
+		rk->wait_seq = seq;
+		rk->until_abort = true;
+		const struct ci_job_call *c = call_of(&m->inputs[rk->input].facts, a->comm_id, seq);
+		rk->wait_op = c ? c->op : 0;
+	}
 }
 
 static bool push(int **arr, size_t *n, int v)
@@ -424,6 +450,7 @@ struct ci_error *ci_merge_analyse(struct ci_merge *m)
 		}
 		rank_state(a, &m->inputs[rk->input].facts, rk);
 	}
+	waits_before_abort(m);
 	for (int r = 0; r < a->nranks; r++)
 		if (a->ranks[r].state == CI_RANK_FAULTED)
 			shutdown_false_positive(m, r);

@@ -60,7 +60,8 @@ static void state_words(const struct ci_merge *m, int r, char *buf, size_t n)
 	char sig[32];
 	switch (rk->state) {
 	case CI_RANK_HUNG:
-		snprintf(buf, n, "hung in %s #%" PRIu64, op_api(rk->wait_op), rk->wait_seq);
+		snprintf(buf, n, "hung in %s #%" PRIu64 "%s", op_api(rk->wait_op), rk->wait_seq,
+			 rk->until_abort ? " until it aborted" : "");
 		break;
 	case CI_RANK_FAULTED:
 		if (rk->false_positive)
@@ -275,6 +276,7 @@ static struct ci_error *render_json(FILE *out, const struct ci_merge *m)
 				ci_json_open(w, "waits_in", false);
 				ci_json_u64(w, "seq", rk->wait_seq);
 				ci_json_str(w, "op", ci_job_op_word(rk->wait_op));
+				ci_json_bool(w, "until_abort", rk->until_abort);
 				ci_json_close(w);
 			} else {
 				ci_json_null(w, "waits_in");

@@ -4,7 +4,8 @@
  * its functions with dlsym (ncclengine-linked calls them through its own symbols, linked with
  * -lnccl, as PyTorch does).  Run without --rank it is the launcher: it makes the unique id, starts
  * N copies of itself with --rank and the usual launcher variables (RANK, WORLD_SIZE, LOCAL_RANK,
- * LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), and waits for them.
+ * LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), and waits for them; with --rank-dir PREFIX rank R
+ * runs in the directory PREFIX<R> (made), so that each rank leaves its own core and snapshots.
  *
  * Each rank: a communicator of N ranks (ncclCommInitRank), a stream, and for every decode step
  * LAYERS times a column-parallel matvec (tp_matvec) followed by an all-reduce of its output, then
@@ -35,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,6 +92,7 @@ static void nccl_open(void)
 }
 
 /* Options. */
+static const char *rank_dir; /* --rank-dir PREFIX: rank R runs in PREFIX<R>/ */
 static int ranks = 2, steps = 20, layers = 2, rank = -1, fault_rank = -1, fault_step = -1;
 static double watchdog_s = 5;
 static const char *fault = "none";
@@ -124,6 +127,14 @@ static int launch(char **argv)
 				char spec[64];
 				snprintf(spec, sizeof spec, "tp_matvec@%d", fault_step * layers + 1);
 				setenv("CUDASIM_FAULT", spec, 1);
+			}
+			/* One directory per rank, as a job leaves its cores on shared storage (the
+			 * cores of one directory would all be named "core"). */
+			if (rank_dir) {
+				char dir[4096];
+				snprintf(dir, sizeof dir, "%s%d", rank_dir, r2);
+				if ((mkdir(dir, 0755) != 0 && errno != EEXIST) || chdir(dir) != 0)
+					engine_die(1, "%s: %s", dir, strerror(errno));
 			}
 			char *args[64];
 			int n = 0;
@@ -295,7 +306,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: ncclengine [--ranks N] [--steps S] [--layers L] [--watchdog SEC]\n"
 			"                  [--fault none|device|desync|api] [--fault-rank R] "
-			"[--fault-step K] [--rank R]\n");
+			"[--fault-step K] [--rank-dir PREFIX] [--rank R]\n");
 	exit(2);
 }
 
@@ -321,6 +332,8 @@ int main(int argc, char **argv)
 			fault_rank = (int)engine_parse_ulong(a, v, 0, 63);
 		else if (!strcmp(a, "--fault-step"))
 			fault_step = (int)engine_parse_ulong(a, v, 0, 1000000);
+		else if (!strcmp(a, "--rank-dir"))
+			rank_dir = v;
 		else if (!strcmp(a, "--rank"))
 			rank = (int)engine_parse_ulong(a, v, 0, 63);
 		else
