@@ -206,7 +206,9 @@ static struct ci_error *add_path(struct ci_merge *m, const char *path, int depth
 		const char *name = names[i]->d_name;
 		if (!err && name[0] != '.') {
 			char *sub;
-			if (asprintf(&sub, "%s/%s", path, name) < 0) {
+			size_t len = strlen(path);
+			if (asprintf(&sub, "%s%s%s", path, len && path[len - 1] == '/' ? "" : "/",
+				     name) < 0) {
 				err = ci_error_create(CI_ERR_NOMEM, "out of memory");
 			} else {
 				struct stat sst;

@@ -191,8 +191,8 @@ static void render_text(FILE *out, const struct ci_merge *m, unsigned width)
 			op_api(x->call[1]->op), x->call[1]->count, x->call[1]->datatype);
 	}
 inputs:
-	fprintf(out, "\nInputs: %zu: %zu used, %zu duplicate, %zu damaged or unreadable, %zu of "
-		"another job; %zu rank%s without an input.\n", m->input_count, a->used, a->duplicates,
+	fprintf(out, "\nInputs: %zu: %zu used, %zu more of the same processes, %zu damaged, %zu of "
+		"another job;\n  %zu rank%s without an input.\n", m->input_count, a->used, a->duplicates,
 		a->bad, a->other_job, a->missing, a->missing == 1 ? "" : "s");
 	for (size_t i = 0; i < m->input_count; i++) {
 		const struct ci_merge_input *in = &m->inputs[i];
@@ -200,14 +200,13 @@ inputs:
 			fprintf(out, "  %s: damaged: %" PRIu64 " record entries are not in it (truncated "
 				"or not captured)%s\n", ci_scrub(in->path, b1, sizeof b1), in->facts.missing,
 				in->status == CI_MERGE_IN_USED ? "; used as far as it goes" : "");
-		if (in->status == CI_MERGE_IN_USED)
+		/* Duplicates are the normal case (each rank leaves snapshots and a core): counted
+		 * above, listed in the JSON document. */
+		if (in->status == CI_MERGE_IN_USED || in->status == CI_MERGE_IN_DUPLICATE)
 			continue;
 		fprintf(out, "  %s: ", ci_scrub(in->path, b1, sizeof b1));
 		if (in->status == CI_MERGE_IN_BAD)
 			fprintf(out, "not used: %s\n", ci_scrub(in->note, b2, sizeof b2));
-		else if (in->status == CI_MERGE_IN_DUPLICATE)
-			fprintf(out, "duplicate of %s (the same process or rank)\n",
-				ci_scrub(m->inputs[in->same_as].path, b2, sizeof b2));
 		else
 			fprintf(out, "another job (host %s, pid %" PRIu32 ": no rank of communicator "
 				"%016" PRIx64 ")\n", ci_scrub(in->facts.host, b2, sizeof b2), in->facts.pid,
