@@ -16,29 +16,62 @@
 
 #include "merge/merge.h"
 
-/* The deepest nesting of BUF's arrays and objects, outside strings (a scan, not a parser: the
- * parser checks the rest). */
-static size_t nesting_of(const char *buf, size_t len, size_t stop)
+/* What one pass over a document finds before any parser sees it: the deepest nesting of its
+ * arrays and objects (outside strings), and where the top-level "version" and "job" values lie,
+ * so that jansson parses only the part the merge reads (a document is mostly launches). */
+struct top_scan {
+	size_t depth;
+	const char *version; size_t version_len;
+	const char *job; size_t job_len;
+};
+
+static void scan_top(const char *buf, size_t len, size_t stop, struct top_scan *t)
 {
-	size_t depth = 0, most = 0;
+	size_t depth = 0;
 	bool in_string = false;
-	for (size_t i = 0; i < len && most <= stop; i++) {
+	const char *key = NULL, *key_end = NULL, *value = NULL;
+	enum { K_NONE, K_VERSION, K_JOB } want = K_NONE;
+	memset(t, 0, sizeof *t);
+	for (size_t i = 0; i < len && t->depth <= stop; i++) {
 		char c = buf[i];
 		if (in_string) {
-			if (c == '\\')
+			if (c == '\\') {
 				i++;
-			else if (c == '"')
+			} else if (c == '"') {
 				in_string = false;
-		} else if (c == '"') {
+				if (depth == 1)
+					key_end = buf + i;
+			}
+			continue;
+		}
+		if (c == '"') {
 			in_string = true;
+			if (depth == 1)
+				key = buf + i + 1;
+		} else if (c == ':' && depth == 1 && key && key_end) {
+			size_t n = (size_t)(key_end - key);
+			want = n == 7 && memcmp(key, "version", 7) == 0 ? K_VERSION
+			     : n == 3 && memcmp(key, "job", 3) == 0     ? K_JOB : K_NONE;
+			value = buf + i + 1;
+			key = key_end = NULL;
 		} else if (c == '[' || c == '{') {
-			if (++depth > most)
-				most = depth;
+			if (++depth > t->depth)
+				t->depth = depth;
 		} else if ((c == ']' || c == '}') && depth) {
-			depth--;
+			if (--depth == 1 && want == K_JOB && !t->job) {
+				t->job = value;
+				t->job_len = (size_t)(buf + i + 1 - value);
+				want = K_NONE;
+			}
+		} else if (c == ',' && depth == 1) {
+			if (want == K_VERSION && !t->version) {
+				t->version = value;
+				t->version_len = (size_t)(buf + i - value);
+			}
+			want = K_NONE;
+			key = key_end = NULL;
 		}
 	}
-	return most;
 }
 
 struct reader {
@@ -233,31 +266,56 @@ struct ci_error *ci_job_facts_from_json(const char *buf, size_t len, struct ci_j
 		return ci_error_create(CI_ERR_CORRUPT,
 				       "the JSON document is %zu bytes, more than the %u a merge reads",
 				       len, CI_MERGE_JSON_MAX_BYTES);
-	if (nesting_of(buf, len, CI_MERGE_JSON_MAX_DEPTH) > CI_MERGE_JSON_MAX_DEPTH)
+	struct top_scan top;
+	scan_top(buf, len, CI_MERGE_JSON_MAX_DEPTH, &top);
+	if (top.depth > CI_MERGE_JSON_MAX_DEPTH)
 		return ci_error_create(CI_ERR_CORRUPT,
 				       "the JSON document nests deeper than %d levels",
 				       CI_MERGE_JSON_MAX_DEPTH);
 	json_error_t jerr;
-	json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!doc)
-		return ci_error_create(CI_ERR_CORRUPT, "not JSON: %s at line %d, column %d (offset %d)",
-				       jerr.text, jerr.line, jerr.column, jerr.position);
+	json_t *doc = NULL, *job = NULL;
 	struct ci_error *err = NULL;
 	struct reader r = { 0 };
-	json_t *version = json_is_object(doc) ? json_object_get(doc, "version") : NULL;
-	if (!json_is_integer(version)) {
+	long long ver = -1;
+	if (top.job && top.version) {
+		/* The version, a plain number, and the job object, parsed alone. */
+		char num[24];
+		size_t n = top.version_len < sizeof num - 1 ? top.version_len : sizeof num - 1;
+		memcpy(num, top.version, n);
+		num[n] = 0;
+		char *end;
+		ver = strtoll(num, &end, 10);
+		while (*end == ' ' || *end == '\n' || *end == '\t' || *end == '\r')
+			end++;
+		if (end == num || *end)
+			ver = -1;
+		job = json_loadb(top.job, top.job_len, JSON_REJECT_DUPLICATES, &jerr);
+		if (!job)
+			return ci_error_create(CI_ERR_CORRUPT, "its \"job\" part is not JSON: %s "
+					       "(offset %td)", jerr.text,
+					       top.job - buf + jerr.position);
+	} else {
+		/* No job part where one should be: parse it all to say what it is instead. */
+		doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+		if (!doc)
+			return ci_error_create(CI_ERR_CORRUPT, "not JSON: %s at line %d, column %d "
+					       "(offset %d)", jerr.text, jerr.line, jerr.column,
+					       jerr.position);
+		json_t *version = json_is_object(doc) ? json_object_get(doc, "version") : NULL;
+		if (json_is_integer(version))
+			ver = json_integer_value(version);
+		job = json_is_object(doc) ? json_incref(json_object_get(doc, "job")) : NULL;
+	}
+	if (ver < 0) {
 		err = ci_error_create(CI_ERR_FORMAT, "a JSON document but not one of cudainspect "
 				      "(no \"version\" number)");
 		goto out;
 	}
-	json_int_t ver = json_integer_value(version);
-	json_t *job = json_object_get(doc, "job");
 	if (ver < 5 || !json_is_object(job)) {
 		err = ci_error_create(CI_ERR_VERSION,
-				      "a cudainspect JSON document of schema %" JSON_INTEGER_FORMAT
-				      " without the \"job\" part a merge needs (schema 5 and later "
-				      "have it): run this cudainspect's --json on the core again",
-				      ver);
+				      "a cudainspect JSON document of schema %lld without the \"job\" "
+				      "part a merge needs (schema 5 and later have it): run this "
+				      "cudainspect's --json on the core again", ver);
 		goto out;
 	}
 	copy_str(f->host, sizeof f->host, get_str(&r, job, "host"));
@@ -315,6 +373,7 @@ struct ci_error *ci_job_facts_from_json(const char *buf, size_t len, struct ci_j
 		}
 	ci_job_facts_sort(f);
 out:
+	json_decref(job);
 	json_decref(doc);
 	if (err)
 		ci_job_facts_deinit(f);

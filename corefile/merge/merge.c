@@ -211,10 +211,12 @@ static struct ci_error *add_path(struct ci_merge *m, const char *path, int depth
 				     name) < 0) {
 				err = ci_error_create(CI_ERR_NOMEM, "out of memory");
 			} else {
-				struct stat sst;
-				if (lstat(sub, &sst) == 0 && S_ISDIR(sst.st_mode))
+				/* Links to files are followed (shared storage gathers them so),
+				 * links to directories are not (no loops). */
+				struct stat lst, sst;
+				if (lstat(sub, &lst) == 0 && S_ISDIR(lst.st_mode))
 					err = add_path(m, sub, depth + 1);
-				else if (lstat(sub, &sst) == 0 && S_ISREG(sst.st_mode) &&
+				else if (stat(sub, &sst) == 0 && S_ISREG(sst.st_mode) &&
 					 looks_like_input(name))
 					err = add_path(m, sub, depth + 1);
 				else
