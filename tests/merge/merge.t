@@ -60,6 +60,10 @@ for n in 2 4 8; do
 		"[$last,\"exited\",11]" "desync $n ranks: rank $last failed first: it exited after collective 11"
 	is "$(q "$T/desync$n.json" '[.waits[] | [.seq, .waiting, .never_arrived]]')" \
 		"[[12,$(upto $((n - 2))),[$last]]]" "desync $n ranks: the others wait in 12, rank $last never arrived"
+	# The waiting ranks' cores (written after their abort) and the skipping rank's exit snapshot.
+	mj "$T/desynccore$n.json" "$T"/desync$n/r*/core "$T"/desync$n/r$last/*-exit.cisnap
+	is "$(q "$T/desynccore$n.json" '[.first_failure.rank, [.waits[] | [.seq, .waiting, .never_arrived]]]')" \
+		"[$last,[[12,$(upto $((n - 2))),[$last]]]]" "desync $n ranks, cores: the same answer"
 
 	job api$n $n api
 	mj "$T/api$n.json" "$T"/api$n/r*/*.cisnap
@@ -69,16 +73,21 @@ for n in 2 4 8; do
 		"api $n ranks: its diagnosis names the refused ncclAllReduce (ncclInvalidArgument)"
 	is "$(q "$T/api$n.json" '[.waits[] | [.seq, .never_arrived]]')" "[[7,[$last]]]" \
 		"api $n ranks: the others wait in 7 for rank $last"
+	mj "$T/apicore$n.json" "$T"/api$n/r*/core "$T"/api$n/r$last/*-exit.cisnap
+	is "$(q "$T/apicore$n.json" '[.first_failure.rank, .ranks[-1].state, [.waits[] | [.seq, .waiting, .never_arrived]]]')" \
+		"[$last,\"api_error\",[[7,$(upto $((n - 2))),[$last]]]]" "api $n ranks, cores: the same answer"
 done
 
-# The text report of the 4-rank device fault: within a screen, one line per rank.
+# The text report of the 4-rank device fault; 8 ranks within a screen, one line per rank.
 "$CI" merge --width 100 "$T"/dev4/r*/*.cisnap >"$T/dev4.txt"
+"$CI" merge --width 100 "$T"/dev8 >"$T/dev8.txt"
 like "$(head -3 "$T/dev4.txt")" "First failure: rank 3 \(host [^,]*, pid [0-9]+\) faulted \(device\) after #6" \
 	"text: the first failure, its rank and its last collective"
 like "$(cat "$T/dev4.txt")" "ncclAllReduce #7: ranks 0, 1, 2 wait in it; never arrived: rank 3\." \
 	"text: who waits for whom"
 is "$(grep -c '^[0-3] .* hung in ncclAllReduce #7$' "$T/dev4.txt")" 3 "text: one line per waiting rank"
-ok "text: 4 ranks fit a screen (under 25 lines)" test "$(wc -l <"$T/dev4.txt")" -lt 25
+ok "text: 8 ranks fit a screen (under 25 lines)" test "$(wc -l <"$T/dev8.txt")" -lt 25
+is "$(grep -c '^[0-7] ' "$T/dev8.txt")" 8 "text: 8 ranks, 8 rank lines"
 like "$(cat "$T/dev4.txt")" "Its full report: cudainspect $T/dev4/r3/" "text: the command for the faulting rank's report"
 
 # Rank 2's input missing: said, and the waiting ranks' wait names it.
@@ -153,6 +162,19 @@ jq '.job.fault_address_hex = "0x7f1000100000"' "$T/fp3.json" >"$T/fp3b.json"
 mj "$T/fpno.json" "$T/docs/rank0.json" "$T/fp1.json" "$T"/dev4/r2/core "$T/fp3b.json"
 is "$(q "$T/fpno.json" '.ranks[3].faulted_on_memory_of')" null \
 	"shutdown false positive: not claimed for an address outside the opened buffer"
+
+# Two ranks fault at the same collective number: time decides, and the report says which clock.
+jq --argjson t $((fail - 5000)) '.job.verdict = "device_fault" | .job.failure_ns = $t
+	| .job.collectives |= map(select(.seq <= 6))' "$T/docs/rank1.json" >"$T/tie1.json"
+mj "$T/tie.json" "$T/docs/rank0.json" "$T/tie1.json" "$T"/dev4/r2/core "$T/docs3.json"
+is "$(q "$T/tie.json" '[.first_failure.rank, .first_failure.decided_by, .first_failure.one_clock]')" \
+	'[1,"time",true]' "equal collective numbers: the earlier failure (rank 1, 5 us before), on one clock"
+like "$("$CI" merge "$T/docs/rank0.json" "$T/tie1.json" "$T"/dev4/r2/core "$T/docs3.json")" \
+	"decided by time \(the collective numbers are equal\): one host and boot, one clock" "equal numbers: said in words"
+jq '.job.host = "other-host"' "$T/tie1.json" >"$T/tie1b.json"
+mj "$T/tieb.json" "$T/docs/rank0.json" "$T/tie1b.json" "$T"/dev4/r2/core "$T/docs3.json"
+is "$(q "$T/tieb.json" '[.first_failure.rank, .first_failure.one_clock]')" '[1,false]' \
+	"equal numbers on two hosts: the clocks' uncertainty is said"
 
 # Hostile strings from a document never reach the terminal raw.
 jq '.job.host = "evil\u001b[31mhost" | .job.headline = "x\u0007\u001b]0;t\u0007"' "$T/docs/rank0.json" >"$T/evil.json"
