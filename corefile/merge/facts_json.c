@@ -79,22 +79,26 @@ struct reader {
 	bool bad;
 };
 
+/* Say that FIELD was what went wrong (the first one only). */
+static void bad(struct reader *r, const char *field)
+{
+	if (!r->bad) {
+		r->bad = true;
+		r->field = field;
+	}
+}
+
 static json_t *member(struct reader *r, json_t *obj, const char *key, json_type type,
 		      bool optional)
 {
 	json_t *v = json_object_get(obj, key);
 	if (!v || json_is_null(v)) {
-		if (!optional && !r->bad) {
-			r->bad = true;
-			r->field = key;
-		}
+		if (!optional)
+			bad(r, key);
 		return NULL;
 	}
 	if (json_typeof(v) != type && !(type == JSON_TRUE && json_is_boolean(v))) {
-		if (!r->bad) {
-			r->bad = true;
-			r->field = key;
-		}
+		bad(r, key);
 		return NULL;
 	}
 	return v;
@@ -106,10 +110,8 @@ static uint64_t get_u64(struct reader *r, json_t *obj, const char *key)
 	if (!v)
 		return 0;
 	json_int_t n = json_integer_value(v);
-	if (n < 0 && !r->bad) {
-		r->bad = true;
-		r->field = key;
-	}
+	if (n < 0)
+		bad(r, key);
 	return n < 0 ? 0 : (uint64_t)n;
 }
 
@@ -119,10 +121,8 @@ static int32_t get_i32(struct reader *r, json_t *obj, const char *key, int32_t d
 	if (!v)
 		return dflt;
 	json_int_t n = json_integer_value(v);
-	if ((n < INT32_MIN || n > INT32_MAX) && !r->bad) {
-		r->bad = true;
-		r->field = key;
-	}
+	if (n < INT32_MIN || n > INT32_MAX)
+		bad(r, key);
 	return n < INT32_MIN || n > INT32_MAX ? dflt : (int32_t)n;
 }
 
@@ -137,10 +137,7 @@ static uint64_t get_hex(struct reader *r, json_t *obj, const char *key)
 	errno = 0;
 	unsigned long long n = strtoull(s, &end, 16);
 	if (strncmp(s, "0x", 2) != 0 || *end || errno) {
-		if (!r->bad) {
-			r->bad = true;
-			r->field = key;
-		}
+		bad(r, key);
 		return 0;
 	}
 	return n;
@@ -157,86 +154,72 @@ static void copy_str(char *dst, size_t n, const char *s)
 	snprintf(dst, n, "%s", s ? s : "");
 }
 
-static void read_comms(struct reader *r, json_t *arr, struct ci_job_facts *f)
+/* The objects of array ARR (WHAT names it), each read by READ into a new array of ELEM_SIZE-byte
+ * elements (*RET, *COUNT). */
+typedef void element_reader(struct reader *r, json_t *o, void *elem);
+static void read_array(struct reader *r, json_t *arr, const char *what, size_t elem_size,
+		       element_reader *read, void **ret, size_t *count)
 {
 	size_t n = json_array_size(arr);
-	if (!n || !(f->comms = calloc(n, sizeof f->comms[0])))
+	if (!n)
 		return;
+	if (!(*ret = calloc(n, elem_size))) {
+		bad(r, "(out of memory)");
+		return;
+	}
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		json_t *o = json_array_get(arr, i);
 		if (!json_is_object(o)) {
-			r->bad = true;
-			r->field = "communicators[]";
+			bad(r, what);
 			return;
 		}
-		struct ci_job_comm *c = &f->comms[f->comm_count++];
-		c->comm_id = get_hex(r, o, "id");
-		c->parent_id = get_hex(r, o, "parent");
-		c->rank = get_i32(r, o, "rank", -1);
-		c->nranks = get_i32(r, o, "nranks", 0);
-		c->device = get_i32(r, o, "device", -1);
-		c->state = ci_job_comm_state_value(get_str(r, o, "state"));
-		c->colls = get_u64(r, o, "collectives");
-		c->end_ns = get_u64(r, o, "end_ns");
-		c->result = get_i32(r, o, "init_result", 0);
-		c->async_error = get_i32(r, o, "async_error", 0);
+		read(r, o, (char *)*ret + (*count)++ * elem_size);
 	}
 }
 
-static void read_calls(struct reader *r, json_t *arr, struct ci_job_facts *f)
+static void read_comm(struct reader *r, json_t *o, void *elem)
 {
-	size_t n = json_array_size(arr);
-	if (!n || !(f->calls = calloc(n, sizeof f->calls[0])))
-		return;
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		json_t *o = json_array_get(arr, i);
-		if (!json_is_object(o)) {
-			r->bad = true;
-			r->field = "collectives[]";
-			return;
-		}
-		struct ci_job_call *c = &f->calls[f->call_count++];
-		c->comm_id = get_hex(r, o, "communicator");
-		c->op_seq = get_u64(r, o, "seq");
-		c->op = ci_job_op_value(get_str(r, o, "op"));
-		c->count = get_u64(r, o, "count");
-		c->datatype = get_i32(r, o, "datatype", -1);
-		c->redop = get_i32(r, o, "redop", -1);
-		c->peer = get_i32(r, o, "peer", -1);
-		const char *state = get_str(r, o, "state");
-		if (!state || !ci_job_call_state_parse(state, &c->state)) {
-			if (!r->bad) {
-				r->bad = true;
-				r->field = "collectives[].state";
-			}
-		}
-		json_t *t = member(r, o, "timeout", JSON_TRUE, true);
-		c->timeout = t && json_is_true(t);
-		c->result = get_i32(r, o, "result", 0);
-		c->time_ns = get_u64(r, o, "time_ns");
-	}
+	struct ci_job_comm *c = elem;
+	c->comm_id = get_hex(r, o, "id");
+	c->parent_id = get_hex(r, o, "parent");
+	c->rank = get_i32(r, o, "rank", -1);
+	c->nranks = get_i32(r, o, "nranks", 0);
+	c->device = get_i32(r, o, "device", -1);
+	c->state = ci_job_comm_state_value(get_str(r, o, "state"));
+	c->colls = get_u64(r, o, "collectives");
+	c->end_ns = get_u64(r, o, "end_ns");
+	c->result = get_i32(r, o, "init_result", 0);
+	c->async_error = get_i32(r, o, "async_error", 0);
 }
 
-static void read_peers(struct reader *r, json_t *arr, struct ci_job_facts *f)
+static void read_call(struct reader *r, json_t *o, void *elem)
 {
-	size_t n = json_array_size(arr);
-	if (!n || !(f->peers = calloc(n, sizeof f->peers[0])))
-		return;
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		json_t *o = json_array_get(arr, i);
-		if (!json_is_object(o)) {
-			r->bad = true;
-			r->field = "peer_memory[]";
-			return;
-		}
-		struct ci_job_peer *p = &f->peers[f->peer_count++];
-		p->kind = ci_job_peer_kind_value(get_str(r, o, "kind"));
-		p->key = get_hex(r, o, "key");
-		p->address = get_hex(r, o, "address_hex");
-		p->size = get_u64(r, o, "size");
-		p->device = get_i32(r, o, "device", -1);
-		p->time_ns = get_u64(r, o, "time_ns");
-	}
+	struct ci_job_call *c = elem;
+	c->comm_id = get_hex(r, o, "communicator");
+	c->op_seq = get_u64(r, o, "seq");
+	c->op = ci_job_op_value(get_str(r, o, "op"));
+	c->count = get_u64(r, o, "count");
+	c->datatype = get_i32(r, o, "datatype", -1);
+	c->redop = get_i32(r, o, "redop", -1);
+	c->peer = get_i32(r, o, "peer", -1);
+	const char *state = get_str(r, o, "state");
+	if (!state || !ci_job_call_state_parse(state, &c->state))
+		bad(r, "collectives[].state");
+	json_t *t = member(r, o, "timeout", JSON_TRUE, true);
+	c->timeout = t && json_is_true(t);
+	c->result = get_i32(r, o, "result", 0);
+	c->time_ns = get_u64(r, o, "time_ns");
+}
+
+static void read_peer(struct reader *r, json_t *o, void *elem)
+{
+	struct ci_job_peer *p = elem;
+	p->kind = ci_job_peer_kind_value(get_str(r, o, "kind"));
+	p->key = get_hex(r, o, "key");
+	p->address = get_hex(r, o, "address_hex");
+	p->size = get_u64(r, o, "size");
+	p->device = get_i32(r, o, "device", -1);
+	p->time_ns = get_u64(r, o, "time_ns");
 }
 
 static void read_vars(struct reader *r, json_t *obj, struct ci_job_facts *f)
@@ -350,13 +333,16 @@ struct ci_error *ci_job_facts_from_json(const char *buf, size_t len, struct ci_j
 		read_vars(&r, vars, f);
 	json_t *comms = member(&r, job, "communicators", JSON_ARRAY, false);
 	if (comms)
-		read_comms(&r, comms, f);
+		read_array(&r, comms, "communicators[]", sizeof f->comms[0], read_comm,
+			   (void **)&f->comms, &f->comm_count);
 	json_t *calls = member(&r, job, "collectives", JSON_ARRAY, false);
 	if (calls)
-		read_calls(&r, calls, f);
+		read_array(&r, calls, "collectives[]", sizeof f->calls[0], read_call,
+			   (void **)&f->calls, &f->call_count);
 	json_t *peers = member(&r, job, "peer_memory", JSON_ARRAY, true);
 	if (peers)
-		read_peers(&r, peers, f);
+		read_array(&r, peers, "peer_memory[]", sizeof f->peers[0], read_peer,
+			   (void **)&f->peers, &f->peer_count);
 	if (r.bad) {
 		err = ci_error_create(CI_ERR_CORRUPT, "its \"job\" part is damaged: field \"%s\" is "
 				      "missing or of the wrong type or range", r.field);
