@@ -115,12 +115,15 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 		       struct ci_merge_rank *r)
 {
 	bool failed_call = false;
+	uint64_t failed_ns = 0;
 	for (size_t i = 0; i < f->call_count; i++) {
 		const struct ci_job_call *c = &f->calls[i];
 		if (c->comm_id != a->comm_id)
 			continue;
-		if (c->state == CI_JOB_CALL_FAILED)
+		if (c->state == CI_JOB_CALL_FAILED && !failed_call) {
 			failed_call = true;
+			failed_ns = c->time_ns;
+		}
 		if (c->state == CI_JOB_CALL_IN_FLIGHT || c->state == CI_JOB_CALL_FINISHED) {
 			if (c->op_seq > r->reached)
 				r->reached = c->op_seq;
@@ -134,6 +137,15 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 			r->wait_seq = c->op_seq;
 			r->wait_op = c->op;
 		}
+	}
+	/* A refused collective gets no number: it would have had the one after those issued
+	 * before it. */
+	if (failed_call) {
+		r->refused_seq = 1;
+		for (size_t i = 0; i < f->call_count; i++)
+			if (f->calls[i].comm_id == a->comm_id && f->calls[i].op_seq &&
+			    f->calls[i].time_ns <= failed_ns && f->calls[i].op_seq >= r->refused_seq)
+				r->refused_seq = f->calls[i].op_seq + 1;
 	}
 	const struct ci_job_comm *cm = comm_of(f, a->comm_id);
 	if (f->verdict == CI_VERDICT_DEVICE_FAULT)

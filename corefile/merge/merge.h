@@ -150,6 +150,7 @@ struct ci_merge_rank {
 	uint64_t reached;         /* the highest collective it reached (in flight or finished) */
 	uint64_t finished;        /* the highest it finished */
 	uint64_t timeout_seq;     /* the highest the recorder's hang watchdog flagged */
+	uint64_t refused_seq;     /* the number a refused collective would have had, 0 none */
 	bool until_abort;         /* HUNG, read from the watchdog's flag: its abort ended the wait */
 	bool false_positive;      /* FAULTED on a peer's memory after the peer exited */
 	int fp_owner;             /* ... that peer's rank */

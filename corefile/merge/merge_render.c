@@ -71,7 +71,11 @@ static void state_words(const struct ci_merge *m, int r, char *buf, size_t n)
 			snprintf(buf, n, "faulted (device) after #%" PRIu64, rk->finished);
 		break;
 	case CI_RANK_API_ERROR:
-		snprintf(buf, n, "API error after #%" PRIu64, rk->finished);
+		if (rk->refused_seq)
+			snprintf(buf, n, "API error: its collective #%" PRIu64 " refused",
+				 rk->refused_seq);
+		else
+			snprintf(buf, n, "API error after #%" PRIu64, rk->finished);
 		break;
 	case CI_RANK_EXITED:
 		snprintf(buf, n, "exited after #%" PRIu64, rk->finished);
@@ -280,6 +284,10 @@ static struct ci_error *render_json(FILE *out, const struct ci_merge *m)
 			} else {
 				ci_json_null(w, "waits_in");
 			}
+			if (rk->refused_seq)
+				ci_json_u64(w, "refused_seq", rk->refused_seq);
+			else
+				ci_json_null(w, "refused_seq");
 			ci_json_u64(w, "failure_ns", f->failure_ns);
 			if (rk->false_positive)
 				ci_json_i64(w, "faulted_on_memory_of", rk->fp_owner);
