@@ -130,7 +130,14 @@ static void render_text(FILE *out, const struct ci_merge *m, unsigned width)
 					     : "clocks of different hosts, only as good as their sync");
 		else if (strcmp(a->first_why, "peer_exit") == 0)
 			fprintf(out, ";\n  the other faults are explained by a peer's exit");
-		fprintf(out, ".\n  Its own diagnosis: %s", ci_scrub(in->facts.headline, b1, sizeof b1));
+		fprintf(out, ".\n");
+		/* A rank that left without an error while others wait for it: a desync. */
+		if ((rk->state == CI_RANK_EXITED || rk->state == CI_RANK_ABORTED ||
+		     rk->state == CI_RANK_STOPPED) && a->wait_count)
+			fprintf(out, "  It left after collective #%" PRIu64 " while others wait in #%" PRIu64
+				": the ranks issued different numbers of collectives (a desync: it skipped "
+				"one, or they made one more).\n", rk->reached, a->waits[0].seq);
+		fprintf(out, "  Its own diagnosis: %s", ci_scrub(in->facts.headline, b1, sizeof b1));
 		if (in->facts.fingerprint[0])
 			fprintf(out, "  [%s]", in->facts.fingerprint);
 		fprintf(out, "\n  Its full report: cudainspect %s\n",
@@ -250,6 +257,7 @@ static struct ci_error *render_json(FILE *out, const struct ci_merge *m)
 	ci_json_open(w, "first_failure", false);
 	if (a->first >= 0) {
 		ci_json_i64(w, "rank", a->first);
+		ci_json_str(w, "state", ci_merge_rank_state_name(a->ranks[a->first].state));
 		ci_json_str(w, "decided_by", a->first_why);
 		ci_json_bool(w, "one_clock", a->one_clock);
 	}

@@ -60,6 +60,8 @@ for n in 2 4 8; do
 		"[$last,\"exited\",11]" "desync $n ranks: rank $last failed first: it exited after collective 11"
 	is "$(q "$T/desync$n.json" '[.waits[] | [.seq, .waiting, .never_arrived]]')" \
 		"[[12,$(upto $((n - 2))),[$last]]]" "desync $n ranks: the others wait in 12, rank $last never arrived"
+	like "$("$CI" merge "$T"/desync$n/r*/*.cisnap)" "It left after collective #11 while others wait in #12: .*a desync" \
+		"desync $n ranks: the text says it is a desync"
 	# The waiting ranks' cores (written after their abort) and the skipping rank's exit snapshot.
 	mj "$T/desynccore$n.json" "$T"/desync$n/r*/core "$T"/desync$n/r$last/*-exit.cisnap
 	is "$(q "$T/desynccore$n.json" '[.first_failure.rank, [.waits[] | [.seq, .waiting, .never_arrived]]]')" \
