@@ -181,6 +181,19 @@ mj "$T/tieb.json" "$T/docs/rank0.json" "$T/tie1b.json" "$T"/dev4/r2/core "$T/doc
 is "$(q "$T/tieb.json" '[.first_failure.rank, .first_failure.one_clock]')" '[1,false]' \
 	"equal numbers on two hosts: the clocks' uncertainty is said"
 
+# 1,024 documents (rank 0's, its rank, pid and start changed by jq) merge without error; the
+# time is bench/reader/merge.sh's, here only a generous bound.
+mkdir -p "$T/k"
+jq -c '. as $d | range(1024) | . as $i | $d | .job.communicators[0].rank = $i
+	| .job.communicators[0].nranks = 1024 | .job.pid = 100000 + $i | .job.start_ns += $i' \
+	"$T/docs/rank0.json" | split -l 1 -a 4 -d --additional-suffix=.json - "$T/k/rank"
+start=$(date +%s)
+mj "$T/k.json" "$T/k"
+is "$rc $(q "$T/k.json" '[.nranks, ([.inputs[] | select(.status == "used")] | length), (.ranks | map(.state) | unique)]')" \
+	'0 [1024,1024,["hung"]]' "1,024 JSON documents: every one a rank, each waiting"
+ok "1,024 JSON documents: under 30 s" test $(($(date +%s) - start)) -lt 30
+rm -rf "$T/k"
+
 # Hostile strings from a document never reach the terminal raw.
 jq '.job.host = "evil\u001b[31mhost" | .job.headline = "x\u0007\u001b]0;t\u0007"' "$T/docs/rank0.json" >"$T/evil.json"
 "$CI" merge "$T/evil.json" "$T/docs/rank1.json" "$T"/dev4/r2/core "$T"/dev4/r3/core >"$T/evil.txt"
