@@ -294,7 +294,13 @@ struct ci_error *ci_job_facts_from_json(const char *buf, size_t len, struct ci_j
 				      "(no \"version\" number)");
 		goto out;
 	}
-	if (ver < 5 || !json_is_object(job)) {
+	if (ver >= 5 && !json_is_object(job)) {
+		err = ci_error_create(CI_ERR_NO_RECORD, "a cudainspect JSON document without a "
+				      "\"job\" part: written for an input without a flight record "
+				      "(the process ran without the recorder), nothing to merge");
+		goto out;
+	}
+	if (ver < 5) {
 		err = ci_error_create(CI_ERR_VERSION,
 				      "a cudainspect JSON document of schema %lld without the \"job\" "
 				      "part a merge needs (schema 5 and later have it): run this "

@@ -194,6 +194,15 @@ is "$rc $(q "$T/k.json" '[.nranks, ([.inputs[] | select(.status == "used")] | le
 ok "1,024 JSON documents: under 30 s" test $(($(date +%s) - start)) -lt 30
 rm -rf "$T/k"
 
+# Inputs of a job run without the recorder: its cores and their --json documents hold no record.
+run_in "$T/norec" "$B/ncclengine" --ranks 2 --steps 6 --fault device --watchdog 1 --rank-dir "$T/norec/r"
+"$CI" --json "$T/norec/r1/core" >"$T/norec/r1.json" 2>/dev/null
+mj "$T/norec.json" "$T/norec/r0/core" "$T/norec/r1.json"
+is "$rc" 3 "no records: exit 3"
+like "$(q "$T/norec.json" '[.inputs[].note] | join(" | ")')" \
+	"holds no cudainspect flight record.* \\| a cudainspect JSON document without a .*job.* part: written for an input without a flight record" \
+	"no records: the core and the document each say why"
+
 # Hostile strings from a document never reach the terminal raw.
 jq '.job.host = "evil\u001b[31mhost" | .job.headline = "x\u0007\u001b]0;t\u0007"' "$T/docs/rank0.json" >"$T/evil.json"
 "$CI" merge "$T/evil.json" "$T/docs/rank1.json" "$T"/dev4/r2/core "$T"/dev4/r3/core >"$T/evil.txt"
