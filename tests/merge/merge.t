@@ -9,10 +9,10 @@
 # 8 ranks, from snapshots and (device fault) from cores; then one rank's input missing, damaged
 # inputs, JSON documents of `cudainspect --json` mixed with cores, duplicates, another job's
 # input, and, from documents altered with jq, a desync by count and the shutdown false
-# positive.
+# positive (with the peer memory of tests/sim/ipc's real exporter and importer).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../recorder/rec-lib.sh"
-need_recorder ncclengine sim/libnccl.so.2
+need_recorder ncclengine sim/libnccl.so.2 tests/sim/ipc
 command -v jq >/dev/null || skip_all "jq is not installed (make deps)"
 export CUDASIM_KERNEL_US=100
 CI=$B/cudainspect
@@ -146,27 +146,44 @@ like "$("$CI" merge "$T/docs/rank0.json" "$T/mm1.json" "$T"/dev4/r2/core "$T"/de
 	"Mismatch at collective #5: rank 0 called ncclAllReduce \(count 1024, datatype 7\), rank 1 ncclAllReduce \(count 2048" \
 	"desync by count: the text names both calls"
 
-# The shutdown false positive, planted: rank 1 exported a buffer (IPC) and left the
-# communicator after collective 6, before rank 3's fault; rank 3 opened that buffer and its
-# diagnosis blames an address inside it.
+# The shutdown false positive.  Real peer memory first: tests/sim/ipc's exporter and importer
+# under the recorder; their documents' peer_memory carry the same key for the IPC buffer.
+mkdir -p "$T/exp" "$T/imp"
+coproc EXP { cd "$T/exp" && CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" exec "$B/tests/sim/ipc" export; }
+exp_pid=$EXP_PID
+read -r _ ipc <&"${EXP[0]}"
+read -r _ pid fd <&"${EXP[0]}"
+read -r _ fabric <&"${EXP[0]}"
+(cd "$T/imp" && CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" "$B/tests/sim/ipc" import "$ipc" "$pid" "$fd" "$fabric") >/dev/null 2>&1
+exec {EXP[1]}>&-
+wait "$exp_pid" 2>/dev/null
+"$CI" --json "$(snap "$T/exp" exit)" | jq -c '.job.peer_memory | map(select(.kind == "ipc_export"))' >"$T/exp.peers"
+"$CI" --json "$(snap "$T/imp" exit)" | jq -c '.job.peer_memory | map(select(.kind == "ipc_open")) | .[:1]' >"$T/imp.peers"
+is "$(jq -r '.[0].key' "$T/exp.peers")" "$(jq -r '.[0].key' "$T/imp.peers")" \
+	"peer memory: the importer's IPC open carries the exporter's key in its document"
+# Planted on the job: rank 1 exported that buffer and left the communicator after collective 6,
+# before rank 3's fault; rank 3 opened it and its diagnosis blames an address inside it.
 "$CI" --json "$T"/dev4/r3/core >"$T/docs3.json"
 fail=$(jq .job.failure_ns "$T/docs3.json")
-jq --argjson gone $((fail - 1000000)) '.job.collectives |= map(select(.seq <= 6) | .state = "finished")
+inside=$(jq -r '.[0].address + 256' "$T/imp.peers")
+jq --argjson gone $((fail - 1000000)) --slurpfile p "$T/exp.peers" '.job.collectives |= map(select(.seq <= 6) | .state = "finished")
 	| .job.communicators[0].state = "destroyed" | .job.communicators[0].end_ns = $gone
-	| .job.peer_memory = [{"kind":"ipc_export","key":"0xfeed","address":1,"address_hex":"0x7f0000000000","size":65536,"device":0,"time_ns":1}]' \
-	"$T/docs/rank1.json" >"$T/fp1.json"
-jq '.job.fault_address_hex = "0x7f1000000100"
-	| .job.peer_memory = [{"kind":"ipc_open","key":"0xfeed","address":1,"address_hex":"0x7f1000000000","size":65536,"device":0,"time_ns":1}]' \
-	"$T/docs3.json" >"$T/fp3.json"
+	| .job.peer_memory = $p[0]' "$T/docs/rank1.json" >"$T/fp1.json"
+jq --arg a "$(printf '0x%x' "$inside")" --slurpfile p "$T/imp.peers" \
+	'.job.fault_address_hex = $a | .job.peer_memory = $p[0]' "$T/docs3.json" >"$T/fp3.json"
 mj "$T/fp.json" "$T/docs/rank0.json" "$T/fp1.json" "$T"/dev4/r2/core "$T/fp3.json"
 is "$(q "$T/fp.json" '[.ranks[3].faulted_on_memory_of, .first_failure.rank, .first_failure.decided_by]')" \
 	'[1,1,"peer_exit"]' "shutdown false positive: rank 3 faulted on rank 1's buffer; rank 1's exit came first"
 like "$("$CI" merge "$T/docs/rank0.json" "$T/fp1.json" "$T"/dev4/r2/core "$T/fp3.json")" \
 	"Rank 3 faulted on rank 1's buffer after rank 1 exited" "shutdown false positive: said in words"
-jq '.job.fault_address_hex = "0x7f1000100000"' "$T/fp3.json" >"$T/fp3b.json"
+jq --arg a "$(printf '0x%x' $((inside + 1048576)))" '.job.fault_address_hex = $a' "$T/fp3.json" >"$T/fp3b.json"
 mj "$T/fpno.json" "$T/docs/rank0.json" "$T/fp1.json" "$T"/dev4/r2/core "$T/fp3b.json"
 is "$(q "$T/fpno.json" '.ranks[3].faulted_on_memory_of')" null \
-	"shutdown false positive: not claimed for an address outside the opened buffer"
+	"shutdown false positive: not claimed for an address past the opened MiB"
+jq '.job.communicators[0].end_ns = ($f + 1000000)' --argjson f "$fail" "$T/fp1.json" >"$T/fp1late.json"
+mj "$T/fplate.json" "$T/docs/rank0.json" "$T/fp1late.json" "$T"/dev4/r2/core "$T/fp3.json"
+is "$(q "$T/fplate.json" '.ranks[3].faulted_on_memory_of')" null \
+	"shutdown false positive: not claimed when the owner left after the fault"
 
 # Two ranks fault at the same collective number: time decides, and the report says which clock.
 jq --argjson t $((fail - 5000)) '.job.verdict = "device_fault" | .job.failure_ns = $t
