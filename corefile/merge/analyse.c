@@ -319,6 +319,7 @@ static void first_failure(struct ci_merge *m)
 {
 	struct ci_merge_analysis *a = &m->an;
 	a->first = -1;
+	a->runner_up = -1;
 	/* Suspects: ranks that failed or left, except faults a peer's exit explains; a rank that
 	 * exited is a suspect only where others wait for it. */
 	uint64_t lowest_wait = 0;
@@ -364,9 +365,17 @@ static void first_failure(struct ci_merge *m)
 		    !f->boot_id[0])
 			a->one_clock = false;
 		a->first_why = "time";
-		if (failure_time(m, r) < failure_time(m, best))
+		if (failure_time(m, r) < failure_time(m, best)) {
+			a->runner_up = best;
 			best = r, bf = f;
+		} else if (a->runner_up < 0 || failure_time(m, r) < failure_time(m, a->runner_up)) {
+			a->runner_up = r;
+		}
 	}
+	if (best >= 0 && a->runner_up >= 0 && strcmp(a->first_why, "time") == 0)
+		a->lead_ns = failure_time(m, a->runner_up) - failure_time(m, best);
+	else
+		a->runner_up = -1;
 	a->first = best;
 	if (best >= 0 || !lowest_wait)
 		return;

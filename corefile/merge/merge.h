@@ -181,6 +181,8 @@ struct ci_merge_analysis {
 	struct ci_merge_wait *waits; size_t wait_count;
 	struct ci_merge_mismatch mismatches[CI_MERGE_MISMATCH_MAX]; size_t mismatch_count;
 	int first;                /* the rank that failed first, -1 */
+	int runner_up;            /* decided by time: the next one, and how much later; else -1 */
+	uint64_t lead_ns;
 	const char *first_why;    /* how the clock decided: "collective", "time", "only" */
 	bool one_clock;           /* every rank compared by time was on one host and boot */
 	bool first_is_missing;    /* the first is a rank without input (only suspect) */

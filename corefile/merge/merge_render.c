@@ -125,7 +125,9 @@ static void render_text(FILE *out, const struct ci_merge *m, unsigned width)
 			fprintf(out, ";\n  decided by collective numbers: it reached #%" PRIu64
 				", the other failed ranks later ones", rk->reached);
 		else if (strcmp(a->first_why, "time") == 0)
-			fprintf(out, ";\n  decided by time (the collective numbers are equal): %s",
+			fprintf(out, ";\n  decided by time (the collective numbers are equal): %" PRIu64
+				".%03" PRIu64 " ms before rank %d, %s", a->lead_ns / 1000000,
+				a->lead_ns / 1000 % 1000, a->runner_up,
 				a->one_clock ? "one host and boot, one clock"
 					     : "clocks of different hosts, only as good as their sync");
 		else if (strcmp(a->first_why, "peer_exit") == 0)
@@ -260,6 +262,13 @@ static struct ci_error *render_json(FILE *out, const struct ci_merge *m)
 		ci_json_str(w, "state", ci_merge_rank_state_name(a->ranks[a->first].state));
 		ci_json_str(w, "decided_by", a->first_why);
 		ci_json_bool(w, "one_clock", a->one_clock);
+		if (a->runner_up >= 0) {
+			ci_json_i64(w, "runner_up", a->runner_up);
+			ci_json_u64(w, "lead_ns", a->lead_ns);
+		} else {
+			ci_json_null(w, "runner_up");
+			ci_json_null(w, "lead_ns");
+		}
 	}
 	ci_json_close(w);
 	ci_json_open(w, "ranks", true);
