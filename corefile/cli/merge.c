@@ -79,8 +79,9 @@ int cli_merge(int argc, char **argv)
 		width = isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
 				ws.ws_col >= 40 ? ws.ws_col : 100;
 	}
-	/* Each core is read as for --json, without host symbols: the merge shows none. */
-	struct ci_request req = { .json = true, .no_symbols = true };
+	/* Symbols as for `cudainspect INPUT` (the crash signature hashes the launch site), but a
+	 * core from another host whose files are not here still merges. */
+	struct ci_request req = { .symbols_optional = true };
 	struct ci_merge *merge = NULL;
 	struct ci_error *err = ci_merge_create(&req, &merge);
 	for (int i = optind; !err && i < argc; i++)

@@ -66,8 +66,9 @@ static char *headline_of(const struct ci_report *r, const struct ci_job_facts *f
 		    ci_cuda_result_name(m->errors[d->last_error].result));
 	if (d->faulting_launch >= 0) {
 		const struct ci_launch *l = ci_report_launch(r, (size_t)d->faulting_launch);
-		ADD("%sin kernel %s (launch #%" PRIu64 ", confidence %s)", n ? " " : "",
-		    ci_launch_kernel_name(m, l, name, sizeof name), l->seq,
+		/* Numbered as the summary numbers it: on its stream. */
+		ADD("%sin kernel %s (launch %" PRIu64 " on its stream, confidence %s)", n ? " " : "",
+		    ci_launch_kernel_name(m, l, name, sizeof name), l->stream_seq,
 		    ci_confidence_name(d->confidence));
 	}
 	for (size_t i = 0; i < f->call_count; i++)

@@ -40,9 +40,13 @@ struct ci_error *ci_merge_create(const struct ci_request *req, struct ci_merge *
 	struct ci_merge *m = calloc(1, sizeof *m);
 	if (!m)
 		return ci_error_create(CI_ERR_NOMEM, "out of memory");
+	/* Each record is read as for its summary (`cudainspect INPUT`): the NCCL tables and rings
+	 * whole, the launches the diagnosis weighs, the stacks it shows symbolized, so that its
+	 * headline and crash signature are the ones its own report gives. */
 	if (req)
 		m->req = *req;
-	m->req.json = true;
+	m->req.json = false;
+	m->req.timeline = false;
 	m->req.render.view = CI_VIEW_SUMMARY;
 	if (!req)
 		m->req.no_symbols = true;

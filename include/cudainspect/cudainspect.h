@@ -993,8 +993,8 @@ const char *ci_report_fingerprint_basis(const struct ci_report *report);
  * state, the first failure by the communicators' collective numbers, who waits for whom, and
  * mismatched collectives.  A bad input never fails the merge: it is named in the report. */
 struct ci_merge;
-/* REQ: how cores and record files are read (its source and symbol options; the merge makes a
- * JSON report of each, without host symbols unless REQ asks). */
+/* REQ: how cores and record files are read (its source and symbol options; the merge makes the
+ * summary's report of each); NULL: default source options, no symbols. */
 struct ci_error *ci_merge_create(const struct ci_request *req, struct ci_merge **ret);
 /* Add PATH: a file, or a directory whose files (and subdirectories, 4 levels deep) are taken
  * when their names look like inputs (core*, *.core, *.cisnap, *.cirec, *.json).  Fails only

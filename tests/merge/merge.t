@@ -83,6 +83,10 @@ for n in 2 4 8; do
 		"[$last,\"api_error\",$(upto $((n - 2))),[[$last]]]" "api $n ranks, cores: the same answer"
 done
 
+# The faulting rank's own diagnosis is its single report's: the same crash signature.
+is "$(q "$T/devcore4.json" '.ranks[3].fingerprint')" "$("$CI" --json "$T"/dev4/r3/core | jq -c .diagnosis.fingerprint.id)" \
+	"the faulting rank's crash signature is the one cudainspect gives its core alone"
+
 # The text report of the 4-rank device fault; 8 ranks within a screen, one line per rank.
 "$CI" merge --width 100 "$T"/dev4/r*/*.cisnap >"$T/dev4.txt"
 "$CI" merge --width 100 "$T"/dev8 >"$T/dev8.txt"
