@@ -42,14 +42,6 @@ static unsigned call_state(const struct ci_model *m, const struct ci_nccl_call *
 	return CI_JOB_CALL_NOT_STARTED;
 }
 
-static const char *nccl_op_api(uint32_t op)
-{
-#define API_OF(name, value, word, api) [value] = api,
-	static const char *const apis[] = { CI_NCCL_OPS(API_OF) };
-#undef API_OF
-	return op < sizeof apis / sizeof apis[0] && apis[op] ? apis[op] : "an NCCL call";
-}
-
 /* The diagnosis in one line, as the single report's summary would put it first. */
 static char *headline_of(const struct ci_report *r, const struct ci_job_facts *f)
 {
@@ -74,7 +66,7 @@ static char *headline_of(const struct ci_report *r, const struct ci_job_facts *f
 	for (size_t i = 0; i < f->call_count; i++)
 		if (f->calls[i].state == CI_JOB_CALL_FAILED) {
 			ADD("%s%s returned ncclResult %" PRId32, n ? "; " : "",
-			    nccl_op_api(f->calls[i].op), f->calls[i].result);
+			    ci_job_op_api(f->calls[i].op), f->calls[i].result);
 			break;
 		}
 	if (!n)

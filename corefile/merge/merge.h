@@ -105,6 +105,8 @@ const char *ci_job_op_word(uint32_t op);
 const char *ci_job_comm_state_word(uint32_t state);
 const char *ci_job_peer_kind_word(uint32_t kind);
 uint32_t ci_job_op_value(const char *word);
+/* The API function of an op ("ncclAllReduce"), "an NCCL call" for an unknown one. */
+const char *ci_job_op_api(uint32_t op);
 uint32_t ci_job_comm_state_value(const char *word);
 uint32_t ci_job_peer_kind_value(const char *word);
 /* Sort calls by communicator and number (after filling them). */

@@ -39,14 +39,6 @@ static void rank_list(FILE *out, const int *r, size_t n)
 		fprintf(out, "%s%d", i ? ", " : "", r[i]);
 }
 
-static const char *op_api(uint32_t op)
-{
-#define API_OF(name, value, word, api) [value] = api,
-	static const char *const apis[] = { [0] = NULL, CI_NCCL_OPS(API_OF) };
-#undef API_OF
-	return op < sizeof apis / sizeof apis[0] && apis[op] ? apis[op] : "collective";
-}
-
 static const struct ci_job_facts *facts_of(const struct ci_merge *m, int r)
 {
 	ptrdiff_t i = m->an.ranks[r].input;
@@ -60,7 +52,7 @@ static void state_words(const struct ci_merge *m, int r, char *buf, size_t n)
 	char sig[32];
 	switch (rk->state) {
 	case CI_RANK_HUNG:
-		snprintf(buf, n, "hung in %s #%" PRIu64 "%s", op_api(rk->wait_op), rk->wait_seq,
+		snprintf(buf, n, "hung in %s #%" PRIu64 "%s", ci_job_op_api(rk->wait_op), rk->wait_seq,
 			 rk->until_abort ? " until it aborted" : "");
 		break;
 	case CI_RANK_FAULTED:
@@ -179,7 +171,7 @@ static void render_text(FILE *out, const struct ci_merge *m, unsigned width)
 	/* Who waits for whom. */
 	for (size_t w = 0; w < a->wait_count; w++) {
 		const struct ci_merge_wait *wt = &a->waits[w];
-		fprintf(out, "\n%s #%" PRIu64 ": rank%s ", op_api(wt->op), wt->seq,
+		fprintf(out, "\n%s #%" PRIu64 ": rank%s ", ci_job_op_api(wt->op), wt->seq,
 			wt->waiting_count > 1 ? "s" : "");
 		rank_list(out, wt->waiting, wt->waiting_count);
 		fprintf(out, " wait%s in it", wt->waiting_count > 1 ? "" : "s");
@@ -200,8 +192,8 @@ static void render_text(FILE *out, const struct ci_merge *m, unsigned width)
 		fprintf(out, "\nMismatch at collective #%" PRIu64 ": rank %d called %s (count %" PRIu64
 			", datatype %" PRId32 "), rank %d %s (count %" PRIu64 ", datatype %" PRId32
 			"): the ranks are out of step (a desync).\n", x->seq, x->rank[0],
-			op_api(x->call[0]->op), x->call[0]->count, x->call[0]->datatype, x->rank[1],
-			op_api(x->call[1]->op), x->call[1]->count, x->call[1]->datatype);
+			ci_job_op_api(x->call[0]->op), x->call[0]->count, x->call[0]->datatype, x->rank[1],
+			ci_job_op_api(x->call[1]->op), x->call[1]->count, x->call[1]->datatype);
 	}
 inputs:
 	fprintf(out, "\nInputs: %zu: %zu used, %zu more of the same processes, %zu damaged, %zu of "

@@ -48,6 +48,14 @@ const char *ci_job_op_word(uint32_t op) { return WORD(op_words, op); }
 const char *ci_job_comm_state_word(uint32_t s) { return WORD(comm_state_words, s); }
 const char *ci_job_peer_kind_word(uint32_t k) { return WORD(peer_kind_words, k); }
 
+const char *ci_job_op_api(uint32_t op)
+{
+#define API_OF(name, value, word, api) [value] = api,
+	static const char *const apis[] = { [0] = NULL, CI_NCCL_OPS(API_OF) };
+#undef API_OF
+	return op < sizeof apis / sizeof apis[0] && apis[op] ? apis[op] : "an NCCL call";
+}
+
 /* The word's value in TABLE, or 0. */
 static uint32_t value_of(const char *const *table, size_t n, const char *word)
 {

@@ -115,7 +115,8 @@ struct ci_error *ci_text_print(FILE *f, const struct ci_report *report,
 			       const struct ci_render_options *opts, ci_text_view_fn *view);
 /* The text views (render_text.c). */
 ci_text_view_fn ci_text_summary, ci_text_fault, ci_text_contexts, ci_text_streams,
-	ci_text_kernels, ci_text_graphs, ci_text_allocs, ci_text_errors, ci_text_threads, ci_text_all;
+	ci_text_kernels, ci_text_graphs, ci_text_allocs, ci_text_errors, ci_text_threads, ci_text_all,
+	ci_text_nccl;
 
 
 

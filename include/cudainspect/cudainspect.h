@@ -793,6 +793,7 @@ enum ci_view {
 	CI_VIEW_FAULT,
 	CI_VIEW_ALL,
 	CI_VIEW_GRAPHS,
+	CI_VIEW_NCCL,
 };
 
 /* The filters a view may accept (ci_view_info.filters): X(NAME, BIT, OPTION), NAME = 1 << BIT. */
