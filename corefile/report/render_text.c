@@ -2205,7 +2205,9 @@ void ci_text_nccl(struct ci_text_out *o)
 	fputc('\n', o->f);
 	para(o, "", 0, "States come from each collective's stream breadcrumb: IN FLIGHT is reached "
 		 "on the stream (waiting for the other ranks, or running), not started is behind "
-		 "unfinished work.  For the whole job: cudainspect merge.");
+		 "unfinished work.  An abort ends the collectives in flight, so after one they read "
+		 "finished: \"past the hang timeout\" marks the one that waited (the recorder's "
+		 "CUDAINSPECT_NCCL_TIMEOUT).  For the whole job: cudainspect merge.");
 	ci_job_facts_deinit(&f);
 }
 
