@@ -2,8 +2,9 @@
 /*
  * The merge's reasoning over the facts of every input (merge.h): which inputs are the job,
  * each rank's state, the collectives ranks wait in and who never arrived, mismatched
- * collectives, the shutdown false positive, and the first failure.  The collective numbers of
- * the job's communicator are the logical clock: a rank that never reached collective k failed
+ * collectives, the shutdown false positive, and the first failure.  Waits are found in every
+ * communicator of the job (the one with the most ranks, and those split off it), each with its
+ * own numbers.  The collective numbers of the job's communicator are the logical clock: a rank that never reached collective k failed
  * before one that did; the realtime clock orders only ranks the numbers leave equal, and is
  * trusted exactly only within one host and boot.
  */
@@ -138,6 +139,25 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 			r->wait_op = c->op;
 		}
 	}
+	/* Not waiting in the job's communicator: the oldest collective in flight in another one
+	 * (a split of it) is the wait; a call refused there is an API error all the same. */
+	const struct ci_job_call *other_wait = NULL;
+	bool other_failed = false;
+	for (size_t i = 0; i < f->call_count; i++) {
+		const struct ci_job_call *c = &f->calls[i];
+		if (c->comm_id == a->comm_id)
+			continue;
+		other_failed |= c->state == CI_JOB_CALL_FAILED;
+		if (c->state == CI_JOB_CALL_IN_FLIGHT && (!other_wait || c->time_ns < other_wait->time_ns))
+			other_wait = c;
+	}
+	if (r->wait_seq)
+		r->wait_comm = a->comm_id;
+	else if (other_wait) {
+		r->wait_seq = other_wait->op_seq;
+		r->wait_op = other_wait->op;
+		r->wait_comm = other_wait->comm_id;
+	}
 	/* A refused collective gets no number: it would have had the one after those issued
 	 * before it. */
 	if (failed_call) {
@@ -150,7 +170,7 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 	const struct ci_job_comm *cm = comm_of(f, a->comm_id);
 	if (f->verdict == CI_VERDICT_DEVICE_FAULT)
 		r->state = CI_RANK_FAULTED;
-	else if (failed_call || f->verdict == CI_VERDICT_API_ERROR)
+	else if (failed_call || other_failed || f->verdict == CI_VERDICT_API_ERROR)
 		r->state = CI_RANK_API_ERROR;
 	else if (r->wait_seq)
 		r->state = CI_RANK_HUNG;
@@ -180,6 +200,7 @@ static void waits_before_abort(struct ci_merge *m)
 				seq = a->ranks[o].reached + 1;
 		rk->state = CI_RANK_HUNG;
 		rk->wait_seq = seq;
+		rk->wait_comm = a->comm_id;
 		rk->until_abort = true;
 		const struct ci_job_call *c = call_of(&m->inputs[rk->input].facts, a->comm_id, seq);
 		rk->wait_op = c ? c->op : 0;
@@ -196,6 +217,42 @@ static bool push(int **arr, size_t *n, int v)
 	return true;
 }
 
+/* The highest collective of communicator ID that F reached (in flight or finished). */
+static uint64_t reached_in(const struct ci_job_facts *f, uint64_t id)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < f->call_count; i++)
+		if (f->calls[i].comm_id == id && f->calls[i].op_seq > n &&
+		    (f->calls[i].state == CI_JOB_CALL_IN_FLIGHT ||
+		     f->calls[i].state == CI_JOB_CALL_FINISHED))
+			n = f->calls[i].op_seq;
+	return n;
+}
+
+/* Who never arrived at collective SEQ of a communicator split off the job's: its members with
+ * an input (named by their rank in the job) that did not reach it, and how many of its ranks
+ * no input holds. */
+static bool other_comm_absent(struct ci_merge *m, struct ci_merge_wait *wt)
+{
+	struct ci_merge_analysis *a = &m->an;
+	size_t seen = 0;
+	for (int o = 0; o < a->nranks; o++) {
+		if (a->ranks[o].input < 0)
+			continue;
+		const struct ci_job_facts *f = &m->inputs[a->ranks[o].input].facts;
+		const struct ci_job_comm *c = comm_of(f, wt->comm_id);
+		if (!c)
+			continue;
+		seen++;
+		if (!wt->nranks)
+			wt->nranks = c->nranks;
+		if (reached_in(f, wt->comm_id) < wt->seq && !push(&wt->absent, &wt->absent_count, o))
+			return false;
+	}
+	wt->unseen = wt->nranks > 0 && (size_t)wt->nranks > seen ? (size_t)wt->nranks - seen : 0;
+	return true;
+}
+
 static bool add_waits(struct ci_merge *m)
 {
 	struct ci_merge_analysis *a = &m->an;
@@ -204,7 +261,8 @@ static bool add_waits(struct ci_merge *m)
 		if (rk->state != CI_RANK_HUNG)
 			continue;
 		size_t w = 0;
-		while (w < a->wait_count && a->waits[w].seq != rk->wait_seq)
+		while (w < a->wait_count &&
+		       (a->waits[w].seq != rk->wait_seq || a->waits[w].comm_id != rk->wait_comm))
 			w++;
 		if (w == a->wait_count) {
 			struct ci_merge_wait *p = realloc(a->waits, (w + 1) * sizeof p[0]);
@@ -212,10 +270,17 @@ static bool add_waits(struct ci_merge *m)
 				return false;
 			a->waits = p;
 			memset(&p[w], 0, sizeof p[w]);
+			p[w].comm_id = rk->wait_comm;
 			p[w].seq = rk->wait_seq;
 			p[w].op = rk->wait_op;
 			a->wait_count++;
-			for (int o = 0; o < a->nranks; o++) {
+			if (rk->wait_comm != a->comm_id) {
+				if (!other_comm_absent(m, &p[w]))
+					return false;
+			} else {
+				p[w].nranks = a->nranks;
+			}
+			for (int o = 0; o < a->nranks && rk->wait_comm == a->comm_id; o++) {
 				const struct ci_merge_rank *ok = &a->ranks[o];
 				bool fine = true;
 				if (ok->input < 0)
@@ -322,9 +387,9 @@ static void first_failure(struct ci_merge *m)
 	a->runner_up = -1;
 	/* Suspects: ranks that failed or left, except faults a peer's exit explains; a rank that
 	 * exited is a suspect only where others wait for it. */
-	uint64_t lowest_wait = 0;
+	uint64_t lowest_wait = 0; /* in the job's communicator, whose numbers REACHED counts */
 	for (size_t w = 0; w < a->wait_count; w++)
-		if (!lowest_wait || a->waits[w].seq < lowest_wait)
+		if (a->waits[w].comm_id == a->comm_id && (!lowest_wait || a->waits[w].seq < lowest_wait))
 			lowest_wait = a->waits[w].seq;
 	int best = -1;
 	size_t suspects = 0;
@@ -381,7 +446,8 @@ static void first_failure(struct ci_merge *m)
 		return;
 	/* Nobody with an input failed, yet ranks wait: the rank without an input is the suspect. */
 	for (size_t w = 0; w < a->wait_count; w++)
-		if (a->waits[w].seq == lowest_wait && a->waits[w].missing_count) {
+		if (a->waits[w].comm_id == a->comm_id && a->waits[w].seq == lowest_wait &&
+		    a->waits[w].missing_count) {
 			a->first = a->waits[w].missing[0];
 			a->first_is_missing = true;
 			a->first_why = "missing";

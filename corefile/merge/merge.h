@@ -148,6 +148,7 @@ struct ci_merge_rank {
 	ptrdiff_t input;          /* -1: missing */
 	unsigned state;
 	uint64_t wait_seq;        /* HUNG: the collective it waits in */
+	uint64_t wait_comm;       /* ... of this communicator (the job's, else one it split off) */
 	uint32_t wait_op;
 	uint64_t reached;         /* the highest collective it reached (in flight or finished) */
 	uint64_t finished;        /* the highest it finished */
@@ -158,8 +159,13 @@ struct ci_merge_rank {
 	int fp_owner;             /* ... that peer's rank */
 };
 
-/* One collective that ranks wait in, and who never arrived there. */
+/* One collective that ranks wait in, and who never arrived there.  Ranks are the job
+ * communicator's, also for a collective of another communicator (a split of it). */
 struct ci_merge_wait {
+	uint64_t comm_id;
+	int nranks;               /* the size of that communicator */
+	size_t unseen;            /* of its ranks, how many no input holds (another communicator's
+				     ranks without an input cannot be named in the job's) */
 	uint64_t seq;
 	uint32_t op;
 	int *waiting; size_t waiting_count;

@@ -52,7 +52,8 @@ static void state_words(const struct ci_merge *m, int r, char *buf, size_t n)
 	char sig[32];
 	switch (rk->state) {
 	case CI_RANK_HUNG:
-		snprintf(buf, n, "hung in %s #%" PRIu64 "%s", ci_job_op_api(rk->wait_op), rk->wait_seq,
+		snprintf(buf, n, "hung in %s #%" PRIu64 "%s%s", ci_job_op_api(rk->wait_op), rk->wait_seq,
+			 rk->wait_comm != m->an.comm_id ? " of another communicator" : "",
 			 rk->until_abort ? " until it aborted" : "");
 		break;
 	case CI_RANK_FAULTED:
@@ -171,8 +172,11 @@ static void render_text(FILE *out, const struct ci_merge *m, unsigned width)
 	/* Who waits for whom. */
 	for (size_t w = 0; w < a->wait_count; w++) {
 		const struct ci_merge_wait *wt = &a->waits[w];
-		fprintf(out, "\n%s #%" PRIu64 ": rank%s ", ci_job_op_api(wt->op), wt->seq,
-			wt->waiting_count > 1 ? "s" : "");
+		fprintf(out, "\n%s #%" PRIu64, ci_job_op_api(wt->op), wt->seq);
+		if (wt->comm_id != a->comm_id)
+			fprintf(out, " of communicator %016" PRIx64 " (%d ranks)",
+				wt->comm_id, wt->nranks);
+		fprintf(out, ": rank%s ", wt->waiting_count > 1 ? "s" : "");
 		rank_list(out, wt->waiting, wt->waiting_count);
 		fprintf(out, " wait%s in it", wt->waiting_count > 1 ? "" : "s");
 		if (wt->absent_count) {
@@ -183,6 +187,8 @@ static void render_text(FILE *out, const struct ci_merge *m, unsigned width)
 			fprintf(out, "; no input from rank%s ", wt->missing_count > 1 ? "s" : "");
 			rank_list(out, wt->missing, wt->missing_count);
 		}
+		if (wt->unseen)
+			fprintf(out, "; %zu of its ranks in no input", wt->unseen);
 		fprintf(out, ".\n");
 	}
 
@@ -286,6 +292,7 @@ static struct ci_error *render_json(FILE *out, const struct ci_merge *m)
 			ci_json_u64(w, "finished", rk->finished);
 			if (rk->state == CI_RANK_HUNG) {
 				ci_json_open(w, "waits_in", false);
+				ci_json_hex(w, "communicator", rk->wait_comm);
 				ci_json_u64(w, "seq", rk->wait_seq);
 				ci_json_str(w, "op", ci_job_op_word(rk->wait_op));
 				ci_json_bool(w, "until_abort", rk->until_abort);
@@ -310,11 +317,14 @@ static struct ci_error *render_json(FILE *out, const struct ci_merge *m)
 	for (size_t i = 0; i < a->wait_count; i++) {
 		const struct ci_merge_wait *wt = &a->waits[i];
 		ci_json_open(w, NULL, false);
+		ci_json_hex(w, "communicator", wt->comm_id);
+		ci_json_i64(w, "nranks", wt->nranks);
 		ci_json_u64(w, "seq", wt->seq);
 		ci_json_str(w, "op", ci_job_op_word(wt->op));
 		j_ranks(w, "waiting", wt->waiting, wt->waiting_count);
 		j_ranks(w, "never_arrived", wt->absent, wt->absent_count);
 		j_ranks(w, "no_input", wt->missing, wt->missing_count);
+		ci_json_u64(w, "unseen_ranks", wt->unseen);
 		ci_json_close(w);
 	}
 	ci_json_close(w);
