@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stage 6, text: the one-screen summary (most important first, ending with what to do next) and
- * the views (contexts, streams, kernels, allocs, errors, threads, fault, all).  Every string
- * that comes from the record is scrubbed before it reaches the terminal; lines and paragraphs
- * are wrapped at the requested width, never cut.
+ * the views (contexts, streams, kernels, graphs, allocs, errors, threads, nccl, fault, all); the
+ * NCCL state is read as the merge reads it (merge/facts.c).  Every string that comes from the
+ * record is scrubbed before it reaches the terminal; lines and paragraphs are wrapped at the
+ * requested width, never cut.
  */
 #include <inttypes.h>
 #include <stdarg.h>
