@@ -10,9 +10,11 @@ READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_SRCS    := $(wildcard corefile/cli/*.c)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 # jansson is used by merge's JSON reader alone (merge/facts_json.o), which only the CLI pulls
-# from the archive: the recorder, the GDB plugin and its launcher never need it at run time
-# (tests/merge/deps.t); the wheel and `make gpu-bundle` carry it with the CLI's other libraries.
-READER_LIBS := -ldw -lelf -lzstd -lz -lpthread -ljansson
+# from the archive: the GDB plugin and its launcher link without it (READER_LIBS_NO_MERGE), so
+# they never need it at run time, --as-needed or not (tests/merge/deps.t); the wheel and `make
+# gpu-bundle` carry it with the CLI's other libraries.
+READER_LIBS_NO_MERGE := -ldw -lelf -lzstd -lz -lpthread
+READER_LIBS := $(READER_LIBS_NO_MERGE) -ljansson
 
 $(BUILD)/obj/corefile/%.o: corefile/%.c include/cudainspect/cudainspect.h include/cudainspect/record.h
 	@mkdir -p $(dir $@)

@@ -15,7 +15,7 @@ WHEEL_PKG     := $(WHEEL_DIR)/src/cudainspect
 $(WHEEL_DIR)/cudainspect-gdb-run: plugin/gdb_run.c $(BUILD)/obj/plugin/gdb_input.o $(BUILD)/obj/plugin/target.o $(BUILD)/libcudainspect.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/obj/plugin/gdb_input.o \
-		$(BUILD)/obj/plugin/target.o $(BUILD)/libcudainspect.a $(READER_LIBS)
+		$(BUILD)/obj/plugin/target.o $(BUILD)/libcudainspect.a $(READER_LIBS_NO_MERGE)
 
 .PHONY: wheel
 wheel: $(BUILD)/cudainspect $(BUILD)/libcudainspect-rec.so $(BUILD)/cudainspect.so \
