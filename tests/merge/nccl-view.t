@@ -22,7 +22,9 @@ ok "rank 0 left a hang snapshot" test -n "$hang"
 
 # A waiting rank: the collective it hangs in, with its number, from its stream's breadcrumb.
 sum=$("$CI" --width 100 "$hang")
-comm=$(jq -r '.job.communicators[0].id' <<<"$("$CI" --json "$hang")")
+# The id as the text writes it, 16 digits (JSON's hex has no leading zeros).
+pad16() { printf '%16s' "${1#0x}" | tr ' ' 0; }
+comm=0x$(pad16 "$(jq -r '.job.communicators[0].id' <<<"$("$CI" --json "$hang")")")
 like "$sum" "NCCL      rank 0 of 4 in $comm \(device 0, live, [0-9]+ collectives\)" \
 	"waiting rank, summary: its communicator with rank, size and the id of its JSON"
 like "$sum" "^            ncclAllReduce #$WAIT IN FLIGHT" \

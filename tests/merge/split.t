@@ -35,7 +35,7 @@ is "$(jq -c --arg w "$world" '[.waits[] | select(.communicator == $w) | [.nranks
 is "$(jq -c '.ranks[0].waits_in | [.communicator, .seq]' "$T/m.json")" "[\"$sub\",$((STEP + 1))]" \
 	"rank 0 waits in the split communicator"
 text=$("$CI" merge --width 120 "$T"/job/r*/)
-like "$text" "ncclAllReduce #$((STEP + 1)) of communicator ${sub#0x} \(2 ranks\): rank 0 waits in it; never arrived: rank $RANK\." \
+like "$text" "ncclAllReduce #$((STEP + 1)) of communicator $(printf '%16s' "${sub#0x}" | tr ' ' 0) \(2 ranks\): rank 0 waits in it; never arrived: rank $RANK\." \
 	"text: the split communicator's wait"
 like "$text" "ncclAllReduce #$((2 * STEP + 1)): ranks 1, 3 wait in it; never arrived: ranks 0, $RANK\." \
 	"text: the job's communicator's wait"
