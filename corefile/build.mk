@@ -108,7 +108,7 @@ FUZZ_TARGETS += fuzz-kernel-log
 # The merge's JSON reader (corefile/merge/facts_json.c: documents from other hosts, parsed by
 # jansson within bounds): its libFuzzer harness, on seeds of real documents
 # (tests/merge/fuzz-seeds.sh), run by tests/merge/fuzz.t and `make fuzz-merge-json`.
-FUZZ_MJ_OBJS := $(FUZZ_DIR)/obj/corefile/merge/facts_json.o $(FUZZ_DIR)/obj/corefile/merge/words.o \
+FUZZ_MJ_OBJS := $(FUZZ_DIR)/obj/corefile/merge/facts_json.o $(FUZZ_DIR)/obj/corefile/report/job_words.o \
                 $(FUZZ_DIR)/obj/corefile/base/errors.o $(FUZZ_DIR)/obj/corefile/base/names.o \
                 $(FUZZ_DIR)/obj/corefile/base/text.o $(FUZZ_DIR)/obj/corefile/base/demangle.o \
                 $(FUZZ_DIR)/obj/common/utf8.o

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge/merge.h"
 #include "session.h"
 
 /* The renderer's state around the writer (json_writer.c), whose calls the j_ names below
@@ -987,7 +986,7 @@ static void j_part_diagnosis(struct json *j)
 }
 
 /* Schema 5: what `cudainspect merge` needs of this process, so that a document from another
- * host merges like the core it came from (merge/facts.c; docs/JSON.md, "job"). */
+ * host merges like the core it came from (job_facts.c; docs/JSON.md, "job"). */
 static void j_part_job(struct json *j)
 {
 	struct ci_job_facts f;

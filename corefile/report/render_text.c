@@ -2,7 +2,7 @@
 /*
  * Stage 6, text: the one-screen summary (most important first, ending with what to do next) and
  * the views (contexts, streams, kernels, graphs, allocs, errors, threads, nccl, fault, all); the
- * NCCL state is read as the merge reads it (merge/facts.c).  Every string that comes from the
+ * NCCL state is read as the merge reads it (report/job_facts.c).  Every string that comes from the
  * record is scrubbed before it reaches the terminal; lines and paragraphs are wrapped at the
  * requested width, never cut.
  */
@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge/merge.h"
 #include "session.h"
 
 #define SUMMARY_FRAMES 3        /* launch-site and error-thread frames in the summary */
@@ -1307,7 +1306,7 @@ static void summary_next(struct ci_text_out *o, const char *sig)
 
 /* ---------------------------------------------------------------------------------------- */
 /* NCCL: the record's communicators and collectives, read as the merge reads them             */
-/* (merge/facts.c), so that the single report and `cudainspect merge` never disagree.        */
+/* (report/job_facts.c), so that the single report and `cudainspect merge` never disagree.        */
 
 /* Where collective C stands, in the words of the kernels view. */
 static const char *nccl_state_text(const struct ci_job_call *c)

@@ -18,8 +18,7 @@ TEST_DEPS += $(BUILD)/bench/reader/bigcore
 # its objects plus the output stages.  `make fuzz` runs it for FUZZ_SECONDS on synthetic
 # records; tests/reader/fuzz.t for a short while in `make check`.
 FUZZ_OUT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(foreach s,diagnose symbolize report,\
-                   $(filter-out corefile/report/hostside%.c,$(wildcard corefile/$(s)/*.c)))) \
-                 $(FUZZ_DIR)/obj/corefile/merge/facts.o $(FUZZ_DIR)/obj/corefile/merge/words.o
+                   $(filter-out corefile/report/hostside%.c,$(wildcard corefile/$(s)/*.c))))
 
 $(FUZZ_DIR)/fuzz_report: tests/reader/fuzz_report.c $(FUZZ_OBJS) $(FUZZ_OUT_OBJS)
 	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) \

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The words of the merge's facts (merge.h) and back: NCCL ops, communicator states and
+ * The words of a process's job facts (session.h) and back: NCCL ops, communicator states and
  * peer-memory kinds from record.h's lists, and where a collective stands; and the facts'
- * release and order.  Apart from the rest of the merge so that the JSON reader's fuzzer links
+ * release and order.  Apart from job_facts.c so that the merge's JSON reader's fuzzer links
  * it alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge/merge.h"
+#include "report/session.h"
+
 
 #define WORD_OF(name, value, word) [value] = word,
 static const char *const call_state_words[] = { CI_JOB_CALL_STATES(WORD_OF) };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What one record says about its process for a merge of the whole job (merge.h): taken from a
+ * What one record says about its process (session.h, "job facts"): taken from a
  * finished report, and written as the "job" part of the JSON document so that a document from
  * another host carries the same facts (facts_json.c reads them back).  Times are turned from
  * the record's CLOCK_MONOTONIC into CLOCK_REALTIME here, the only clock that compares across
@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge/merge.h"
 #include "model/model.h"
 #include "report/session.h"
 
