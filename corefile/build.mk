@@ -4,12 +4,17 @@
 # object) can link them.  Sources include the headers of other stages by their path under
 # corefile/ ("model/model.h").
 
-CI_STAGES   := base source gpucore model evidence diagnose symbolize report
+CI_STAGES   := base source gpucore model evidence diagnose symbolize report merge
 READER_SRCS := $(foreach s,$(CI_STAGES),$(wildcard corefile/$(s)/*.c))
 READER_OBJS := $(READER_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_SRCS    := $(wildcard corefile/cli/*.c)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
-READER_LIBS := -ldw -lelf -lzstd -lz -lpthread
+# jansson is used by merge's JSON reader alone (merge/facts_json.o), which only the CLI pulls
+# from the archive: the GDB plugin and its launcher link without it (READER_LIBS_NO_MERGE), so
+# they never need it at run time, --as-needed or not (tests/merge/deps.t); the wheel and `make
+# gpu-bundle` carry it with the CLI's other libraries.
+READER_LIBS_NO_MERGE := -ldw -lelf -lzstd -lz -lpthread
+READER_LIBS := $(READER_LIBS_NO_MERGE) -ljansson
 
 $(BUILD)/obj/corefile/%.o: corefile/%.c include/cudainspect/cudainspect.h include/cudainspect/record.h
 	@mkdir -p $(dir $@)
@@ -98,3 +103,28 @@ fuzz-kernel-log: $(FUZZ_DIR)/fuzz_kernel_log
 		>$(FUZZ_DIR)/fuzz_kernel_log.log 2>&1 || { tail -40 $(FUZZ_DIR)/fuzz_kernel_log.log; exit 1; }; \
 	grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(FUZZ_DIR)/fuzz_kernel_log.log | tail -2
 FUZZ_TARGETS += fuzz-kernel-log
+
+# ---------------------------------------------------------------------------------------------
+# The merge's JSON reader (corefile/merge/facts_json.c: documents from other hosts, parsed by
+# jansson within bounds): its libFuzzer harness, on seeds of real documents
+# (tests/merge/fuzz-seeds.sh), run by tests/merge/fuzz.t and `make fuzz-merge-json`.
+FUZZ_MJ_OBJS := $(FUZZ_DIR)/obj/corefile/merge/facts_json.o $(FUZZ_DIR)/obj/corefile/report/job_words.o \
+                $(FUZZ_DIR)/obj/corefile/base/errors.o $(FUZZ_DIR)/obj/corefile/base/names.o \
+                $(FUZZ_DIR)/obj/corefile/base/text.o $(FUZZ_DIR)/obj/corefile/base/demangle.o \
+                $(FUZZ_DIR)/obj/common/utf8.o
+$(FUZZ_DIR)/fuzz_merge_json: corefile/fuzz/fuzz_merge_json.c corefile/merge/merge.h $(FUZZ_MJ_OBJS)
+	$(CLANG) $(CPPFLAGS) -Icorefile $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_MJ_OBJS) -ljansson
+.SECONDARY: $(FUZZ_MJ_OBJS)
+FUZZ_HARNESSES := $(filter-out $(FUZZ_DIR)/fuzz_merge_json,$(FUZZ_HARNESSES))
+TEST_DEPS += $(FUZZ_DIR)/fuzz_merge_json
+
+.PHONY: fuzz-merge-json
+fuzz-merge-json: $(FUZZ_DIR)/fuzz_merge_json
+	@corpus=$(FUZZ_DIR)/corpus-fuzz_merge_json; mkdir -p $$corpus $(FUZZ_DIR)/artifacts; \
+	tests/merge/fuzz-seeds.sh $$corpus || exit 1; \
+	echo "fuzz: fuzz_merge_json for $(FUZZ_SECONDS)s (corpus $$corpus)"; \
+	$(FUZZ_DIR)/fuzz_merge_json -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/fuzz_merge_json- $$corpus \
+		>$(FUZZ_DIR)/fuzz_merge_json.log 2>&1 || { tail -40 $(FUZZ_DIR)/fuzz_merge_json.log; exit 1; }; \
+	grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(FUZZ_DIR)/fuzz_merge_json.log | tail -2
+FUZZ_TARGETS += fuzz-merge-json

@@ -17,7 +17,7 @@ $(BUILD)/obj/plugin/%.o: plugin/%.c plugin/target.h plugin/gdb-input.h include/c
 # cannot clash with anything GDB links.
 $(BUILD)/cudainspect.so: $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a plugin/exports.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=plugin/exports.map -Wl,-z,defs \
-		-o $@ $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a $(READER_LIBS)
+		-o $@ $(PLUGIN_OBJS) $(BUILD)/libcudainspect.a $(READER_LIBS_NO_MERGE)
 
 ALL += $(BUILD)/cudainspect.so
 
@@ -30,7 +30,7 @@ GDB_RUN_OBJS := $(BUILD)/obj/plugin/gdb_run.o $(BUILD)/obj/plugin/gdb_input.o $(
 
 $(BUILD)/obj/plugin/gdb_run.o: CPPFLAGS += -DCUDAINSPECT_CLI_PATH='"$(abspath $(BUILD))/cudainspect"'
 $(BUILD)/cudainspect-gdb-run: $(GDB_RUN_OBJS) $(BUILD)/libcudainspect.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(GDB_RUN_OBJS) $(BUILD)/libcudainspect.a $(READER_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(GDB_RUN_OBJS) $(BUILD)/libcudainspect.a $(READER_LIBS_NO_MERGE)
 
 $(BUILD)/cudainspect-views.txt: $(BUILD)/cudainspect
 	$(BUILD)/cudainspect --list-views > $@.tmp && mv $@.tmp $@
@@ -73,7 +73,7 @@ install-recorder: $(BUILD)/libcudainspect-rec.so
 $(BUILD)/install$(BINDIR)/cudainspect-gdb-run: plugin/gdb_run.c $(BUILD)/obj/plugin/gdb_input.o $(BUILD)/obj/plugin/target.o $(BUILD)/libcudainspect.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DCUDAINSPECT_CLI_PATH='"$(BINDIR)/cudainspect"' $(CFLAGS) $(LDFLAGS) -o $@ $< \
-		$(BUILD)/obj/plugin/gdb_input.o $(BUILD)/obj/plugin/target.o $(BUILD)/libcudainspect.a $(READER_LIBS)
+		$(BUILD)/obj/plugin/gdb_input.o $(BUILD)/obj/plugin/target.o $(BUILD)/libcudainspect.a $(READER_LIBS_NO_MERGE)
 
 install-gdb: $(BUILD)/cudainspect.so plugin/cudainspect.gdb.in plugin/expand.awk $(BUILD)/cudainspect-views.txt $(BUILD)/install$(BINDIR)/cudainspect-gdb-run
 	install -D -m 644 $(BUILD)/cudainspect.so $(DESTDIR)$(JIT_READER_DIR)/cudainspect.so

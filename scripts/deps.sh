@@ -12,6 +12,7 @@ packages=(
 	clang libclang-rt-14-dev # libFuzzer harnesses, sanitizer runtimes
 	binutils file procps
 	jq                       # reader tests: check the JSON documents
+	libjansson-dev           # reader: `cudainspect merge` parses the JSON documents of other hosts
 	librsvg2-bin libxml2-utils # tests/reader/timeline.t: draw the --timeline SVG (rsvg-convert),
 	                         # check it is well-formed XML (xmllint)
 	python3 python3-venv     # tests/python: the Python engine, pystack's virtual environment

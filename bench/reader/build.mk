@@ -24,3 +24,11 @@ bench-reader-klog: $(BUILD)/bench/reader/measure $(BUILD)/xidengine
 	@CI_BUILD=$(abspath $(BUILD)) bench/reader/klog.sh
 
 BENCH_TARGETS += bench-reader-klog
+
+# `cudainspect merge` of 8 and 64 real ranks' snapshots and of 1,024 JSON documents
+# (bench/reader/merge.sh; docs/PERFORMANCE.md, "Merge").
+.PHONY: bench-reader-merge
+bench-reader-merge: $(BUILD)/bench/reader/measure $(BUILD)/ncclengine $(BUILD)/cudainspect
+	@CI_BUILD=$(abspath $(BUILD)) bench/reader/merge.sh
+
+BENCH_TARGETS += bench-reader-merge

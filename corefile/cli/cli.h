@@ -45,6 +45,9 @@ struct ci_evidence;
 void cli_no_record_report(const struct cli_inspect_args *a, const struct ci_error *why,
 			  const struct ci_evidence *klog);
 
+/* `cudainspect merge ...`: ARGV[0] is "merge".  Returns the process exit code. */
+int cli_merge(int argc, char **argv);
+
 /* `cudainspect record ...`: ARGV[0] is "record".  Returns the process exit code. */
 int cli_record(int argc, char **argv);
 /* The recorder library `record` preloads (record.c): libcudainspect-rec.so next to this

@@ -29,6 +29,7 @@ static const char usage_text[] =
 	"       cudainspect [OPTIONS] --pid PID [VIEW]\n"
 	"       cudainspect [OPTIONS] --coredump PID|MATCH [VIEW]\n"
 	"       cudainspect record [OPTIONS] -- CMD [ARGS...]\n"
+	"       cudainspect merge [OPTIONS] INPUT...\n"
 	"\n"
 	"Say what the GPU was doing when a CUDA program died: the faulting kernel, what\n"
 	"was pending on each stream, which allocation a bad pointer belongs to, and where\n"

@@ -1040,6 +1040,21 @@ static void j_part_diagnosis(struct json *j)
 	j_close(j);
 }
 
+/* Schema 5: what `cudainspect merge` needs of this process, so that a document from another
+ * host merges like the core it came from (job_facts.c; docs/JSON.md, "job"). */
+static void j_part_job(struct json *j)
+{
+	struct ci_job_facts f;
+	struct ci_error *err = ci_job_facts_from_report(j->r, &f);
+	if (err) {
+		ci_error_destroy(err);
+		j_null(j, "job");
+		return;
+	}
+	ci_job_facts_write(&j->w, "job", &f);
+	ci_job_facts_deinit(&f);
+}
+
 static void j_part_warnings(struct json *j)
 {
 	const struct ci_report *report = j->r;
@@ -1067,6 +1082,7 @@ static void (*const parts[])(struct json *) = {
 	j_part_threads,
 	j_part_graphs,
 	j_part_diagnosis,
+	j_part_job,
 	j_part_warnings,
 };
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stage 6, text: the one-screen summary (most important first, ending with what to do next) and
- * the views (contexts, streams, kernels, allocs, errors, threads, fault, all).  Every string
- * that comes from the record is scrubbed before it reaches the terminal; lines and paragraphs
- * are wrapped at the requested width, never cut.
+ * the views (contexts, streams, kernels, graphs, allocs, errors, threads, nccl, fault, all); the
+ * NCCL state is read as the merge reads it (report/job_facts.c).  Every string that comes from the
+ * record is scrubbed before it reaches the terminal; lines and paragraphs are wrapped at the
+ * requested width, never cut.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -20,6 +21,8 @@
 #define SUMMARY_ATTRIBUTIONS 3
 #define SUMMARY_STREAMS 2
 #define SUMMARY_WARNINGS 3
+#define SUMMARY_NCCL_COMMS 2    /* communicators the summary names */
+#define NCCL_CALLS_DEFAULT 20   /* collectives per communicator the nccl view shows */
 
 struct ci_text_out {
 	FILE *f;
@@ -1368,6 +1371,109 @@ static void summary_next(struct ci_text_out *o, const char *sig)
 			 "the file it came from");
 }
 
+
+/* ---------------------------------------------------------------------------------------- */
+/* NCCL: the record's communicators and collectives, read as the merge reads them             */
+/* (report/job_facts.c), so that the single report and `cudainspect merge` never disagree.        */
+
+/* Where collective C stands, in the words of the kernels view. */
+static const char *nccl_state_text(const struct ci_job_call *c)
+{
+	switch (c->state) {
+	case CI_JOB_CALL_FINISHED: return "finished";
+	case CI_JOB_CALL_IN_FLIGHT: return "IN FLIGHT";
+	case CI_JOB_CALL_NOT_STARTED: return "not started";
+	case CI_JOB_CALL_FAILED: return "FAILED";
+	}
+	return "unknown";
+}
+
+/* Not known to have finished, and not a guess: in flight, not started or refused. */
+static bool nccl_unfinished(const struct ci_job_call *c)
+{
+	return c->state == CI_JOB_CALL_IN_FLIGHT || c->state == CI_JOB_CALL_NOT_STARTED ||
+	       c->state == CI_JOB_CALL_FAILED;
+}
+
+/* "ncclAllReduce #7 IN FLIGHT, past the hang timeout" (the summary's words). */
+static void nccl_call_words(const struct ci_job_call *c, char *buf, size_t n)
+{
+	if (c->op_seq)
+		snprintf(buf, n, "%s #%" PRIu64 " %s%s", ci_job_op_api(c->op), c->op_seq,
+			 nccl_state_text(c), c->timeout ? ", past the hang timeout" : "");
+	else
+		snprintf(buf, n, "%s refused (ncclResult %" PRId32 ")", ci_job_op_api(c->op), c->result);
+}
+
+/* "0x9f3c…: rank 3 of 4, device 0, live, 6 collectives". */
+static void nccl_comm_words(const struct ci_job_comm *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "communicator 0x%016" PRIx64 ": rank %" PRId32 " of %" PRId32
+		 ", device %" PRId32 ", %s, %" PRIu64 " collective%s", c->comm_id, c->rank, c->nranks,
+		 c->device, ci_job_comm_state_word(c->state), c->colls, c->colls == 1 ? "" : "s");
+}
+
+/* The facts of the report, or false (said on the output) when they cannot be had. */
+static bool nccl_facts(struct ci_text_out *o, struct ci_job_facts *f)
+{
+	struct ci_error *err = ci_job_facts_from_report(o->r, f);
+	if (!err)
+		return true;
+	line(o, "  NCCL state not shown: %s", err->message);
+	ci_error_destroy(err);
+	return false;
+}
+
+/* The summary's lines, in its header block ("NCCL      ..."): a line per communicator (at most
+ * SUMMARY_NCCL_COMMS), and under it its oldest collective not finished with how many more are
+ * not (else its newest); nothing for a process without NCCL. */
+static void summary_nccl(struct ci_text_out *o)
+{
+	if (!o->m->nccl_comm_count)
+		return;
+	struct ci_job_facts f;
+	if (!nccl_facts(o, &f))
+		return;
+	char buf[256], cmd[1280];
+	for (size_t i = 0; i < f.comm_count && i < SUMMARY_NCCL_COMMS; i++) {
+		const struct ci_job_comm *c = &f.comms[i];
+		const struct ci_job_call *newest = NULL, *oldest = NULL;
+		size_t unfinished = 0;
+		uint64_t reached = 0; /* the newest numbered one before OLDEST */
+		for (size_t k = 0; k < f.call_count; k++) {
+			const struct ci_job_call *x = &f.calls[k];
+			if (x->comm_id != c->comm_id)
+				continue;
+			newest = x;
+			if (nccl_unfinished(x) && !unfinished++)
+				oldest = x;
+		}
+		for (size_t k = 0; oldest && k < f.call_count; k++) {
+			const struct ci_job_call *x = &f.calls[k];
+			if (x->comm_id == c->comm_id && x != oldest && x->op_seq > reached &&
+			    x->time_ns <= oldest->time_ns)
+				reached = x->op_seq;
+		}
+		line(o, "%srank %" PRId32 " of %" PRId32 " in 0x%016" PRIx64 " (device %" PRId32
+		     ", %s, %" PRIu64 " collectives)", i ? "          " : "NCCL      ", c->rank, c->nranks,
+		     c->comm_id, c->device, ci_job_comm_state_word(c->state), c->colls);
+		if (!newest)
+			continue;
+		nccl_call_words(oldest ? oldest : newest, buf, sizeof buf);
+		size_t at = strlen(buf);
+		/* A refused call has no number: the one it would have followed says when. */
+		if (oldest && !oldest->op_seq && reached)
+			at += (size_t)snprintf(buf + at, sizeof buf - at, " after #%" PRIu64, reached);
+		if (unfinished > 1 && at < sizeof buf)
+			snprintf(buf + at, sizeof buf - at, ", then %zu more not finished", unfinished - 1);
+		line(o, "            %s%s", oldest ? "" : "newest: ", buf);
+	}
+	if (f.comm_count > SUMMARY_NCCL_COMMS)
+		line(o, "          and %zu more communicators: %s", f.comm_count - SUMMARY_NCCL_COMMS,
+		     view_cmd(o, "nccl", "", cmd, sizeof cmd));
+	ci_job_facts_deinit(&f);
+}
+
 static void print_warnings(struct ci_text_out *o, size_t max)
 {
 	size_t total = 0, shown = 0;
@@ -1410,6 +1516,7 @@ void ci_text_summary(struct ci_text_out *o)
 	heading(o, title);
 	summary_process(o);
 	summary_error(o, true);
+	summary_nccl(o);
 	summary_fault(o);
 	if (o->d->gpu && o->d->gpu->agrees && o->d->gpu->launch != o->d->faulting_launch)
 		gpu_core_lines(o); /* matched, but a stronger rule kept its own launch */
@@ -2112,6 +2219,68 @@ static void view_record(struct ci_text_out *o)
 	}
 }
 
+void ci_text_nccl(struct ci_text_out *o)
+{
+	struct ci_job_facts f;
+	heading(o, "NCCL communicators");
+	if (!nccl_facts(o, &f))
+		return;
+	if (!f.comm_count) {
+		line(o, "  none recorded: the process made no NCCL call the recorder saw (the recorder "
+			"interposes libnccl.so.2's public API)");
+		ci_job_facts_deinit(&f);
+		return;
+	}
+	char cnt[32], buf[256];
+	size_t want = o->o->last ? o->o->last : NCCL_CALLS_DEFAULT;
+	for (size_t i = 0; i < f.comm_count; i++) {
+		const struct ci_job_comm *c = &f.comms[i];
+		nccl_comm_words(c, buf, sizeof buf);
+		if (i)
+			fputc('\n', o->f);
+		line(o, "%s", buf);
+		if (c->parent_id)
+			line(o, "  split from communicator 0x%016" PRIx64, c->parent_id);
+		if (c->result)
+			line(o, "  its init returned ncclResult %" PRId32, c->result);
+		if (c->async_error)
+			line(o, "  ncclCommGetAsyncError reported ncclResult %" PRId32, c->async_error);
+		size_t total = 0, shown = 0;
+		for (size_t k = 0; k < f.call_count; k++)
+			total += f.calls[k].comm_id == c->comm_id;
+		if (!total) {
+			line(o, "  no collective recorded");
+			continue;
+		}
+		/* The newest WANT, oldest first (calls are sorted by number; refused ones first). */
+		line(o, "  %-6s %-20s %-12s %-12s %-8s %-6s %s", "#", "call", "state", "elements",
+		     "datatype", "redop", "peer");
+		for (size_t k = 0; k < f.call_count; k++) {
+			const struct ci_job_call *x = &f.calls[k];
+			if (x->comm_id != c->comm_id || total - shown++ > want)
+				continue;
+			char seq[24], note[64];
+			snprintf(seq, sizeof seq, x->op_seq ? "%" PRIu64 : "-", x->op_seq);
+			if (x->state == CI_JOB_CALL_FAILED)
+				snprintf(note, sizeof note, " returned ncclResult %" PRId32, x->result);
+			else
+				snprintf(note, sizeof note, "%s", x->timeout ? " past the hang timeout" : "");
+			line(o, "  %-6s %-20s %-12s %-12s %-8" PRId32 " %-6" PRId32 " %" PRId32 "%s", seq,
+			     ci_job_op_api(x->op), nccl_state_text(x), ci_fmt_count(x->count, cnt, sizeof cnt),
+			     x->datatype, x->redop, x->peer, note);
+		}
+		if (total > want)
+			line(o, "  (%zu older not shown: --last N shows N)", total - want);
+	}
+	fputc('\n', o->f);
+	para(o, "", 0, "States come from each collective's stream breadcrumb: IN FLIGHT is reached "
+		 "on the stream (waiting for the other ranks, or running), not started is behind "
+		 "unfinished work.  An abort ends the collectives in flight, so after one they read "
+		 "finished: \"past the hang timeout\" marks the one that waited (the recorder's "
+		 "CUDAINSPECT_NCCL_TIMEOUT).  For the whole job: cudainspect merge.");
+	ci_job_facts_deinit(&f);
+}
+
 void ci_text_all(struct ci_text_out *o)
 {
 	static ci_text_view_fn *const parts[] = {
@@ -2120,6 +2289,11 @@ void ci_text_all(struct ci_text_out *o)
 	};
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
 		parts[i](o);
+		fputs("\n\n", o->f);
+	}
+	/* NCCL only where there is some: the other reports stay as they were. */
+	if (o->m->nccl_comm_count) {
+		ci_text_nccl(o);
 		fputs("\n\n", o->f);
 	}
 	view_record(o);

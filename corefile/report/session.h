@@ -115,7 +115,8 @@ struct ci_error *ci_text_print(FILE *f, const struct ci_report *report,
 			       const struct ci_render_options *opts, ci_text_view_fn *view);
 /* The text views (render_text.c). */
 ci_text_view_fn ci_text_summary, ci_text_fault, ci_text_contexts, ci_text_streams,
-	ci_text_kernels, ci_text_graphs, ci_text_allocs, ci_text_errors, ci_text_threads, ci_text_all;
+	ci_text_kernels, ci_text_graphs, ci_text_allocs, ci_text_errors, ci_text_threads, ci_text_all,
+	ci_text_nccl;
 
 
 
@@ -312,5 +313,99 @@ struct ci_hostside {
 	char *next_command;      /* `cudainspect record -- ...`, shell-quoted */
 	struct ci_warnings warnings;
 };
+
+/* ---------------------------------------------------------------------------------------- */
+/* A process's job facts (job_facts.c, job_words.c): who it is, its NCCL communicators and
+ * collectives with their states, and the memory it shared with its peers, as the JSON
+ * document's "job" part, the nccl view and the summary's NCCL lines show them, and as the merge
+ * stage (corefile/merge/) reads them from every rank's input.                                */
+
+struct ci_json;
+
+
+/* Where a collective stands, from its stream's breadcrumb (docs/FORMAT.md, "NCCL"). */
+#define CI_JOB_CALL_STATES(X)                                                                \
+	X(CI_JOB_CALL_UNKNOWN, 0, "unknown")                                                \
+	X(CI_JOB_CALL_NOT_STARTED, 1, "not_started")                                        \
+	X(CI_JOB_CALL_IN_FLIGHT, 2, "in_flight")                                            \
+	X(CI_JOB_CALL_FINISHED, 3, "finished")                                              \
+	X(CI_JOB_CALL_FAILED, 4, "failed") /* the call returned an error: never enqueued */
+#define CI_JOB_ENUM_ENTRY(name, value, word) name = value,
+enum ci_job_call_state { CI_JOB_CALL_STATES(CI_JOB_ENUM_ENTRY) };
+const char *ci_job_call_state_name(unsigned s);
+bool ci_job_call_state_parse(const char *word, unsigned *ret);
+
+/* One collective (or a refused call) of a communicator, times on CLOCK_REALTIME. */
+struct ci_job_call {
+	uint64_t comm_id;
+	uint64_t op_seq;          /* 0 for a refused call */
+	uint64_t count;
+	uint64_t time_ns;
+	uint32_t op;              /* enum ci_nccl_op */
+	int32_t datatype, redop, peer, result;
+	unsigned state;           /* enum ci_job_call_state */
+	bool timeout;             /* flagged by the recorder's hang watchdog */
+};
+
+struct ci_job_comm {
+	uint64_t comm_id;
+	uint64_t parent_id;
+	uint64_t colls;           /* collectives issued */
+	uint64_t end_ns;          /* destroy, finalize or abort (realtime), 0 while live */
+	int32_t rank, nranks, device, async_error, result;
+	uint32_t state;           /* enum ci_nccl_comm_state */
+};
+
+struct ci_job_peer {
+	uint64_t key, address, size, time_ns;
+	uint32_t kind;            /* enum ci_peer_kind */
+	int32_t device;
+};
+
+struct ci_job_env {
+	char *name, *value;
+};
+
+/* What one input says about its process, everything the merge reads. */
+struct ci_job_facts {
+	char host[CI_NAME_MAX];
+	char boot_id[33];         /* hex, "" unknown */
+	uint32_t pid;
+	uint64_t start_ns;        /* the record's start, realtime */
+	uint64_t end_ns;          /* the newest thing the input knows of (exit, signal, the newest
+				     entry), realtime */
+	char reason[16];          /* snapshot reason word, "" when not a snapshot */
+	char kind[16];            /* the source kind ("core", "snapshot", "file", ...) */
+	unsigned verdict;         /* enum ci_verdict */
+	int32_t signal;
+	char *headline;           /* the diagnosis in one line (scrubbed by the renderer) */
+	char fingerprint[24];
+	uint64_t failure_ns;      /* the first sticky error (or failed call), realtime, 0 none */
+	uint64_t fault_address;   /* the address the diagnosis blames (argument or Xid page), 0 */
+	uint64_t missing;         /* record entries the input lacks (truncated, not captured) */
+	struct ci_job_env *vars; size_t var_count;
+	struct ci_job_comm *comms; size_t comm_count;
+	struct ci_job_call *calls; size_t call_count; /* by comm, then op_seq */
+	struct ci_job_peer *peers; size_t peer_count;
+};
+
+void ci_job_facts_deinit(struct ci_job_facts *f);
+/* The facts of REPORT (made for JSON: a full model). */
+struct ci_error *ci_job_facts_from_report(const struct ci_report *report,
+					  struct ci_job_facts *ret);
+/* Write F as the "job" object of a JSON document (docs/JSON.md, "job"). */
+void ci_job_facts_write(struct ci_json *w, const char *key, const struct ci_job_facts *f);
+/* The record's words for NCCL ops, communicator states and peer-memory kinds (record.h's
+ * lists) and back (0: not one). */
+const char *ci_job_op_word(uint32_t op);
+const char *ci_job_comm_state_word(uint32_t state);
+const char *ci_job_peer_kind_word(uint32_t kind);
+uint32_t ci_job_op_value(const char *word);
+/* The API function of an op ("ncclAllReduce"), "an NCCL call" for an unknown one. */
+const char *ci_job_op_api(uint32_t op);
+uint32_t ci_job_comm_state_value(const char *word);
+uint32_t ci_job_peer_kind_value(const char *word);
+/* Sort calls by communicator and number (after filling them). */
+void ci_job_facts_sort(struct ci_job_facts *f);
 
 #endif /* CI_SESSION_H */

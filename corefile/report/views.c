@@ -55,6 +55,13 @@ static const struct ci_view_row rows[] = {
 	    "Host threads with their stacks and the CUDA calls they made last.",
 	    "Usage: cuda threads [--thread TID]" },
 	  CI_NEEDS_THREADS, ci_text_threads },
+	{ { "nccl", CI_VIEW_NCCL, CI_FILTER_LAST,
+	    "NCCL communicators (rank, size, device, state) and their newest collectives with\n"
+	    "their numbers and where each stands on its stream.",
+	    "Usage: cuda nccl [N]\n"
+	    "N is how many collectives to show per communicator (default 20).\n"
+	    "The whole job's records side by side: cudainspect merge (docs/CLI.md)." },
+	  0, ci_text_nccl },
 	{ { "all", CI_VIEW_ALL,
 	    CI_FILTER_STREAM | CI_FILTER_THREAD | CI_FILTER_KERNEL | CI_FILTER_LAST |
 		    CI_FILTER_FREED,

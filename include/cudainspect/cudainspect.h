@@ -838,6 +838,7 @@ enum ci_view {
 	CI_VIEW_FAULT,
 	CI_VIEW_ALL,
 	CI_VIEW_GRAPHS,
+	CI_VIEW_NCCL,
 };
 
 /* The filters a view may accept (ci_view_info.filters): X(NAME, BIT, OPTION), NAME = 1 << BIT. */
@@ -904,7 +905,7 @@ struct ci_error *ci_render_text(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
 /* One JSON document (schema: docs/JSON.md, "version" key first), the whole report whatever the
  * view: the report must have been made for JSON (ci_request.json). */
-#define CI_JSON_SCHEMA_VERSION 4
+#define CI_JSON_SCHEMA_VERSION 5
 struct ci_error *ci_render_json(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
 
@@ -1047,6 +1048,33 @@ const struct ci_evidence *ci_report_evidence(const struct ci_report *report);
  * (error, faulting kernel, launch site, relation of the bad address), space-separated. */
 const char *ci_report_fingerprint(const struct ci_report *report);
 const char *ci_report_fingerprint_basis(const struct ci_report *report);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Merge: the records of a whole job (corefile/merge/, docs/CLI.md "merge")                   */
+
+/* A merge of the inputs of one job (one per rank: cores, snapshots, persistent record files,
+ * or JSON documents of `cudainspect --json`, schema 5 and later) into one report: each rank's
+ * state, the first failure by the communicators' collective numbers, who waits for whom, and
+ * mismatched collectives.  A bad input never fails the merge: it is named in the report. */
+struct ci_merge;
+/* REQ: how cores and record files are read (its source and symbol options; the merge makes the
+ * summary's report of each); NULL: default source options, no symbols. */
+struct ci_error *ci_merge_create(const struct ci_request *req, struct ci_merge **ret);
+/* Add PATH: a file, or a directory whose files (and subdirectories, 4 levels deep) are taken
+ * when their names look like inputs (core*, *.core, *.cisnap, *.cirec, *.json).  Fails only
+ * when out of memory; an input that cannot be read is kept as a note. */
+struct ci_error *ci_merge_add(struct ci_merge *merge, const char *path);
+/* Add a JSON document held in memory (fuzzers, tests), named NAME in the report. */
+struct ci_error *ci_merge_add_json(struct ci_merge *merge, const char *name, const char *buf,
+				   size_t len);
+/* Print the merged report: text WIDTH columns wide (0: 100), or the JSON document (docs/JSON.md,
+ * "The merge document", CI_MERGE_SCHEMA_VERSION). */
+#define CI_MERGE_SCHEMA_VERSION 1
+struct ci_error *ci_merge_render(FILE *out, struct ci_merge *merge, bool json, unsigned width);
+/* How many inputs were added, and how many of them could be used. */
+size_t ci_merge_input_count(const struct ci_merge *merge);
+size_t ci_merge_usable_count(const struct ci_merge *merge);
+void ci_merge_destroy(struct ci_merge *merge);
 
 #ifdef __cplusplus
 }

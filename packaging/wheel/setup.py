@@ -35,7 +35,8 @@ setup(
                                       "cudainspect-gdb-run = cudainspect:gdb_run"]},
     # The manual pages where man finds them for a program in PREFIX/bin: PREFIX/share/man.
     data_files=[("share/man/man1", ["cudainspect/share/man/man1/cudainspect.1",
-                                    "cudainspect/share/man/man1/cudainspect-record.1"]),
+                                    "cudainspect/share/man/man1/cudainspect-record.1",
+                                    "cudainspect/share/man/man1/cudainspect-merge.1"]),
                 ("share/man/man7", ["cudainspect/share/man/man7/libcudainspect-rec.7"])],
     python_requires=">=3.8",
     distclass=BinaryDistribution,

@@ -4,7 +4,8 @@
  * its functions with dlsym (ncclengine-linked calls them through its own symbols, linked with
  * -lnccl, as PyTorch does).  Run without --rank it is the launcher: it makes the unique id, starts
  * N copies of itself with --rank and the usual launcher variables (RANK, WORLD_SIZE, LOCAL_RANK,
- * LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), and waits for them.
+ * LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT), and waits for them; with --rank-dir PREFIX rank R
+ * runs in the directory PREFIX<R> (made), so that each rank leaves its own core and snapshots.
  *
  * Each rank: a communicator of N ranks (ncclCommInitRank), a stream, and for every decode step
  * LAYERS times a column-parallel matvec (tp_matvec) followed by an all-reduce of its output, then
@@ -21,7 +22,14 @@
  *   desync   the rank skips the first all-reduce of that step: its collectives are one behind
  *            from there on; it finishes its loop, the others hang in their last all-reduce.
  *   api      the rank passes an invalid datatype to that all-reduce (ncclInvalidArgument); it
- *            says so, aborts its communicator and exits 1; the others hang.
+ *            says so, aborts its communicator and exits 1; the others hang.  With --split even
+ *            and an even rank, it is the step's all-reduce of the split communicator instead:
+ *            the other even ranks hang in that one, the odd ranks in the step's first
+ *            all-reduce of the whole communicator.
+ *
+ * --split even: the even ranks also form a communicator of their own (ncclCommSplit, color 0;
+ * the odd ranks pass NCCL_SPLIT_NOCOLOR), as pipeline stages or a second tensor-parallel group
+ * do, and each step begins with an all-reduce on it, on the same stream.
  *
  * stdout: "ncclengine: rank R: ..." lines; the launcher's "ncclengine: rank R exited with status
  * S" / "was killed by signal S" for each rank.  Exit status: the launcher 0 when every rank
@@ -35,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,7 +78,8 @@ static const char tp_ptx[] =
 /* The NCCL functions the engine calls. */
 #define NCCL_FUNCS(X)                                                                          \
 	X(ncclGetUniqueId) X(ncclCommInitRank) X(ncclCommDestroy) X(ncclCommAbort)             \
-	X(ncclCommGetAsyncError) X(ncclAllReduce) X(ncclGetErrorString) X(ncclGetLastError)
+	X(ncclCommGetAsyncError) X(ncclAllReduce) X(ncclGetErrorString) X(ncclGetLastError)    \
+	X(ncclCommSplit)
 #define NCCL_FIELD(f) __typeof__(&f) f;
 static struct { NCCL_FUNCS(NCCL_FIELD) } nccl;
 
@@ -90,9 +100,11 @@ static void nccl_open(void)
 }
 
 /* Options. */
+static const char *rank_dir; /* --rank-dir PREFIX: rank R runs in PREFIX<R>/ */
 static int ranks = 2, steps = 20, layers = 2, rank = -1, fault_rank = -1, fault_step = -1;
 static double watchdog_s = 5;
 static const char *fault = "none";
+static const char *split = "none";
 
 /* ---- the launcher ---------------------------------------------------------------------------- */
 
@@ -125,6 +137,14 @@ static int launch(char **argv)
 				snprintf(spec, sizeof spec, "tp_matvec@%d", fault_step * layers + 1);
 				setenv("CUDASIM_FAULT", spec, 1);
 			}
+			/* One directory per rank, as a job leaves its cores on shared storage (the
+			 * cores of one directory would all be named "core"). */
+			if (rank_dir) {
+				char dir[4096];
+				snprintf(dir, sizeof dir, "%s%d", rank_dir, r2);
+				if ((mkdir(dir, 0755) != 0 && errno != EEXIST) || chdir(dir) != 0)
+					engine_die(1, "%s: %s", dir, strerror(errno));
+			}
 			char *args[64];
 			int n = 0;
 			for (int i = 0; argv[i] && n < 60; i++)
@@ -154,6 +174,7 @@ static int launch(char **argv)
 /* ---- a rank ---------------------------------------------------------------------------------- */
 
 static ncclComm_t comm;
+static ncclComm_t sub;                  /* --split even: the even ranks' communicator, else NULL */
 static CUstream stream;
 static uint64_t colls;                  /* all-reduces issued */
 static volatile uint64_t waiting_since; /* the step being waited for began (0: none) */
@@ -188,6 +209,8 @@ static void *watchdog(void *arg)
 		printf("ncclengine: rank %d: aborting the communicator (step %d)\n", rank, waiting_step);
 		fflush(stdout);
 		aborting = 1;
+		if (sub)
+			nccl.ncclCommAbort(sub);
 		nccl.ncclCommAbort(comm);
 		abort();
 	}
@@ -239,15 +262,37 @@ static int run_rank(void)
 	printf("ncclengine: rank %d of %d on device %d, pid %d\n", rank, ranks, (int)dev,
 	       (int)getpid());
 	fflush(stdout);
+	if (!strcmp(split, "even")) {
+		r = nccl.ncclCommSplit(comm, rank % 2 ? NCCL_SPLIT_NOCOLOR : 0, rank, &sub, NULL);
+		if (r != ncclSuccess)
+			engine_die(1, "rank %d: ncclCommSplit: %s", rank, nccl.ncclGetErrorString(r));
+	}
 	pthread_t wd;
 	pthread_create(&wd, NULL, watchdog, NULL);
 
 	void *mv[] = { &w, &x, &y, &rows, &cols };
 	void *sm[] = { &x, &token, &n };
 	for (int step = 0; step < steps; step++) {
+		if (sub) {
+			bool here = rank == fault_rank && step == fault_step && !strcmp(fault, "api");
+			if (here)
+				printf("ncclengine: rank %d: planted: datatype 42 in the split "
+				       "communicator's all-reduce %d\n", rank, step + 1);
+			r = nccl.ncclAllReduce((void *)y, (void *)x, HIDDEN,
+					       here ? (ncclDataType_t)42 : ncclFloat, ncclSum, sub, stream);
+			if (r != ncclSuccess) {
+				printf("ncclengine: rank %d: NCCL error in ncclAllReduce: %s (%s)\n", rank,
+				       nccl.ncclGetErrorString(r), nccl.ncclGetLastError(sub));
+				fflush(stdout);
+				nccl.ncclCommAbort(sub);
+				nccl.ncclCommAbort(comm);
+				exit(1);
+			}
+		}
 		for (int l = 0; l < layers; l++) {
 			launch_kernel(matvec, mv);
-			bool here = rank == fault_rank && step == fault_step && l == 0;
+			bool here = rank == fault_rank && step == fault_step && l == 0 &&
+				    !(sub && !strcmp(fault, "api"));
 			if (here && !strcmp(fault, "desync")) {
 				printf("ncclengine: rank %d: planted: skipping all-reduce %llu (step %d)\n",
 				       rank, (unsigned long long)colls + 1, step);
@@ -285,6 +330,8 @@ static int run_rank(void)
 	}
 	finished = 1;
 	pthread_join(wd, NULL);
+	if (sub)
+		nccl.ncclCommDestroy(sub);
 	r = nccl.ncclCommDestroy(comm);
 	printf("ncclengine: rank %d: %d steps, %llu all-reduces, destroy: %s\n", rank, steps,
 	       (unsigned long long)colls, nccl.ncclGetErrorString(r));
@@ -295,7 +342,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: ncclengine [--ranks N] [--steps S] [--layers L] [--watchdog SEC]\n"
 			"                  [--fault none|device|desync|api] [--fault-rank R] "
-			"[--fault-step K] [--rank R]\n");
+			"[--fault-step K] [--rank-dir PREFIX] [--rank R]\n"
+			"                  [--split none|even]\n");
 	exit(2);
 }
 
@@ -321,6 +369,10 @@ int main(int argc, char **argv)
 			fault_rank = (int)engine_parse_ulong(a, v, 0, 63);
 		else if (!strcmp(a, "--fault-step"))
 			fault_step = (int)engine_parse_ulong(a, v, 0, 1000000);
+		else if (!strcmp(a, "--split"))
+			split = v;
+		else if (!strcmp(a, "--rank-dir"))
+			rank_dir = v;
 		else if (!strcmp(a, "--rank"))
 			rank = (int)engine_parse_ulong(a, v, 0, 63);
 		else
@@ -329,6 +381,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(fault, "none") && strcmp(fault, "device") && strcmp(fault, "desync") &&
 	    strcmp(fault, "api"))
+		usage();
+	if (strcmp(split, "none") && strcmp(split, "even"))
 		usage();
 	if (fault_rank < 0)
 		fault_rank = ranks - 1;

@@ -51,9 +51,9 @@ gpu-prep: all $(GPU_PROBES)
 
 # A minimal copy of what run.sh needs (about 7 MiB), to carry to a GPU machine instead of all
 # of build/: `make gpu-bundle`, carry build-gpu, run `BUILD=build-gpu testcases/gpu/run.sh`.
-# The reader's shared libraries (elfutils, zstd, ...) go to build-gpu/lib, which the bundle's
-# cudainspect finds through its run path ($ORIGIN/lib), for machines without them; glibc itself
-# must be 2.34 or newer there.
+# The reader's shared libraries (elfutils, zstd, jansson for merge, ...) go to build-gpu/lib,
+# which the bundle's cudainspect finds through its run path ($ORIGIN/lib), for machines without
+# them; glibc itself must be 2.34 or newer there.
 GPU_BUNDLE ?= build-gpu
 .PHONY: gpu-bundle
 gpu-bundle: gpu-prep $(CLI_OBJS) $(BUILD)/libcudainspect.a $(BUILD)/bench/recorder/launchbench

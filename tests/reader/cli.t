@@ -111,7 +111,7 @@ filter_error() { # name regex args...
 	is "$out" "" "$name: prints no report"
 }
 filter_error "--stream on the summary" "--stream applies to the streams and kernels views" "$core" --stream 0x1
-filter_error "--last on the errors view" "--last applies to the kernels and allocs views" "$core" errors --last 3
+filter_error "--last on the errors view" "--last applies to the kernels, allocs and nccl views" "$core" errors --last 3
 filter_error "--freed on the kernels view" "--freed applies to the allocs view" "$core" kernels --freed
 filter_error "--kernel on the streams view" "--kernel applies to the kernels view" "$core" streams --kernel k
 filter_error "an unknown stream" "--stream 0x1234: the record has no stream with that handle or id \(it has 0x" \

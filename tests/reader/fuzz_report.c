@@ -32,6 +32,7 @@ static void render_all(const struct ci_report *r, FILE *sink)
 		{ .view = CI_VIEW_ALL, .width = 100, .freed = true },
 		{ .view = CI_VIEW_KERNELS, .width = 60, .has_stream_filter = true, .stream_filter = 0,
 		  .last = 5 },
+		{ .view = CI_VIEW_NCCL, .width = 80, .last = 3 },
 	};
 	struct ci_error *err;
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)

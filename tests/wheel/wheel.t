@@ -24,6 +24,8 @@ site=$("$V/bin/python" -c 'import cudainspect, os; print(os.path.dirname(cudains
 bin=$site/bin/cudainspect
 like "$(ldd "$bin")" "libdw[^ ]* => $site/\.\./cudainspect\.libs/|libdw[^ ]* => [^ ]*cudainspect\.libs/" \
 	"the installed CLI takes elfutils from the libraries grafted into the wheel"
+like "$(ldd "$bin")" "libjansson[^ ]* => [^ ]*cudainspect\.libs/" \
+	"and jansson (merge's JSON reader) too, for hosts without it"
 unlike "$(ldd "$bin")" "not found" "and nothing it needs is missing"
 ok "the recorder and the GDB plugin are in the package" test -f "$site/lib/libcudainspect-rec.so" -a -f "$site/lib/cudainspect.so"
 is "$("$V/bin/cudainspect" --print-preload)" "$("$V/bin/python" -c 'import cudainspect; print(cudainspect.RECORDER)')" \
@@ -42,6 +44,24 @@ if [ -x "$B/miniengine" ] && [ -e "$B/sim/libcuda.so.1" ]; then
 		grep -qaF "$site/lib/libcudainspect-rec.so" "${core:-/dev/null}"
 else
 	skip "miniengine or the simulated driver is not built" 3
+fi
+
+# merge through jansson from the wheel: a 2-rank job (a device fault planted on rank 1) under
+# the wheel's recorder, each rank's core turned into the JSON document of the wheel's CLI, the
+# documents merged by it.
+if [ -x "$B/ncclengine" ] && [ -e "$B/sim/libnccl.so.2" ] && command -v jq >/dev/null; then
+	mkdir -p "$T/job"
+	(cd "$T/job" && ulimit -c unlimited && LD_LIBRARY_PATH=$B/sim CUDASIM_KERNEL_US=100 \
+		LD_PRELOAD=$("$V/bin/cudainspect" --print-preload) CUDAINSPECT_QUIET=1 timeout 60 \
+		"$B/ncclengine" --ranks 2 --steps 4 --fault device --fault-rank 1 --watchdog 1 \
+		--rank-dir "$T/job/r") >"$T/job/out" 2>"$T/job/err"
+	for r in 0 1; do
+		"$V/bin/cudainspect" --json "$(ls "$T"/job/r$r/core* | head -1)" >"$T/job/rank$r.json"
+	done
+	is "$("$V/bin/cudainspect" merge --json "$T"/job/rank*.json | jq -c '[[.inputs[].status], .first_failure.rank]')" \
+		'[["used","used"],1]' "merge: the wheel's CLI reads both JSON documents and names rank 1"
+else
+	skip "ncclengine, the simulated NCCL or jq is missing"
 fi
 
 # A Python program whose CUDA error becomes an exception (tests/python/pyengine.py).

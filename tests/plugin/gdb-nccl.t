@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# GDB's `cuda nccl` on a real kernel core of a rank of ncclengine (a device fault planted on rank
+# 1 of 2: rank 0 hangs in an all-reduce until its watchdog aborts it, leaving its core): it
+# prints what the CLI prints for the same core and view, exit code included, and that names the
+# all-reduce the engine's own watchdog line names (SeqNum=N) as the one past the recorder's hang
+# timeout; `help cuda nccl` documents it.
+. "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/gdb-lib.sh"
+need_gdb_parts "$REC" "$CMDS" "$CLI" "$B/ncclengine" "$B/sim/libcuda.so.1" "$B/sim/libnccl.so.2"
+
+rm -rf "$T/job"
+mkdir -p "$T/job"
+( cd "$T/job" && ulimit -c unlimited &&
+	CUDASIM_KERNEL_US=100 CUDAINSPECT_NCCL_TIMEOUT=0.4 recorded timeout -k 5 60 \
+		"$B/ncclengine" --ranks 2 --steps 4 --fault device --fault-rank 1 --fault-step 1 \
+		--watchdog 2 --rank-dir "$T/job/r" ) \
+	>"$T/run.out" 2>"$T/run.err" || true
+core=$(ls "$T"/job/r0/core* 2>/dev/null | head -n 1)
+[ -n "$core" ] || { diag "$(cat "$T/run.err")"; skip_all "ncclengine left no core for rank 0"; }
+
+got=$(gdb_cuda "$B/ncclengine" "$core" -- cuda nccl)
+want=$("$CLI" "$core" nccl 2>&1; echo "exit=$?")
+is "$got" "$want" "cuda nccl prints what the CLI prints, exit code included"
+seq=$(sed -n 's/.*\[Rank 0\] Watchdog caught .*WorkNCCL(SeqNum=\([0-9]*\),.*/\1/p' "$T/run.out")
+ok "the engine's watchdog named the all-reduce rank 0 hung in" test -n "$seq"
+like "$got" "^  ${seq:-X} +ncclAllReduce +[a-zA-Z ]+ +1,024 .* past the hang timeout$" \
+	"cuda nccl: that all-reduce, past the hang timeout"
+like "$got" "rank 0 of 2, device 0" "cuda nccl: its communicator with rank and size"
+is "$(gdb_cuda "$B/ncclengine" "$core" -- cuda nccl 1 | grep -cE '^  [0-9]+ +ncclAllReduce ')" 1 \
+	"cuda nccl 1: one collective (--last 1)"
+help=$(gdb_batch -x "$CMDS" -ex 'help cuda nccl' -ex 'echo alive\n')
+like "$help" "NCCL communicators" "help cuda nccl: its doc line"
+like "$help" "alive" "help cuda nccl: GDB survives it"
+done_testing
