@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Issue 23's table (`make bench-reader-scale`, part of `make bench`): what each view and the
+# crash cost at record sizes of 32M, 256M and 1G.  For each size, bench/reader/bigcore under the
+# recorder in null mode (4 threads, 2,000,000 launches: the launch ring wraps at every size,
+# 1,000 live allocations) crashes on a planted fault; its wall time is measured with the default
+# snapshots (signal, error) and with none, without a core dump (the difference is what the
+# snapshots cost the crashing process).  One more run leaves the core, and on it each view runs
+# RUNS times: the summary, `kernels --last 20`, `allocs` and `--json` (to /dev/null).  Medians
+# of wall time and peak RSS (bench/reader/measure, wait4's rusage).  With `--before DIR` (the
+# build directory of an older tree: its cudainspect, recorder, simulator and bigcore) every
+# figure is measured for that build too, on cores its own recorder made, and printed beside.
+# Prints `bench: NAME VALUE UNIT` lines and then the table; docs/PERFORMANCE.md ("Reader", "At
+# scale") keeps it.  Large records take minutes on a 2-core machine: it is not part of make check.
+#   bench/reader/scale.sh [--sizes "32M 256M 1G"] [--runs N] [--crash-runs N] [--launches N]
+#                         [--before BUILD_DIR] [--keep]
+set -u
+B=${CI_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}
+sizes="32M 256M 1G" runs=5 crash_runs=3 launches=2000000 before= keep=false
+while [ $# -gt 0 ]; do
+	case $1 in
+	--sizes) sizes=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--crash-runs) crash_runs=$2; shift 2 ;;
+	--launches) launches=$2; shift 2 ;;
+	--before) before=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+	--keep) keep=true; shift ;;
+	*) echo "bench-scale: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+case $runs$crash_runs$launches in *[!0-9]*) echo "bench-scale: --runs, --crash-runs and --launches take numbers" >&2; exit 2 ;; esac
+builds=after
+[ -n "$before" ] && builds="before after"
+dir_of() { if [ "$1" = before ]; then echo "$before"; else echo "$B"; fi; }
+for b in $builds; do
+	d=$(dir_of "$b")
+	for f in cudainspect libcudainspect-rec.so sim/libcuda.so.1 bench/reader/bigcore; do
+		[ -e "$d/$f" ] || { echo "bench-scale: $d/$f is missing (make)" >&2; exit 1; }
+	done
+done
+M=$B/bench/reader/measure
+[ -x "$M" ] || { echo "bench-scale: $M is missing (make)" >&2; exit 1; }
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/ci-bench-scale.XXXXXX")
+$keep || trap 'rm -rf "$scratch"' EXIT
+. "$(dirname "$0")/median.sh"
+
+# crash BUILD SIZE SNAPSHOTS CORE_LIMIT DIR: one crash of bigcore in DIR, through measure.
+crash() {
+	local d
+	d=$(dir_of "$1")
+	mkdir -p "$5"
+	( cd "$5" && ulimit -c "$4" && CUDASIM_MODE=null CUDASIM_FAULT=bench_fault \
+		CUDAINSPECT_QUIET=1 CUDAINSPECT_SIZE=$2 CUDAINSPECT_SNAPSHOT=$3 \
+		LD_PRELOAD=$d/libcudainspect-rec.so LD_LIBRARY_PATH=$d/sim \
+		"$M" "$d/bench/reader/bigcore" --host-gib 0 --allocs 1000 --launches "$launches" \
+		--threads 4 ) 2>/dev/null
+}
+# crash_median BUILD SIZE SNAPSHOTS: the median wall time of CRASH_RUNS crashes, no core.
+crash_median() {
+	local i
+	for ((i = 0; i < crash_runs; i++)); do
+		crash "$1" "$2" "$3" 0 "$scratch/crash"
+		rm -f "$scratch"/crash/*.cisnap
+	done | awk -v n="$crash_runs" '{ w[NR] = $1 }
+		END { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (w[j] < w[i]) { t = w[i]; w[i] = w[j]; w[j] = t }; print w[int((n + 1) / 2)] }'
+}
+
+declare -A cell
+views="summary kernels allocs json"
+for size in $sizes; do
+	for b in $builds; do
+		d=$(dir_of "$b")
+		echo "bench-scale: $size, $b build: crashes ($crash_runs with snapshots, $crash_runs without)" >&2
+		with=$(crash_median "$b" "$size" signal,error)
+		without=$(crash_median "$b" "$size" none)
+		cell[$size,$b,crash]="$with s ($without s without snapshots)"
+		echo "bench: scale_${size}_${b}_crash_time $with s"
+		echo "bench: scale_${size}_${b}_crash_time_no_snapshots $without s"
+		rm -rf "$scratch/core"
+		crash "$b" "$size" none unlimited "$scratch/core" >/dev/null
+		core=$(ls "$scratch"/core/core* 2>/dev/null | head -1)
+		if [ -z "$core" ]; then
+			echo "bench-scale: no core dump appeared (core_pattern: $(cat /proc/sys/kernel/core_pattern))" >&2
+			exit 1
+		fi
+		cat "$core" >/dev/null # the page cache warm for every view alike
+		for v in $views; do
+			case $v in
+			summary) args=(-q "$core") ;;
+			kernels) args=("$core" kernels --last 20) ;;
+			allocs) args=("$core" allocs) ;;
+			json) args=(--json "$core") ;;
+			esac
+			read -r s kib _ < <(median "$d/cudainspect" "${args[@]}")
+			cell[$size,$b,$v]="$s s, $((kib / 1024)) MiB"
+			echo "bench: scale_${size}_${b}_${v}_time $s s"
+			echo "bench: scale_${size}_${b}_${v}_peak_rss $((kib / 1024)) MiB"
+		done
+		echo "bench: scale_${size}_${b}_core_size $(( $(stat -c %s "$core") / 1048576 )) MiB"
+		rm -rf "$scratch/core"
+	done
+done
+
+# The table, one row per measurement, one column per size (before / after when both).
+echo
+printf '| |'
+for size in $sizes; do printf ' %s |' "$size"; done
+printf '\n|---|'
+for size in $sizes; do printf -- '---|'; done
+printf '\n'
+for row in "kernels:\`kernels --last 20\`" "json:\`--json\`" "summary:summary" "allocs:\`allocs\`" \
+	"crash:the crashing process"; do
+	key=${row%%:*}
+	printf '| %s |' "${row#*:}"
+	for size in $sizes; do
+		if [ -n "$before" ]; then
+			printf ' %s → %s |' "${cell[$size,before,$key]}" "${cell[$size,after,$key]}"
+		else
+			printf ' %s |' "${cell[$size,after,$key]}"
+		fi
+	done
+	printf '\n'
+done
+$keep && echo "bench-scale: kept $scratch"
+exit 0
