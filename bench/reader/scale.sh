@@ -4,7 +4,9 @@
 # recorder in null mode (4 threads, 2,000,000 launches: the launch ring wraps at every size,
 # 1,000 live allocations) crashes on a planted fault; its wall time is measured with the default
 # snapshots (signal, error) and with none, without a core dump (the difference is what the
-# snapshots cost the crashing process).  One more run leaves the core, and on it each view runs
+# snapshots cost the crashing process).  One more run, with the snapshots, leaves the core; its
+# signal snapshot's header gives the time from the fatal signal to the end of that snapshot (the
+# handler's own cost, after which the default action runs).  On the core each view runs
 # RUNS times: the summary, `kernels --last 20`, `allocs` and `--json` (to /dev/null).  Medians
 # of wall time and peak RSS (bench/reader/measure, wait4's rusage).  With `--before DIR` (the
 # build directory of an older tree: its cudainspect, recorder, simulator and bigcore) every
@@ -43,6 +45,17 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/ci-bench-scale.XXXXXX")
 $keep || trap 'rm -rf "$scratch"' EXIT
 . "$(dirname "$0")/median.sh"
 
+# Where the header keeps the signal's time and the snapshot's (a snapshot's header is the
+# record's, so these offsets are the format's).
+printf '%s\n' '#include <stddef.h>' '#include <stdio.h>' '#include "cudainspect/record.h"' \
+	'int main(void) { printf("%zu %zu\n", offsetof(struct ci_header, end_monotonic_ns),' \
+	'offsetof(struct ci_header, snapshot_monotonic_ns)); return 0; }' >"$scratch/off.c"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+${CC:-cc} -I"$top/include" -o "$scratch/off" "$scratch/off.c" ||
+	{ echo "bench-scale: cannot build the header-offset helper" >&2; exit 1; }
+read -r off_signal off_snap < <("$scratch/off")
+u64_at() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
+
 # crash BUILD SIZE SNAPSHOTS CORE_LIMIT DIR: one crash of bigcore in DIR, through measure.
 crash() {
 	local d
@@ -77,7 +90,14 @@ for size in $sizes; do
 		echo "bench: scale_${size}_${b}_crash_time $with s"
 		echo "bench: scale_${size}_${b}_crash_time_no_snapshots $without s"
 		rm -rf "$scratch/core"
-		crash "$b" "$size" none unlimited "$scratch/core" >/dev/null
+		crash "$b" "$size" signal,error unlimited "$scratch/core" >/dev/null
+		snap=$(ls "$scratch"/core/*-signal.cisnap 2>/dev/null | head -1)
+		if [ -n "$snap" ]; then
+			ns=$(( $(u64_at "$snap" "$off_snap") - $(u64_at "$snap" "$off_signal") ))
+			ms=$(awk -v n="$ns" 'BEGIN { printf "%.0f", n / 1e6 }')
+			cell[$size,$b,handler]="$ms ms"
+			echo "bench: scale_${size}_${b}_signal_to_default_handler $ms ms"
+		fi
 		core=$(ls "$scratch"/core/core* 2>/dev/null | head -1)
 		if [ -z "$core" ]; then
 			echo "bench-scale: no core dump appeared (core_pattern: $(cat /proc/sys/kernel/core_pattern))" >&2
@@ -109,7 +129,7 @@ printf '\n|---|'
 for size in $sizes; do printf -- '---|'; done
 printf '\n'
 for row in "kernels:\`kernels --last 20\`" "json:\`--json\`" "summary:summary" "allocs:\`allocs\`" \
-	"crash:the crashing process"; do
+	"crash:the crashing process" "handler:fatal signal to default handler"; do
 	key=${row%%:*}
 	printf '| %s |' "${row#*:}"
 	for size in $sizes; do
