@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # A million live allocations through the recorder (issue 23): bench/reader/bigcore makes
 # 1,000,000 device allocations of 4, 8, 12 and 16 KiB in turn under the recorder with a 1 GiB
-# record, then faults on a pointer planted 64 bytes past the end of allocation 500,000.  The
-# simulator places allocations first fit, so they lie end to end: allocation 500,000 starts
-# 5,120,000,000 bytes after the first (125,000 rounds of 40 KiB), and the planted pointer lies 64
-# bytes into the next one (8 KiB; id 500,002, ids counting from 1).  With the simulator's sorted array this took hours (the
-# cost grew with the square of the live allocations); with its tree, seconds.  The record's
-# table holds about 1.09 million entries, so a few allocations made late may find no slot; the
-# count of recorded and lost ones must add up to the million.  Times are a sanity bound only
-# (figures: docs/PERFORMANCE.md, "Reader"); the summary's memory is bounded.
+# record, then faults on a pointer planted 64 bytes past the end of allocation 500,000 (counting
+# from 0).  The simulator places allocations first fit, so they lie end to end: allocation
+# 500,000 starts 5,120,000,000 bytes after the first (125,000 rounds of 40 KiB), and the planted
+# pointer lies 64 bytes into the next one (8 KiB; id 500,002, ids counting from 1).  With the
+# simulator's sorted array this took hours (the cost grew with the square of the live
+# allocations); with its tree, seconds.  The record's table holds about 1.09 million entries, so
+# a few allocations made late may find no slot; the count of recorded and lost ones must add up
+# to the million.  Times are a sanity bound only (figures: docs/PERFORMANCE.md, "Reader"); the
+# summary's memory is bounded.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/unit.sh"
 CI=$B/cudainspect
