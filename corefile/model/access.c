@@ -174,6 +174,21 @@ void ci_model_launch_brief(const struct ci_model *m, size_t i, struct ci_launch_
 	}
 }
 
+bool ci_model_launch_maybe_newest(const struct ci_model *m, size_t i, uint64_t window)
+{
+	const struct ci_section_stats *sec = &m->sections[CI_SEC_LAUNCHES];
+	uint64_t head = sec->head, cap = sec->capacity;
+	if (head <= window || i >= m->launch_count)
+		return true;
+	if (m->launches)
+		return m->launches[i].seq + window > head;
+	if (!m->lazy || !m->lazy->launches.keys || !cap)
+		return true;
+	/* Slots back from the newest one (that of seq HEAD), around the ring. */
+	uint64_t slot = m->lazy->launches.keys[i].slot, newest = (head - 1) % cap;
+	return (newest + cap - slot % cap) % cap < window;
+}
+
 void ci_model_alloc_brief(const struct ci_model *m, size_t i, struct ci_alloc_brief *b)
 {
 	if (m->allocs) {

@@ -8,12 +8,14 @@
 # from a complete decode, and compares the diagnoses field by field and the views character by
 # character.
 #
-# Wrapped rings with random launch times (mkrecord --launch-times=2) are skipped, one test
-# each: there the two decodes disagree today (found by this grid; the lead has the details):
-# the argument history counts 15 earlier launches from the complete model and 16 from the
-# sparse one (its window is visited in time order and cut at 4 x 1,024 launches of the whole
-# model), and the lazy kernels view counts 5,463 launches of a stream where the complete one
-# counts 5,461, and loads 4,099 launches to show 5.
+# Two kinds of record are skipped, one test each, for what this grid found and is not fixed:
+# with random launch times (mkrecord --launch-times=2) in the ring wrapped twice, the lazy
+# kernels view counts 5,463 launches of a stream where the complete decode counts 5,461
+# (`kernels --last 7 --stream`); with random times and torn entries in a wrapped ring, the
+# sparse decode reads the whole ring (sparse_test requires less).  It also found the argument
+# history visiting the newest 4,096 launches by time, which with random times left out some of
+# the window's launches in a complete decode but not in a sparse one (now the window's slots,
+# every decode alike: corefile/diagnose/history.c).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/unit.sh"
 FX=$B/tests/reader-input
@@ -29,8 +31,12 @@ for ring in "500 1024" "40000 16384" "300000 65536"; do
 			"--allocs=2000 --alloc-cap=4096 --errors=0 --frees=300 --free-cap=1024"; do
 			n=$((n + 1))
 			name="launches=$launches cap=$cap times=$times $extra"
-			if [ "$times" = 2 ] && [ "$launches" -gt "$cap" ]; then
-				skip "$name: random launch times in a wrapped ring (the decodes disagree: see the top of this file)"
+			if [ "$times" = 2 ] && [ "$cap" = 16384 ]; then
+				skip "$name: the lazy kernels view counts a stream's launches wrong here (above)"
+				continue
+			fi
+			if [ "$times" = 2 ] && [ "$launches" -gt "$cap" ] && [ -z "${extra##*--torn*}" ]; then
+				skip "$name: the sparse decode reads the whole ring here (above)"
 				continue
 			fi
 			rec=$T/grid-$n.cisnap
