@@ -7,8 +7,10 @@
 # snapshots cost the crashing process).  One more run, with the snapshots, leaves the core; its
 # signal snapshot's header gives the time from the fatal signal to the end of that snapshot (the
 # handler's own cost, after which the default action runs).  On the core each view runs
-# RUNS times: the summary, `kernels --last 20`, `allocs` and `--json` (to /dev/null).  Medians
-# of wall time and peak RSS (bench/reader/measure, wait4's rusage).  With `--before DIR` (the
+# RUNS times: the summary, `kernels --last 20`, `allocs`, `--json` (bounded) and `--json=full`
+# (to /dev/null; an older build without `=full` runs `--json`, which was the full document then).
+# Medians of wall time and peak RSS (bench/reader/measure, wait4's rusage); for the JSON views
+# also the document's size.  With `--before DIR` (the
 # build directory of an older tree: its cudainspect, recorder, simulator and bigcore) every
 # figure is measured for that build too, on cores its own recorder made, and printed beside.
 # Prints `bench: NAME VALUE UNIT` lines and then the table; docs/PERFORMANCE.md ("Reader", "At
@@ -79,7 +81,7 @@ crash_median() {
 }
 
 declare -A cell
-views="summary kernels allocs json"
+views="summary kernels allocs json jsonfull"
 for size in $sizes; do
 	for b in $builds; do
 		d=$(dir_of "$b")
@@ -110,11 +112,19 @@ for size in $sizes; do
 			kernels) args=("$core" kernels --last 20) ;;
 			allocs) args=("$core" allocs) ;;
 			json) args=(--json "$core") ;;
+			jsonfull) args=(--json=full "$core")
+				"$d/cudainspect" --json=full --version >/dev/null 2>&1 || args=(--json "$core") ;;
 			esac
 			read -r s kib _ < <(median "$d/cudainspect" "${args[@]}")
 			cell[$size,$b,$v]="$s s, $((kib / 1024)) MiB"
 			echo "bench: scale_${size}_${b}_${v}_time $s s"
 			echo "bench: scale_${size}_${b}_${v}_peak_rss $((kib / 1024)) MiB"
+			if [ "${v#json}" != "$v" ]; then
+				bytes=$("$d/cudainspect" "${args[@]}" 2>/dev/null | wc -c)
+				mb=$(awk -v n="$bytes" 'BEGIN { printf "%.1f", n / 1e6 }')
+				cell[$size,$b,$v]+=", $mb MB"
+				echo "bench: scale_${size}_${b}_${v}_document $mb MB"
+			fi
 		done
 		echo "bench: scale_${size}_${b}_core_size $(( $(stat -c %s "$core") / 1048576 )) MiB"
 		rm -rf "$scratch/core"
@@ -128,7 +138,7 @@ for size in $sizes; do printf ' %s |' "$size"; done
 printf '\n|---|'
 for size in $sizes; do printf -- '---|'; done
 printf '\n'
-for row in "kernels:\`kernels --last 20\`" "json:\`--json\`" "summary:summary" "allocs:\`allocs\`" \
+for row in "kernels:\`kernels --last 20\`" "json:\`--json\`" "jsonfull:\`--json=full\`" "summary:summary" "allocs:\`allocs\`" \
 	"crash:the crashing process" "handler:fatal signal to default handler"; do
 	key=${row%%:*}
 	printf '| %s |' "${row#*:}"

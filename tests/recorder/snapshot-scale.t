@@ -34,8 +34,8 @@ snap=$(ls "$T"/with/*-signal.cisnap 2>/dev/null | head -1)
 ok "the crash wrote a signal snapshot" test -n "$snap"
 ok "... and an error snapshot" test -n "$(ls "$T"/with/*-error.cisnap 2>/dev/null)"
 
-"$CI" --json "$core" >"$T/core.json"
-"$CI" --json "$snap" >"$T/snap.json"
+"$CI" --json=full "$core" >"$T/core.json"
+"$CI" --json=full "$snap" >"$T/snap.json"
 is "$(jq '.allocations | length' "$T/snap.json")" 20000 "the snapshot holds the 20,000 allocations"
 part() { jq -cS "$2" "$1" | sed 's#"/usr/lib/#"/lib/#g'; }
 for k in .allocations .launches .errors .contexts .streams .record.sections .diagnosis; do
