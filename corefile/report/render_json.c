@@ -23,114 +23,10 @@ struct json {
 	const struct ci_diagnosis *d;
 	const struct ci_render_options *o;
 	bool in_diagnosis;          /* writing diagnosis.faulting_launch */
-	struct json_bound *bound;   /* what a bounded document shows; NULL: everything */
+	const struct ci_json_bound *bound; /* what a bounded document shows; NULL: everything */
 };
 
-/* ---------------------------------------------------------------------------------------- */
-/* The bounded document (docs/JSON.md, "Bounded and full"): a pipeline gets what the diagnosis
- * used and the newest of the rest, in a size that does not grow with the record.            */
-
-enum { SHOWN_LAUNCHES, SHOWN_ALLOCS, SHOWN_FREES, SHOWN_KINDS };
-
-struct json_bound {
-	uint8_t *shown[SHOWN_KINDS];  /* one byte per launch, live allocation, free: 1 shown */
-	size_t count[SHOWN_KINDS], omitted[SHOWN_KINDS];
-};
-
-static void bound_destroy(struct json_bound *b)
-{
-	for (int k = 0; k < SHOWN_KINDS; k++)
-		free(b->shown[k]);
-}
-
-/* Show allocation A (live or freed) wherever it is one of the model's. */
-static void bound_show_alloc(struct json_bound *b, const struct ci_report *r, const struct ci_alloc *a)
-{
-	const struct ci_model *m = r->model;
-	if (!a)
-		return;
-	if (m->frees && a >= m->frees && a < m->frees + m->free_count)
-		b->shown[SHOWN_FREES][a - m->frees] = 1;
-	if (m->allocs && a >= m->allocs && a < m->allocs + m->alloc_count)
-		b->shown[SHOWN_ALLOCS][a - m->allocs] = 1;
-	for (size_t i = 0; !m->allocs && i < m->alloc_count; i++)
-		if (ci_report_alloc(r, i) == a)
-			b->shown[SHOWN_ALLOCS][i] = 1;
-}
-
-static int seq_newest_first(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? 1 : a > b ? -1 : 0;
-}
-
-/* What the bounded document shows: the launches the diagnosis names, each stream's newest
- * CI_JSON_LAUNCHES_PER_STREAM and its unfinished ones among its newest
- * CI_JSON_UNFINISHED_PER_STREAM; the allocations and frees the attributions and the Xid page
- * name, the newest CI_JSON_ALLOCATIONS live ones and the newest CI_JSON_FREES frees.  False on
- * out-of-memory. */
-static bool bound_make(struct json_bound *b, const struct ci_report *r)
-{
-	const struct ci_model *m = r->model;
-	const struct ci_diagnosis *d = r->diagnosis;
-	b->count[SHOWN_LAUNCHES] = m->launch_count;
-	b->count[SHOWN_ALLOCS] = m->alloc_count;
-	b->count[SHOWN_FREES] = m->free_count;
-	for (int k = 0; k < SHOWN_KINDS; k++)
-		if (!(b->shown[k] = calloc(b->count[k] ? b->count[k] : 1, 1)))
-			return false;
-	/* Launches, walking back from the newest; those of no known stream count as one stream. */
-	_cleanup_free_ size_t *seen = calloc(m->stream_count + 1, sizeof *seen);
-	if (!seen)
-		return false;
-	for (size_t i = m->launch_count; i-- > 0;) {
-		struct ci_launch_brief lb;
-		ci_model_launch_brief(m, i, &lb);
-		size_t n = seen[ci_stream_valid(m, lb.stream) ? lb.stream : m->stream_count]++;
-		enum ci_launch_state st = d->launch_state[i];
-		b->shown[SHOWN_LAUNCHES][i] = n < CI_JSON_LAUNCHES_PER_STREAM ||
-			(n < CI_JSON_UNFINISHED_PER_STREAM && (st == CI_LS_IN_FLIGHT || st == CI_LS_NOT_STARTED));
-	}
-	ptrdiff_t named[2] = { d->faulting_launch, d->failed_launch };
-	for (size_t i = 0; i < 2 + d->stream_count; i++) {
-		ptrdiff_t li = i < 2 ? named[i] : d->streams[i - 2].oldest_unfinished;
-		if (li >= 0 && (size_t)li < m->launch_count)
-			b->shown[SHOWN_LAUNCHES][li] = 1;
-	}
-	for (size_t i = 0; i < d->attribution_count; i++) {
-		const struct ci_attribution *a = &d->attributions[i];
-		if (a->launch < m->launch_count)
-			b->shown[SHOWN_LAUNCHES][a->launch] = 1;
-		bound_show_alloc(b, r, a->alloc);
-		bound_show_alloc(b, r, a->history_alloc);
-		bound_show_alloc(b, r, a->neighbour);
-	}
-	bound_show_alloc(b, r, d->xid_page.alloc);
-	bound_show_alloc(b, r, d->xid_below);
-	bound_show_alloc(b, r, d->xid_above);
-	/* The newest live allocations: those whose seq is at least the Nth newest one's. */
-	if (m->alloc_count > CI_JSON_ALLOCATIONS) {
-		_cleanup_free_ uint64_t *seqs = malloc(m->alloc_count * sizeof *seqs);
-		if (!seqs)
-			return false;
-		for (size_t i = 0; i < m->alloc_count; i++)
-			seqs[i] = ci_report_alloc(r, i)->seq;
-		qsort(seqs, m->alloc_count, sizeof *seqs, seq_newest_first);
-		uint64_t least = seqs[CI_JSON_ALLOCATIONS - 1];
-		for (size_t i = 0; i < m->alloc_count; i++)
-			b->shown[SHOWN_ALLOCS][i] |= ci_report_alloc(r, i)->seq >= least;
-	} else {
-		memset(b->shown[SHOWN_ALLOCS], 1, m->alloc_count);
-	}
-	for (size_t i = m->free_count > CI_JSON_FREES ? m->free_count - CI_JSON_FREES : 0; i < m->free_count; i++)
-		b->shown[SHOWN_FREES][i] = 1;
-	for (int k = 0; k < SHOWN_KINDS; k++)
-		for (size_t i = 0; i < b->count[k]; i++)
-			b->omitted[k] += !b->shown[k][i];
-	return true;
-}
-
-/* Entry I of KIND is in the document. */
+/* Entry I of KIND is in the document: a bounded one shows what the session chose (json_bound.c). */
 static bool shown(const struct json *j, int kind, size_t i)
 {
 	return !j->bound || j->bound->shown[kind][i];
@@ -1115,7 +1011,7 @@ static void j_part_warnings(struct json *j)
  * frees (zeros in a full document): shown + omitted = the record's. */
 static void j_part_omitted(struct json *j)
 {
-	const struct json_bound *b = j->bound;
+	const struct ci_json_bound *b = j->bound;
 	if (b) {
 		j_obj(j, "bounds");
 		j_u64(j, "launches_per_stream", CI_JSON_LAUNCHES_PER_STREAM);
@@ -1158,12 +1054,7 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 	struct json jj = { .r = report, .m = report->model, .d = report->diagnosis,
 			   .o = opts ? opts : &report->request.render };
 	struct json *j = &jj;
-	struct json_bound bound __attribute__((cleanup(bound_destroy))) = { 0 };
-	if (!report->request.json_full) {
-		if (!bound_make(&bound, report))
-			return ci_error_create(CI_ERR_NOMEM, "out of memory bounding the JSON report");
-		j->bound = &bound;
-	}
+	j->bound = report->json_bound;
 
 	ci_json_begin(&j->w, f);
 	j_u64(j, "version", CI_JSON_SCHEMA_VERSION);

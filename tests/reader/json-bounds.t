@@ -12,7 +12,7 @@ CI=$B/cudainspect
 MK=$B/tests/reader-input/mkrecord
 [ -x "$CI" ] && [ -x "$MK" ] || skip_all "$CI or $MK is not built"
 command -v jq >/dev/null || skip_all "jq is not installed"
-plan 19
+plan 23
 
 # Bounds of include/cudainspect/cudainspect.h, as docs/JSON.md states them.
 per_stream=256 allocs_max=4096 frees_max=1024
@@ -65,6 +65,20 @@ is "$(b "[.allocations[].id | select(. > $((allocs - allocs_max)))] | length")" 
 	"the newest $allocs_max allocations"
 # The newest frees.
 is "$(b '[.frees[].id] | sort | .[-1]')" "$(f '[.frees[].id] | sort | .[-1]')" "the newest free is there"
+
+# The bounded document comes from a lazy model (only what it shows is read), the full one from
+# a complete decode: each entry shown is the full document's, and so is everything else.
+same() { # WHAT JQ-FILTER
+	ok "$1: as in the full document" cmp <(b "$2" | sort) <(jq -r --slurpfile s <(b "$3") "$4" "$T/full.json" | sort)
+}
+same "the launches shown" '.launches[] | tojson' '[.launches[].seq]' \
+	'($s[0] | map({(tostring): 1}) | add) as $k | .launches[] | select($k[.seq | tostring]) | tojson'
+same "the allocations shown" '.allocations[] | tojson' '[.allocations[].id]' \
+	'($s[0] | map({(tostring): 1}) | add) as $k | .allocations[] | select($k[.id | tostring]) | tojson'
+same "the frees shown" '.frees[] | tojson' '[.frees[].id]' \
+	'($s[0] | map({(tostring): 1}) | add) as $k | .frees[] | select($k[.id | tostring]) | tojson'
+rest='del(.launches, .allocations, .frees, .bounds, .omitted)'
+ok "everything else: as in the full document" cmp <(b "$rest") <(f "$rest")
 
 # Below the bounds the two documents are the same but for the bounds.
 "$MK" --launches=500 --launch-cap=1024 --allocs=50 --alloc-cap=256 --frees=20 --free-cap=64 \
