@@ -79,9 +79,10 @@ static bool choose_allocs(struct ci_model *m, struct named_allocs *na)
 		na->newest_from = next - ids >= CI_JSON_ALLOCATIONS ? ids[CI_JSON_ALLOCATIONS - 1] : 0;
 	}
 	ci_model_each_alloc(m, visit_shown, na);
+	/* Loading fails only where the model does not keep the entry (a sparse one): not shown. */
 	for (size_t i = 0; i < m->alloc_count; i++)
 		if (na->shown[i] && !ci_model_load_alloc(m, i))
-			return false;
+			na->shown[i] = 0;
 	return true;
 }
 
@@ -89,7 +90,8 @@ static bool choose_allocs(struct ci_model *m, struct named_allocs *na)
  * CI_JSON_LAUNCHES_PER_STREAM and its unfinished ones among its newest
  * CI_JSON_UNFINISHED_PER_STREAM; the allocations and frees the attributions and the Xid page
  * name, the newest CI_JSON_ALLOCATIONS live ones and the newest CI_JSON_FREES frees.  Those
- * launches and allocations are loaded.  False on out-of-memory. */
+ * launches and allocations are loaded (a sparse model's that it does not keep are not shown).
+ * False on out-of-memory. */
 static bool choose(struct ci_json_bound *b, struct ci_report *r)
 {
 	struct ci_model *m = r->model;
@@ -133,7 +135,7 @@ static bool choose(struct ci_json_bound *b, struct ci_report *r)
 	name_alloc(b, m, &na, d->xid_above);
 	for (size_t i = 0; i < m->launch_count; i++)
 		if (launch[i] && !ci_model_load_launch(m, i))
-			return false;
+			launch[i] = 0;
 	if (!choose_allocs(m, &na))
 		return false;
 	for (size_t i = m->free_count > CI_JSON_FREES ? m->free_count - CI_JSON_FREES : 0; i < m->free_count; i++)
