@@ -199,11 +199,19 @@ static void ci_sink_put(struct ci_sink *s, const uint8_t *p, size_t n)
 	}
 }
 
+/* Byte areas filled from the start, whose head says how far (strings and frames are appended;
+ * the kernel log too): the snapshot copies them up to their head and leaves the rest a hole. */
+static bool ci_is_appended_area(uint32_t kind)
+{
+	return kind == CI_SEC_FRAMES || kind == CI_SEC_STRINGS || kind == CI_SEC_KERNEL_LOG;
+}
+
 /* The entries of each section that were ever claimed, read once before the copy: a table's or
- * a ring's slots past its head (before a ring wraps) were never written, so the snapshot leaves
- * them as holes without reading them (a 1 GiB record is mostly such slots), and its directory
- * says no more than was copied.  The allocation table (a hash table) and the byte areas are
- * copied whole. */
+ * a ring's slots past its head (before a ring wraps) and an appended area's bytes past its head
+ * were never written, so the snapshot leaves them as holes without reading them (a 1 GiB record
+ * is mostly such slots, and reading them would make the kernel give the record zeroed pages),
+ * and its directory says no more than was copied.  The allocation table (a hash table), the
+ * breadcrumbs and the byte areas in between are copied whole. */
 static uint64_t ci_snap_used[CI_REC_SECTION_MAX]; /* entries; UINT64_MAX: the whole section */
 
 static void ci_snapshot_used(void)
@@ -211,8 +219,9 @@ static void ci_snapshot_used(void)
 	for (int k = 1; k < CI_REC_SECTION_MAX; k++) {
 		const struct ci_sec *s = &ci_rec.sec[k];
 		ci_snap_used[k] = UINT64_MAX;
-		if (!s->dir || ci_is_byte_area(k) || k == CI_SEC_ALLOCS || s->entry_size < 8 ||
-		    s->entry_size % 8)
+		if (!s->dir || k == CI_SEC_ALLOCS ||
+		    (!ci_is_appended_area(k) &&
+		     (ci_is_byte_area(k) || s->entry_size < 8 || s->entry_size % 8)))
 			continue;
 		uint64_t head = __atomic_load_n(&s->dir->head, __ATOMIC_ACQUIRE);
 		if (head < s->capacity)
@@ -239,20 +248,35 @@ static void ci_snapshot_range(struct ci_sink *sink, uint64_t from, uint64_t to)
 		return;
 	}
 	while (sink->ok && from < to) {
-		/* The section (with entries) containing FROM, if any. */
-		const struct ci_sec *in = NULL;
+		/* The section (with entries, or appended) containing FROM, if any. */
+		const struct ci_sec *in = NULL, *area = NULL;
 		uint64_t next = to;
 		for (int k = 1; k < CI_REC_SECTION_MAX; k++) {
 			const struct ci_sec *s = &ci_rec.sec[k];
-			if (!s->dir || ci_is_byte_area(k) || s->entry_size < 8 || s->entry_size % 8)
+			bool appended = ci_is_appended_area(k) && ci_snap_used[k] != UINT64_MAX;
+			if (!s->dir || (!appended && (ci_is_byte_area(k) || s->entry_size < 8 ||
+						       s->entry_size % 8)))
 				continue;
 			uint64_t lo = (uint64_t)(s->base - base), hi = lo + s->capacity * s->entry_size;
 			if (from >= lo && from < hi)
-				in = s;
+				*(appended ? &area : &in) = s;
 			else if (lo > from && lo < next)
 				next = lo;
 		}
-		if (in) {
+		if (area) {
+			/* Its bytes up to the head as they are, the rest a hole. */
+			uint64_t lo = (uint64_t)(area->base - base);
+			uint64_t hi = lo + area->capacity * area->entry_size;
+			uint64_t used = lo + ci_snap_used[area - ci_rec.sec] * area->entry_size;
+			hi = hi < to ? hi : to;
+			used = used < hi ? used : hi;
+			if (from < used) {
+				ci_sink_put(sink, base + from, used - from);
+				from = used;
+			}
+			ci_sink_zeros(sink, hi - from);
+			from = hi;
+		} else if (in) {
 			uint64_t lo = (uint64_t)(in->base - base);
 			uint64_t hi = lo + in->capacity * in->entry_size;
 			uint64_t used = ci_snap_used[in - ci_rec.sec];
@@ -268,6 +292,20 @@ static void ci_snapshot_range(struct ci_sink *sink, uint64_t from, uint64_t to)
 			uint64_t count = (hi - from) / in->entry_size;
 			if (count > per)
 				count = per;
+			if (in == &ci_rec.sec[CI_SEC_ALLOCS]) {
+				/* The hash table: slots never written stay holes, unread. */
+				for (uint64_t i = 0; i < count; i++) {
+					if (!ci_alloc_slot_written(first + i)) {
+						ci_sink_zeros(sink, in->entry_size);
+						continue;
+					}
+					ci_copy_entry(ci_snap_buf, in->base + (first + i) * in->entry_size,
+						      in->entry_size);
+					ci_sink_put(sink, ci_snap_buf, in->entry_size);
+				}
+				from += count * in->entry_size;
+				continue;
+			}
 			for (uint64_t i = 0; i < count; i++)
 				ci_copy_entry(ci_snap_buf + i * in->entry_size,
 					      in->base + (first + i) * in->entry_size, in->entry_size);

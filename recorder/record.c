@@ -458,6 +458,7 @@ bool ci_record_create(void)
 	ci_rec.page_size = page;
 	ci_rec.hdr = base;
 	memset(ci_rec.sec, 0, sizeof ci_rec.sec);
+	ci_alloc_written_reset();
 	if (!ci_private_create(&l)) {
 		ci_say("out of memory for the recorder's lookup tables; recording disabled");
 		ci_private_destroy();

@@ -437,6 +437,11 @@ void ci_stacks_prepare(void);
 
 /* Whether a live allocation that the symbol image names starts at ADDRESS (lock-free). */
 bool ci_alloc_live_at(uint64_t address);
+/* Whether allocation table slot SLOT may ever have been written (false: it is all zeros and a
+ * snapshot leaves it a hole without reading it; lock-free, async-signal-safe).  A new record
+ * starts with none written. */
+bool ci_alloc_slot_written(uint64_t slot);
+void ci_alloc_written_reset(void);
 /* Lay out (at record creation) and drop the index of named frees for a ring of RING_CAPACITY. */
 bool ci_symfreed_init(uint64_t ring_capacity);
 void ci_symfreed_destroy(void);

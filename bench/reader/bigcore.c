@@ -8,7 +8,11 @@
  * CUDA error like an engine's error check, so the kernel writes a core.  Runs on the simulated
  * driver (LD_LIBRARY_PATH=build/sim) or a real one.
  *
- *   bigcore [--host-gib G] [--allocs N] [--launches N] [--threads T]
+ *   bigcore [--host-gib G] [--allocs N] [--launches N] [--threads T] [--fault-at K]
+ *
+ * --fault-at K puts the bad pointer 64 bytes past the end of allocation K (0-based; default the
+ * last), and the program names it on stderr ("bigcore: planted pointer ..."), so a test can hold
+ * the report's attribution against it.
  */
 #include <cuda.h>
 #include <pthread.h>
@@ -84,9 +88,11 @@ int main(int argc, char **argv)
 	nallocs = (size_t)arg_long(argc, argv, "--allocs", 100000);
 	long launches = arg_long(argc, argv, "--launches", 200000);
 	long threads = arg_long(argc, argv, "--threads", 4);
-	if (host_gib < 0 || nallocs < 1 || launches < 1 || threads < 1 || threads > 64) {
+	long fault_at = arg_long(argc, argv, "--fault-at", (long)nallocs - 1);
+	if (host_gib < 0 || nallocs < 1 || launches < 1 || threads < 1 || threads > 64 ||
+	    fault_at < 0 || (size_t)fault_at >= nallocs) {
 		fprintf(stderr, "usage: bigcore [--host-gib G] [--allocs N] [--launches N] "
-				"[--threads T]\n");
+				"[--threads T] [--fault-at K]\n");
 		return 2;
 	}
 	launches_per_thread = launches / threads;
@@ -125,10 +131,15 @@ int main(int argc, char **argv)
 	for (long t = 0; t < threads; t++)
 		pthread_join(tid[t], NULL);
 
-	/* The planted fault: 64 bytes past the end of the last allocation. */
+	/* The planted fault: 64 bytes past the end of allocation K (the last by default). */
 	CUstream s;
 	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-	CUdeviceptr bad = allocs[nallocs - 1] + 4096 * (1 + (nallocs - 1) % 4) + 64;
+	size_t k = (size_t)fault_at;
+	CUdeviceptr bad = allocs[k] + 4096 * (1 + k % 4) + 64;
+	fprintf(stderr, "bigcore: planted pointer 0x%llx, 64 bytes past allocation %zu at 0x%llx; "
+			"the first allocation is at 0x%llx\n",
+		(unsigned long long)bad, k, (unsigned long long)allocs[k],
+		(unsigned long long)allocs[0]);
 	unsigned one = 1;
 	void *params[] = { &bad, &one };
 	CHECK(cuLaunchKernel(fault_fn, 1, 1, 1, 32, 1, 1, 0, s, params, NULL));

@@ -32,3 +32,14 @@ bench-reader-merge: $(BUILD)/bench/reader/measure $(BUILD)/ncclengine $(BUILD)/c
 	@CI_BUILD=$(abspath $(BUILD)) bench/reader/merge.sh
 
 BENCH_TARGETS += bench-reader-merge
+
+# Issue 23's table: each view and the crash at record sizes of 32M, 256M and 1G
+# (bench/reader/scale.sh; docs/PERFORMANCE.md, "At scale").  BENCH_SCALE_BEFORE=DIR adds the
+# figures of an older tree's build directory beside this one's.
+BENCH_SCALE_BEFORE ?=
+.PHONY: bench-reader-scale
+bench-reader-scale: $(BUILD)/bench/reader/bigcore $(BUILD)/bench/reader/measure
+	@CI_BUILD=$(abspath $(BUILD)) bench/reader/scale.sh \
+		$(if $(BENCH_SCALE_BEFORE),--before $(BENCH_SCALE_BEFORE))
+
+BENCH_TARGETS += bench-reader-scale

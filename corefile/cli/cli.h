@@ -20,6 +20,7 @@ struct cli_inspect_args {
 	bool have_pid;
 	pid_t pid;
 	bool json;
+	bool json_full; /* --json=full: every launch, allocation and free */
 	bool quiet;
 	int signal;    /* --signal: the signal the process is stopped at (0: what the input says) */
 	uint32_t signal_tid; /* --signal-thread, 0 if not given */

@@ -47,7 +47,9 @@ static const char usage_text[] =
 	"      --coredump MATCH    the newest core systemd-coredump kept of a pid (or a\n"
 	"                          coredumpctl match: a name, COREDUMP_EXE=...), through\n"
 	"                          coredumpctl\n"
-	"  -j, --json              one JSON document instead of text (docs/JSON.md)\n"
+	"  -j, --json[=full]       one JSON document instead of text (docs/JSON.md): what\n"
+	"                          the diagnosis used and the newest of the rest; =full:\n"
+	"                          every launch, allocation and free\n"
 	"  -n, --last N            kernels: the last N launches (default 20);\n"
 	"                          allocs: the first N\n"
 	"  -s, --stream S          kernels, streams: only stream S (handle or stream id;\n"
@@ -200,7 +202,7 @@ struct options {
 	bool held;
 	bool have_pid;
 	pid_t pid;
-	bool json;
+	bool json, json_full;
 	bool debuginfod;
 	bool gpucore;           /* INPUT is a GPU core dump: its own report (docs/CLI.md, "GPU cores") */
 	enum ci_gpucore_view gpucore_view;
@@ -249,7 +251,7 @@ enum { OPT_SYSROOT = 256, OPT_DEBUGINFO_PATH, OPT_DEBUGINFOD, OPT_COLOR, OPT_SIG
        OPT_TRACE, OPT_TIMELINE, OPT_GPU_CORE, OPT_GPU_CORE_TRIGGER };
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
-	{ "json", no_argument, NULL, 'j' },
+	{ "json", optional_argument, NULL, 'j' },
 	{ "last", required_argument, NULL, 'n' },
 	{ "stream", required_argument, NULL, 's' },
 	{ "thread", required_argument, NULL, 't' },
@@ -311,7 +313,12 @@ static int parse_option(int c, char **argv, struct options *o)
 		o->have_pid = true;
 		o->pid = (pid_t)v;
 		break;
-	case 'j': o->json = true; break;
+	case 'j':
+		if (optarg && strcmp(optarg, "full") != 0)
+			return cli_usage_error("--json takes no value or 'full', not '%s'", optarg);
+		o->json = true;
+		o->json_full = optarg != NULL;
+		break;
 	case 'n':
 		if (!cli_parse_u64(optarg, &v) || v == 0 || v > SIZE_MAX / 2)
 			return cli_usage_error("--last needs a positive count, not '%s'", optarg);
@@ -556,6 +563,7 @@ int cli_inspect(const struct cli_inspect_args *a)
 	struct ci_request req = {
 		.render = *a->render,
 		.json = a->json,
+		.json_full = a->json_full,
 		.signal = a->signal,
 		.signal_tid = a->signal_tid,
 		.held = a->held,
@@ -702,6 +710,7 @@ int cli_inspect_main(int argc, char **argv)
 		.have_pid = o.have_pid,
 		.pid = o.pid,
 		.json = o.json,
+		.json_full = o.json_full,
 		.quiet = o.render.quiet,
 		.signal = o.signal,
 		.held = o.held,

@@ -28,8 +28,10 @@ static bool in_history_window(const struct ci_model *m, uint64_t seq)
 /* For every suspect argument of AV, the same parameter of the earlier launches of the same
  * function (in the history window, newest first, at most CI_HISTORY_MAX): pushed to HV with
  * `launch` the earlier launch and `arg` the index of the suspect's attribution in AV.  The
- * launches are visited from the newest back, at most 4 * CI_HISTORY_RING of them, so the work
- * is bounded whatever the ring holds. */
+ * launches are visited from the newest back; only those in the window's ring slots are loaded
+ * (at most CI_HISTORY_RING), so the work is bounded whatever the ring holds, and every decode
+ * that holds the window (complete, lazy or sparse) visits the same launches in the same order,
+ * whatever their times. */
 int ci_history_collect(const struct ci_model *m, const struct ci_attr_vec *av, struct ci_attr_vec *hv)
 {
 	size_t n = av->n;
@@ -45,7 +47,9 @@ int ci_history_collect(const struct ci_model *m, const struct ci_attr_vec *av, s
 		seq[k] = s ? s->seq : 0;
 	}
 	size_t visited = 0, open = n;
-	for (size_t i = m->launch_count; i-- > 0 && open && visited < 4 * CI_HISTORY_RING;) {
+	for (size_t i = m->launch_count; i-- > 0 && open && visited < CI_HISTORY_RING;) {
+		if (!ci_model_launch_maybe_newest(m, i, CI_HISTORY_RING))
+			continue;
 		const struct ci_launch *l = ci_model_load_launch(m, i);
 		visited++;
 		uint64_t key = l ? function_key(l) : 0;

@@ -174,6 +174,21 @@ void ci_model_launch_brief(const struct ci_model *m, size_t i, struct ci_launch_
 	}
 }
 
+bool ci_model_launch_maybe_newest(const struct ci_model *m, size_t i, uint64_t window)
+{
+	const struct ci_section_stats *sec = &m->sections[CI_SEC_LAUNCHES];
+	uint64_t head = sec->head, cap = sec->capacity;
+	if (head <= window || i >= m->launch_count)
+		return true;
+	if (m->launches)
+		return m->launches[i].seq + window > head;
+	if (!m->lazy || !m->lazy->launches.keys || !cap)
+		return true;
+	/* Slots back from the newest one (that of seq HEAD), around the ring. */
+	uint64_t slot = m->lazy->launches.keys[i].slot, newest = (head - 1) % cap;
+	return (newest + cap - slot % cap) % cap < window;
+}
+
 void ci_model_alloc_brief(const struct ci_model *m, size_t i, struct ci_alloc_brief *b)
 {
 	if (m->allocs) {
@@ -210,13 +225,18 @@ size_t ci_model_each_alloc(const struct ci_model *m, ci_alloc_visit *visit, void
 	}
 	if (!lz || !lz->table.entries)
 		return 0;
-	/* A sparse model: the table where it lies, judged slot by slot as decode would. */
+	/* A sparse model: the table where it lies, judged slot by slot as decode would.  Its pages
+	 * go back to the page cache a chunk at a time as the pass leaves them, so a table of a
+	 * million slots (96 MiB) costs the reader's memory no more than a chunk. */
 	const struct alloc_table *t = &lz->table;
+	const uint64_t chunk = 65536;
 	size_t n = 0;
 	for (uint64_t slot = 0; slot < t->judge.cap; slot++) {
 		const uint8_t *e = t->entries + slot * t->stride;
 		if (slot + 8 < t->judge.cap)
 			__builtin_prefetch(e + 8 * t->stride + 48);
+		if (slot % chunk == 0 && slot >= chunk)
+			ci_source_release(lz->src, e - chunk * t->stride, chunk * t->stride);
 		if (ci_le64(e) == 0 || ci_classify(&t->judge, e, slot) != V_ACCEPT)
 			continue;
 		struct ci_alloc a;
@@ -225,6 +245,10 @@ size_t ci_model_each_alloc(const struct ci_model *m, ci_alloc_visit *visit, void
 		visit(&r, arg);
 		n++;
 	}
+	uint64_t tail = t->judge.cap % chunk ? t->judge.cap % chunk : chunk;
+	if (t->judge.cap)
+		ci_source_release(lz->src, t->entries + (t->judge.cap - tail) * t->stride,
+				  tail * t->stride);
 	return n;
 }
 

@@ -51,6 +51,12 @@ static inline const struct ci_launch_brief *ci_brief_at(struct ci_launch_briefs 
  * by one with ci_model_launch_brief). */
 struct ci_launch_briefs ci_model_launch_briefs(const struct ci_model *model);
 
+/* Whether launch I (< launch_count) of MODEL may be one of the newest WINDOW entries of the
+ * launch ring, decided without loading it: by its seq where the model holds entries, else by
+ * the ring slot it was read from (an entry there may still be an older one: load it and check
+ * its seq).  False only for launches that are certainly older. */
+bool ci_model_launch_maybe_newest(const struct ci_model *model, size_t i, uint64_t window);
+
 /* Launch I (< launch_count) and live allocation I (< alloc_count) of MODEL, briefly. */
 void ci_model_launch_brief(const struct ci_model *model, size_t i, struct ci_launch_brief *b);
 void ci_model_alloc_brief(const struct ci_model *model, size_t i, struct ci_alloc_brief *b);

@@ -121,8 +121,10 @@ static bool order_by_major(struct ordering *o)
 	return true;
 }
 
+/* A key and its minor: the whole key moves, the brief that diagnose reads with its slot. */
 struct tie {
-	uint64_t minor, slot;
+	uint64_t minor;
+	struct order_key key;
 };
 
 static int tie_cmp(const void *a, const void *b)
@@ -130,7 +132,7 @@ static int tie_cmp(const void *a, const void *b)
 	const struct tie *x = a, *y = b;
 	if (x->minor != y->minor)
 		return x->minor < y->minor ? -1 : 1;
-	return x->slot < y->slot ? -1 : x->slot > y->slot;
+	return x->key.slot < y->key.slot ? -1 : x->key.slot > y->key.slot;
 }
 
 /* Entries with the same major go by minor (seq, allocation id), then slot.  Such runs are rare
@@ -164,10 +166,10 @@ static bool order_ties(struct decoder *d, struct ordering *o)
 		if (!t)
 			return false;
 		for (size_t i = b; i < e; i++)
-			t[i - b] = (struct tie){ ordering_minor(o, k[i].slot), k[i].slot };
+			t[i - b] = (struct tie){ ordering_minor(o, k[i].slot), k[i] };
 		qsort(t, e - b, sizeof *t, tie_cmp);
 		for (size_t i = b; i < e; i++)
-			k[i].slot = t[i - b].slot;
+			k[i] = t[i - b].key;
 		free(t);
 	}
 	return true;

@@ -23,7 +23,14 @@ struct json {
 	const struct ci_diagnosis *d;
 	const struct ci_render_options *o;
 	bool in_diagnosis;          /* writing diagnosis.faulting_launch */
+	const struct ci_json_bound *bound; /* what a bounded document shows; NULL: everything */
 };
+
+/* Entry I of KIND is in the document: a bounded one shows what the session chose (json_bound.c). */
+static bool shown(const struct json *j, int kind, size_t i)
+{
+	return !j->bound || j->bound->shown[kind][i];
+}
 
 #define j_obj(j, key) ci_json_open(&(j)->w, key, false)
 #define j_arr(j, key) ci_json_open(&(j)->w, key, true)
@@ -490,7 +497,8 @@ static void j_part_launches(struct json *j)
 	const struct ci_model *m = j->m;
 	j_arr(j, "launches");
 	for (size_t i = 0; i < m->launch_count; i++)
-		j_launch(j, NULL, i);
+		if (shown(j, SHOWN_LAUNCHES, i))
+			j_launch(j, NULL, i);
 	j_close(j);
 }
 
@@ -499,7 +507,8 @@ static void j_part_allocations(struct json *j)
 	const struct ci_model *m = j->m;
 	j_arr(j, "allocations");
 	for (size_t i = 0; i < m->alloc_count; i++)
-		j_alloc(j, ci_report_alloc(j->r, i), false);
+		if (shown(j, SHOWN_ALLOCS, i))
+			j_alloc(j, ci_report_alloc(j->r, i), false);
 	j_close(j);
 }
 
@@ -508,7 +517,8 @@ static void j_part_frees(struct json *j)
 	const struct ci_model *m = j->m;
 	j_arr(j, "frees");
 	for (size_t i = 0; i < m->free_count; i++)
-		j_alloc(j, &m->frees[i], true);
+		if (shown(j, SHOWN_FREES, i))
+			j_alloc(j, &m->frees[i], true);
 	j_close(j);
 }
 
@@ -1067,6 +1077,28 @@ static void j_part_warnings(struct json *j)
 	j_close(j);
 }
 
+/* The bounds (null in a full document) and what they left out of launches, allocations and
+ * frees (zeros in a full document): shown + omitted = the record's. */
+static void j_part_omitted(struct json *j)
+{
+	const struct ci_json_bound *b = j->bound;
+	if (b) {
+		j_obj(j, "bounds");
+		j_u64(j, "launches_per_stream", CI_JSON_LAUNCHES_PER_STREAM);
+		j_u64(j, "unfinished_per_stream", CI_JSON_UNFINISHED_PER_STREAM);
+		j_u64(j, "allocations", CI_JSON_ALLOCATIONS);
+		j_u64(j, "frees", CI_JSON_FREES);
+		j_close(j);
+	} else {
+		j_null(j, "bounds");
+	}
+	j_obj(j, "omitted");
+	j_u64(j, "launches", b ? b->omitted[SHOWN_LAUNCHES] : 0);
+	j_u64(j, "allocations", b ? b->omitted[SHOWN_ALLOCS] : 0);
+	j_u64(j, "frees", b ? b->omitted[SHOWN_FREES] : 0);
+	j_close(j);
+}
+
 static void (*const parts[])(struct json *) = {
 	j_part_generator,
 	j_part_input,
@@ -1084,6 +1116,7 @@ static void (*const parts[])(struct json *) = {
 	j_part_diagnosis,
 	j_part_job,
 	j_part_warnings,
+	j_part_omitted,
 };
 
 struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
@@ -1092,6 +1125,7 @@ struct ci_error *ci_render_json(FILE *f, const struct ci_report *report,
 	struct json jj = { .r = report, .m = report->model, .d = report->diagnosis,
 			   .o = opts ? opts : &report->request.render };
 	struct json *j = &jj;
+	j->bound = report->json_bound;
 
 	ci_json_begin(&j->w, f);
 	j_u64(j, "version", CI_JSON_SCHEMA_VERSION);

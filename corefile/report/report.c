@@ -21,10 +21,10 @@
 
 static unsigned request_needs(const struct ci_request *req)
 {
-	if (req->json)
-		return CI_JSON_NEEDS;
 	const struct ci_view_row *row = ci_view_row(req->render.view);
 	unsigned needs = row ? row->needs : CI_NEEDS_EVERYTHING;
+	if (req->json)
+		needs = req->json_full ? CI_JSON_NEEDS : CI_JSON_BOUNDED_NEEDS;
 	return req->timeline ? needs | CI_NEEDS_FULL_MODEL : needs;
 }
 
@@ -42,6 +42,7 @@ void ci_report_destroy(struct ci_report *r)
 		free(r->pcs);
 	}
 	ci_thread_stacks_free(r->threads, r->thread_count);
+	ci_json_bound_destroy(r->json_bound);
 	ci_symbolizer_destroy(r->symbolizer);
 	ci_diagnosis_destroy(r->diagnosis);
 	if (r->evidence)
@@ -301,7 +302,9 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 		return -1;
 	if (load_diagnosed(r, needs & CI_NEEDS_DIAGNOSIS_STACKS))
 		return -1;
-	if ((needs & CI_NEEDS_EVERY_BRIEF) && load_shown(r, needs))
+	if (r->request.json && !r->request.json_full && !(r->json_bound = ci_json_bound_make(r)))
+		return -1;
+	else if (!r->request.json && (needs & CI_NEEDS_EVERY_BRIEF) && load_shown(r, needs))
 		return -1;
 	if (!r->symbolizer || !m->stack_count)
 		return 0;

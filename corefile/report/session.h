@@ -42,10 +42,25 @@ struct ci_report {
 	size_t launches_matched;
 	size_t launches_from;     /* the oldest launch the walk looked at: those it loaded from */
 	bool launches_counted;
+	/* A bounded JSON report: the launches, allocations and frees it shows (json_bound.c);
+	 * NULL for text and --json=full. */
+	struct ci_json_bound *json_bound;
 	/* The crash signature (corefile/fingerprint.c) and the four words it hashes. */
 	char fingerprint[24];
 	char fingerprint_basis[720];
 };
+/* What a bounded JSON document shows (docs/JSON.md, "Bounded and full"; json_bound.c): one
+ * byte per launch, live allocation and free, 1 for shown; what it leaves out, counted. */
+enum { SHOWN_LAUNCHES, SHOWN_ALLOCS, SHOWN_FREES, SHOWN_KINDS };
+struct ci_json_bound {
+	uint8_t *shown[SHOWN_KINDS];
+	size_t count[SHOWN_KINDS], omitted[SHOWN_KINDS];
+};
+/* Choose what R's bounded document shows and load it from R's (lazy) model; NULL on
+ * out-of-memory. */
+struct ci_json_bound *ci_json_bound_make(struct ci_report *r);
+void ci_json_bound_destroy(struct ci_json_bound *b);
+
 /* Fill R's signature from its diagnosis and resolved stacks (the last step of the session). */
 void ci_report_fingerprint_make(struct ci_report *r);
 
@@ -106,8 +121,10 @@ struct ci_view_row {
 };
 
 const struct ci_view_row *ci_view_row(enum ci_view view);
-/* What JSON needs: everything. */
+/* What JSON needs: everything; a bounded document (not --json=full) from a lazy model, which
+ * keys every launch and allocation and loads those it shows (json_bound.c). */
 #define CI_JSON_NEEDS CI_NEEDS_EVERYTHING
+#define CI_JSON_BOUNDED_NEEDS ((CI_NEEDS_EVERYTHING & ~CI_NEEDS_FULL_MODEL) | CI_NEEDS_EVERY_BRIEF)
 
 /* Render REPORT as text in VIEW, as OPTS (NULL: the request's) say (render_text.c; the public
  * ci_render_text finds the view's function in the view table, print.c). */

@@ -904,8 +904,15 @@ struct ci_report;
 struct ci_error *ci_render_text(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
 /* One JSON document (schema: docs/JSON.md, "version" key first), the whole report whatever the
- * view: the report must have been made for JSON (ci_request.json). */
-#define CI_JSON_SCHEMA_VERSION 5
+ * view: the report must have been made for JSON (ci_request.json).  Bounded unless the request
+ * says ci_request.json_full: everything the diagnosis names, and of the rest the newest
+ * launches per stream, the newest allocations and frees, as many as below (docs/JSON.md,
+ * "Bounded and full"); the document counts what it left out. */
+#define CI_JSON_SCHEMA_VERSION 6
+#define CI_JSON_LAUNCHES_PER_STREAM 256     /* the newest launches of each stream */
+#define CI_JSON_UNFINISHED_PER_STREAM 4096  /* in flight or not started, among its newest this many */
+#define CI_JSON_ALLOCATIONS 4096            /* the newest live allocations */
+#define CI_JSON_FREES 1024                  /* the newest frees */
 struct ci_error *ci_render_json(FILE *out, const struct ci_report *report,
 				const struct ci_render_options *opts);
 
@@ -949,6 +956,7 @@ struct ci_input {
 struct ci_request {
 	struct ci_render_options render; /* the view, its filters and how it is printed */
 	bool json;               /* one JSON document (always the whole report) */
+	bool json_full;          /* ... with every launch, allocation and free, not bounded */
 	int signal;              /* ci_diagnose_options.signal: a debugger's stop signal, 0: none */
 	uint32_t signal_tid;     /* ... and its thread (must be one of the input's), 0: unknown */
 	bool held;               /* a debugger holds the live process stopped (without a signal) */

@@ -52,6 +52,12 @@ struct sim_range {
 	struct sim_pool *pool; /* stream-ordered allocations: the pool they came from */
 	struct sim_map *maps; /* reservations only */
 	size_t nmaps;
+	/* The device's range tree (below): children, priority, and the subtree's extent and widest
+	 * gap, kept by sim_range_update. */
+	struct sim_range *left, *right;
+	uint64_t prio;
+	CUdeviceptr min_base, max_end;
+	size_t max_gap;
 };
 
 struct sim_hostmem {
@@ -69,6 +75,7 @@ struct sim_pool {
 	struct sim_device *dev;
 	int reuse[3];            /* CU_MEMPOOL_ATTR_REUSE_* (1..3) */
 	cuuint64_t threshold;    /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
+	cuuint64_t used;         /* CU_MEMPOOL_ATTR_USED_MEM_CURRENT, under mem_lock */
 	cuuint64_t used_high;    /* CU_MEMPOOL_ATTR_USED_MEM_HIGH, under mem_lock */
 };
 
@@ -111,27 +118,135 @@ static struct sim_device *sim_mem_device_of(CUdeviceptr p)
 	return NULL;
 }
 
-/* Index of the range containing p (by span), or -1.  mem_lock held. */
-static long sim_range_find(struct sim_device *dev, CUdeviceptr p)
+/* ---- the range tree ---------------------------------------------------------------------------
+ *
+ * A device's ranges live in a treap ordered by base, so finding, inserting and removing one costs
+ * O(log n) however many are live (an engine may hold a million).  Each node also knows its
+ * subtree's lowest base, highest end and widest gap between two of its ranges, which is all the
+ * first-fit search needs to skip a subtree with no room: placement stays the lowest fitting gap,
+ * as it was with the sorted array.  Priorities come from a fixed-seed generator, so a run places
+ * the same allocations at the same addresses every time. */
+
+static uint64_t sim_range_prio_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t sim_range_prio(void)
 {
-	size_t lo = 0, hi = dev->nranges;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (dev->ranges[mid].base <= p)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return -1;
-	struct sim_range *r = &dev->ranges[lo - 1];
-	return p - r->base < r->span ? (long)(lo - 1) : -1;
+	/* xorshift64*: mem_lock held, so the state needs no atomics. */
+	uint64_t x = sim_range_prio_state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	sim_range_prio_state = x;
+	return x * 0x2545f4914f6cdd1dull;
 }
 
-static long sim_range_exact(struct sim_device *dev, CUdeviceptr p)
+static void sim_range_update(struct sim_range *n)
 {
-	long i = sim_range_find(dev, p);
-	return i >= 0 && dev->ranges[i].base == p ? i : -1;
+	CUdeviceptr end = n->base + n->span;
+	n->min_base = n->base;
+	n->max_end = end;
+	n->max_gap = 0;
+	if (n->left) {
+		n->min_base = n->left->min_base;
+		n->max_gap = n->left->max_gap;
+		if (n->base - n->left->max_end > n->max_gap)
+			n->max_gap = n->base - n->left->max_end;
+	}
+	if (n->right) {
+		n->max_end = n->right->max_end;
+		if (n->right->max_gap > n->max_gap)
+			n->max_gap = n->right->max_gap;
+		if (n->right->min_base - end > n->max_gap)
+			n->max_gap = n->right->min_base - end;
+	}
+}
+
+/* Split T into the ranges below BASE (*lo) and the rest (*hi). */
+static void sim_range_split(struct sim_range *t, CUdeviceptr base, struct sim_range **lo,
+			    struct sim_range **hi)
+{
+	if (!t) {
+		*lo = *hi = NULL;
+	} else if (t->base < base) {
+		sim_range_split(t->right, base, &t->right, hi);
+		sim_range_update(t);
+		*lo = t;
+	} else {
+		sim_range_split(t->left, base, lo, &t->left);
+		sim_range_update(t);
+		*hi = t;
+	}
+}
+
+/* Join two treaps, every base in A below every base in B. */
+static struct sim_range *sim_range_merge(struct sim_range *a, struct sim_range *b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (a->prio > b->prio) {
+		a->right = sim_range_merge(a->right, b);
+		sim_range_update(a);
+		return a;
+	}
+	b->left = sim_range_merge(a, b->left);
+	sim_range_update(b);
+	return b;
+}
+
+/* The range containing p (by span), or NULL.  mem_lock held. */
+static struct sim_range *sim_range_find(struct sim_device *dev, CUdeviceptr p)
+{
+	struct sim_range *n = dev->range_root, *below = NULL;
+	while (n) {
+		if (n->base <= p) {
+			below = n;
+			n = n->right;
+		} else {
+			n = n->left;
+		}
+	}
+	return below && p - below->base < below->span ? below : NULL;
+}
+
+static struct sim_range *sim_range_exact(struct sim_device *dev, CUdeviceptr p)
+{
+	struct sim_range *r = sim_range_find(dev, p);
+	return r && r->base == p ? r : NULL;
+}
+
+/* The lowest base at or above p, or END when no range starts there. */
+static CUdeviceptr sim_range_next_base(struct sim_device *dev, CUdeviceptr p, CUdeviceptr end)
+{
+	CUdeviceptr next = end;
+	for (struct sim_range *n = dev->range_root; n;) {
+		if (n->base >= p) {
+			next = n->base;
+			n = n->left;
+		} else {
+			n = n->right;
+		}
+	}
+	return next;
+}
+
+/* The lowest address at ALIGN where SPAN bytes fit in T's gaps, the space between LO (the end of
+ * the range before T) and HI (the base of the range after it) counted; 0 when none does. */
+static CUdeviceptr sim_range_first_fit(const struct sim_range *t, CUdeviceptr lo, CUdeviceptr hi,
+				       size_t span, size_t align)
+{
+	if (!t) {
+		CUdeviceptr cand = sim_align_up(lo, align);
+		return cand >= lo && cand < hi && hi - cand >= span ? cand : 0;
+	}
+	/* No gap in or around this subtree is even SPAN wide: nothing here fits. */
+	if (t->min_base - lo < span && t->max_gap < span && hi - t->max_end < span)
+		return 0;
+	CUdeviceptr at = sim_range_first_fit(t->left, lo, t->base, span, align);
+	if (!at)
+		at = sim_range_first_fit(t->right, t->base + t->span, hi, span, align);
+	return at;
 }
 
 /* First fit: the lowest gap of `span` bytes at `align`, or exactly at `hint` when that is free. */
@@ -140,49 +255,25 @@ static CUresult sim_range_insert_locked(struct sim_device *dev, size_t span, siz
 {
 	uintptr_t end = dev->va_base + dev->va_size;
 	uintptr_t at = 0;
-	size_t idx = 0;
 	if (hint && hint % align == 0 && hint >= dev->va_base && hint + span <= end &&
-	    sim_range_find(dev, hint) < 0) {
-		size_t i = 0;
-		while (i < dev->nranges && dev->ranges[i].base < hint)
-			i++;
-		if (i == dev->nranges || dev->ranges[i].base >= hint + span) {
-			at = hint;
-			idx = i;
-		}
-	}
-	if (!at) {
-		uintptr_t cursor = dev->va_base;
-		size_t i;
-		for (i = 0; i <= dev->nranges; i++) {
-			uintptr_t limit = i < dev->nranges ? dev->ranges[i].base : end;
-			uintptr_t cand = sim_align_up(cursor, align);
-			if (cand < limit && limit - cand >= span) {
-				at = cand;
-				break;
-			}
-			if (i < dev->nranges)
-				cursor = dev->ranges[i].base + dev->ranges[i].span;
-		}
-		if (!at)
-			return CUDA_ERROR_OUT_OF_MEMORY;
-		idx = i;
-	}
-	if (dev->nranges == dev->cap_ranges) {
-		size_t ncap = dev->cap_ranges ? dev->cap_ranges * 2 : 64;
-		struct sim_range *n = realloc(dev->ranges, ncap * sizeof(*n));
-		if (!n)
-			return CUDA_ERROR_OUT_OF_MEMORY;
-		dev->ranges = n;
-		dev->cap_ranges = ncap;
-	}
-	memmove(&dev->ranges[idx + 1], &dev->ranges[idx], (dev->nranges - idx) * sizeof(*dev->ranges));
-	dev->nranges++;
-	struct sim_range *r = &dev->ranges[idx];
-	memset(r, 0, sizeof(*r));
+	    !sim_range_find(dev, hint) && sim_range_next_base(dev, hint, end) >= hint + span)
+		at = hint;
+	if (!at)
+		at = sim_range_first_fit(dev->range_root, dev->va_base, end, span, align);
+	if (!at)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	struct sim_range *r = calloc(1, sizeof(*r));
+	if (!r)
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	r->base = at;
 	r->span = span;
 	r->buffer_id = sim_new_id();
+	r->prio = sim_range_prio();
+	sim_range_update(r);
+	struct sim_range *lo, *hi;
+	sim_range_split(dev->range_root, at, &lo, &hi);
+	dev->range_root = sim_range_merge(sim_range_merge(lo, r), hi);
+	dev->nranges++;
 	*ret = r;
 	return CUDA_SUCCESS;
 }
@@ -207,24 +298,70 @@ static void sim_shadow_discard(struct sim_device *dev, CUdeviceptr base, size_t 
 		madvise(dev->shadow + lo, hi - lo, MADV_DONTNEED);
 }
 
-static void sim_range_remove_locked(struct sim_device *dev, long i)
+/* What a range's end gives back: its bytes, its pool's share, its shadow pages, its mappings. */
+static void sim_range_destroy(struct sim_device *dev, struct sim_range *r)
 {
-	struct sim_range *r = &dev->ranges[i];
 	if (r->kind != SIM_RANGE_RESERVE)
 		dev->used -= r->span;
+	if (r->pool)
+		r->pool->used -= r->span;
 	sim_shadow_discard(dev, r->base, r->span);
 	free(r->maps);
-	memmove(r, r + 1, (dev->nranges - (size_t)i - 1) * sizeof(*r));
+	free(r);
 	dev->nranges--;
 }
 
-static cuuint64_t sim_pool_used_locked(const struct sim_pool *pool)
+/* Unlink the range based at BASE from T; returns the new subtree. */
+static struct sim_range *sim_range_unlink(struct sim_range *t, CUdeviceptr base,
+					  struct sim_range **gone)
 {
-	cuuint64_t used = 0;
-	for (size_t i = 0; i < pool->dev->nranges; i++)
-		if (pool->dev->ranges[i].pool == pool)
-			used += pool->dev->ranges[i].span;
-	return used;
+	if (!t)
+		return NULL;
+	if (t->base == base) {
+		*gone = t;
+		return sim_range_merge(t->left, t->right);
+	}
+	if (base < t->base)
+		t->left = sim_range_unlink(t->left, base, gone);
+	else
+		t->right = sim_range_unlink(t->right, base, gone);
+	sim_range_update(t);
+	return t;
+}
+
+static void sim_range_remove_locked(struct sim_device *dev, struct sim_range *r)
+{
+	struct sim_range *gone = NULL;
+	dev->range_root = sim_range_unlink(dev->range_root, r->base, &gone);
+	if (gone)
+		sim_range_destroy(dev, gone);
+}
+
+/* Remove every range CTX owns from T in one pass; returns the new subtree. */
+static struct sim_range *sim_range_drop_ctx(struct sim_device *dev, struct sim_range *t,
+					    const struct sim_ctx *ctx)
+{
+	if (!t)
+		return NULL;
+	t->left = sim_range_drop_ctx(dev, t->left, ctx);
+	t->right = sim_range_drop_ctx(dev, t->right, ctx);
+	if (t->ctx == ctx) {
+		struct sim_range *rest = sim_range_merge(t->left, t->right);
+		sim_range_destroy(dev, t);
+		return rest;
+	}
+	sim_range_update(t);
+	return t;
+}
+
+/* A destroyed pool's outstanding allocations stay live but count towards no pool. */
+static void sim_range_forget_pool(struct sim_range *t, const struct sim_pool *pool)
+{
+	for (; t; t = t->right) {
+		if (t->pool == pool)
+			t->pool = NULL;
+		sim_range_forget_pool(t->left, pool);
+	}
 }
 
 static CUresult sim_mem_alloc_from(struct sim_ctx *ctx, size_t bytes, enum sim_range_kind kind,
@@ -249,12 +386,13 @@ static CUresult sim_mem_alloc_from(struct sim_ctx *ctx, size_t bytes, enum sim_r
 		dev->used += span;
 		*ret = r->base;
 		if (sim_shadow_commit(dev, r->base, span)) {
-			sim_range_remove_locked(dev, sim_range_exact(dev, r->base));
+			r->pool = NULL; /* not counted in the pool yet */
+			sim_range_remove_locked(dev, r);
 			res = CUDA_ERROR_OUT_OF_MEMORY;
 		} else if (pool) {
-			cuuint64_t used = sim_pool_used_locked(pool);
-			if (used > pool->used_high)
-				pool->used_high = used;
+			pool->used += span;
+			if (pool->used > pool->used_high)
+				pool->used_high = pool->used;
 		}
 	}
 	pthread_mutex_unlock(&sim.mem_lock);
@@ -269,9 +407,9 @@ CUresult sim_mem_alloc(struct sim_ctx *ctx, size_t bytes, enum sim_range_kind ki
 void sim_mem_release(struct sim_device *dev, CUdeviceptr dptr)
 {
 	pthread_mutex_lock(&sim.mem_lock);
-	long i = sim_range_exact(dev, dptr);
-	if (i >= 0)
-		sim_range_remove_locked(dev, i);
+	struct sim_range *r = sim_range_exact(dev, dptr);
+	if (r)
+		sim_range_remove_locked(dev, r);
 	pthread_mutex_unlock(&sim.mem_lock);
 }
 
@@ -373,9 +511,8 @@ void *sim_mem_translate(CUdeviceptr dptr, size_t bytes, int *pinned_host)
 	void *ret = NULL;
 	pthread_mutex_lock(&sim.mem_lock);
 	if (dev) {
-		long i = sim_range_find(dev, dptr);
-		if (i >= 0) {
-			struct sim_range *r = &dev->ranges[i];
+		struct sim_range *r = sim_range_find(dev, dptr);
+		if (r) {
 			if (r->kind == SIM_RANGE_RESERVE) {
 				for (size_t m = 0; m < r->nmaps; m++) {
 					struct sim_map *map = &r->maps[m];
@@ -416,9 +553,7 @@ void sim_mem_ctx_gone(struct sim_ctx *ctx)
 {
 	pthread_mutex_lock(&sim.mem_lock);
 	struct sim_device *dev = ctx->dev;
-	for (long i = (long)dev->nranges - 1; i >= 0; i--)
-		if (dev->ranges[i].ctx == ctx)
-			sim_range_remove_locked(dev, i);
+	dev->range_root = sim_range_drop_ctx(dev, dev->range_root, ctx);
 	for (long i = (long)sim.nhost - 1; i >= 0; i--)
 		if (sim.host[i].ctx == ctx)
 			sim_host_remove_locked((size_t)i);
@@ -528,10 +663,9 @@ SIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 	r = CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim.mem_lock);
 	if (dev) {
-		long i = sim_range_exact(dev, dptr);
-		if (i >= 0 && !dev->ranges[i].freeing &&
-		    (dev->ranges[i].kind == SIM_RANGE_ALLOC || dev->ranges[i].kind == SIM_RANGE_ASYNC)) {
-			sim_range_remove_locked(dev, i);
+		struct sim_range *rg = sim_range_exact(dev, dptr);
+		if (rg && !rg->freeing && (rg->kind == SIM_RANGE_ALLOC || rg->kind == SIM_RANGE_ASYNC)) {
+			sim_range_remove_locked(dev, rg);
 			r = CUDA_SUCCESS;
 		}
 	} else {
@@ -556,9 +690,8 @@ SIM_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, C
 	r = CUDA_ERROR_NOT_FOUND;
 	pthread_mutex_lock(&sim.mem_lock);
 	if (dev) {
-		long i = sim_range_find(dev, dptr);
-		if (i >= 0) {
-			struct sim_range *rg = &dev->ranges[i];
+		struct sim_range *rg = sim_range_find(dev, dptr);
+		if (rg) {
 			CUdeviceptr base = rg->base;
 			size_t size = rg->size;
 			int found = rg->kind != SIM_RANGE_RESERVE && dptr < rg->base + rg->size;
@@ -711,9 +844,8 @@ static int sim_ptr_facts(CUdeviceptr p, struct sim_ptr_facts *f)
 	memset(f, 0, sizeof(*f));
 	pthread_mutex_lock(&sim.mem_lock);
 	if (dev) {
-		long i = sim_range_find(dev, p);
-		if (i >= 0) {
-			struct sim_range *r = &dev->ranges[i];
+		struct sim_range *r = sim_range_find(dev, p);
+		if (r) {
 			f->ctx = r->ctx;
 			f->type = CU_MEMORYTYPE_DEVICE;
 			f->device = dev->ordinal;
@@ -994,7 +1126,7 @@ static CUresult sim_pool_attribute(CUmemoryPool h, CUmemPool_attribute attr, voi
 		if (set)
 			r = CUDA_ERROR_INVALID_VALUE;
 		else
-			*u64 = sim_pool_used_locked(p);
+			*u64 = p->used;
 		break;
 	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
 	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
@@ -1002,7 +1134,7 @@ static CUresult sim_pool_attribute(CUmemoryPool h, CUmemPool_attribute attr, voi
 		if (set && *u64 != 0)
 			r = CUDA_ERROR_INVALID_VALUE;
 		else if (set)
-			p->used_high = sim_pool_used_locked(p);
+			p->used_high = p->used;
 		else
 			*u64 = p->used_high;
 		break;
@@ -1057,6 +1189,9 @@ SIM_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool h)
 	if (p->dev->current_pool == p)
 		p->dev->current_pool = p->dev->default_pool;
 	pthread_mutex_unlock(&sim.lock);
+	pthread_mutex_lock(&sim.mem_lock);
+	sim_range_forget_pool(p->dev->range_root, p);
+	pthread_mutex_unlock(&sim.mem_lock);
 	sim_obj_free(p, SIM_KIND_POOL);
 	return CUDA_SUCCESS;
 }
@@ -1116,11 +1251,10 @@ static CUresult sim_free_async(CUdeviceptr dptr, CUstream h, int per_thread)
 	if (!dev)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim.mem_lock);
-	long i = sim_range_exact(dev, dptr);
-	int ok = i >= 0 && !dev->ranges[i].freeing &&
-		 (dev->ranges[i].kind == SIM_RANGE_ASYNC || dev->ranges[i].kind == SIM_RANGE_ALLOC);
+	struct sim_range *rg = sim_range_exact(dev, dptr);
+	int ok = rg && !rg->freeing && (rg->kind == SIM_RANGE_ASYNC || rg->kind == SIM_RANGE_ALLOC);
 	if (ok)
-		dev->ranges[i].freeing = 1;
+		rg->freeing = 1;
 	pthread_mutex_unlock(&sim.mem_lock);
 	if (!ok)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -1231,10 +1365,9 @@ SIM_EXPORT CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 		return CUDA_ERROR_INVALID_VALUE;
 	CUresult r = CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim.mem_lock);
-	long i = sim_range_exact(dev, ptr);
-	if (i >= 0 && dev->ranges[i].kind == SIM_RANGE_RESERVE && dev->ranges[i].size == size &&
-	    dev->ranges[i].nmaps == 0) {
-		sim_range_remove_locked(dev, i);
+	struct sim_range *rg = sim_range_exact(dev, ptr);
+	if (rg && rg->kind == SIM_RANGE_RESERVE && rg->size == size && rg->nmaps == 0) {
+		sim_range_remove_locked(dev, rg);
 		r = CUDA_SUCCESS;
 	}
 	pthread_mutex_unlock(&sim.mem_lock);
@@ -1247,10 +1380,9 @@ static struct sim_range *sim_reservation_of(CUdeviceptr ptr, size_t size)
 	struct sim_device *dev = sim_mem_device_of(ptr);
 	if (!dev)
 		return NULL;
-	long i = sim_range_find(dev, ptr);
-	if (i < 0)
+	struct sim_range *r = sim_range_find(dev, ptr);
+	if (!r)
 		return NULL;
-	struct sim_range *r = &dev->ranges[i];
 	if (r->kind != SIM_RANGE_RESERVE || ptr + size > r->base + r->size || ptr + size < ptr)
 		return NULL;
 	return r;
@@ -1392,12 +1524,12 @@ SIM_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 	struct sim_share sh = { .pid = getpid() };
 	r = CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&sim.mem_lock);
-	long i = dev ? sim_range_exact(dev, dptr) : -1;
+	struct sim_range *rg = dev ? sim_range_exact(dev, dptr) : NULL;
 	/* The base of a cuMemAlloc allocation, as documented. */
-	if (i >= 0 && dev->ranges[i].kind == SIM_RANGE_ALLOC) {
+	if (rg && rg->kind == SIM_RANGE_ALLOC) {
 		memcpy(sh.magic, SIM_SHARE_IPC, 8);
 		sh.device = dev->ordinal;
-		sh.size = dev->ranges[i].size;
+		sh.size = rg->size;
 		sh.base = dptr;
 		r = CUDA_SUCCESS;
 	}

@@ -233,8 +233,8 @@ struct sim_device {
 	size_t va_size;
 	unsigned char *shadow;
 	size_t used;              /* bytes allocated (under mem_lock) */
-	struct sim_range *ranges; /* sorted by base (under mem_lock) */
-	size_t nranges, cap_ranges;
+	struct sim_range *range_root; /* a treap ordered by base (mem.c; under mem_lock) */
+	size_t nranges;
 	/* Primary context (under sim.lock). */
 	struct sim_ctx *primary;
 	unsigned primary_refs;

@@ -77,7 +77,7 @@ like "$(tr -s '\n ' '  ' <"$T/a80.txt")" "abort message: $(printf '%s' "$asserti
 # JSON: the same, with the reader's message inside; still exit 4.
 "$CI" --json "$core" >"$T/a.json" 2>/dev/null
 is "$?" 4 "--json: exit code 4"
-is "$(jq -r '[.version, (.record == null), .input.kind] | @tsv' "$T/a.json")" "5	true	core" "--json: schema 5, no record, a core"
+is "$(jq -r '[.version, (.record == null), .input.kind] | @tsv' "$T/a.json")" "6	true	core" "--json: schema 6, no record, a core"
 is "$(jq -r .host_side.abort_message "$T/a.json")" "$assertion" "--json: the abort message"
 like "$(jq -r .no_flight_record "$T/a.json")" "holds no cudainspect flight record" "--json: the reason"
 is "$(jq -r '.host_side.threads[0].crashed, .host_side.signal.name' "$T/a.json" | tr '\n' ' ')" "true SIGABRT " \

@@ -13,7 +13,7 @@ mkdir -p "$T/storm"
 	>"$T/storm/out" 2>&1
 is "$?" 0 "4 threads x 500 launches: the storm runs"
 snap=$(ls "$T"/storm/*-exit.cisnap 2>/dev/null | head -1)
-"$CLI" "$snap" --json >"$T/storm/r.json" 2>/dev/null
+"$CLI" "$snap" --json=full >"$T/storm/r.json" 2>/dev/null
 res=$(/usr/bin/python3.11 -c '
 import json, sys
 want = {int(k): v for k, v in json.load(open(sys.argv[1])).items()}

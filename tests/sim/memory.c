@@ -294,9 +294,91 @@ static void vmm(void)
 	IS_CU(cuMemAddressFree(va, 4 * gran), CUDA_SUCCESS);
 }
 
+/* First fit over thousands of ranges, against a model of the allocator kept here: each
+ * allocation must land in the lowest gap that holds it at its alignment (512 bytes; 2 MiB for
+ * 2 MiB and larger), whatever the simulator's data structure.  Runs first, in a fresh process,
+ * so nothing below the first range is free. */
+struct model_range { CUdeviceptr base; size_t span, bytes; };
+
+static CUdeviceptr model_place(const struct model_range *live, size_t n, CUdeviceptr origin,
+			       size_t span, size_t align)
+{
+	CUdeviceptr cursor = origin;
+	for (size_t i = 0; i < n; i++) {
+		CUdeviceptr cand = (cursor + align - 1) / align * align;
+		if (cand + span <= live[i].base)
+			return cand;
+		cursor = live[i].base + live[i].span;
+	}
+	return (cursor + align - 1) / align * align;
+}
+
+static void first_fit_many(void)
+{
+	enum { FIRST = 3000, SECOND = 1500 };
+	struct model_range *live = calloc(FIRST + SECOND, sizeof(*live));
+	size_t n = 0, wrong = 0, lookups_wrong = 0;
+	CUdeviceptr origin = 0;
+	unsigned seed = 23;
+	for (int phase = 0; phase < 2; phase++) {
+		int count = phase ? SECOND : FIRST;
+		for (int k = 0; k < count; k++) {
+			size_t bytes = (size_t)(rand_r(&seed) % 6000) + 1;
+			if (k % 400 == 199)
+				bytes += (size_t)2 << 20; /* now and then a 2 MiB-aligned one */
+			size_t align = bytes >= ((size_t)2 << 20) ? (size_t)2 << 20 : 512;
+			size_t span = (bytes + align - 1) / align * align;
+			CUdeviceptr d;
+			MUST(cuMemAlloc(&d, bytes));
+			if (!origin)
+				origin = d;
+			CUdeviceptr want = model_place(live, n, origin, span, align);
+			if (d != want && wrong++ < 5)
+				printf("# allocation %d of phase %d (%zu bytes) at %#llx, first fit says %#llx\n",
+				       k, phase, bytes, (unsigned long long)d, (unsigned long long)want);
+			/* Keep the model in address order, at the address the simulator chose. */
+			size_t idx = 0;
+			while (idx < n && live[idx].base < d)
+				idx++;
+			memmove(&live[idx + 1], &live[idx], (n - idx) * sizeof(*live));
+			live[idx] = (struct model_range){d, span, bytes};
+			n++;
+		}
+		if (phase == 0) {
+			/* Free about two in five, so the second phase fills holes of every size. */
+			size_t kept = 0;
+			for (size_t i = 0; i < n; i++) {
+				if (rand_r(&seed) % 5 < 2)
+					MUST(cuMemFree(live[i].base));
+				else
+					live[kept++] = live[i];
+			}
+			n = kept;
+		}
+	}
+	ok(wrong == 0, "%d allocations placed first fit among up to %zu live ranges (%zu misplaced)",
+	   FIRST + SECOND, n, wrong);
+	for (size_t i = 0; i < n; i++) {
+		CUdeviceptr base = 0;
+		size_t size = 0;
+		CUdeviceptr inner = live[i].base + (size_t)rand_r(&seed) % live[i].bytes;
+		if (cuMemGetAddressRange(&base, &size, inner) != CUDA_SUCCESS || base != live[i].base)
+			lookups_wrong++;
+	}
+	ok(lookups_wrong == 0, "cuMemGetAddressRange finds each of %zu live ranges (%zu wrong)", n,
+	   lookups_wrong);
+	size_t frees_wrong = 0;
+	for (size_t i = 0; i < n; i++)
+		if (cuMemFree(live[i].base) != CUDA_SUCCESS || cuMemFree(live[i].base) == CUDA_SUCCESS)
+			frees_wrong++;
+	ok(frees_wrong == 0, "each range frees once, and only once (%zu wrong)", frees_wrong);
+	free(live);
+}
+
 int main(void)
 {
 	simtest_setup(NULL);
+	first_fit_many();
 	window_and_shadow();
 	round_trips();
 	host_memory_and_memops();
