@@ -513,8 +513,8 @@ step_gpucore() {
 	fi
 	# 2. What turning exception dumps on costs when nothing faults (the driver keeps faulted warps
 	# from exiting): launchstorm plain and with the variable, 3 interleaved runs of 2 s each.
-	local rep plain=() dumps=()
-	for rep in 1 2 3; do
+	local plain=() dumps=()
+	for _ in 1 2 3; do
 		plain+=("$(storm_rate 2 X=1)")
 		dumps+=("$(storm_rate 2 CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1)")
 	done

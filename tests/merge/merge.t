@@ -126,7 +126,7 @@ is "$rc" 3 "only damaged inputs: exit 3"
 mkdir -p "$T/docs"
 for r in 0 1; do "$CI" --json "$(ls "$T"/dev4/r$r/*-hang.cisnap)" >"$T/docs/rank$r.json"; done
 is "$(jq -c '[.version, .job.communicators[0].rank, (.job.collectives | length > 0)]' "$T/docs/rank1.json")" \
-	'[5,1,true]' "--json: schema 5 with the job part (rank, collectives)"
+	'[6,1,true]' "--json: schema 6 with the job part (rank, collectives)"
 mj "$T/mixed.json" "$T/docs" "$T"/dev4/r2/core "$T"/dev4/r3/core
 is "$(q "$T/mixed.json" '[.first_failure.rank, [.ranks[].input | split("/")[-1]]]')" \
 	'[3,["rank0.json","rank1.json","core","core"]]' "JSON mixed with cores: every rank, rank 3 first"

@@ -9,7 +9,7 @@ command -v jq >/dev/null || { skip "jq not installed (make deps)"; done_testing;
 j=$T/oob.json
 ok "oob.json is valid JSON" jq -e . "$j"
 is "$(jq -r 'keys_unsorted[0]' "$j")" version '"version" is the first key'
-is "$(jq -r .version "$j")" 5 "schema version 5"
+is "$(jq -r .version "$j")" 6 "schema version 6"
 for k in version process devices contexts streams launches allocations frees errors threads diagnosis; do
 	is "$(jq -r "has(\"$k\")" "$j")" true "top-level key $k"
 done

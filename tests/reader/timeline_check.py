@@ -110,6 +110,11 @@ def check_trace(trace_path, report_path):
         fact("marker", f"{name}={ts:.3f}")
     fact("origin_ns", origin)
     fact("end_ns", end)
+    # The newest end of anything drawn other than what may have run to the end (in ns, to the
+    # microsecond the trace keeps): where the trace ends when that is after the record's end.
+    drawn = [e["ts"] + e.get("dur", 0) for e in timed
+             if not e.get("args", {}).get("may_be_running") and e["ph"] != "i"]
+    fact("newest_drawn_ns", origin + round(max(drawn, default=0) * 1000))
     for k in ("launches_left_out", "launches_per_stream_max"):
         fact(k, other[k])
     per_track = {}
