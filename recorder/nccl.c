@@ -565,9 +565,8 @@ static struct ci_nccl_call *ci_nccl_publish(struct ci_call *c, struct ci_nccl_tl
 }
 
 /* The hang watchdog's view of communicator SLOT: its latest collective or point-to-point call
- * on a stream. */
-static void ci_nccl_watch(uint32_t slot, uint32_t sslot, uint64_t stream_seq, uint64_t ns,
-			  uint64_t call_seq)
+ * on a stream (when that one is overdue, ci_nccl_flag_oldest finds the call the rank hangs in). */
+static void ci_nccl_watch(uint32_t slot, uint32_t sslot, uint64_t stream_seq, uint64_t ns)
 {
 	if (slot == CI_NONE)
 		return;
@@ -578,7 +577,6 @@ static void ci_nccl_watch(uint32_t slot, uint32_t sslot, uint64_t stream_seq, ui
 	__atomic_store_n(&p->wd_stream, sslot, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->wd_stream_seq, stream_seq, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->wd_ns, ns, __ATOMIC_RELAXED);
-	__atomic_store_n(&p->wd_call_seq, call_seq, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->wd_gen, g + 2, __ATOMIC_RELEASE);
 }
 
@@ -657,7 +655,7 @@ static void ci_nccl_op_post(struct ci_call *c, struct ci_nccl_req *o, ncclResult
 	struct ci_nccl_call *e =
 		ci_nccl_publish(c, t, o, r, op_seq, stream_seq, grouped ? t->group : 0, &seq);
 	if (stream_seq && (o->flags & CI_NCCL_CALL_CRUMB))
-		ci_nccl_watch(o->comm, o->sslot, stream_seq, c->t0, seq);
+		ci_nccl_watch(o->comm, o->sslot, stream_seq, c->t0);
 	if (grouped && ok && e && t->pending && t->npending < CI_NCCL_PENDING_MAX &&
 	    !(o->flags & CI_NCCL_CALL_CAPTURED) && o->sslot != CI_NONE)
 		t->pending[t->npending++] =
@@ -700,7 +698,7 @@ static void ci_nccl_group_flush(struct ci_nccl_tls *t, ncclResult_t r, uint64_t 
 			if (!crumb || !w->e)
 				continue;
 			__atomic_fetch_or(&w->e->flags, CI_NCCL_CALL_CRUMB, __ATOMIC_RELAXED);
-			ci_nccl_watch(w->comm, s, w->seq, now, w->e->seq);
+			ci_nccl_watch(w->comm, s, w->seq, now);
 		}
 	}
 }
@@ -948,19 +946,65 @@ static bool ci_crumb_reached(uint32_t slot, uint64_t n)
 	return v >= n;
 }
 
-static void ci_nccl_fire(uint32_t slot, uint64_t call_seq, uint64_t age_ns)
+/* The calls the hang is in: on every stream with NCCL calls, the oldest one its breadcrumb has
+ * not reached, when it was made more than the timeout ago.  Calls are enqueued and return, so a
+ * rank stuck in a collective has made later ones on the same stream (of this communicator or of
+ * another, a split one) that wait behind it: the latest call (what the watchdog looks at) is not
+ * where the rank hangs, the oldest unfinished one is.  Each gets CI_NCCL_CALL_TIMEOUT; the one of
+ * the stream the watchdog saw stuck (STREAM) is returned for the message. */
+#define CI_WD_STREAMS 64
+static const struct ci_nccl_call *ci_nccl_flag_oldest(uint32_t stream, uint64_t now)
+{
+	struct ci_sec *ring = ci_sec(CI_SEC_NCCL_CALLS);
+	uint64_t head = __atomic_load_n(&ring->dir->head, __ATOMIC_ACQUIRE);
+	uint64_t first = head > ring->capacity ? head - ring->capacity : 0;
+	struct { uint32_t stream; uint64_t stream_seq; struct ci_nccl_call *call; } oldest[CI_WD_STREAMS];
+	unsigned n = 0;
+	for (uint64_t q = first; q < head; q++) {
+		struct ci_nccl_call *e = (struct ci_nccl_call *)(ring->base + (q % ring->capacity) *
+								  ring->entry_size);
+		uint64_t sseq = __atomic_load_n(&e->stream_seq, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != q + 1 || !sseq ||
+		    e->stream == CI_NONE || (e->flags & CI_NCCL_CALL_FAILED) || now < e->time_ns ||
+		    now - e->time_ns < ci_cfg.nccl_timeout_ns)
+			continue;
+		const struct ci_stream *s = ci_entry(CI_SEC_STREAMS, e->stream);
+		if (ci_crumb_reached(s->crumb_slot, sseq))
+			continue; /* finished */
+		unsigned k = 0;
+		while (k < n && oldest[k].stream != e->stream)
+			k++;
+		if (k == n) {
+			if (n == CI_WD_STREAMS)
+				continue;
+			oldest[n++] = (__typeof__(oldest[0])){ e->stream, sseq, e };
+		} else if (sseq < oldest[k].stream_seq) {
+			oldest[k].stream_seq = sseq;
+			oldest[k].call = e;
+		}
+	}
+	const struct ci_nccl_call *named = NULL;
+	for (unsigned k = 0; k < n; k++) {
+		__atomic_fetch_or(&oldest[k].call->flags, CI_NCCL_CALL_TIMEOUT, __ATOMIC_RELAXED);
+		if (oldest[k].stream == stream)
+			named = oldest[k].call;
+	}
+	return named;
+}
+
+static void ci_nccl_fire(uint32_t slot, uint32_t stream, uint64_t now, uint64_t age_ns)
 {
 	if (__atomic_exchange_n(&ci_wd_fired, 1, __ATOMIC_ACQ_REL))
 		return;
+	const struct ci_nccl_call *e = ci_nccl_flag_oldest(stream, now);
 	const struct ci_nccl_comm *ce = ci_entry(CI_SEC_NCCL_COMMS, slot);
-	struct ci_sec *ring = ci_sec(CI_SEC_NCCL_CALLS);
-	struct ci_nccl_call *e = (struct ci_nccl_call *)(ring->base +
-							 ((call_seq - 1) % ring->capacity) * ring->entry_size);
 	const char *what = "collective";
 	uint64_t op_seq = 0;
-	if (call_seq && __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) == call_seq) {
-		__atomic_fetch_or(&e->flags, CI_NCCL_CALL_TIMEOUT, __ATOMIC_RELAXED);
+	if (e) {
 		op_seq = e->op_seq;
+		age_ns = now - e->time_ns;
+		if (e->comm != CI_NONE && e->comm < ci_sec(CI_SEC_NCCL_COMMS)->capacity)
+			ce = ci_entry(CI_SEC_NCCL_COMMS, e->comm);
 #define CI_OP_API(name, value, word, api) case name: what = api; break;
 		switch (e->op) {
 			CI_NCCL_OPS(CI_OP_API)
@@ -969,10 +1013,10 @@ static void ci_nccl_fire(uint32_t slot, uint64_t call_seq, uint64_t age_ns)
 #undef CI_OP_API
 	}
 	bool snap = ci_cfg.snapshot_mask & 1u << CI_SNAP_HANG;
-	ci_say("%s #%llu, the latest call of NCCL communicator %016llx (rank %d of %d), has "
-	       "not finished after %.1f s (CUDAINSPECT_NCCL_TIMEOUT)%s", what, (unsigned long long)op_seq,
-	       (unsigned long long)ce->comm_id, ce->rank, ce->nranks, age_ns / 1e9,
-	       snap ? "; writing the hang snapshot" : "");
+	ci_say("%s #%llu of NCCL communicator %016llx (rank %d of %d), the oldest call its stream has "
+	       "not finished, is still outstanding after %.1f s (CUDAINSPECT_NCCL_TIMEOUT)%s", what,
+	       (unsigned long long)op_seq, (unsigned long long)ce->comm_id, ce->rank, ce->nranks,
+	       age_ns / 1e9, snap ? "; writing the hang snapshot" : "");
 	if (snap)
 		ci_snapshot_write(CI_SNAP_HANG);
 }
@@ -996,7 +1040,6 @@ static bool ci_nccl_watch_all(void)
 		uint32_t sslot = __atomic_load_n(&p->wd_stream, __ATOMIC_RELAXED);
 		uint64_t sseq = __atomic_load_n(&p->wd_stream_seq, __ATOMIC_RELAXED);
 		uint64_t ns = __atomic_load_n(&p->wd_ns, __ATOMIC_RELAXED);
-		uint64_t call = __atomic_load_n(&p->wd_call_seq, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if ((g1 & 1) || g1 != __atomic_load_n(&p->wd_gen, __ATOMIC_RELAXED) || !sseq ||
 		    sslot == CI_NONE || now < ns || now - ns < ci_cfg.nccl_timeout_ns)
@@ -1005,7 +1048,7 @@ static bool ci_nccl_watch_all(void)
 		if (__atomic_load_n(&s->crumb_enqueued, __ATOMIC_ACQUIRE) < sseq ||
 		    ci_crumb_reached(s->crumb_slot, sseq))
 			continue;
-		ci_nccl_fire((uint32_t)i, call, now - ns);
+		ci_nccl_fire((uint32_t)i, sslot, now, now - ns);
 		return true;
 	}
 	return false;

@@ -256,7 +256,6 @@ struct ci_nccl_priv {
 	uint32_t wd_stream;
 	uint64_t wd_stream_seq;
 	uint64_t wd_ns;
-	uint64_t wd_call_seq;     /* its NCCL_CALLS seq */
 };
 
 struct ci_rec {

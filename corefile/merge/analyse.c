@@ -141,7 +141,7 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 	}
 	/* Not waiting in the job's communicator: the oldest collective in flight in another one
 	 * (a split of it) is the wait; a call refused there is an API error all the same. */
-	const struct ci_job_call *other_wait = NULL;
+	const struct ci_job_call *other_wait = NULL, *other_timeout = NULL;
 	bool other_failed = false;
 	for (size_t i = 0; i < f->call_count; i++) {
 		const struct ci_job_call *c = &f->calls[i];
@@ -150,6 +150,13 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 		other_failed |= c->state == CI_JOB_CALL_FAILED;
 		if (c->state == CI_JOB_CALL_IN_FLIGHT && (!other_wait || c->time_ns < other_wait->time_ns))
 			other_wait = c;
+		if (c->timeout && (!other_timeout || c->time_ns < other_timeout->time_ns))
+			other_timeout = c;
+	}
+	if (other_timeout) {
+		r->timeout_other_seq = other_timeout->op_seq;
+		r->timeout_other_comm = other_timeout->comm_id;
+		r->timeout_other_op = other_timeout->op;
 	}
 	if (r->wait_seq)
 		r->wait_comm = a->comm_id;
@@ -183,15 +190,27 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 }
 
 /* An abort releases the collectives the rank waited in (they complete), so a record written
- * after it shows no wait; the recorder's hang watchdog flagged the collective it saw outstanding
- * (timeout) before.  Such a rank waited in the lowest collective another rank never reached,
- * at most the flagged one. */
+ * after it shows no wait; the recorder's hang watchdog flagged, before, the oldest collective
+ * each stream had not finished (timeout).  Such a rank waited in the lowest collective another
+ * rank never reached, at most the flagged one; flagged only in another communicator, there. */
 static void waits_before_abort(struct ci_merge *m)
 {
 	struct ci_merge_analysis *a = &m->an;
 	for (int r = 0; r < a->nranks; r++) {
 		struct ci_merge_rank *rk = &a->ranks[r];
-		if (rk->state != CI_RANK_ABORTED || !rk->timeout_seq)
+		if (rk->state != CI_RANK_ABORTED)
+			continue;
+		if (!rk->timeout_seq && rk->timeout_other_seq) {
+			/* The watchdog found it stuck in another communicator (a split of the
+			 * job's): the flagged call is the oldest its stream had not finished. */
+			rk->state = CI_RANK_HUNG;
+			rk->wait_seq = rk->timeout_other_seq;
+			rk->wait_comm = rk->timeout_other_comm;
+			rk->wait_op = rk->timeout_other_op;
+			rk->until_abort = true;
+			continue;
+		}
+		if (!rk->timeout_seq)
 			continue;
 		uint64_t seq = rk->timeout_seq;
 		for (int o = 0; o < a->nranks; o++)

@@ -68,6 +68,10 @@ struct ci_merge_rank {
 	uint64_t reached;         /* the highest collective it reached (in flight or finished) */
 	uint64_t finished;        /* the highest it finished */
 	uint64_t timeout_seq;     /* the highest the recorder's hang watchdog flagged */
+	uint64_t timeout_other_seq; /* ... none in the job's communicator: the oldest flagged in
+				     another one (a split), that communicator and its op */
+	uint64_t timeout_other_comm;
+	uint32_t timeout_other_op;
 	uint64_t refused_seq;     /* the number a refused collective would have had, 0 none */
 	bool until_abort;         /* HUNG, read from the watchdog's flag: its abort ended the wait */
 	bool false_positive;      /* FAULTED on a peer's memory after the peer exited */

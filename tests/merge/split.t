@@ -45,4 +45,16 @@ like "$text" "^0 .* hung in ncclAllReduce #$((STEP + 1)) of another communicator
 "$CI" merge --json "$T"/job/r0 "$T"/job/r1 "$T"/job/r3 >"$T/m3.json"
 is "$(jq -c --arg sub "$sub" '[.waits[] | select(.communicator == $sub) | [.waiting, .never_arrived, .unseen_ranks]]' "$T/m3.json")" \
 	"[[[0],[],1]]" "rank $RANK missing: rank 0 still waits, one rank of the split communicator in no input"
+# Without the hang snapshots (the records written when the engine's watchdog aborted the
+# ranks): rank 0's wait is still placed in the split communicator, from the call the recorder's
+# hang watchdog flagged there (the oldest its stream had not finished, not the job's latest).
+late=()
+for r in 0 1 2 3; do
+	f=$(snap "$T/job/r$r" signal); [ -n "$f" ] || f=$(snap "$T/job/r$r" exit)
+	late+=("$f")
+done
+"$CI" merge --json "${late[@]}" >"$T/late.json"
+is "$(jq -c '.ranks[0] | [.state, .waits_in.communicator, .waits_in.seq]' "$T/late.json")" \
+	"[\"hung\",\"$sub\",$((STEP + 1))]" \
+	"from the records written at the abort: rank 0 still waits in the split communicator's #$((STEP + 1))"
 done_testing

@@ -83,7 +83,9 @@ for r in 0 1; do
 	like "$(call_of "$h" 7)" " state=in_flight " "device: rank $r: all-reduce 7 in flight"
 	like "$(call_of "$h" 8)" " state=not_started " "device: rank $r: all-reduce 8 not started"
 	is "$(grep -c '^ncclcall .* flags=0x[0-9a-f]*[2367abef][0-9a-f] ' "$h")" 1 \
-		"device: rank $r: one call flagged timeout (the latest)"
+		"device: rank $r: one call flagged timeout"
+	like "$(call_of "$h" 7)" " flags=0x[0-9a-f]*[2367abef][0-9a-f] " \
+		"device: rank $r: the flagged call is all-reduce 7, the oldest unfinished (not the latest, 8)"
 	like "$(grep '^header ' "$h")" " reason=5 " "device: rank $r: the snapshot's reason is hang"
 	s=$(dump_of device signal $r)
 	ok "device: rank $r: the hang snapshot came before the abort's" \
@@ -100,7 +102,7 @@ c7=$(call_of "$e" 7)
 ok "device: rank 2 (the faulting rank): all-reduce 7 never started (${c7:-not yet made})" \
 	test -z "$c7" -o -n "$(printf '%s\n' "$c7" | grep ' state=not_started ')"
 like "$(call_of "$e" 6)" " state=finished " "device: rank 2: all-reduce 6 finished"
-like "$(cat "$T/device/err")" "cudainspect: ncclAllReduce #8, the latest call of NCCL communicator [0-9a-f]{16} \(rank [01] of 3\), has not finished after" \
+like "$(cat "$T/device/err")" "cudainspect: ncclAllReduce #7 of NCCL communicator [0-9a-f]{16} \(rank [01] of 3\), the oldest call its stream has not finished, is still outstanding after" \
 	"device: the recorder said why it wrote the hang snapshot"
 
 # Desync: rank 2 skips all-reduce 5 (step 2); the others hang in 12, rank 2 stops at 11.
