@@ -1395,12 +1395,12 @@ static bool nccl_unfinished(const struct ci_job_call *c)
 	       c->state == CI_JOB_CALL_FAILED;
 }
 
-/* "ncclAllReduce #7 IN FLIGHT, past the hang timeout" (the summary's words). */
+/* "ncclAllReduce #7 IN FLIGHT past the hang timeout" (the summary's words). */
 static void nccl_call_words(const struct ci_job_call *c, char *buf, size_t n)
 {
 	if (c->op_seq)
 		snprintf(buf, n, "%s #%" PRIu64 " %s%s", ci_job_op_api(c->op), c->op_seq,
-			 nccl_state_text(c), c->timeout ? ", past the hang timeout" : "");
+			 nccl_state_text(c), c->timeout ? " past the hang timeout" : "");
 	else
 		snprintf(buf, n, "%s refused (ncclResult %" PRId32 ")", ci_job_op_api(c->op), c->result);
 }
@@ -1465,7 +1465,7 @@ static void summary_nccl(struct ci_text_out *o)
 		if (oldest && !oldest->op_seq && reached)
 			at += (size_t)snprintf(buf + at, sizeof buf - at, " after #%" PRIu64, reached);
 		if (unfinished > 1 && at < sizeof buf)
-			snprintf(buf + at, sizeof buf - at, ", then %zu more not finished", unfinished - 1);
+			snprintf(buf + at, sizeof buf - at, "; %zu more unfinished", unfinished - 1);
 		line(o, "            %s%s", oldest ? "" : "newest: ", buf);
 	}
 	if (f.comm_count > SUMMARY_NCCL_COMMS)

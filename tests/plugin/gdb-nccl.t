@@ -2,8 +2,9 @@
 # GDB's `cuda nccl` on a real kernel core of a rank of ncclengine (a device fault planted on rank
 # 1 of 2: rank 0 hangs in an all-reduce until its watchdog aborts it, leaving its core): it
 # prints what the CLI prints for the same core and view, exit code included, and that names the
-# all-reduce the engine's own watchdog line names (SeqNum=N) as the one past the recorder's hang
-# timeout; `help cuda nccl` documents it.
+# all-reduce rank 1 did not finish (read from rank 1's core) as the one past the recorder's hang
+# timeout, at or before the one the engine's own watchdog line names (SeqNum=N, the step's
+# last); `help cuda nccl` documents it.
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/gdb-lib.sh"
 need_gdb_parts "$REC" "$CMDS" "$CLI" "$B/ncclengine" "$B/sim/libcuda.so.1" "$B/sim/libnccl.so.2"
@@ -23,7 +24,14 @@ want=$("$CLI" "$core" nccl 2>&1; echo "exit=$?")
 is "$got" "$want" "cuda nccl prints what the CLI prints, exit code included"
 seq=$(sed -n 's/.*\[Rank 0\] Watchdog caught .*WorkNCCL(SeqNum=\([0-9]*\),.*/\1/p' "$T/run.out")
 ok "the engine's watchdog named the all-reduce rank 0 hung in" test -n "$seq"
-like "$got" "^  ${seq:-X} +ncclAllReduce +[a-zA-Z ]+ +1,024 .* past the hang timeout$" \
+# Rank 0 hangs in the first all-reduce rank 1 did not finish (behind its faulting kernel, or
+# refused); the engine's watchdog names the step's last one, which waits behind it.
+core1=$(ls "$T"/job/r1/core* 2>/dev/null | head -n 1)
+done1=$("$CLI" "$core1" nccl | awk '/^  [0-9]+ +ncclAllReduce +finished/ { n = $1 } END { print n + 0 }')
+first=$((done1 + 1))
+ok "rank 1's core: the first all-reduce it did not finish ($first) is at or before the engine's ($seq)" \
+	test -n "$core1" -a "$first" -le "${seq:-0}"
+like "$got" "^  ${first:-X} +ncclAllReduce +[a-zA-Z ]+ +1,024 .* past the hang timeout$" \
 	"cuda nccl: that all-reduce, past the hang timeout"
 like "$got" "rank 0 of 2, device 0" "cuda nccl: its communicator with rank and size"
 is "$(gdb_cuda "$B/ncclengine" "$core" -- cuda nccl 1 | grep -cE '^  [0-9]+ +ncclAllReduce ')" 1 \
