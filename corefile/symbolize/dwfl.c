@@ -1254,6 +1254,21 @@ static bool c_runtime(const char *module)
 	return false;
 }
 
+/* Whether ADDRESS starts the kernel's (or qemu-user's) signal return trampoline: a handler's
+ * caller that lies in no module, e.g. qemu-user's page without a file (the kernel's is in the
+ * vDSO, a module).  The instructions are the ABI's, as gdb's sigtramp unwinders match them:
+ * aarch64 `mov x8, #139; svc #0`, x86-64 `mov $15, %rax; syscall`. */
+static bool sigreturn_trampoline(struct ci_symbolizer *s, uint64_t address)
+{
+	static const uint8_t aarch64[8] = { 0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4 };
+	static const uint8_t x86_64[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	const uint8_t *want = s->machine == EM_AARCH64 ? aarch64 : s->machine == EM_X86_64 ? x86_64 : NULL;
+	size_t n = s->machine == EM_AARCH64 ? sizeof aarch64 : sizeof x86_64;
+	uint8_t code[9];
+	return want && s->src && ci_source_read_quiet(s->src, address, code, n) == CI_READ_OK &&
+	       memcmp(code, want, n) == 0;
+}
+
 static void symbolize_into(struct ci_symbolizer *s, uint64_t address, bool is_return,
 			   struct frame_vec *fv)
 {
@@ -1271,6 +1286,8 @@ static void symbolize_into(struct ci_symbolizer *s, uint64_t address, bool is_re
 			const char *p = ci_model_string(s->model, hm->path_str);
 			f->module = *p ? strdup(p) : NULL;
 			f->module_offset = address - hm->base;
+		} else if (s && is_return && sigreturn_trampoline(s, address)) {
+			f->function = strdup("<signal handler called>");
 		}
 		return;
 	}
