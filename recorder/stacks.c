@@ -46,38 +46,30 @@ static __thread struct ci_last_stack ci_last_stack;
 /* The frame-pointer walk.  A return address is checked against the loaded modules' code (a
  * binary search over every module's ranges: with a few hundred libraries loaded, and the
  * driver's own work evicting them from the cache, the biggest part of the walk), except where it
- * equals the one at the same depth of this thread's last stack, which passed the check then.
- * The walk compares as it goes, so *SAME says whether the stack is LAST's without a second pass
- * over the frames (a loop launching from one place is the common case). */
+ * equals the one at the same depth of this thread's last stack, which passed the check then. */
 static unsigned ci_walk_fast(const struct ci_call *c, uint64_t *frames, unsigned depth,
-			     const struct ci_last_stack *last, bool *same)
+			     const struct ci_last_stack *last)
 {
 	struct ci_tls *t = ci_thread();
-	unsigned n = 0, known = last ? last->n : 0;
-	bool equal = known && last->frames[0] == c->ret;
+	unsigned n = 0;
 	frames[n++] = c->ret;
 	uintptr_t fp = (uintptr_t)c->frame;
 	uintptr_t lo = fp, hi = t->stack_hi;
-	if (fp < t->stack_lo || fp >= hi) {
-		*same = equal && known == 1;
+	if (fp < t->stack_lo || fp >= hi)
 		return n; /* an alternate stack, a fiber: only the caller is certain */
-	}
 	fp = ((const uintptr_t *)fp)[0]; /* the caller's frame */
+	unsigned known = last ? last->n : 0;
 	while (n < depth) {
 		if (fp <= lo || fp + 2 * sizeof(uintptr_t) > hi || (fp & (sizeof(uintptr_t) - 1)))
 			break;
 		const uintptr_t *f = (const uintptr_t *)fp;
 		uintptr_t ret = f[1];
-		if (!(n < known && last->frames[n] == ret)) {
-			equal = false;
-			if (!ci_code_address(ret))
-				break;
-		}
+		if (!(n < known && last->frames[n] == ret) && !ci_code_address(ret))
+			break;
 		frames[n++] = ret;
 		lo = fp;
 		fp = f[0];
 	}
-	*same = equal && n == known;
 	return n;
 }
 
@@ -155,26 +147,19 @@ uint32_t ci_stack_of(struct ci_call *c)
 	struct ci_last_stack *last = &ci_last_stack;
 	__asm__("" : "+r"(last)); /* one TLS lookup */
 	uint32_t gen = __atomic_load_n(&ci_generation, __ATOMIC_RELAXED);
-	bool valid = last->generation == gen && last->id, same = false;
 	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE
 			     ? ci_walk_accurate(c, frames, depth)
-			     : ci_walk_fast(c, frames, depth, valid ? last : NULL, &same);
-	if (ci_python_walks) {
-		/* The Python frames follow the native ones: compare the whole stack. */
+			     : ci_walk_fast(c, frames, depth, last->generation == gen ? last : NULL);
+	if (ci_python_walks)
 		n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
-		same = false;
-		if (valid && last->n == n) {
-			/* Inline: a call to memcmp costs more than comparing the few words of a stack. */
-			unsigned i = 0;
-			while (i < n && last->frames[i] == frames[i])
-				i++;
-			same = i == n;
-		}
-	} else if (ci_cfg.stack_mode == CI_STACKS_ACCURATE && valid && last->n == n) {
-		same = !memcmp(last->frames, frames, n * sizeof frames[0]);
+	if (last->generation == gen && last->id && last->n == n) {
+		/* Inline: a call to memcmp costs more than comparing the few words of a stack. */
+		unsigned i = 0;
+		while (i < n && last->frames[i] == frames[i])
+			i++;
+		if (i == n)
+			return c->stack = last->id;
 	}
-	if (same)
-		return c->stack = last->id;
 	uint64_t hash = ci_stack_hash(frames, n);
 	struct ci_map_slot *ms;
 	uint32_t found;
