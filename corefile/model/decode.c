@@ -270,15 +270,15 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 /* ---------------------------------------------------------------------------------------- */
 /* Sparse models                                                                              */
 
-/* The most launch-ring entries a sparse decode looks at before it gives up and reads the whole
- * ring (4 MiB of entries). */
-#define SPARSE_SCAN_MAX 16384u
 /* Two threads that launch into one stream may fill launch-ring slots out of its order for as long
  * as one of them keeps an unused chunk of slots (CI_LAUNCH_CHUNK_NS, record.h), plus the time a
  * launch call may take besides: where the ring lacks some of a stream's unfinished launches, so
  * that they cannot all be counted, the scan goes on past the launches made this long before the
- * newest it needs. */
+ * newest it needs.  The same holds for the newest launches a view lists. */
 #define SPARSE_MARGIN_NS (CI_LAUNCH_CHUNK_NS + 200000ull)
+/* The scan gives the pages it has passed back to the page cache every this many slots: what it
+ * keeps is copied out of them at the end, read again then. */
+#define SPARSE_RELEASE_SLOTS 65536u
 
 /* What a sparse scan still has to find of one stream's launches (what the record's facts say the
  * diagnosis weighs, facts.c), and how many of them it has seen: of those numbered in
@@ -286,22 +286,28 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 struct tail_need {
 	struct ci_launch_need n;
 	uint64_t seen;
-	uint8_t *bits;            /* numbers hi, hi - 1, … seen, SPARSE_SCAN_MAX of them (on demand) */
+	bool short_of;            /* closed while the ring lacks some: its late finds are kept */
+	uint64_t nbits;           /* numbers hi, hi - 1, … told apart by bits (on demand) */
+	uint8_t *bits;
 };
 
 /* Whether launch number SEQ is one of the stream's (1..hi) seen for the first time: a damaged
  * record may repeat a number, and counting it twice would end the scan before the launch the
- * complete decode weighs.  Numbers further back than SPARSE_SCAN_MAX are counted without the
- * check (a scan that needs them reads the whole ring anyway).  -1 on out-of-memory. */
-static int tail_first_sight(struct tail_need *tn, uint64_t seq)
+ * complete decode weighs.  The bits cover as many numbers back from hi as the ring has slots
+ * (no more of them can be in it).  -1 on out-of-memory. */
+static int tail_first_sight(struct tail_need *tn, uint64_t seq, uint64_t cap)
 {
 	if (seq == 0 || seq > tn->n.hi)
 		return 0;
 	uint64_t back = tn->n.hi - seq;
-	if (back >= SPARSE_SCAN_MAX)
+	if (!tn->bits) {
+		uint64_t span = tn->n.hi - (tn->n.by_crumb ? tn->n.lo : 0);
+		tn->nbits = span < cap ? span : cap;
+		if (!(tn->bits = calloc(tn->nbits / 8 + 1, 1)))
+			return -1;
+	}
+	if (back >= tn->nbits)
 		return 1;
-	if (!tn->bits && !(tn->bits = calloc(SPARSE_SCAN_MAX / 8, 1)))
-		return -1;
 	uint8_t bit = (uint8_t)(1u << (back % 8));
 	if (tn->bits[back / 8] & bit)
 		return 0;
@@ -311,34 +317,46 @@ static int tail_first_sight(struct tail_need *tn, uint64_t seq)
 
 /* Account launch K (a key, newest first) to its stream's need.  Returns 0 while the stream
  * still needs launches, 1 when all it needs are in, 2 when the ring lacks some of them and the
- * scan must go on for SPARSE_MARGIN_NS, -1 on out-of-memory. */
-static int tail_account(struct tail_need *tn, const struct order_key *k)
+ * scan must go on for SPARSE_MARGIN_NS, -1 on out-of-memory.  Only an entry of the ring's
+ * current lap (THIS_LAP) says where the stream's launches end: an older lap's entry survives in
+ * a slot of a chunk that its thread claimed and left unused this lap, and lies among newer ones. */
+static int tail_account(struct tail_need *tn, const struct order_key *k, bool this_lap, uint64_t cap)
 {
 	struct ci_launch_need *n = &tn->n;
 	uint64_t seq = k->extra, t = k->major;
 	if (n->by_crumb) {
 		if (seq > n->lo && seq <= n->hi) {
-			int first = tail_first_sight(tn, seq);
+			int first = tail_first_sight(tn, seq, cap);
 			if (first < 0)
 				return -1;
 			if (first && ++tn->seen >= n->hi - n->lo)
 				return 1;
 		}
-		return seq <= n->lo + 1 ? 2 : 0;
+		return this_lap && seq <= n->lo + 1 ? 2 : 0;
 	}
 	if (seq > n->hi)
 		return 0; /* not one of the stream's numbers: the diagnosis does not weigh it */
 	if (n->sync_ns && t < n->sync_ns) {
+		if (!this_lap)
+			return 0;
 		/* The first launch known finished: those after it are the window. */
 		n->lo = seq;
 		return tn->seen >= n->hi - n->lo ? 1 : 2;
 	}
-	int first = tail_first_sight(tn, seq);
+	int first = tail_first_sight(tn, seq, cap);
 	if (first < 0)
 		return -1;
 	if (first && ++tn->seen >= CI_OPEN_WINDOW_MAX)
-		return tn->seen >= n->hi - (seq ? seq - 1 : 0) ? 1 : 2;
+		return tn->seen >= n->hi - (seq ? seq - 1 : 0) ? 1 : this_lap ? 2 : 0;
 	return 0;
+}
+
+/* Whether launch K of stream need TN (closed or not) is one the diagnosis may weigh. */
+static bool tail_wanted(const struct tail_need *tn, const struct order_key *k)
+{
+	if (tn->n.open)
+		return true;
+	return tn->short_of && k->extra > tn->n.lo && k->extra <= tn->n.hi;
 }
 
 struct tail_needs {
@@ -353,14 +371,47 @@ static void tail_needs_deinit(struct tail_needs *t)
 	free(t->v);
 }
 
+/* The newest launches a view lists (ci_decode_options.list) while the scan looks for them. */
+struct tail_list {
+	const struct ci_launch_filter *f;
+	bool any;                 /* no filter: every launch matches */
+	size_t found;             /* matching entries kept */
+	uint64_t newest_ns;       /* once FOUND reaches f->newest: the oldest time among them */
+};
+
+/* Whether accepted entry E (in slot SLOT) matches the list's filter, judged on a checked copy. */
+static bool tail_list_matches(struct decoder *d, const struct tail_list *tl, const uint8_t *e)
+{
+	if (tl->any)
+		return true;
+	struct ci_launch copy;
+	memcpy(&copy, e, offsetof(struct ci_launch, params));
+	ci_check_entry(&(struct refcheck){ .m = d->m }, CI_SEC_LAUNCHES, &copy);
+	return ci_launch_filter_matches(d->m, tl->f, &copy);
+}
+
+/* Give the pages of ring indexes [FROM, TO) back to the page cache. */
+static void release_ring(struct decoder *d, const uint8_t *base, uint64_t esize, uint64_t cap,
+			 uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		uint64_t slot = from % cap, n = to - from;
+		if (n > cap - slot)
+			n = cap - slot;
+		ci_source_release(d->src, base + slot * esize, n * esize);
+		from += n;
+	}
+}
+
 /* Read the launch ring of a sparse model from its head back: every stream's launches that have
  * not finished (past its breadcrumb or its last synchronization, at most CI_OPEN_WINDOW_MAX of
- * a stream that has neither), the launch that failed behind the last API error, the newest
- * CI_HISTORY_RING entries (the argument history's window), and, where
- * some of those are not in the ring, a margin (SPARSE_MARGIN_NS).  The entries are judged as
- * decode_entries judges them and copied into *RET in time order.  Returns false when the ring
- * must be read whole instead (not in one mapped piece, or the scan reached SPARSE_SCAN_MAX),
- * with *ERR set on out-of-memory. */
+ * a stream that has neither), the launches around the last API error's failed one, the newest
+ * CI_HISTORY_RING entries (the argument history's window), the newest launches a view lists
+ * (ci_decode_options.list) and, where some of those are not in the ring, a margin
+ * (SPARSE_MARGIN_NS).  Every entry the scan passes is judged and counted as decode_entries
+ * judges it; only those are kept, copied into *RET in time order, so that what the scan keeps,
+ * not how far it goes, is what it costs in memory.  Returns false when the ring must be read
+ * whole instead (not in one mapped piece), with *ERR set on out-of-memory. */
 static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, struct ci_error **err)
 {
 	const uint32_t kind = CI_SEC_LAUNCHES;
@@ -394,11 +445,16 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 		*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's launches");
 		return false;
 	}
+	/* Around the failed launch everything is kept: which one failed is the diagnosis's call. */
+	const uint64_t failed_from = earliest;
 	size_t open = 0;
 	for (size_t s = 0; s < ns; s++) {
 		need[s].n = needs[s];
 		open += needs[s].open;
 	}
+	struct tail_list list = { .f = &d->list, .newest_ns = UINT64_MAX };
+	list.any = !d->list.has_thread && !d->list.has_stream && !(d->list.kernel && *d->list.kernel);
+	m->launch_list = d->list.newest > 0;
 
 	struct ordering o __attribute__((cleanup(ci_ordering_deinit))) = { .kind = kind };
 	o.cap = 1024;
@@ -407,21 +463,19 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 		return false;
 	}
 	struct judge judge = ci_judge_make(kind, cap, head);
-	uint64_t total = head < cap ? head : cap, scanned = 0;
-	/* Once nothing is open, the scan ends at entries made SPARSE_MARGIN_NS before EARLIEST. */
-	/* What the scan counts, to be undone when the whole ring is read after all. */
-	struct ci_section_stats saved = *stats;
-	uint64_t saved_refs[3] = { d->bad_refs[kind], d->unresolved[kind], d->late[kind] };
+	uint64_t total = head < cap ? head : cap, scanned = 0, released = head;
 	/* The argument history looks at the newest CI_HISTORY_RING entries whatever else is needed. */
 	uint64_t history = total < CI_HISTORY_RING ? total : CI_HISTORY_RING;
-	for (uint64_t idx = head;
-	     open || earliest != UINT64_MAX || scanned < history ? idx-- > head - total : false;) {
-		if (scanned == SPARSE_SCAN_MAX) {
-			*stats = saved;
-			d->bad_refs[kind] = saved_refs[0];
-			d->unresolved[kind] = saved_refs[1];
-			d->late[kind] = saved_refs[2];
-			return false;
+	/* Once nothing is open, the scan ends at entries made SPARSE_MARGIN_NS before EARLIEST, and
+	 * for the list before the oldest of the newest it lists. */
+	for (uint64_t idx = head; idx-- > head - total;) {
+		bool listing = list.f->newest && list.found < list.f->newest;
+		if (!open && scanned >= history && !listing && earliest == UINT64_MAX &&
+		    list.newest_ns == UINT64_MAX)
+			break;
+		if (released - idx >= SPARSE_RELEASE_SLOTS) {
+			release_ring(d, inplace, esize, cap, idx + 1, released);
+			released = idx + 1;
 		}
 		uint64_t slot = idx % cap;
 		const uint8_t *e = inplace + slot * esize;
@@ -442,9 +496,21 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 		const struct order_key *k = &o.keys[o.n - 1];
 		uint32_t s = k->a;
 		uint64_t t = k->major;
+		bool keep = scanned <= history || (failed_from != UINT64_MAX && t >= failed_from) ||
+			    (s < ns && tail_wanted(&need[s], k));
+		if (list.f->newest && tail_list_matches(d, &list, e)) {
+			m->launch_list_matched++;
+			/* An older lap's entry, in a slot left unused this lap, is older than the
+			 * entries around it: kept while the list is short, never counted for it. */
+			if (listing || t >= list.newest_ns) {
+				keep = true;
+				if (this_lap && ++list.found == list.f->newest)
+					list.newest_ns = t > SPARSE_MARGIN_NS ? t - SPARSE_MARGIN_NS : 0;
+			}
+		}
 		if (s < ns && need[s].n.open && !(k->b & (CI_LAUNCH_FAILED | CI_LAUNCH_CAPTURED)) &&
 		    k->extra) {
-			int r = tail_account(&need[s], k);
+			int r = tail_account(&need[s], k, this_lap, cap);
 			if (r < 0) {
 				*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's "
 						       "launches");
@@ -452,15 +518,21 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 			}
 			if (r) {
 				need[s].n.open = false;
+				need[s].short_of = r == 2;
 				open--;
 				if (r == 2 && t < earliest)
 					earliest = t;
 			}
 		}
-		if (!open && scanned >= history &&
-		    (earliest == UINT64_MAX || (this_lap && t + SPARSE_MARGIN_NS < earliest)))
-			break;
+		if (!keep)
+			o.n--;
+		if (this_lap && !open && earliest != UINT64_MAX && t + SPARSE_MARGIN_NS < earliest)
+			earliest = UINT64_MAX; /* the margin is passed */
+		if (this_lap && list.found >= list.f->newest && list.newest_ns != UINT64_MAX &&
+		    t < list.newest_ns)
+			list.newest_ns = UINT64_MAX; /* the list's margin is passed */
 	}
+	release_ring(d, inplace, esize, cap, head - scanned, released);
 	if (head > cap)
 		stats->overwritten = head - cap;
 	stats->unread = total - scanned;
@@ -937,6 +1009,8 @@ struct ci_error *ci_decode_with(struct ci_source *src, const struct ci_location 
 				   d->live ? d->live_heads : NULL };
 	d->lazy = opts && opts->lazy;
 	d->sparse = opts && opts->sparse;
+	if (d->sparse)
+		d->list = opts->list;
 	m->location = *loc;
 	for (uint32_t k = 0; k < CI_SECTION_KIND_MAX; k++)
 		m->sections[k].kind = k;

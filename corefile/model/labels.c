@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "model.h"
 
@@ -33,6 +34,28 @@ char *ci_launch_kernel_name(const struct ci_model *model, const struct ci_launch
 		ci_text_mark_cut(buf, n);
 	free(dem);
 	return buf;
+}
+
+bool ci_launch_filter_matches(const struct ci_model *m, const struct ci_launch_filter *f,
+			      const struct ci_launch *l)
+{
+	if (f->has_thread && l->tid != f->thread)
+		return false;
+	if (f->has_stream) {
+		if (!ci_stream_valid(m, l->stream))
+			return false;
+		const struct ci_stream *st = &m->streams[l->stream];
+		if (st->handle != f->stream && st->stream_id != f->stream)
+			return false;
+	}
+	if (f->kernel && *f->kernel) {
+		char name[1024];
+		const char *raw = ci_model_function_name(m, l->function);
+		if (!strstr(ci_launch_kernel_name(m, l, name, sizeof(name)), f->kernel) &&
+		    !(raw && strstr(raw, f->kernel)))
+			return false;
+	}
+	return true;
 }
 
 char *ci_stream_label(const struct ci_model *model, uint32_t slot, char *buf, size_t n)

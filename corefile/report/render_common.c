@@ -253,26 +253,23 @@ static const struct ci_alloc placeholder_alloc = {
 	.ctx = CI_NONE, .stream = CI_NONE, .free_stream = CI_NONE,
 };
 
+struct ci_launch_filter ci_render_launch_filter(const struct ci_render_options *opt, size_t newest)
+{
+	return (struct ci_launch_filter){
+		.newest = newest,
+		.has_thread = opt->has_thread_filter,
+		.thread = opt->thread_filter,
+		.has_stream = opt->has_stream_filter,
+		.stream = opt->stream_filter,
+		.kernel = opt->kernel_filter,
+	};
+}
+
 bool ci_launch_matches(const struct ci_model *m, const struct ci_render_options *opt,
 		       const struct ci_launch *l)
 {
-	if (opt->has_thread_filter && l->tid != opt->thread_filter)
-		return false;
-	if (opt->has_stream_filter) {
-		if (!ci_stream_valid(m, l->stream))
-			return false;
-		const struct ci_stream *st = &m->streams[l->stream];
-		if (st->handle != opt->stream_filter && st->stream_id != opt->stream_filter)
-			return false;
-	}
-	if (opt->kernel_filter && *opt->kernel_filter) {
-		char name[1024];
-		const char *raw = ci_model_function_name(m, l->function);
-		if (!strstr(ci_launch_kernel_name(m, l, name, sizeof(name)), opt->kernel_filter) &&
-		    !(raw && strstr(raw, opt->kernel_filter)))
-			return false;
-	}
-	return true;
+	struct ci_launch_filter f = ci_render_launch_filter(opt, 0);
+	return ci_launch_filter_matches(m, &f, l);
 }
 
 const struct ci_launch *ci_report_launch(const struct ci_report *r, size_t i)

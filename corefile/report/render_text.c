@@ -1669,20 +1669,31 @@ void ci_text_kernels(struct ci_text_out *o)
 			first = i;
 		}
 	}
-	size_t matched = 0;
-	if (m->launches || !o->r->launches_counted)
-		for (size_t i = 0; i < m->launch_count; i++)
-			matched += launch_selected(o, ci_report_launch(o->r, i));
-	else
-		matched = o->r->launches_matched;
 	const struct ci_section_stats *ss = &m->sections[CI_SEC_LAUNCHES];
-	char total[32], over[32];
-	line(o, "Launches: last %zu of %zu%s (the ring holds %s; %s older launches were "
-		"overwritten)", shown, matched,
-	     o->o->has_stream_filter || o->o->has_thread_filter || o->o->kernel_filter
-		     ? " matching the filters" : "",
-	     ci_fmt_count(ss->capacity, total, sizeof(total)),
-	     ci_fmt_count(ss->overwritten, over, sizeof(over)));
+	bool filtered = o->o->has_stream_filter || o->o->has_thread_filter ||
+			(o->o->kernel_filter && *o->o->kernel_filter);
+	char total[32], over[32], looked[32];
+	ci_fmt_count(ss->capacity, total, sizeof(total));
+	ci_fmt_count(ss->overwritten, over, sizeof(over));
+	if (m->launch_list && ss->unread) {
+		/* A sparse read stopped short of the ring's end: what it did not read is not counted. */
+		uint64_t held = ss->head < ss->capacity ? ss->head : ss->capacity;
+		ci_fmt_count(held > ss->unread ? held - ss->unread : 0, looked, sizeof(looked));
+		line(o, "Launches: last %zu%s (the ring holds %s; %s older launches were overwritten; "
+			"the newest %s of its entries read)", shown, filtered ? " matching the filters" : "",
+		     total, over, looked);
+	} else {
+		size_t matched = 0;
+		if (m->launch_list)
+			matched = m->launch_list_matched;
+		else if (m->launches || !o->r->launches_counted)
+			for (size_t i = 0; i < m->launch_count; i++)
+				matched += launch_selected(o, ci_report_launch(o->r, i));
+		else
+			matched = o->r->launches_matched;
+		line(o, "Launches: last %zu of %zu%s (the ring holds %s; %s older launches were "
+			"overwritten)", shown, matched, filtered ? " matching the filters" : "", total, over);
+	}
 	line(o, "  %-6s %-10s %-7s %-15s %-5s %-11s %s", "seq", "time (s)", "thread", "stream", "#",
 	     "state", "kernel");
 	for (size_t i = first; i < m->launch_count; i++) {

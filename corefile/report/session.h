@@ -101,12 +101,17 @@ enum {
 	 * ordered by their briefs, only the entries the view shows copied (the newest launches
 	 * that match the filters walking back from the ring's head, the first allocations). */
 	CI_NEEDS_EVERY_BRIEF = 1u << 9,
+	/* The sparse decode, reading also the newest launches that match the view's filters (the
+	 * kernels view): the ring walked back from its head only as far as those need. */
+	CI_NEEDS_NEWEST_LAUNCHES = 1u << 10,
 };
 
 /* Launches the kernels view shows when no N is given. */
 #define CI_KERNELS_DEFAULT 20
 
 /* Launch L matches the stream, thread and kernel filters of OPT (render_common.c). */
+/* The kernels view's filters as a model filter for the newest NEWEST launches. */
+struct ci_launch_filter ci_render_launch_filter(const struct ci_render_options *opt, size_t newest);
 bool ci_launch_matches(const struct ci_model *m, const struct ci_render_options *opt,
 		       const struct ci_launch *l);
 

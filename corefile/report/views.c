@@ -35,7 +35,7 @@ static const struct ci_view_row rows[] = {
 	    "Usage: cuda kernels [N] [--stream S] [--kernel SUBSTR] [--thread TID]\n"
 	    "N is how many launches to show (default 20).  S is a stream handle or id.\n"
 	    "Example: cuda kernels 50 --kernel attn" },
-	  CI_NEEDS_EVERY_BRIEF | CI_NEEDS_LAUNCH_STACKS, ci_text_kernels },
+	  CI_NEEDS_NEWEST_LAUNCHES | CI_NEEDS_LAUNCH_STACKS, ci_text_kernels },
 	{ { "graphs", CI_VIEW_GRAPHS, 0,
 	    "CUDA graphs: how each was captured or built, its nodes, its executable graphs\n"
 	    "with their updates, and the replay in flight with the state of each node.",

@@ -299,6 +299,11 @@ struct ci_model {
 	/* Private to the library: how a lazy model reaches the entries it has not copied yet.  NULL
 	 * in every other model, including models built by hand. */
 	struct ci_model_lazy *lazy;
+	/* A sparse model read with a list (ci_decode_options.list): model->launches holds the
+	 * newest launches that match it, and LAUNCH_LIST_MATCHED counts the matching entries the
+	 * scan looked at (all of the ring's when sections[launches].unread is 0). */
+	bool launch_list;
+	size_t launch_list_matched;
 	/* The input has no record at all: this model is empty and stands in for one so that the
 	 * host threads (with their Python stacks) of a core can still be shown (the threads view). */
 	bool no_record;
@@ -314,6 +319,19 @@ struct ci_model *ci_model_without_record(void);
  * payload, seq and counted as torn if it changed. */
 struct ci_error *ci_decode(struct ci_source *src, const struct ci_location *loc,
 			   struct ci_model **ret);
+/* The launches a view lists (the kernels view): the newest NEWEST that match all of what is
+ * set. */
+struct ci_launch_filter {
+	size_t newest;            /* 0: no list */
+	bool has_thread, has_stream;
+	uint32_t thread;
+	uint64_t stream;          /* a stream's handle or the driver's stream id */
+	const char *kernel;       /* a substring of the demangled or mangled name; NULL or "": any */
+};
+/* Whether launch L of MODEL matches F (NEWEST aside). */
+bool ci_launch_filter_matches(const struct ci_model *model, const struct ci_launch_filter *f,
+			      const struct ci_launch *l);
+
 /* What ci_decode_with may do differently from ci_decode. */
 struct ci_decode_options {
 	/* Leave the launch ring and the live allocations where they are in the input and copy an
@@ -326,13 +344,18 @@ struct ci_decode_options {
 	/* Read only what a report of the newest work needs (the CLI's summary, fault and streams
 	 * views), so that it costs what it shows, not what the record holds.  The launch ring is
 	 * judged from its head back until every stream's unfinished launches and the launches the
-	 * diagnosis weighs are in (a bounded scan; the whole ring, as lazily as `lazy` says, when
-	 * the bound is reached): model->launches holds those, oldest first.  The live allocations
+	 * diagnosis weighs are in: model->launches holds those, oldest first (every entry passed is
+	 * judged and counted, only those are kept, so memory is what they take however far the
+	 * scan goes).  The live allocations
 	 * are not read at decode: alloc_count is 0, and the diagnosis looks up the few pointers it
 	 * attributes in the table where it lies.  Statistics count what was looked at; `unread` in
 	 * sections[] says what was not.  Not done where the input cannot be read in place (as for
 	 * `lazy`).  Implies nothing about `lazy` for what it does read. */
 	bool sparse;
+	/* With `sparse`: the newest launches a view lists are read too (model->launch_list), the
+	 * scan going on from the head until it has them and no further than that and the
+	 * diagnosis ask. */
+	struct ci_launch_filter list;
 };
 /* ci_decode with options (NULL: none).  A lazy model holds a reference to SRC, so that
  * ci_source_close() may come before ci_model_destroy(). */

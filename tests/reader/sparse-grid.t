@@ -8,9 +8,11 @@
 # from a complete decode, and compares the diagnoses field by field and the views character by
 # character.
 #
-# One kind of record is skipped, one test each, for what this grid found and is not fixed: with
-# random times and torn entries in a wrapped ring, the sparse decode reads the whole ring
-# (sparse_test requires less).  It also found the argument history visiting the newest 4,096
+# With random times and torn entries in a wrapped ring, a stream's unfinished launches are
+# never all found (some are torn) and no launch's time says the scan may stop, so the sparse
+# decode reads the whole ring there (SPARSE_MAY_READ_ALL: sparse_test requires less elsewhere);
+# it still keeps only what the diagnosis weighs, which sparse_test checks on every record.  The
+# grid also found the argument history visiting the newest 4,096
 # launches by time, which with random times left out some of the window's launches in a
 # complete decode but not in a sparse one (now the window's slots, every decode alike:
 # corefile/diagnose/history.c), and, with random launch times (mkrecord --launch-times=2) in
@@ -33,9 +35,9 @@ for ring in "500 1024" "40000 16384" "300000 65536"; do
 			"--allocs=2000 --alloc-cap=4096 --errors=0 --frees=300 --free-cap=1024"; do
 			n=$((n + 1))
 			name="launches=$launches cap=$cap times=$times $extra"
+			may_read_all=
 			if [ "$times" = 2 ] && [ "$launches" -gt "$cap" ] && [ -z "${extra##*--torn*}" ]; then
-				skip "$name: the sparse decode reads the whole ring here (above)"
-				continue
+				may_read_all=1
 			fi
 			rec=$T/grid-$n.cisnap
 			# Errors by default (a sticky one among them), unless the row says none.
@@ -46,7 +48,7 @@ for ring in "500 1024" "40000 16384" "300000 65536"; do
 				continue
 			fi
 			diag "record $n: $name"
-			run_c_test "$B/tests/reader/sparse_test" "$rec"
+			SPARSE_MAY_READ_ALL=$may_read_all run_c_test "$B/tests/reader/sparse_test" "$rec"
 		done
 	done
 done
