@@ -897,7 +897,7 @@ static struct ci_error *decode_sections(struct decoder *d)
 	} else {
 		m->launches = p;
 	}
-	if (!d->sparse || !keep_alloc_table(d))
+	if (!d->sparse || d->every_alloc || !keep_alloc_table(d))
 		DECODE(CI_SEC_ALLOCS, allocs, alloc_count);
 #undef DECODE
 
@@ -1009,8 +1009,10 @@ struct ci_error *ci_decode_with(struct ci_source *src, const struct ci_location 
 				   d->live ? d->live_heads : NULL };
 	d->lazy = opts && opts->lazy;
 	d->sparse = opts && opts->sparse;
-	if (d->sparse)
+	if (d->sparse) {
 		d->list = opts->list;
+		d->every_alloc = opts->every_alloc;
+	}
 	m->location = *loc;
 	for (uint32_t k = 0; k < CI_SECTION_KIND_MAX; k++)
 		m->sections[k].kind = k;

@@ -205,6 +205,7 @@ struct decoder {
 	uint64_t live_heads[CI_SECTION_KIND_MAX]; /* live: every section's head as last read */
 	bool sparse;              /* ci_decode_options.sparse */
 	struct ci_launch_filter list;             /* ci_decode_options.list, when sparse */
+	bool every_alloc;                         /* ci_decode_options.every_alloc */
 	void *scratch;                            /* for sorting, see ci_sort_ordering */
 	size_t scratch_size;
 	struct refcheck rc;                       /* over m, counting into the two above */

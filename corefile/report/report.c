@@ -304,7 +304,8 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 		return -1;
 	if (r->request.json && !r->request.json_full && !(r->json_bound = ci_json_bound_make(r)))
 		return -1;
-	else if (!r->request.json && (needs & (CI_NEEDS_EVERY_BRIEF | CI_NEEDS_NEWEST_LAUNCHES)) &&
+	else if (!r->request.json &&
+		 (needs & (CI_NEEDS_EVERY_BRIEF | CI_NEEDS_NEWEST_LAUNCHES | CI_NEEDS_EVERY_ALLOC)) &&
 		 load_shown(r, needs))
 		return -1;
 	if (!r->symbolizer || !m->stack_count)
@@ -452,12 +453,14 @@ struct ci_error *ci_report_create(const struct ci_input *in, const struct ci_req
 		return err;
 	/* Views that show a few launches and allocations of a large record read only those: the
 	 * newest launches and the allocations a pointer is looked up in (docs/PERFORMANCE.md);
-	 * the kernels view, the newest launches that match its filters besides.  Views that count
-	 * every launch or allocation (allocs, bounded JSON) key them all lazily. */
+	 * the kernels view, the newest launches that match its filters besides; the allocs view,
+	 * every live allocation, keyed lazily.  The bounded JSON counts every launch: it keys them
+	 * all lazily. */
 	unsigned needs = request_needs(req);
 	bool few = !(needs & CI_NEEDS_FULL_MODEL);
 	struct ci_decode_options dopts = { .lazy = few,
 					   .sparse = few && !(needs & CI_NEEDS_EVERY_BRIEF) };
+	dopts.every_alloc = dopts.sparse && (needs & CI_NEEDS_EVERY_ALLOC);
 	if (dopts.sparse && (needs & CI_NEEDS_NEWEST_LAUNCHES))
 		dopts.list = ci_render_launch_filter(&req->render, req->render.last ? req->render.last
 										   : CI_KERNELS_DEFAULT);

@@ -104,6 +104,8 @@ enum {
 	/* The sparse decode, reading also the newest launches that match the view's filters (the
 	 * kernels view): the ring walked back from its head only as far as those need. */
 	CI_NEEDS_NEWEST_LAUNCHES = 1u << 10,
+	/* The sparse decode for the launches, every live allocation keyed (the allocs view). */
+	CI_NEEDS_EVERY_ALLOC = 1u << 11,
 };
 
 /* Launches the kernels view shows when no N is given. */

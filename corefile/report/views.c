@@ -46,7 +46,7 @@ static const struct ci_view_row rows[] = {
 	    "Usage: cuda allocs [N] [freed] [--thread TID]\n"
 	    "N shows the first N allocations; `freed` adds the ring of recent frees.\n"
 	    "Example: cuda allocs freed" },
-	  CI_NEEDS_EVERY_BRIEF | CI_NEEDS_ALLOC_STACKS | CI_NEEDS_FREE_STACKS, ci_text_allocs },
+	  CI_NEEDS_EVERY_ALLOC | CI_NEEDS_ALLOC_STACKS | CI_NEEDS_FREE_STACKS, ci_text_allocs },
 	{ { "errors", CI_VIEW_ERRORS, CI_FILTER_THREAD,
 	    "CUDA driver calls that returned an error, oldest first, with their threads.",
 	    "Usage: cuda errors [--thread TID]" },

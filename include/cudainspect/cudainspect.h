@@ -356,6 +356,9 @@ struct ci_decode_options {
 	 * scan going on from the head until it has them and no further than that and the
 	 * diagnosis ask. */
 	struct ci_launch_filter list;
+	/* With `sparse`: the live allocations are decoded (as lazily as `lazy` says) after all, for
+	 * a view that lists them (alloc_count is theirs then). */
+	bool every_alloc;
 };
 /* ci_decode with options (NULL: none).  A lazy model holds a reference to SRC, so that
  * ci_source_close() may come before ci_model_destroy(). */

@@ -95,6 +95,22 @@ static void compare_lazy(const char *path, const struct ci_render_options *opt, 
 	}
 	ci_report_destroy(c);
 	ci_report_destroy(l);
+	if (opt->view != CI_VIEW_ALLOCS)
+		return;
+	/* What the CLI makes for allocs: the sparse decode, every live allocation keyed. */
+	c = report_with(path, (struct ci_decode_options){ 0 }, opt);
+	l = report_with(path, (struct ci_decode_options){ .lazy = true, .sparse = true,
+							  .every_alloc = true }, opt);
+	if (ok(c && l, "%s: %s: both decodes made a report (sparse)", path, what)) {
+		char *x = render(c), *y = render(l);
+		if (!ok(x && y && strcmp(x, y) == 0, "%s: %s renders the same from the sparse model",
+			path, what))
+			printf("# complete:\n%s\n# sparse:\n%s\n", x ? x : "", y ? y : "");
+		free(x);
+		free(y);
+	}
+	ci_report_destroy(c);
+	ci_report_destroy(l);
 }
 
 /* The kernels view as the CLI makes it: from a sparse model read with the view's list (the
