@@ -32,41 +32,36 @@ static struct ci_alloc *ci_alloc_at(uint64_t slot)
 
 static uint32_t ci_alloc_take(uint32_t match, uint64_t key);
 
-/* The table's 4 KiB granules that ever held an entry, one bit each: the hash table spreads a
- * few allocations over all of it, and a snapshot that read every slot would make the kernel
- * give the record a zeroed page for each one it never wrote (100 MiB at a 1 GiB record).
- * Process-private, so the bits cost no record space; a table larger than they cover (past 2
- * GiB) counts as written everywhere. */
-#define CI_ALLOC_GRANULE 4096u
-#define CI_ALLOC_GRANULES (1u << 19)
-static uint64_t ci_alloc_written[CI_ALLOC_GRANULES / 64];
-
+/* The table's granules that ever held an entry, one bit each, in the record
+ * (CI_SEC_ALLOC_GRANULES, record.h): the hash table spreads a few allocations over all of it, and
+ * a snapshot that read every slot would make the kernel give the record a zeroed page for each one
+ * it never wrote (100 MiB at a 1 GiB record); a reader that looked every slot up would read
+ * them all.  A record without the bitmap (none laid out) counts as written everywhere. */
 static void ci_alloc_mark_written(uint64_t slot)
 {
+	struct ci_sec *bits = ci_sec(CI_SEC_ALLOC_GRANULES);
 	uint64_t size = ci_sec(CI_SEC_ALLOCS)->entry_size;
-	uint64_t g0 = slot * size / CI_ALLOC_GRANULE, g1 = (slot * size + size - 1) / CI_ALLOC_GRANULE;
-	for (uint64_t g = g0; g <= g1 && g < CI_ALLOC_GRANULES; g++) {
-		uint64_t bit = 1ull << (g % 64);
-		/* Set once per granule: later allocations there only read the word. */
-		if (!(__atomic_load_n(&ci_alloc_written[g / 64], __ATOMIC_RELAXED) & bit))
-			__atomic_fetch_or(&ci_alloc_written[g / 64], bit, __ATOMIC_RELAXED);
+	uint64_t g0 = slot * size / CI_ALLOC_GRANULE_BYTES;
+	uint64_t g1 = (slot * size + size - 1) / CI_ALLOC_GRANULE_BYTES;
+	for (uint64_t g = g0; bits->dir && g <= g1 && g / 8 < bits->capacity; g++) {
+		uint8_t bit = (uint8_t)(1u << (g % 8));
+		/* Set once per granule: later allocations there only read the byte. */
+		if (!(__atomic_load_n(&bits->base[g / 8], __ATOMIC_RELAXED) & bit))
+			__atomic_fetch_or(&bits->base[g / 8], bit, __ATOMIC_RELAXED);
 	}
 }
 
 bool ci_alloc_slot_written(uint64_t slot)
 {
+	const struct ci_sec *bits = ci_sec(CI_SEC_ALLOC_GRANULES);
 	uint64_t size = ci_sec(CI_SEC_ALLOCS)->entry_size;
-	uint64_t g0 = slot * size / CI_ALLOC_GRANULE, g1 = (slot * size + size - 1) / CI_ALLOC_GRANULE;
+	uint64_t g0 = slot * size / CI_ALLOC_GRANULE_BYTES;
+	uint64_t g1 = (slot * size + size - 1) / CI_ALLOC_GRANULE_BYTES;
 	for (uint64_t g = g0; g <= g1; g++)
-		if (g >= CI_ALLOC_GRANULES ||
-		    __atomic_load_n(&ci_alloc_written[g / 64], __ATOMIC_RELAXED) & 1ull << (g % 64))
+		if (!bits->dir || g / 8 >= bits->capacity ||
+		    __atomic_load_n(&bits->base[g / 8], __ATOMIC_RELAXED) & (1u << (g % 8)))
 			return true;
 	return false;
-}
-
-void ci_alloc_written_reset(void)
-{
-	memset(ci_alloc_written, 0, sizeof ci_alloc_written);
 }
 
 /* The kinds a new allocation of KIND can replace at the same address: an entry still live there

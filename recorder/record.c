@@ -69,6 +69,8 @@ static const struct {
 	{ CI_SEC_NCCL_CALLS, sizeof(struct ci_nccl_call), 2, 128 },
 	{ CI_SEC_JOB, sizeof(struct ci_job_var), 0, 64 },
 	{ CI_SEC_PEER_MEMORY, sizeof(struct ci_peer_mem), 0, 64 },
+	/* 1.3: which parts of the allocation table were ever written (memory.c). */
+	{ CI_SEC_ALLOC_GRANULES, 1, 0, 0 },
 };
 
 static uint64_t ci_align(uint64_t x, uint64_t a)
@@ -114,6 +116,11 @@ static bool ci_layout_try(uint64_t size, uint32_t page_size, uint32_t scale, str
 			align = page_size;
 		}
 		uint64_t bytes = cap * ci_shares[i].entry_size;
+		if (kind == CI_SEC_ALLOC_GRANULES) {
+			uint64_t granules = (allocs * sizeof(struct ci_alloc) + CI_ALLOC_GRANULE_BYTES - 1) /
+					    CI_ALLOC_GRANULE_BYTES;
+			cap = bytes = (granules + 7) / 8;
+		}
 		if (kind == CI_SEC_SYMBOL_IMAGE) {
 			/* The live allocations' image, then the frees' (symfreed.c). */
 			cap = bytes = ci_symimage_size((uint32_t)allocs) +
@@ -458,7 +465,6 @@ bool ci_record_create(void)
 	ci_rec.page_size = page;
 	ci_rec.hdr = base;
 	memset(ci_rec.sec, 0, sizeof ci_rec.sec);
-	ci_alloc_written_reset();
 	if (!ci_private_create(&l)) {
 		ci_say("out of memory for the recorder's lookup tables; recording disabled");
 		ci_private_destroy();

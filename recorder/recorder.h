@@ -34,7 +34,7 @@
 /* The recorder reads nothing of the reader's API (include/cudainspect/cudainspect.h): its
  * version string, CI_RECORDER_VERSION, comes from the build (recorder/build.mk takes it from
  * there), and it keeps its own bound on section kinds. */
-#define CI_REC_SECTION_MAX (CI_SEC_PEER_MEMORY + 1) /* one past the highest kind written */
+#define CI_REC_SECTION_MAX (CI_SEC_ALLOC_GRANULES + 1) /* one past the highest kind written */
 
 #define CI_HIDDEN __attribute__((visibility("hidden")))
 #define CI_EXPORT __attribute__((visibility("default")))
@@ -440,7 +440,6 @@ bool ci_alloc_live_at(uint64_t address);
  * snapshot leaves it a hole without reading it; lock-free, async-signal-safe).  A new record
  * starts with none written. */
 bool ci_alloc_slot_written(uint64_t slot);
-void ci_alloc_written_reset(void);
 /* Lay out (at record creation) and drop the index of named frees for a ring of RING_CAPACITY. */
 bool ci_symfreed_init(uint64_t ring_capacity);
 void ci_symfreed_destroy(void);

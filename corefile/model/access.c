@@ -201,6 +201,48 @@ void ci_model_alloc_brief(const struct ci_model *m, size_t i, struct ci_alloc_br
 	}
 }
 
+/* One pass over a sparse model's allocation table where it lies, judged slot by slot as decode
+ * would, visiting each accepted entry (VISIT may be NULL: count them); BY_GRANULE skips the
+ * granules the record says were never written (format 1.3), whose pages are not read at all.
+ * The pages go back to the page cache a chunk at a time as the pass leaves them, so a table of a
+ * million slots (96 MiB) costs the reader's memory no more than a chunk. */
+static size_t alloc_table_pass(const struct ci_model_lazy *lz, ci_alloc_visit *visit, void *arg,
+			       bool by_granule)
+{
+	const struct alloc_table *t = &lz->table;
+	const uint64_t chunk = 65536;
+	size_t n = 0;
+	for (uint64_t slot = 0; slot < t->judge.cap; slot++) {
+		if (slot % chunk == 0 && slot >= chunk)
+			ci_source_release(lz->src, t->entries + (slot - chunk) * t->stride,
+					  chunk * t->stride);
+		if (by_granule) {
+			uint64_t g0 = slot * t->stride / CI_ALLOC_GRANULE_BYTES;
+			uint64_t g1 = (slot * t->stride + t->stride - 1) / CI_ALLOC_GRANULE_BYTES;
+			if (!(t->granules[g0 / 8] & (1u << (g0 % 8))) &&
+			    !(t->granules[g1 / 8] & (1u << (g1 % 8))))
+				continue;
+		}
+		const uint8_t *e = t->entries + slot * t->stride;
+		if (slot + 8 < t->judge.cap)
+			__builtin_prefetch(e + 8 * t->stride + 48);
+		if (ci_le64(e) == 0 || ci_classify(&t->judge, e, slot) != V_ACCEPT)
+			continue;
+		n++;
+		if (!visit)
+			continue;
+		struct ci_alloc a;
+		memcpy(&a, e, sizeof a);
+		struct ci_alloc_ref r = { a.address, a.size, a.id, a.kind, slot };
+		visit(&r, arg);
+	}
+	uint64_t tail = t->judge.cap % chunk ? t->judge.cap % chunk : chunk;
+	if (t->judge.cap)
+		ci_source_release(lz->src, t->entries + (t->judge.cap - tail) * t->stride,
+				  tail * t->stride);
+	return n;
+}
+
 size_t ci_model_each_alloc(const struct ci_model *m, ci_alloc_visit *visit, void *arg)
 {
 	struct ci_alloc_ref r;
@@ -225,31 +267,15 @@ size_t ci_model_each_alloc(const struct ci_model *m, ci_alloc_visit *visit, void
 	}
 	if (!lz || !lz->table.entries)
 		return 0;
-	/* A sparse model: the table where it lies, judged slot by slot as decode would.  Its pages
-	 * go back to the page cache a chunk at a time as the pass leaves them, so a table of a
+	/* A sparse model: the table where it lies, judged slot by slot as decode would, but for the
+	 * granules the record says were never written (format 1.3), which are not read at all.  Its
+	 * pages go back to the page cache a chunk at a time as the pass leaves them, so a table of a
 	 * million slots (96 MiB) costs the reader's memory no more than a chunk. */
 	const struct alloc_table *t = &lz->table;
-	const uint64_t chunk = 65536;
-	size_t n = 0;
-	for (uint64_t slot = 0; slot < t->judge.cap; slot++) {
-		const uint8_t *e = t->entries + slot * t->stride;
-		if (slot + 8 < t->judge.cap)
-			__builtin_prefetch(e + 8 * t->stride + 48);
-		if (slot % chunk == 0 && slot >= chunk)
-			ci_source_release(lz->src, e - chunk * t->stride, chunk * t->stride);
-		if (ci_le64(e) == 0 || ci_classify(&t->judge, e, slot) != V_ACCEPT)
-			continue;
-		struct ci_alloc a;
-		memcpy(&a, e, sizeof a);
-		r = (struct ci_alloc_ref){ a.address, a.size, a.id, a.kind, slot };
-		visit(&r, arg);
-		n++;
-	}
-	uint64_t tail = t->judge.cap % chunk ? t->judge.cap % chunk : chunk;
-	if (t->judge.cap)
-		ci_source_release(lz->src, t->entries + (t->judge.cap - tail) * t->stride,
-				  tail * t->stride);
-	return n;
+	/* The bitmap is the record's word, untrusted: where its granules hold fewer live entries
+	 * than the record's counts say there are, every slot is read after all. */
+	bool by_granule = t->granules && alloc_table_pass(lz, NULL, NULL, true) >= t->min_live;
+	return alloc_table_pass(lz, visit, arg, by_granule);
 }
 
 const struct ci_alloc *ci_model_alloc_at(const struct ci_model *m, uint64_t handle)

@@ -479,6 +479,8 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 		}
 		uint64_t slot = idx % cap;
 		const uint8_t *e = inplace + slot * esize;
+		if (slot >= 16) /* the scan goes down: fetch ahead what it reads next */
+			__builtin_prefetch(e - 16 * esize);
 		scanned++;
 		uint64_t seq = ci_le64(e);
 		if (seq == 0)
@@ -487,26 +489,33 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 		ci_count_verdict(stats, v);
 		if (v != V_ACCEPT)
 			continue;
+		/* Only an entry of this lap says when its slot was claimed. */
+		bool this_lap = seq == idx + 1;
+		uint64_t t = ci_le64(e + offsetof(struct ci_launch, time_ns));
+		uint32_t raw_stream;
+		memcpy(&raw_stream, e + offsetof(struct ci_launch, stream), sizeof raw_stream);
+		bool matched = list.f->newest && (list.any || tail_list_matches(d, &list, e));
+		m->launch_list_matched += matched;
+		/* An older lap's entry, in a slot left unused this lap, is older than the entries
+		 * around it: kept while the list is short, never counted for it. */
+		bool listed = matched && (listing || t >= list.newest_ns);
+		/* What neither the diagnosis nor the list can want is judged and counted, no more
+		 * (its stream, if it has one, is checked below for those that may be wanted). */
+		if (scanned > history && !(failed_from != UINT64_MAX && t >= failed_from) && !listed &&
+		    !(raw_stream < ns && (need[raw_stream].n.open || need[raw_stream].short_of)))
+			goto next;
 		if (!ci_ordering_add(d, &o, e, slot)) {
 			*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's launches");
 			return false;
 		}
-		/* Only an entry of this lap says when its slot was claimed. */
-		bool this_lap = seq == idx + 1;
 		const struct order_key *k = &o.keys[o.n - 1];
 		uint32_t s = k->a;
-		uint64_t t = k->major;
 		bool keep = scanned <= history || (failed_from != UINT64_MAX && t >= failed_from) ||
 			    (s < ns && tail_wanted(&need[s], k));
-		if (list.f->newest && tail_list_matches(d, &list, e)) {
-			m->launch_list_matched++;
-			/* An older lap's entry, in a slot left unused this lap, is older than the
-			 * entries around it: kept while the list is short, never counted for it. */
-			if (listing || t >= list.newest_ns) {
-				keep = true;
-				if (this_lap && ++list.found == list.f->newest)
-					list.newest_ns = t > SPARSE_MARGIN_NS ? t - SPARSE_MARGIN_NS : 0;
-			}
+		if (listed) {
+			keep = true;
+			if (this_lap && ++list.found == list.f->newest)
+				list.newest_ns = t > SPARSE_MARGIN_NS ? t - SPARSE_MARGIN_NS : 0;
 		}
 		if (s < ns && need[s].n.open && !(k->b & (CI_LAUNCH_FAILED | CI_LAUNCH_CAPTURED)) &&
 		    k->extra) {
@@ -526,6 +535,7 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 		}
 		if (!keep)
 			o.n--;
+next:
 		if (this_lap && !open && earliest != UINT64_MAX && t + SPARSE_MARGIN_NS < earliest)
 			earliest = UINT64_MAX; /* the margin is passed */
 		if (this_lap && list.found >= list.f->newest && list.newest_ns != UINT64_MAX &&
@@ -573,6 +583,17 @@ static bool keep_alloc_table(struct decoder *d)
 	lz->table.stride = sec->entry_size;
 	lz->table.judge = ci_judge_make(kind, cap, sec->head);
 	d->m->sections[kind].unread = cap;
+	/* Format 1.3: the granules of the table that were ever written, so that a look-up reads
+	 * those and not the whole table.  Only a bitmap that covers all of it is used. */
+	const uint32_t gk = CI_SEC_ALLOC_GRANULES;
+	const struct ci_section *gs = &d->secs[gk];
+	uint64_t granules = (cap * sec->entry_size + CI_ALLOC_GRANULE_BYTES - 1) / CI_ALLOC_GRANULE_BYTES;
+	uint64_t bytes = (granules + 7) / 8, gaddr = d->base + gs->offset;
+	if (d->usable[gk] && gs->capacity >= bytes && ci_source_available(d->src, gaddr, bytes) == bytes &&
+	    (lz->table.granules = ci_source_peek(d->src, gaddr, bytes)))
+		d->m->sections[gk].accepted = bytes;
+	uint64_t frees = d->usable[CI_SEC_FREES] ? d->secs[CI_SEC_FREES].head : 0;
+	lz->table.min_live = sec->head > frees ? sec->head - frees : 0;
 	return true;
 }
 

@@ -50,6 +50,7 @@ const struct section_kind ci_section_kinds[CI_SECTION_KIND_MAX] = {
 				RING_BY_TIME(struct ci_nccl_call) },
 	[CI_SEC_JOB] = { LAYOUT_TABLE, sizeof(struct ci_job_var), 0, 0, 0 },
 	[CI_SEC_PEER_MEMORY] = { LAYOUT_TABLE, sizeof(struct ci_peer_mem), 0, 0, 0 },
+	[CI_SEC_ALLOC_GRANULES] = { LAYOUT_BYTES, 1, 1, 0, 0 },
 };
 #undef RING_BY_TIME
 

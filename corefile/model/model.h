@@ -347,6 +347,12 @@ struct alloc_table {
 	const uint8_t *entries;   /* slot s at entries + s * stride; NULL when not kept */
 	size_t stride;
 	struct judge judge;
+	/* The record's bitmap of granules ever written (CI_SEC_ALLOC_GRANULES), covering the whole
+	 * table; NULL when it has none (before format 1.3), and then every slot is looked at. */
+	const uint8_t *granules;
+	/* Allocations the record says are live at least (ids handed out less frees recorded): a
+	 * pass over the marked granules that finds fewer reads every slot instead. */
+	uint64_t min_live;
 	struct ci_alloc **fetched; /* copies handed out by ci_model_alloc_at, by slot */
 	uint64_t *fetched_slot;
 	size_t nfetched, fetched_cap;

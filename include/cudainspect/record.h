@@ -42,7 +42,7 @@ extern "C" {
 /* A reader refuses a major it does not know; it accepts any minor of a major it knows and
  * ignores what it does not understand (new sections, bytes past the entry sizes it knows). */
 #define CI_FORMAT_MAJOR 1
-#define CI_FORMAT_MINOR 2
+#define CI_FORMAT_MINOR 3
 
 /* How a reader finds the record (docs/FORMAT.md, "Locating"): the memfd backing it is named
  * CI_MEMFD_NAME, so NT_FILE and /proc/PID/maps show "/memfd:cudainspect-record (deleted)"; the
@@ -256,10 +256,19 @@ struct ci_header {
 	/* 1.2: struct ci_job_var, append-only table: launcher variables (RANK, SLURM_*...) */ \
 	X(CI_SEC_JOB, 27, "job", "job")                                                       \
 	/* 1.2: struct ci_peer_mem, append-only table: CUDA IPC and VMM exports and imports */ \
-	X(CI_SEC_PEER_MEMORY, 28, "peer_memory", "peer memory")
+	X(CI_SEC_PEER_MEMORY, 28, "peer_memory", "peer memory")                               \
+	/* 1.3: bitmap (byte area), one bit per CI_ALLOC_GRANULE_BYTES of CI_SEC_ALLOCS */     \
+	X(CI_SEC_ALLOC_GRANULES, 29, "alloc_granules", "allocation-table granules")
 CI_RECORD_ENUM(ci_section_kind, CI_SECTION_KINDS);
 /* Section kinds are below this (arrays indexed by kind have this many entries). */
 #define CI_SECTION_KIND_MAX 32
+
+/* CI_SEC_ALLOC_GRANULES: bit g (byte g / 8, from its lowest bit) is set once an entry was written
+ * in bytes [g * CI_ALLOC_GRANULE_BYTES, (g + 1) * CI_ALLOC_GRANULE_BYTES) of the allocation table,
+ * before the entry is published.  The table is open-addressed, so a few live allocations are
+ * spread over all of it: a reader that looks allocations up (or a snapshot that copies them)
+ * skips the granules whose bit is clear, which hold nothing.  Bits are never cleared. */
+#define CI_ALLOC_GRANULE_BYTES 4096u
 
 struct ci_section {
 	uint32_t kind;        /* enum ci_section_kind */
