@@ -150,12 +150,30 @@ void ci_on_sync(struct ci_call *c, CUresult r, uint32_t kind, uint64_t handle)
 	ci_event_record(c, kind, r, handle, 0, 0, done - c->t0);
 }
 
+/* Before a stream synchronization: the launches handed out on the stream so far.  A launch gets
+ * its number after its driver call returned, so every one numbered up to this was enqueued before
+ * the synchronization began, and is finished when it succeeds (format 1.3: the event's value).
+ * Only a stream the recorder knows is looked up: a handle the driver may refuse is not asked
+ * about. */
+void ci_on_stream_sync_pre(struct ci_call *c, CUstream s)
+{
+	struct ci_call lookup = *c;
+	lookup.failed = 1;
+	uint32_t slot = ci_stream_slot(s, &lookup);
+	c->pre_slot = slot;
+	c->pre_value = slot != CI_NONE
+			       ? __atomic_load_n(&((struct ci_stream *)ci_entry(CI_SEC_STREAMS, slot))->launches,
+						 __ATOMIC_ACQUIRE)
+			       : 0;
+}
+
 void ci_on_stream_sync(struct ci_call *c, CUresult r, CUstream s)
 {
 	uint64_t done = ci_now();
 	ci_modules_refresh(false);
 	ci_resolve_stream(c, s);
-	ci_event_record(c, CI_EV_STREAM_SYNC, r, CI_U64(s), 0, 0, done - c->t0);
+	uint64_t covered = c->stream != CI_NONE && c->pre_slot == c->stream ? c->pre_value : 0;
+	ci_event_record(c, CI_EV_STREAM_SYNC, r, CI_U64(s), 0, covered, done - c->t0);
 }
 
 void ci_on_event_sync(struct ci_call *c, CUresult r, uint64_t event)

@@ -54,6 +54,7 @@ void ci_on_sync(struct ci_call *c, CUresult r, uint32_t kind, uint64_t handle);
 void ci_on_stream_create(struct ci_call *c, CUresult r, uint64_t stream, unsigned flags,
 			 int priority, uint64_t green);
 void ci_on_stream_destroy(struct ci_call *c, CUresult r, CUstream s);
+void ci_on_stream_sync_pre(struct ci_call *c, CUstream s);
 void ci_on_stream_sync(struct ci_call *c, CUresult r, CUstream s);
 void ci_on_query(struct ci_call *c, CUresult r, uint32_t kind, CUstream s, uint64_t event);
 void ci_on_event_sync(struct ci_call *c, CUresult r, uint64_t event);
@@ -110,7 +111,7 @@ void ci_on_graph_ab_update(struct ci_call *c, CUresult r, uint64_t exec, uint64_
 #define CI_HOOK_h_stream_destroy(c, r, s) ci_on_stream_destroy(c, r, s)
 #define CI_PRE_h_stream_destroy(c, ...) ((void)0)
 #define CI_HOOK_h_stream_sync(c, r, s) ci_on_stream_sync(c, r, s)
-#define CI_PRE_h_stream_sync(c, ...) ((void)0)
+#define CI_PRE_h_stream_sync(c, s) ci_on_stream_sync_pre(c, s)
 #define CI_HOOK_h_stream_query(c, r, s) ci_on_query(c, r, CI_EV_STREAM_QUERY, s, 0)
 #define CI_PRE_h_stream_query(c, ...) ((void)0)
 #define CI_HOOK_h_event_query(c, r, e) ci_on_query(c, r, CI_EV_EVENT_QUERY, NULL, CI_U64(e))

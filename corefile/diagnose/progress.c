@@ -130,6 +130,7 @@ static void classify_open(struct ci_rule_ctx *c, struct ci_stream_progress *p, s
 {
 	enum ci_launch_state *state = c->diag->launch_state;
 	uint64_t bound = c->ev->streams[p->stream].synced_ns, done = 0;
+	uint64_t seq_done = c->ev->streams[p->stream].synced_seq; /* 1.3 */
 	size_t open = 0;
 	p->synced_ns = bound;
 	for (size_t k = begin; k < end; k++) {
@@ -139,7 +140,7 @@ static void classify_open(struct ci_rule_ctx *c, struct ci_stream_progress *p, s
 			state[i] = CI_LS_NOT_STARTED;
 		} else if (!weighed(c, p, begin, k, end)) {
 			state[i] = CI_LS_UNKNOWN;
-		} else if (bound && l->time_ns < bound) {
+		} else if ((bound && l->time_ns < bound) || l->stream_seq <= seq_done) {
 			state[i] = CI_LS_FINISHED;
 			if (l->stream_seq > done)
 				done = l->stream_seq;
@@ -154,6 +155,8 @@ static void classify_open(struct ci_rule_ctx *c, struct ci_stream_progress *p, s
 		    open-- <= CI_OPEN_WINDOW_MAX)
 			c->window[i] = IN_OPEN_WINDOW;
 	}
+	if (seq_done > done)
+		done = seq_done;
 	p->finished = done < p->launched ? done : p->launched;
 	p->unknown = p->launched - p->finished;
 	oldest_unfinished(c, p, begin, end);
@@ -200,6 +203,9 @@ static void classify_stream(struct ci_rule_ctx *c, struct ci_stream_progress *p,
 		return;
 	}
 	p->crumb = crumb;
+	/* A synchronization of the stream saw the launches it found handed out finish (1.3). */
+	if (f->synced_seq > crumb)
+		crumb = f->synced_seq;
 	crumb = synced_through(c, p, begin, end, crumb);
 	p->synced_ns = f->synced_ns;
 

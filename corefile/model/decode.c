@@ -336,11 +336,13 @@ static int tail_account(struct tail_need *tn, const struct order_key *k, bool th
 	}
 	if (seq > n->hi)
 		return 0; /* not one of the stream's numbers: the diagnosis does not weigh it */
-	if (n->sync_ns && t < n->sync_ns) {
+	if ((n->sync_ns && t < n->sync_ns) || (n->lo && seq <= n->lo)) {
 		if (!this_lap)
 			return 0;
-		/* The first launch known finished: those after it are the window. */
-		n->lo = seq;
+		/* The first launch known finished (by its time, or by the count a synchronization
+		 * of the stream found, which LO starts at): those after it are the window. */
+		if (seq > n->lo)
+			n->lo = seq;
 		return tn->seen >= n->hi - n->lo ? 1 : 2;
 	}
 	int first = tail_first_sight(tn, seq, cap);

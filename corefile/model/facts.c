@@ -73,11 +73,14 @@ struct event_where {
 };
 
 /* For every stream slot, the latest start time of a successful synchronization that covers it,
- * made before BEFORE_NS, from the event ring (ci_stream_facts.synced_ns); BOUND has
- * model->stream_count entries. */
-static void stream_sync_bounds(const struct ci_model *m, uint64_t before_ns, uint64_t *bound)
+ * made before BEFORE_NS, from the event ring (ci_stream_facts.synced_ns), and the most launches
+ * a successful synchronization of the stream itself found handed out when it began
+ * (ci_stream_facts.synced_seq, format 1.3); BOUND and SEQ have model->stream_count entries. */
+static void stream_sync_bounds(const struct ci_model *m, uint64_t before_ns, uint64_t *bound,
+			       uint64_t *seq)
 {
 	memset(bound, 0, m->stream_count * sizeof(*bound));
+	memset(seq, 0, m->stream_count * sizeof(*seq));
 	size_t records = 0;
 	for (size_t i = 0; i < m->event_count; i++)
 		records += m->events[i].kind == CI_EV_EVENT_RECORD;
@@ -91,8 +94,12 @@ static void stream_sync_bounds(const struct ci_model *m, uint64_t before_ns, uin
 			continue;
 		switch (e->kind) {
 		case CI_EV_STREAM_SYNC:
-			if (e->stream < m->stream_count)
+			if (e->stream < m->stream_count) {
 				raise_to(&bound[e->stream], e->time_ns);
+				/* No more than were ever handed out: a larger value is damage. */
+				if (e->value <= m->streams[e->stream].launches)
+					raise_to(&seq[e->stream], e->value);
+			}
 			break;
 		case CI_EV_CTX_SYNC:
 			for (size_t s = 0; e->ctx != CI_NONE && s < m->stream_count; s++)
@@ -137,12 +144,12 @@ int ci_model_facts(const struct ci_model *m, struct ci_error_facts *f, struct ci
 	if (!streams)
 		return 0;
 	size_t ns = m->stream_count;
-	uint64_t *sync = calloc(ns ? ns : 1, sizeof *sync);
+	uint64_t *sync = calloc(ns ? 2 * ns : 1, sizeof *sync);
 	if (!sync)
 		return -1;
 	/* Synchronizations after the fault say nothing: the context was poisoned by then. */
 	stream_sync_bounds(m, f->first_sticky_error >= 0 ? m->errors[f->first_sticky_error].time_ns
-							 : UINT64_MAX, sync);
+							 : UINT64_MAX, sync, sync + ns);
 	for (size_t s = 0; s < ns; s++) {
 		struct ci_stream_facts *sf = &streams[s];
 		*sf = (struct ci_stream_facts){ 0 };
@@ -150,6 +157,7 @@ int ci_model_facts(const struct ci_model *m, struct ci_error_facts *f, struct ci
 			continue;
 		sf->has_crumb = stream_crumb(m, &m->streams[s], &sf->crumb);
 		sf->synced_ns = sync[s];
+		sf->synced_seq = sync[ns + s];
 	}
 	free(sync);
 	return 0;
@@ -172,7 +180,10 @@ int ci_model_launch_needs(const struct ci_model *m, struct ci_launch_need *needs
 			continue;
 		n->by_crumb = f->has_crumb;
 		n->lo = f->has_crumb ? f->crumb : 0;
-		if (n->by_crumb && n->lo >= st->launches)
+		/* A synchronization that found this many handed out saw them finish (1.3). */
+		if (f->synced_seq > n->lo)
+			n->lo = f->synced_seq;
+		if (n->lo >= st->launches)
 			continue;
 		n->hi = st->launches;
 		n->sync_ns = f->synced_ns;

@@ -127,9 +127,11 @@ struct ci_error_facts {
 int ci_model_facts(const struct ci_model *m, struct ci_error_facts *f, struct ci_stream_facts *streams);
 
 /* What the diagnosis will weigh of one stream's launches: those numbered past LO up to HI.
- * With a breadcrumb, LO is the breadcrumb.  Without one, LO is not known before the launches
- * are read: the launches made before SYNC_NS had finished (0: no synchronization says so),
- * else the newest CI_OPEN_WINDOW_MAX count. */
+ * With a breadcrumb, LO is the breadcrumb, or the launches a synchronization of the stream found
+ * handed out (ci_stream_facts.synced_seq) where that is more.  Without one, LO is that count
+ * (0: none), and how far past it is not known before the launches are read: the launches made
+ * before SYNC_NS had finished (0: no synchronization says so), else the newest
+ * CI_OPEN_WINDOW_MAX count. */
 struct ci_launch_need {
 	bool open;                /* the stream has unfinished work to find */
 	bool by_crumb;

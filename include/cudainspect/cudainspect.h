@@ -425,6 +425,10 @@ struct ci_stream_facts {
 				  * its context, cuEventSynchronize of an event last recorded on it)
 				  * made before the first sticky error: launches made before it had
 				  * finished; 0 if no synchronization says so */
+	uint64_t synced_seq;     /* 1.3: the stream's launches numbered up to this had finished:
+				  * the launches handed out on it when a successful
+				  * cuStreamSynchronize of it began (made before the first sticky
+				  * error); 0 if none says so */
 };
 
 /* The facts a diagnosis reasons from, each gathered once from the decoded record (and a kernel

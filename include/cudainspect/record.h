@@ -559,7 +559,7 @@ struct ci_api_error {
 
 #define CI_EVENT_KINDS(X)                                                                    \
 	X(CI_EV_CTX_SYNC, 1, "ctx_sync")             /* a = ctx handle */                   \
-	X(CI_EV_STREAM_SYNC, 2, "stream_sync")       /* a = stream handle */                \
+	X(CI_EV_STREAM_SYNC, 2, "stream_sync")       /* a = stream handle; 1.3: value = launches handed out on it when it began */ \
 	X(CI_EV_EVENT_SYNC, 3, "event_sync")         /* a = event */                        \
 	X(CI_EV_EVENT_RECORD, 4, "event_record")     /* a = event, stream = where */        \
 	X(CI_EV_STREAM_WAIT_EVENT, 5, "stream_wait_event") /* a = event, stream = waiter */ \
