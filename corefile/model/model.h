@@ -92,9 +92,12 @@ const struct ci_launch *ci_model_launch_loaded(const struct ci_model *model, siz
  * model's entry stays unloaded): for counting what a view does not show.  False when I is out
  * of range or the model has no such entry. */
 bool ci_model_launch_peek(const struct ci_model *model, size_t i, struct ci_launch *out);
-/* Give back the pages of the input that a lazy model's launch ring was read from (after many
- * peeks; they are read again if needed): the memory counted is what is kept. */
+/* The same for live allocation I (< alloc_count): a lazy model's entry stays unloaded. */
+bool ci_model_alloc_peek(const struct ci_model *model, size_t i, struct ci_alloc *out);
+/* Give back the pages of the input that a lazy model's launch ring (allocation table) was read
+ * from (after many peeks; they are read again if needed): the memory counted is what is kept. */
 void ci_model_launches_release(const struct ci_model *model);
+void ci_model_allocs_release(const struct ci_model *model);
 const struct ci_alloc *ci_model_alloc_loaded(const struct ci_model *model, size_t i);
 
 /* The stream slot is valid and was published. */
