@@ -98,6 +98,12 @@ bool ci_model_alloc_peek(const struct ci_model *model, size_t i, struct ci_alloc
  * from (after many peeks; they are read again if needed): the memory counted is what is kept. */
 void ci_model_launches_release(const struct ci_model *model);
 void ci_model_allocs_release(const struct ci_model *model);
+/* How many entries a pass reads between two givings-back.  Launches are read in ring order:
+ * 16,384 are 4 MiB of the input.  Allocations are read in address order, which is no order in
+ * the table, and each read maps the 64 KiB around it too (the kernel's fault-around): 256 are
+ * at most 16 MiB. */
+#define CI_LAUNCH_READS_KEPT 16384
+#define CI_ALLOC_READS_KEPT 256
 const struct ci_alloc *ci_model_alloc_loaded(const struct ci_model *model, size_t i);
 
 /* The stream slot is valid and was published. */

@@ -35,13 +35,13 @@ static bool shown(const struct json *j, int kind, size_t i)
 
 /* Launch I for the document: loaded, else (a lazy model's in a full document) read into *COPY,
  * which is not kept: the document is written as the launches are read, and the pages of the
- * input they lie in are given back every CI_PEEKS_KEPT, so memory does not grow with the ring. */
+ * input they lie in are given back as it goes, so memory does not grow with the ring. */
 static const struct ci_launch *launch_at(struct json *j, size_t i, struct ci_launch *copy)
 {
 	const struct ci_launch *l = ci_model_launch_loaded(j->m, i);
 	if (l || !ci_model_launch_peek(j->m, i, copy))
 		return ci_report_launch(j->r, i);
-	if (++j->peeked[SHOWN_LAUNCHES] % CI_PEEKS_KEPT == 0)
+	if (++j->peeked[SHOWN_LAUNCHES] % CI_LAUNCH_READS_KEPT == 0)
 		ci_model_launches_release(j->m);
 	return copy;
 }
@@ -52,7 +52,7 @@ static const struct ci_alloc *alloc_at(struct json *j, size_t i, struct ci_alloc
 	const struct ci_alloc *a = ci_model_alloc_loaded(j->m, i);
 	if (a || !ci_model_alloc_peek(j->m, i, copy))
 		return ci_report_alloc(j->r, i);
-	if (++j->peeked[SHOWN_ALLOCS] % CI_PEEKS_KEPT == 0)
+	if (++j->peeked[SHOWN_ALLOCS] % CI_ALLOC_READS_KEPT == 0)
 		ci_model_allocs_release(j->m);
 	return copy;
 }

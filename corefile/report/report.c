@@ -316,7 +316,7 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 		const struct ci_launch *l = ci_model_launch_loaded(m, i);
 		if (!l && every && ci_model_launch_peek(m, i, &lc)) {
 			l = &lc;
-			if (i % CI_PEEKS_KEPT == 0)
+			if (i % CI_LAUNCH_READS_KEPT == 0)
 				ci_model_launches_release(m);
 		}
 		if (l && resolve_stack(r, l->stack))
@@ -327,7 +327,7 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 		const struct ci_alloc *a = ci_model_alloc_loaded(m, i);
 		if (!a && every && ci_model_alloc_peek(m, i, &ac)) {
 			a = &ac;
-			if (i % CI_PEEKS_KEPT == 0)
+			if (i % CI_ALLOC_READS_KEPT == 0)
 				ci_model_allocs_release(m);
 		}
 		if (a && resolve_alloc(r, a, false))

@@ -125,9 +125,6 @@ const struct ci_view_row *ci_view_row(enum ci_view view);
  * bounded document loads those it shows (json_bound.c); --json=full reads each into a scratch
  * copy as it is written, never keeping them (render_json.c). */
 #define CI_JSON_NEEDS ((CI_NEEDS_EVERYTHING & ~CI_NEEDS_FULL_MODEL) | CI_NEEDS_EVERY_BRIEF)
-/* Entries read into scratch copies between two givings-back of the input's pages they lie in
- * (ci_model_launches_release): 16,384 launches are 4 MiB of the input. */
-#define CI_PEEKS_KEPT 16384
 
 /* Render REPORT as text in VIEW, as OPTS (NULL: the request's) say (render_text.c; the public
  * ci_render_text finds the view's function in the view table, print.c). */
