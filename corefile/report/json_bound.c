@@ -80,9 +80,14 @@ static bool choose_allocs(struct ci_model *m, struct named_allocs *na)
 	}
 	ci_model_each_alloc(m, visit_shown, na);
 	/* Loading fails only where the model does not keep the entry (a sparse one): not shown. */
-	for (size_t i = 0; i < m->alloc_count; i++)
+	for (size_t i = 0, loaded = 0; i < m->alloc_count; i++) {
 		if (na->shown[i] && !ci_model_load_alloc(m, i))
 			na->shown[i] = 0;
+		/* Kept are the copies, not the pages of the table they were read from. */
+		if (na->shown[i] && ++loaded % CI_ALLOC_READS_KEPT == 0)
+			ci_model_allocs_release(m);
+	}
+	ci_model_allocs_release(m);
 	return true;
 }
 
