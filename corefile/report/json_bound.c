@@ -84,8 +84,8 @@ static bool choose_allocs(struct ci_model *m, struct named_allocs *na)
 		if (na->shown[i] && !ci_model_load_alloc(m, i))
 			na->shown[i] = 0;
 		/* Kept are the copies, not the pages of the table they were read from. */
-		if (na->shown[i] && ++loaded % CI_ALLOC_READS_KEPT == 0)
-			ci_model_allocs_release(m);
+		if (na->shown[i])
+			ci_model_allocs_read(m, ++loaded);
 	}
 	ci_model_allocs_release(m);
 	return true;

@@ -41,8 +41,7 @@ static const struct ci_launch *launch_at(struct json *j, size_t i, struct ci_lau
 	const struct ci_launch *l = ci_model_launch_loaded(j->m, i);
 	if (l || !ci_model_launch_peek(j->m, i, copy))
 		return ci_report_launch(j->r, i);
-	if (++j->peeked[SHOWN_LAUNCHES] % CI_LAUNCH_READS_KEPT == 0)
-		ci_model_launches_release(j->m);
+	ci_model_launches_read(j->m, ++j->peeked[SHOWN_LAUNCHES]);
 	return copy;
 }
 
@@ -52,8 +51,7 @@ static const struct ci_alloc *alloc_at(struct json *j, size_t i, struct ci_alloc
 	const struct ci_alloc *a = ci_model_alloc_loaded(j->m, i);
 	if (a || !ci_model_alloc_peek(j->m, i, copy))
 		return ci_report_alloc(j->r, i);
-	if (++j->peeked[SHOWN_ALLOCS] % CI_ALLOC_READS_KEPT == 0)
-		ci_model_allocs_release(j->m);
+	ci_model_allocs_read(j->m, ++j->peeked[SHOWN_ALLOCS]);
 	return copy;
 }
 

@@ -316,8 +316,7 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 		const struct ci_launch *l = ci_model_launch_loaded(m, i);
 		if (!l && every && ci_model_launch_peek(m, i, &lc)) {
 			l = &lc;
-			if (i % CI_LAUNCH_READS_KEPT == 0)
-				ci_model_launches_release(m);
+			ci_model_launches_read(m, i + 1);
 		}
 		if (l && resolve_stack(r, l->stack))
 			return -1;
@@ -327,8 +326,7 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 		const struct ci_alloc *a = ci_model_alloc_loaded(m, i);
 		if (!a && every && ci_model_alloc_peek(m, i, &ac)) {
 			a = &ac;
-			if (i % CI_ALLOC_READS_KEPT == 0)
-				ci_model_allocs_release(m);
+			ci_model_allocs_read(m, i + 1);
 		}
 		if (a && resolve_alloc(r, a, false))
 			return -1;
