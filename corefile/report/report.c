@@ -288,9 +288,11 @@ static int load_shown(struct ci_report *r, unsigned needs)
 	}
 	if ((needs & CI_NEEDS_ALLOC_STACKS) && !m->allocs) {
 		size_t n = opt->last && opt->last < m->alloc_count ? opt->last : m->alloc_count;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			if (!ci_model_load_alloc(m, i))
 				return -1;
+			ci_model_allocs_read(m, i + 1); /* the copies are kept, not the table's pages */
+		}
 	}
 	return 0;
 }
