@@ -159,7 +159,7 @@ void ci_model_allocs_release(const struct ci_model *m)
 
 void ci_model_launches_read(const struct ci_model *m, size_t reads)
 {
-	if (reads % 16384 == 0)
+	if (reads % 4096 == 0)
 		ci_model_launches_release(m);
 }
 
@@ -170,7 +170,7 @@ void ci_model_allocs_read(const struct ci_model *m, size_t reads)
 		return;
 	/* Few: fewer live allocations than one in 64 slots, about one a fault-around window. */
 	bool few = m->alloc_count < m->sections[CI_SEC_ALLOCS].capacity / 64;
-	if (reads % (few ? 64 : 16384) == 0)
+	if (reads % (few ? 32 : 16384) == 0)
 		ci_model_allocs_release(m);
 }
 

@@ -100,9 +100,9 @@ void ci_model_launches_release(const struct ci_model *model);
 void ci_model_allocs_release(const struct ci_model *model);
 /* A pass that reads entries into scratch copies (peeks) or loads them calls these after its
  * READS-th read (counting from 1): now and then they give the pages back.  Launches are read in
- * ring order: every 16,384 (4 MiB of the input).  Allocations are read in address order, which
+ * ring order: every 4,096 (1 MiB of the input).  Allocations are read in address order, which
  * is no order in the table, and each read maps the 64 KiB around it (the kernel's
- * fault-around): in a table with few live allocations, every 64 (at most 4 MiB); in a full
+ * fault-around): in a table with few live allocations, every 32 (at most 2 MiB); in a full
  * one the reads share their pages, and giving them back every 64 made a pass over a million
  * allocations 2.4 times as slow, so every 16,384 there. */
 void ci_model_launches_read(const struct ci_model *model, size_t reads);
