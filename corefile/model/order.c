@@ -62,8 +62,12 @@ bool ci_ordering_add(struct decoder *d, struct ordering *o, const uint8_t *e, ui
 		k.a = copy.launch.stream;
 		k.b = copy.launch.flags;
 	} else if (o->kind == CI_SEC_ALLOCS) {
+		/* The id too, so that passes over a lazy model's allocations never read the table:
+		 * in address order, its pages are read in no order. */
 		k.extra = copy.alloc.size;
 		k.a = copy.alloc.kind;
+		k.b = (uint32_t)copy.alloc.id;
+		k.c = (uint32_t)(copy.alloc.id >> 32);
 	}
 	o->keys[o->n++] = k;
 	return true;
@@ -78,7 +82,9 @@ static uint64_t ordering_minor(const struct ordering *o, uint64_t slot)
  * over the bits in which keys differ (about 32 for the times of a ring or the addresses of the
  * allocations, so three passes).  Rings come out of the record almost in time order already
  * (each thread fills the slots it claimed in chunks), and are only checked then. */
-static bool order_by_major(struct ordering *o)
+static bool order_scratch(struct decoder *d, struct ordering *o);
+
+static bool order_by_major(struct decoder *d, struct ordering *o)
 {
 	enum { DIGIT = 11, BUCKETS = 1 << DIGIT };
 	struct order_key *k = o->keys;
@@ -91,6 +97,8 @@ static bool order_by_major(struct ordering *o)
 	}
 	if (sorted)
 		return true;
+	if (!order_scratch(d, o))
+		return false;
 	unsigned passes = (64 - (unsigned)__builtin_clzll(diff) + DIGIT - 1) / DIGIT;
 	size_t (*hist)[BUCKETS] = calloc(passes, sizeof *hist);
 	if (!hist)
@@ -178,16 +186,21 @@ static bool order_ties(struct decoder *d, struct ordering *o)
 /* A ring's slots hold a few interleaved runs in time order: each writer thread fills the slots
  * it claimed in chunks, in its own time order.  Dealing the keys onto lanes (each key onto the
  * first lane whose last key is not later) recovers those runs, and merging the lanes sorts the
- * keys in two passes.  Returns false, with the keys untouched, when more than LANES_MAX lanes
- * are needed (many threads, or keys in no order: the allocation table), or on out-of-memory. */
+ * keys.  The merge writes where each key comes from (4 bytes a key) and then moves the keys
+ * along the cycles of that permutation, in place: a copy of the keys to merge from was 32 MiB
+ * of a 1 GiB record's million launches.  Returns false, with the keys untouched, when more
+ * than LANES_MAX lanes are needed (many threads, or keys in no order: the allocation table),
+ * or on out-of-memory. */
 enum { LANES_MAX = 16 };
 
 static bool order_by_lanes(struct ordering *o)
 {
 	struct order_key *k = o->keys;
-	size_t n = o->n, start[LANES_MAX + 1] = { 0 };
+	size_t n = o->n, next[LANES_MAX];
 	uint64_t tail[LANES_MAX];
 	unsigned lanes = 0;
+	if (n > UINT32_MAX)
+		return false;
 	_cleanup_free_ uint8_t *lane = malloc(n ? n : 1);
 	if (!lane)
 		return false;
@@ -195,32 +208,62 @@ static bool order_by_lanes(struct ordering *o)
 		unsigned l = 0;
 		while (l < lanes && tail[l] > k[i].major)
 			l++;
-		if (l == lanes && lanes++ == LANES_MAX)
-			return false;
+		if (l == lanes) {
+			if (lanes == LANES_MAX)
+				return false;
+			next[lanes++] = i; /* the lane's first key */
+		}
 		tail[l] = k[i].major;
-		start[l + 1]++;
 		lane[i] = (uint8_t)l;
 	}
-	for (unsigned l = 1; l <= lanes; l++)
-		start[l] += start[l - 1];
-	size_t pos[LANES_MAX];
-	memcpy(pos, start, sizeof pos);
-	for (size_t i = 0; i < n; i++)
-		o->tmp[pos[lane[i]]++] = k[i];
-	/* Merge: pos[l] walks lane l from start[l] to start[l + 1]. */
-	memcpy(pos, start, sizeof pos);
+	if (lanes <= 1)
+		return true; /* one run: in order already */
+	_cleanup_free_ uint32_t *from = malloc(n * sizeof *from);
+	if (!from)
+		return false;
+	/* Merge: next[l] is lane l's next key (N when the lane is done); equal keys go by lane. */
 	for (size_t out = 0; out < n; out++) {
 		unsigned best = LANES_MAX;
 		for (unsigned l = 0; l < lanes; l++)
-			if (pos[l] < start[l + 1] &&
-			    (best == LANES_MAX || o->tmp[pos[l]].major < o->tmp[pos[best]].major))
+			if (next[l] < n && (best == LANES_MAX || k[next[l]].major < k[next[best]].major))
 				best = l;
-		k[out] = o->tmp[pos[best]++];
+		size_t i = next[best];
+		from[out] = (uint32_t)i;
+		while (++i < n && lane[i] != best)
+			;
+		next[best] = i;
+	}
+	/* Key FROM[OUT] goes to OUT: follow each cycle once, marking the places filled. */
+	for (size_t start = 0; start < n; start++) {
+		if (from[start] == start)
+			continue;
+		struct order_key first = k[start];
+		size_t at = start;
+		for (;;) {
+			size_t src = from[at];
+			from[at] = (uint32_t)at;
+			if (src == start) {
+				k[at] = first;
+				break;
+			}
+			k[at] = k[src];
+			at = src;
+		}
 	}
 	return true;
 }
 
-/* Sort the keys of O, in place or swapped with O->tmp (as large). */
+/* Reverse keys [A, B) in place. */
+static void reverse_keys(struct order_key *k, size_t a, size_t b)
+{
+	while (a + 1 < b) {
+		struct order_key t = k[a];
+		k[a++] = k[--b];
+		k[b] = t;
+	}
+}
+
+/* Sort the keys of O, in place or (the radix sort) swapped with O->tmp (as large). */
 static bool sort_keys(struct decoder *d, struct ordering *o, uint64_t cap, uint64_t head)
 {
 	size_t n = o->n;
@@ -239,14 +282,30 @@ static bool sort_keys(struct decoder *d, struct ordering *o, uint64_t cap, uint6
 		for (size_t i = 1; i < n && sorted; i++)
 			sorted = i == lo || o->keys[i - 1].major <= o->keys[i].major;
 		if (sorted && lo) {
-			memcpy(o->tmp, o->keys + lo, (n - lo) * sizeof *o->tmp);
-			memcpy(o->tmp + (n - lo), o->keys, lo * sizeof *o->tmp);
-			struct order_key *t = o->keys;
-			o->keys = o->tmp;
-			o->tmp = t;
+			/* Turned round in place: [lo, n) first, then [0, lo). */
+			reverse_keys(o->keys, 0, lo);
+			reverse_keys(o->keys, lo, n);
+			reverse_keys(o->keys, 0, n);
 		}
 	}
-	return (order_by_lanes(o) || order_by_major(o)) && order_ties(d, o);
+	return (order_by_lanes(o) || order_by_major(d, o)) && order_ties(d, o);
+}
+
+/* O->tmp as large as O's keys, for the radix sort: the decoder's scratch space, which is kept
+ * from section to section (new memory costs more than the sorting).  Only that sort works out
+ * of place; the others need no space of the keys' size. */
+static bool order_scratch(struct decoder *d, struct ordering *o)
+{
+	size_t n = o->n;
+	if (d->scratch_size < n * sizeof *o->tmp) {
+		free(d->scratch);
+		d->scratch = ci_alloc_big(n * sizeof *o->tmp);
+		d->scratch_size = d->scratch ? n * sizeof *o->tmp : 0;
+		if (!d->scratch)
+			return false;
+	}
+	o->tmp = d->scratch;
+	return true;
 }
 
 /* Put O's keys in the model's order. */
@@ -255,17 +314,8 @@ bool ci_sort_ordering(struct decoder *d, struct ordering *o)
 	const struct ci_section *sec = &d->secs[o->kind];
 	uint64_t cap = sec->capacity, head = sec->head;
 	size_t n = o->n;
-	/* The sorts work out of place, in the decoder's scratch space, which is kept from section
-	 * to section (new memory costs more than the sorting). */
-	if (d->scratch_size < n * sizeof *o->tmp) {
-		free(d->scratch);
-		d->scratch = ci_alloc_big(n * sizeof *o->tmp);
-		d->scratch_size = d->scratch ? n * sizeof *o->tmp : 0;
-		if (!d->scratch)
-			return false;
-	}
 	struct order_key *keys = o->keys;
-	o->tmp = d->scratch;
+	o->tmp = NULL;
 	bool ok = sort_keys(d, o, cap, head);
 	/* Whichever buffer does not hold the keys now is the scratch space. */
 	if (o->keys != keys) {

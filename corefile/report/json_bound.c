@@ -52,7 +52,7 @@ static void visit_shown(const struct ci_alloc_ref *a, void *arg)
 {
 	struct named_allocs *na = arg;
 	if (a->handle >= na->count)
-		return; /* a sparse model's slot: JSON never reads one (CI_JSON_BOUNDED_NEEDS) */
+		return; /* a sparse model's slot: JSON never reads one (CI_JSON_NEEDS) */
 	bool named = a->id >= na->newest_from;
 	for (size_t k = 0; k < na->n && !named; k++)
 		named = na->id[k] == a->id;
@@ -80,9 +80,14 @@ static bool choose_allocs(struct ci_model *m, struct named_allocs *na)
 	}
 	ci_model_each_alloc(m, visit_shown, na);
 	/* Loading fails only where the model does not keep the entry (a sparse one): not shown. */
-	for (size_t i = 0; i < m->alloc_count; i++)
+	for (size_t i = 0, loaded = 0; i < m->alloc_count; i++) {
 		if (na->shown[i] && !ci_model_load_alloc(m, i))
 			na->shown[i] = 0;
+		/* Kept are the copies, not the pages of the table they were read from. */
+		if (na->shown[i])
+			ci_model_allocs_read(m, ++loaded);
+	}
+	ci_model_allocs_release(m);
 	return true;
 }
 

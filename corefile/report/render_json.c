@@ -24,12 +24,35 @@ struct json {
 	const struct ci_render_options *o;
 	bool in_diagnosis;          /* writing diagnosis.faulting_launch */
 	const struct ci_json_bound *bound; /* what a bounded document shows; NULL: everything */
+	size_t peeked[SHOWN_KINDS]; /* launches, allocations read into scratch copies so far */
 };
 
 /* Entry I of KIND is in the document: a bounded one shows what the session chose (json_bound.c). */
 static bool shown(const struct json *j, int kind, size_t i)
 {
 	return !j->bound || j->bound->shown[kind][i];
+}
+
+/* Launch I for the document: loaded, else (a lazy model's in a full document) read into *COPY,
+ * which is not kept: the document is written as the launches are read, and the pages of the
+ * input they lie in are given back as it goes, so memory does not grow with the ring. */
+static const struct ci_launch *launch_at(struct json *j, size_t i, struct ci_launch *copy)
+{
+	const struct ci_launch *l = ci_model_launch_loaded(j->m, i);
+	if (l || !ci_model_launch_peek(j->m, i, copy))
+		return ci_report_launch(j->r, i);
+	ci_model_launches_read(j->m, ++j->peeked[SHOWN_LAUNCHES]);
+	return copy;
+}
+
+/* Live allocation I for the document, as launch_at. */
+static const struct ci_alloc *alloc_at(struct json *j, size_t i, struct ci_alloc *copy)
+{
+	const struct ci_alloc *a = ci_model_alloc_loaded(j->m, i);
+	if (a || !ci_model_alloc_peek(j->m, i, copy))
+		return ci_report_alloc(j->r, i);
+	ci_model_allocs_read(j->m, ++j->peeked[SHOWN_ALLOCS]);
+	return copy;
 }
 
 #define j_obj(j, key) ci_json_open(&(j)->w, key, false)
@@ -123,10 +146,11 @@ static void j_launch_fields(struct json *j, size_t i)
 	const struct ci_diagnosis *d = j->d;
 	/* A faulting graph launch whose kernel node is known is shown as that node (its kernel,
 	 * shape, arguments and capture stack); diagnosis.faulting_launch.graph says more. */
+	struct ci_launch copy;
 	const struct ci_launch *l = d->graph && d->graph->faulting_node >= 0 && d->faulting_launch >= 0 &&
 						    i == (size_t)d->faulting_launch && j->in_diagnosis
 					    ? &d->graph->kernel
-					    : ci_report_launch(j->r, i);
+					    : launch_at(j, i, &copy);
 	char name[512];
 	j_u64(j, "seq", l->seq);
 	j_str(j, "kernel", ci_launch_kernel_name(m, l, name, sizeof(name)));
@@ -500,16 +524,20 @@ static void j_part_launches(struct json *j)
 		if (shown(j, SHOWN_LAUNCHES, i))
 			j_launch(j, NULL, i);
 	j_close(j);
+	ci_model_launches_release(m);
 }
 
 static void j_part_allocations(struct json *j)
 {
 	const struct ci_model *m = j->m;
 	j_arr(j, "allocations");
-	for (size_t i = 0; i < m->alloc_count; i++)
+	for (size_t i = 0; i < m->alloc_count; i++) {
+		struct ci_alloc copy;
 		if (shown(j, SHOWN_ALLOCS, i))
-			j_alloc(j, ci_report_alloc(j->r, i), false);
+			j_alloc(j, alloc_at(j, i, &copy), false);
+	}
 	j_close(j);
+	ci_model_allocs_release(m);
 }
 
 static void j_part_frees(struct json *j)

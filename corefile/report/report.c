@@ -24,7 +24,7 @@ static unsigned request_needs(const struct ci_request *req)
 	const struct ci_view_row *row = ci_view_row(req->render.view);
 	unsigned needs = row ? row->needs : CI_NEEDS_EVERYTHING;
 	if (req->json)
-		needs = req->json_full ? CI_JSON_NEEDS : CI_JSON_BOUNDED_NEEDS;
+		needs = CI_JSON_NEEDS;
 	return req->timeline ? needs | CI_NEEDS_FULL_MODEL : needs;
 }
 
@@ -288,9 +288,11 @@ static int load_shown(struct ci_report *r, unsigned needs)
 	}
 	if ((needs & CI_NEEDS_ALLOC_STACKS) && !m->allocs) {
 		size_t n = opt->last && opt->last < m->alloc_count ? opt->last : m->alloc_count;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			if (!ci_model_load_alloc(m, i))
 				return -1;
+			ci_model_allocs_read(m, i + 1); /* the copies are kept, not the table's pages */
+		}
 	}
 	return 0;
 }
@@ -310,15 +312,32 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 		return -1;
 	if (!r->symbolizer || !m->stack_count)
 		return 0;
+	/* The full JSON document streams a lazy model's entries (render_json.c): the stacks of
+	 * all of them, each read into a scratch copy, the pages given back as the walk goes. */
+	bool every = r->request.json && r->request.json_full;
 	for (size_t i = 0; (needs & CI_NEEDS_LAUNCH_STACKS) && i < m->launch_count; i++) {
+		struct ci_launch lc;
 		const struct ci_launch *l = ci_model_launch_loaded(m, i);
+		if (!l && every && ci_model_launch_peek(m, i, &lc)) {
+			l = &lc;
+			ci_model_launches_read(m, i + 1);
+		}
 		if (l && resolve_stack(r, l->stack))
 			return -1;
 	}
 	for (size_t i = 0; (needs & CI_NEEDS_ALLOC_STACKS) && i < m->alloc_count; i++) {
+		struct ci_alloc ac;
 		const struct ci_alloc *a = ci_model_alloc_loaded(m, i);
+		if (!a && every && ci_model_alloc_peek(m, i, &ac)) {
+			a = &ac;
+			ci_model_allocs_read(m, i + 1);
+		}
 		if (a && resolve_alloc(r, a, false))
 			return -1;
+	}
+	if (every) {
+		ci_model_launches_release(m);
+		ci_model_allocs_release(m);
 	}
 	for (size_t i = 0; (needs & CI_NEEDS_FREE_STACKS) && i < m->free_count; i++)
 		if (resolve_alloc(r, &m->frees[i], true))

@@ -128,10 +128,10 @@ struct ci_view_row {
 };
 
 const struct ci_view_row *ci_view_row(enum ci_view view);
-/* What JSON needs: everything; a bounded document (not --json=full) from a lazy model, which
- * keys every launch and allocation and loads those it shows (json_bound.c). */
-#define CI_JSON_NEEDS CI_NEEDS_EVERYTHING
-#define CI_JSON_BOUNDED_NEEDS ((CI_NEEDS_EVERYTHING & ~CI_NEEDS_FULL_MODEL) | CI_NEEDS_EVERY_BRIEF)
+/* What JSON needs: everything, from a lazy model, which keys every launch and allocation.  A
+ * bounded document loads those it shows (json_bound.c); --json=full reads each into a scratch
+ * copy as it is written, never keeping them (render_json.c). */
+#define CI_JSON_NEEDS ((CI_NEEDS_EVERYTHING & ~CI_NEEDS_FULL_MODEL) | CI_NEEDS_EVERY_BRIEF)
 
 /* Render REPORT as text in VIEW, as OPTS (NULL: the request's) say (render_text.c; the public
  * ci_render_text finds the view's function in the view table, print.c). */

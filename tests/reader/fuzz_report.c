@@ -3,7 +3,7 @@
  * libFuzzer harness for the reader's output side: a record (as a snapshot or GDB would hand it
  * over) is decoded completely and sparsely (the launch ring read from its head back, the
  * allocation table looked up in place), diagnosed, and rendered as the summary, every view and
- * JSON, narrow and wide, so that whatever a hostile record makes of the diagnosis (windows,
+ * JSON (and lazily, as the full JSON document streams it), narrow and wide, so that whatever a hostile record makes of the diagnosis (windows,
  * synchronization bounds, attributions, capped confidences) and of the wrapping shows up as a
  * sanitizer report here; and the sparse diagnosis must be the complete one (compare.h), or the
  * harness aborts.  The input as a kernel name goes through the parameter-type reader too
@@ -101,5 +101,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	ci_report_destroy(reports[0]);
 	ci_report_destroy(reports[1]);
+	/* The full JSON document as --json=full makes it: a lazy model whose launches and
+	 * allocations are read into scratch copies while the document is written. */
+	struct ci_source *src;
+	struct ci_location loc;
+	struct ci_model *m;
+	struct ci_report *full = NULL;
+	struct ci_error *err = ci_source_from_buffer(data, size, 0, &src);
+	if (err) {
+		ci_error_destroy(err);
+		return 0;
+	}
+	struct ci_decode_options lazy = { .lazy = true };
+	struct ci_request req = { .json = true, .json_full = true, .no_symbols = true };
+	if ((err = ci_locate(src, &loc)) || (err = ci_decode_with(src, &loc, &lazy, &m)) ||
+	    (err = ci_report_from_model(src, m, &req, &full)) || (err = ci_render_json(sink, full, NULL)))
+		ci_error_destroy(err);
+	ci_report_destroy(full);
+	ci_source_close(src);
 	return 0;
 }
