@@ -439,6 +439,26 @@ static struct ci_launch *ci_launch_slot(struct ci_tls *t, uint64_t now, uint64_t
 	return e;
 }
 
+/* Ask for the lines of this thread's next ring entry, for writing, once this launch is done: a
+ * ring entry is written once per lap of a ring of megabytes, so its lines come from far away,
+ * and the exchange that takes the slot (ci_entry_begin) waits for its first one.  Only within
+ * the chunk (the next slot after it is not known yet); a hint, never a fault. */
+static inline void ci_launch_prefetch_next(const struct ci_tls *t)
+{
+	if (CI_UNLIKELY(t->lnext >= t->lend))
+		return;
+	const uint8_t *next = ci_sec(CI_SEC_LAUNCHES)->base + t->lslot * sizeof(struct ci_launch);
+	_Static_assert(sizeof(struct ci_launch) % 64 == 0, "ring entries are whole cache lines");
+	for (unsigned off = 0; off < sizeof(struct ci_launch); off += 64) {
+#if defined(__x86_64__)
+		/* prefetchw (a no-op before Broadwell); __builtin_prefetch would emit a read. */
+		__asm__ volatile("prefetchw %0" : : "m"(next[off]));
+#else
+		__builtin_prefetch(next + off, 1, 3);
+#endif
+	}
+}
+
 void ci_launch_plan(uint32_t slot, const struct ci_function *fn)
 {
 	struct ci_func_priv *p = &ci_rec.funcs[slot];
@@ -627,6 +647,7 @@ static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch
 	e->param_len = r == CUDA_SUCCESS ? ci_params_copy(e->params, fp, a->params, a->extra, &flags) : 0;
 	e->flags = flags;
 	ci_entry_publish(&e->seq, seq);
+	ci_launch_prefetch_next(t);
 	return seq;
 }
 
