@@ -577,7 +577,8 @@ static __attribute__((cold, noinline)) void ci_launch_failed_params(struct ci_la
 	e->param_len = 0;
 }
 
-/* Record a launch; returns its launch-ring seq (0 when dropped) and its number on its stream. */
+/* Record a launch; returns its launch-ring seq (0 when dropped) and, unless STREAM_SEQ_OUT is
+ * NULL, its number on its stream (NULL lets ci_on_launch end in a jump here). */
 static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch_args *a,
 				 uint64_t *stream_seq_out)
 {
@@ -664,7 +665,8 @@ static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch
 		ci_crumb_after(t, sslot, s, stream_seq, c->t0, a->api == CI_LAUNCH_HOST_FUNC, &flags);
 	}
 	uint32_t stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
-	*stream_seq_out = stream_seq;
+	if (stream_seq_out)
+		*stream_seq_out = stream_seq;
 	if (!e)
 		return 0;
 	e->time_ns = c->t0;
@@ -705,8 +707,7 @@ static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch
 
 void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 {
-	uint64_t stream_seq;
-	ci_launch_record(c, r, a, &stream_seq);
+	ci_launch_record(c, r, a, NULL);
 }
 
 void ci_on_launch_ex(struct ci_call *c, CUresult r, const CUlaunchConfig *config, CUfunction f,
