@@ -464,6 +464,7 @@ void ci_launch_plan(uint32_t slot, const struct ci_function *fn)
 {
 	struct ci_func_priv *p = &ci_rec.funcs[slot];
 	memset(p, 0, sizeof *p);
+	p->gaps = CI_PLAN_GAPS_MANY; /* no plan: ci_params_copy clears */
 	if (!fn->params_known)
 		return;
 	uint32_t max = ci_cfg.param_bytes, n = fn->nparams < CI_PARAMS_MAX ? fn->nparams : CI_PARAMS_MAX;
@@ -483,10 +484,25 @@ void ci_launch_plan(uint32_t slot, const struct ci_function *fn)
 	p->n = (uint8_t)i;
 	p->len = (uint8_t)len;
 	p->cut = i < fn->nparams ? CI_LAUNCH_PARAMS_CUT : 0;
-	p->dense = max != 0; /* no parameter bytes: ci_params_copy records none, flags untouched */
-	for (uint32_t b = 0; b < len; b++)
-		if (!(covered[b / 64] >> (b % 64) & 1))
-			p->dense = 0;
+	/* The padding between parameters, as runs the copy zeroes with one 16-byte store each. */
+	uint32_t gaps = 0;
+	for (uint32_t b = 0; b < len && gaps != CI_PLAN_GAPS_MANY;) {
+		if (covered[b / 64] >> (b % 64) & 1) {
+			b++;
+			continue;
+		}
+		uint32_t end = b;
+		while (end < len && !(covered[end / 64] >> (end % 64) & 1))
+			end++;
+		if (gaps == CI_PLAN_GAPS || end - b > 16 || b + 16 > CI_LAUNCH_PARAM_BYTES) {
+			gaps = CI_PLAN_GAPS_MANY;
+		} else {
+			p->gap_off[gaps++] = (uint8_t)b;
+		}
+		b = end;
+	}
+	/* No parameter bytes: ci_params_copy records none and leaves the flags alone. */
+	p->gaps = max ? (uint8_t)gaps : CI_PLAN_GAPS_MANY;
 	p->known = 1;
 }
 
@@ -500,14 +516,22 @@ static void ci_params_clear(uint8_t *out)
 	v[0] = z, v[1] = z, v[2] = z, v[3] = z, v[4] = z, v[5] = z, v[6] = z, v[7] = z;
 }
 
-/* Copy the kernel's parameters as the kernel sees them (the function's plan, from the offsets
- * cuFuncGetParamInfo gave), or the packed buffer passed through `extra`. */
 /* The copy along a plan (FP known): each parameter from its own pointer. */
 static inline void ci_params_planned(uint8_t *out, const struct ci_func_priv *fp, void **params)
 {
 	/* Locals: the byte stores below may alias the plan, which would be reloaded after each. */
 	uint32_t n = fp->n;
 	const uint8_t *offs = fp->off, *sizes = fp->size;
+	/* Zero the padding first (a store of 16 that runs into the next parameters, which are
+	 * copied after it); with CI_PLAN_GAPS_MANY the caller cleared everything. */
+	if (CI_UNLIKELY(fp->gaps) && fp->gaps != CI_PLAN_GAPS_MANY) {
+		typedef uint64_t ci_v16 __attribute__((vector_size(16), aligned(1), may_alias));
+		uint32_t gaps = fp->gaps;
+		uint8_t gap_off[CI_PLAN_GAPS];
+		memcpy(gap_off, fp->gap_off, sizeof gap_off);
+		for (uint32_t g = 0; g < gaps; g++)
+			*(ci_v16 *)(out + gap_off[g]) = (ci_v16){ 0, 0 };
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		const void *src = params[i];
 		uint8_t *dst = out + offs[i];
@@ -523,14 +547,16 @@ static inline void ci_params_planned(uint8_t *out, const struct ci_func_priv *fp
 	}
 }
 
-/* Whether the parameters along plan FP overwrite every byte an older entry of OLD_LEN bytes
- * left: the bytes past an entry's param_len are zero (ci_params_copy's promise), so a plan
- * without gaps at least as long needs no clearing first. */
+/* Whether the copy along plan FP writes every byte an older entry of OLD_LEN bytes left: the
+ * bytes past an entry's param_len are zero (ci_params_copy's promise), so a plan at least as
+ * long that zeroes its own padding needs no clearing first. */
 static inline bool ci_params_cover(const struct ci_func_priv *fp, uint32_t old_len)
 {
-	return fp->dense && old_len <= fp->len; /* dense: known too */
+	return fp->gaps != CI_PLAN_GAPS_MANY && old_len <= fp->len; /* gaps known: known too */
 }
 
+/* Copy the kernel's parameters as the kernel sees them (the function's plan, from the offsets
+ * cuFuncGetParamInfo gave), or the packed buffer passed through `extra`. */
 uint16_t ci_params_copy(uint8_t *out, uint32_t old_len, const struct ci_func_priv *fp,
 			void **params, void **extra, uint16_t *flags)
 {

@@ -235,12 +235,16 @@ struct ci_ctx_priv {
 
 /* How a launch copies a function's parameters (launch.c), worked out once from its layout and
  * CUDAINSPECT_PARAM_BYTES when the function is registered. */
+#define CI_PLAN_GAPS 4         /* padding runs a plan zeroes itself (more: the whole area) */
+#define CI_PLAN_GAPS_MANY 0xff
 struct ci_func_priv {
 	uint8_t known;            /* the driver gave the layout */
 	uint8_t n;                /* parameters copied (those that fit) */
 	uint8_t len;              /* bytes of ci_launch.params they cover */
 	uint8_t cut;              /* CI_LAUNCH_PARAMS_CUT when some are left out, else 0 */
-	uint8_t dense;            /* the n parameters cover bytes [0, len) without a gap */
+	uint8_t gaps;             /* bytes of [0, len) no parameter covers: runs of at most 16, at
+				   * gap_off[0..gaps); CI_PLAN_GAPS_MANY when there are more */
+	uint8_t gap_off[CI_PLAN_GAPS];
 	uint8_t off[CI_PARAMS_MAX];
 	uint8_t size[CI_PARAMS_MAX];
 };

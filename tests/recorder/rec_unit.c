@@ -329,9 +329,15 @@ static void test_params(void)
 	const struct ci_func_priv *gap = plan_of(0, 3, gap_off, gap_size);
 	const struct ci_func_priv *lng = plan_of(1, 5, long_off, long_size);
 	const struct ci_func_priv *shrt = plan_of(2, 2, short_off, short_size);
-	ok(gap->known && !gap->dense && gap->len == 24, "a layout with padding is planned with a gap");
-	ok(lng->dense && lng->len == 32 && shrt->dense && shrt->len == 16,
-	   "layouts without padding are planned dense (%u %u)", lng->len, shrt->len);
+	ok(gap->known && gap->gaps == 1 && gap->gap_off[0] == 12 && gap->len == 24,
+	   "a layout with padding is planned with its gap at 12 (%u gaps)", gap->gaps);
+	ok(!lng->gaps && lng->len == 32 && !shrt->gaps && shrt->len == 16,
+	   "layouts without padding are planned without gaps (%u %u)", lng->len, shrt->len);
+	/* Padding of 24 bytes (a 32-byte aligned parameter after a u64): more than a gap's store. */
+	uint16_t wide_off[] = { 0, 32 }, wide_size[] = { 8, 8 };
+	const struct ci_func_priv *wide = plan_of(3, 2, wide_off, wide_size);
+	ok(wide->gaps == CI_PLAN_GAPS_MANY, "a 24-byte gap: the copy clears everything (%u)",
+	   wide->gaps);
 
 	uint8_t out[CI_LAUNCH_PARAM_BYTES], want[CI_LAUNCH_PARAM_BYTES];
 	memset(out, 0xee, sizeof out); /* an entry of unknown content: old length unknown */
@@ -354,11 +360,18 @@ static void test_params(void)
 	len = ci_params_copy(out, len, shrt, null_params, NULL, &flags);
 	expected_params(want, 2, short_off, short_size, null_params);
 	ok(len == 16 && !memcmp(out, want, sizeof out), "a NULL parameter pointer records zeros");
+	len = ci_params_copy(out, len, shrt, params, NULL, &flags); /* bytes 12..15 not zero */
 	len = ci_params_copy(out, len, gap, gap_params, NULL, &flags);
 	expected_params(want, 3, gap_off, gap_size, gap_params);
 	ok(len == 24 && !memcmp(out, want, sizeof out), "a layout with a gap over a dense entry");
+	len = ci_params_copy(out, len, wide, params, NULL, &flags);
+	expected_params(want, 2, wide_off, wide_size, params);
+	ok(len == 40 && !memcmp(out, want, sizeof out), "a wide gap over a shorter entry");
+	len = ci_params_copy(out, len, lng, long_params, NULL, &flags);
+	expected_params(want, 5, long_off, long_size, long_params);
+	ok(len == 32 && !memcmp(out, want, sizeof out), "a dense layout over a longer one with a gap");
 	ok(flags == 0, "nothing was cut (flags %#x)", flags);
-	memset(&ci_rec.funcs[0], 0, 3 * sizeof ci_rec.funcs[0]);
+	memset(&ci_rec.funcs[0], 0, 4 * sizeof ci_rec.funcs[0]);
 }
 
 /* GDB's side of the JIT interface: the list the recorder registers. */
