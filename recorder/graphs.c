@@ -193,7 +193,8 @@ static uint32_t ci_node_record_locked(struct ci_call *c, uint32_t graph, uint32_
 	uint16_t pflags = 0;
 	const struct ci_func_priv *fp = fslot != CI_NONE ? &ci_rec.funcs[fslot] : NULL;
 	e->param_len = n->type == CI_NODE_KERNEL
-			       ? ci_params_copy(e->params, fp, n->params, n->extra, &pflags)
+			       ? ci_params_copy(e->params, CI_LAUNCH_PARAM_BYTES, fp, n->params,
+						 n->extra, &pflags)
 			       : (memset(e->params, 0, sizeof e->params), 0);
 	e->flags = flags | pflags;
 	e->dep_count = n->dep_count;

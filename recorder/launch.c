@@ -439,14 +439,37 @@ static struct ci_launch *ci_launch_slot(struct ci_tls *t, uint64_t now, uint64_t
 	return e;
 }
 
+/* Ask for the lines of this thread's next ring entry, for writing, once this launch is done: a
+ * ring entry is written once per lap of a ring of megabytes, so its lines come from far away,
+ * and the exchange that takes the slot (ci_entry_begin) waits for its first one.  Only within
+ * the chunk (the next slot after it is not known yet); a hint, never a fault. */
+static inline void ci_launch_prefetch_next(const struct ci_tls *t)
+{
+	if (CI_UNLIKELY(t->lnext >= t->lend))
+		return;
+	const uint8_t *next = ci_sec(CI_SEC_LAUNCHES)->base + t->lslot * sizeof(struct ci_launch);
+	_Static_assert(sizeof(struct ci_launch) % 64 == 0, "ring entries are whole cache lines");
+#pragma GCC unroll 8
+	for (unsigned off = 0; off < sizeof(struct ci_launch); off += 64) {
+#if defined(__x86_64__)
+		/* prefetchw (a no-op before Broadwell); __builtin_prefetch would emit a read. */
+		__asm__ volatile("prefetchw %0" : : "m"(next[off]));
+#else
+		__builtin_prefetch(next + off, 1, 3);
+#endif
+	}
+}
+
 void ci_launch_plan(uint32_t slot, const struct ci_function *fn)
 {
 	struct ci_func_priv *p = &ci_rec.funcs[slot];
 	memset(p, 0, sizeof *p);
+	p->gaps = CI_PLAN_GAPS_MANY; /* no plan: ci_params_copy clears */
 	if (!fn->params_known)
 		return;
 	uint32_t max = ci_cfg.param_bytes, n = fn->nparams < CI_PARAMS_MAX ? fn->nparams : CI_PARAMS_MAX;
 	uint32_t i = 0, len = 0;
+	uint64_t covered[CI_LAUNCH_PARAM_BYTES / 64] = { 0 }; /* a bit per byte */
 	for (; i < n; i++) {
 		uint32_t off = fn->param_offset[i], size = fn->param_size[i];
 		if (off + size > max)
@@ -455,41 +478,96 @@ void ci_launch_plan(uint32_t slot, const struct ci_function *fn)
 		p->size[i] = (uint8_t)size;
 		if (off + size > len)
 			len = off + size;
+		for (uint32_t b = off; b < off + size; b++)
+			covered[b / 64] |= 1ull << (b % 64);
 	}
 	p->n = (uint8_t)i;
 	p->len = (uint8_t)len;
 	p->cut = i < fn->nparams ? CI_LAUNCH_PARAMS_CUT : 0;
+	/* The padding between parameters, as runs the copy zeroes with one 16-byte store each. */
+	uint32_t gaps = 0;
+	for (uint32_t b = 0; b < len && gaps != CI_PLAN_GAPS_MANY;) {
+		if (covered[b / 64] >> (b % 64) & 1) {
+			b++;
+			continue;
+		}
+		uint32_t end = b;
+		while (end < len && !(covered[end / 64] >> (end % 64) & 1))
+			end++;
+		if (gaps == CI_PLAN_GAPS || end - b > 16 || b + 16 > CI_LAUNCH_PARAM_BYTES) {
+			gaps = CI_PLAN_GAPS_MANY;
+		} else {
+			p->gap_off[gaps++] = (uint8_t)b;
+		}
+		b = end;
+	}
+	/* No parameter bytes: ci_params_copy records none and leaves the flags alone. */
+	p->gaps = max ? (uint8_t)gaps : CI_PLAN_GAPS_MANY;
 	p->known = 1;
 }
 
-/* Copy the kernel's parameters as the kernel sees them (the function's plan, from the offsets
- * cuFuncGetParamInfo gave), or the packed buffer passed through `extra`. */
-uint16_t ci_params_copy(uint8_t *out, const struct ci_func_priv *fp, void **params, void **extra,
-			uint16_t *flags)
+/* Zero the parameter bytes an older entry left; vector stores, not a `rep stos`, which costs
+ * more than the rest of the copy at this size. */
+static void ci_params_clear(uint8_t *out)
 {
-	uint32_t max = ci_cfg.param_bytes;
-	if (!max)
-		return 0;
-	/* Clear what an older entry left (gaps between parameters stay zero); vector stores, not
-	 * a `rep stos`, which costs more than the rest of the copy at this size. */
 	typedef uint64_t ci_v16 __attribute__((vector_size(16), aligned(8), may_alias));
 	_Static_assert(CI_LAUNCH_PARAM_BYTES == 8 * sizeof(ci_v16), "eight stores clear the params");
 	ci_v16 *v = (ci_v16 *)out, z = { 0, 0 };
 	v[0] = z, v[1] = z, v[2] = z, v[3] = z, v[4] = z, v[5] = z, v[6] = z, v[7] = z;
-	if (params && fp && fp->known) {
-		for (uint32_t i = 0; i < fp->n; i++) {
-			const void *src = params[i];
-			uint8_t *dst = out + fp->off[i];
-			uint32_t size = fp->size[i];
-			if (!src)
-				;
-			else if (size == 8) /* the usual sizes without a call into memcpy */
-				memcpy(dst, src, 8);
-			else if (size == 4)
-				memcpy(dst, src, 4);
-			else
-				memcpy(dst, src, size);
-		}
+}
+
+/* The copy along a plan (FP known): each parameter from its own pointer. */
+static inline void ci_params_planned(uint8_t *out, const struct ci_func_priv *fp, void **params)
+{
+	/* Locals: the byte stores below may alias the plan, which would be reloaded after each. */
+	uint32_t n = fp->n;
+	const uint8_t *offs = fp->off, *sizes = fp->size;
+	/* Zero the padding first (a store of 16 that runs into the next parameters, which are
+	 * copied after it); with CI_PLAN_GAPS_MANY the caller cleared everything. */
+	if (CI_UNLIKELY(fp->gaps) && fp->gaps != CI_PLAN_GAPS_MANY) {
+		typedef uint64_t ci_v16 __attribute__((vector_size(16), aligned(1), may_alias));
+		uint32_t gaps = fp->gaps;
+		uint8_t gap_off[CI_PLAN_GAPS];
+		memcpy(gap_off, fp->gap_off, sizeof gap_off);
+		for (uint32_t g = 0; g < gaps; g++)
+			*(ci_v16 *)(out + gap_off[g]) = (ci_v16){ 0, 0 };
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const void *src = params[i];
+		uint8_t *dst = out + offs[i];
+		uint32_t size = sizes[i];
+		if (CI_UNLIKELY(!src))
+			memset(dst, 0, size); /* not skipped: the bytes may be an older entry's */
+		else if (size == 8) /* the usual sizes without a call into memcpy */
+			memcpy(dst, src, 8);
+		else if (size == 4)
+			memcpy(dst, src, 4);
+		else
+			memcpy(dst, src, size);
+	}
+}
+
+/* Whether the copy along plan FP writes every byte an older entry of OLD_LEN bytes left: the
+ * bytes past an entry's param_len are zero (ci_params_copy's promise), so a plan at least as
+ * long that zeroes its own padding needs no clearing first. */
+static inline bool ci_params_cover(const struct ci_func_priv *fp, uint32_t old_len)
+{
+	return fp->gaps != CI_PLAN_GAPS_MANY && old_len <= fp->len; /* gaps known: known too */
+}
+
+/* Copy the kernel's parameters as the kernel sees them (the function's plan, from the offsets
+ * cuFuncGetParamInfo gave), or the packed buffer passed through `extra`. */
+uint16_t ci_params_copy(uint8_t *out, uint32_t old_len, const struct ci_func_priv *fp,
+			void **params, void **extra, uint16_t *flags)
+{
+	uint32_t max = ci_cfg.param_bytes;
+	if (!max)
+		return 0; /* every entry's param_len is 0 and its bytes zero */
+	bool planned = params && fp && fp->known;
+	if (!planned || !ci_params_cover(fp, old_len))
+		ci_params_clear(out);
+	if (planned) {
+		ci_params_planned(out, fp, params);
 		*flags |= fp->cut;
 		return fp->len;
 	}
@@ -515,7 +593,18 @@ uint16_t ci_params_copy(uint8_t *out, const struct ci_func_priv *fp, void **para
 	return 0;
 }
 
-/* Record a launch; returns its launch-ring seq (0 when dropped) and its number on its stream. */
+/* A failed launch records no parameters (its pointers may be garbage): no bytes past
+ * param_len 0, as ci_params_copy promises. */
+static __attribute__((cold, noinline)) void ci_launch_failed_params(struct ci_launch *e,
+								    uint32_t old_len)
+{
+	if (old_len)
+		ci_params_clear(e->params);
+	e->param_len = 0;
+}
+
+/* Record a launch; returns its launch-ring seq (0 when dropped) and, unless STREAM_SEQ_OUT is
+ * NULL, its number on its stream (NULL lets ci_on_launch end in a jump here). */
 static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch_args *a,
 				 uint64_t *stream_seq_out)
 {
@@ -602,7 +691,8 @@ static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch
 		ci_crumb_after(t, sslot, s, stream_seq, c->t0, a->api == CI_LAUNCH_HOST_FUNC, &flags);
 	}
 	uint32_t stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
-	*stream_seq_out = stream_seq;
+	if (stream_seq_out)
+		*stream_seq_out = stream_seq;
 	if (!e)
 		return 0;
 	e->time_ns = c->t0;
@@ -624,16 +714,26 @@ static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch
 	e->pad = 0;
 	e->reserved = 0;
 	const struct ci_func_priv *fp = fslot != CI_NONE ? &ci_rec.funcs[fslot] : NULL;
-	e->param_len = r == CUDA_SUCCESS ? ci_params_copy(e->params, fp, a->params, a->extra, &flags) : 0;
+	uint32_t old_len = e->param_len; /* what this slot's previous entry left in params[] */
+	if (CI_LIKELY(r == CUDA_SUCCESS && fp && a->params && ci_params_cover(fp, old_len))) {
+		/* The usual launch, inline: a kernel whose plan overwrites what the slot held. */
+		ci_params_planned(e->params, fp, a->params);
+		flags |= fp->cut;
+		e->param_len = fp->len;
+	} else if (r == CUDA_SUCCESS) {
+		e->param_len = ci_params_copy(e->params, old_len, fp, a->params, a->extra, &flags);
+	} else {
+		ci_launch_failed_params(e, old_len);
+	}
 	e->flags = flags;
 	ci_entry_publish(&e->seq, seq);
+	ci_launch_prefetch_next(t);
 	return seq;
 }
 
 void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 {
-	uint64_t stream_seq;
-	ci_launch_record(c, r, a, &stream_seq);
+	ci_launch_record(c, r, a, NULL);
 }
 
 void ci_on_launch_ex(struct ci_call *c, CUresult r, const CUlaunchConfig *config, CUfunction f,

@@ -235,11 +235,16 @@ struct ci_ctx_priv {
 
 /* How a launch copies a function's parameters (launch.c), worked out once from its layout and
  * CUDAINSPECT_PARAM_BYTES when the function is registered. */
+#define CI_PLAN_GAPS 4         /* padding runs a plan zeroes itself (more: the whole area) */
+#define CI_PLAN_GAPS_MANY 0xff
 struct ci_func_priv {
 	uint8_t known;            /* the driver gave the layout */
 	uint8_t n;                /* parameters copied (those that fit) */
 	uint8_t len;              /* bytes of ci_launch.params they cover */
 	uint8_t cut;              /* CI_LAUNCH_PARAMS_CUT when some are left out, else 0 */
+	uint8_t gaps;             /* bytes of [0, len) no parameter covers: runs of at most 16, at
+				   * gap_off[0..gaps); CI_PLAN_GAPS_MANY when there are more */
+	uint8_t gap_off[CI_PLAN_GAPS];
 	uint8_t off[CI_PARAMS_MAX];
 	uint8_t size[CI_PARAMS_MAX];
 };
@@ -404,6 +409,8 @@ struct ci_tls {
 	uint64_t crumb_ready_ns;   /* no breadcrumb before this time (budget mode) */
 	uint32_t crumb_stream;     /* the stream slot the last one went to (budget mode) */
 	uint32_t crumb_other_stream; /* launched into another stream since (budget mode) */
+	struct ci_last_stack *last_stack; /* this thread's last stack (stacks.c): its address here
+					   * saves the launch a __tls_get_addr call */
 };
 extern __thread struct ci_tls ci_tls __attribute__((tls_model("initial-exec")));
 
@@ -421,6 +428,9 @@ static inline struct ci_tls *ci_thread(void)
 
 /* Capture the caller's stack for CALL (once; cached in call->stack) and return its id. */
 uint32_t ci_stack_of(struct ci_call *call);
+/* The calling thread's last stack, in dynamic TLS (too big for the initial-exec block of a
+ * recorder that may be dlopen'd); ci_thread_setup keeps its address in ci_tls. */
+struct ci_last_stack *ci_stack_last_of_thread(void);
 /* Whether ADDRESS lies in the executable code of a loaded module (lock-free). */
 bool ci_code_address(uint64_t address);
 /* Bring the host module table up to date if a dlopen/dlclose happened (cheap when not). */
@@ -565,8 +575,11 @@ uint64_t ci_stream_take(uint32_t slot);
 bool ci_crumb_now(uint32_t slot, uint64_t value, uint64_t now);
 /* Whether the calling thread's budget (or the cadence: every launch) allows a breadcrumb now. */
 bool ci_crumb_allowed(uint64_t now);
-/* Copy a kernel's parameters into OUT (CI_LAUNCH_PARAM_BYTES) as launch.c does for launches. */
-uint16_t ci_params_copy(uint8_t *out, const struct ci_func_priv *fp, void **params, void **extra,
+/* Copy a kernel's parameters into OUT (CI_LAUNCH_PARAM_BYTES) as launch.c does for launches;
+ * every byte of OUT past the length returned is zero after it.  OLD_LEN: how many of OUT's bytes
+ * may be non-zero before (the length the entry had; CI_LAUNCH_PARAM_BYTES when not known). */
+uint16_t ci_params_copy(uint8_t *out, uint32_t old_len, const struct ci_func_priv *fp,
+			void **params, void **extra,
 			uint16_t *flags);
 
 /* ---------------------------------------------------------------------------------------- */

@@ -43,14 +43,18 @@ struct ci_last_stack {
 };
 static __thread struct ci_last_stack ci_last_stack;
 
+struct ci_last_stack *ci_stack_last_of_thread(void)
+{
+	return &ci_last_stack;
+}
+
 /* The frame-pointer walk.  A return address is checked against the loaded modules' code (a
  * binary search over every module's ranges: with a few hundred libraries loaded, and the
  * driver's own work evicting them from the cache, the biggest part of the walk), except where it
  * equals the one at the same depth of this thread's last stack, which passed the check then. */
-static unsigned ci_walk_fast(const struct ci_call *c, uint64_t *frames, unsigned depth,
-			     const struct ci_last_stack *last)
+static unsigned ci_walk_fast(const struct ci_tls *t, const struct ci_call *c, uint64_t *frames,
+			     unsigned depth, const struct ci_last_stack *last)
 {
-	struct ci_tls *t = ci_thread();
 	unsigned n = 0;
 	frames[n++] = c->ret;
 	uintptr_t fp = (uintptr_t)c->frame;
@@ -144,12 +148,12 @@ uint32_t ci_stack_of(struct ci_call *c)
 		return c->stack;
 	uint64_t frames[CI_STACK_FRAMES_MAX];
 	unsigned depth = ci_cfg.stack_depth;
-	struct ci_last_stack *last = &ci_last_stack;
-	__asm__("" : "+r"(last)); /* one TLS lookup */
+	struct ci_tls *t = ci_thread();
+	struct ci_last_stack *last = t->last_stack;
 	uint32_t gen = __atomic_load_n(&ci_generation, __ATOMIC_RELAXED);
 	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE
 			     ? ci_walk_accurate(c, frames, depth)
-			     : ci_walk_fast(c, frames, depth, last->generation == gen ? last : NULL);
+			     : ci_walk_fast(t, c, frames, depth, last->generation == gen ? last : NULL);
 	if (ci_python_walks)
 		n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
 	if (last->generation == gen && last->id && last->n == n) {

@@ -61,6 +61,7 @@ void ci_thread_setup(struct ci_tls *t)
 	t->pt_slot = CI_NONE;
 	t->legacy_slot = CI_NONE;
 	t->crumb_stream = CI_NONE;
+	t->last_stack = ci_stack_last_of_thread();
 	ci_thread_stack_bounds(t);
 	if (ci_rec.base) {
 		uint32_t slot = ci_table_claim(CI_SEC_THREADS);

@@ -285,6 +285,95 @@ static void test_protocol(void)
 	ci_model_destroy(m);
 }
 
+/* A kernel's parameter layout: N parameters at OFF with SIZE bytes, planned in function slot
+ * SLOT of the record test_protocol created. */
+static const struct ci_func_priv *plan_of(uint32_t slot, unsigned n, const uint16_t *off,
+					  const uint16_t *size)
+{
+	struct ci_function fn = { .nparams = n, .params_known = 1 };
+	for (unsigned i = 0; i < n; i++) {
+		fn.param_offset[i] = off[i];
+		fn.param_size[i] = size[i];
+	}
+	ci_launch_plan(slot, &fn);
+	return &ci_rec.funcs[slot];
+}
+
+/* What a launch entry's params[] must hold: each parameter's bytes at its offset, zeros
+ * everywhere else (gaps, and past the end, whatever the slot held before). */
+static void expected_params(uint8_t *want, unsigned n, const uint16_t *off, const uint16_t *size,
+			    void **params)
+{
+	memset(want, 0, CI_LAUNCH_PARAM_BYTES);
+	for (unsigned i = 0; i < n; i++)
+		if (params[i])
+			memcpy(want + off[i], params[i], size[i]);
+}
+
+/* The parameter copy clears only when the plan does not overwrite what the slot's older entry
+ * left; the bytes must come out as if it always cleared. */
+static void test_params(void)
+{
+	if (!ci_rec.base || ci_sec(CI_SEC_FUNCTIONS)->capacity < 4)
+		return;
+	uint64_t p0 = 0x1111111111111111ull, p1 = 0x2222222222222222ull, p3 = 0x4444444444444444ull;
+	uint32_t p2 = 0x33333333u, p4 = 0x55555555u;
+	void *params[] = { &p0, &p1, &p2, &p3, &p4 };
+	/* A gap: 4 bytes of padding before the second 8-byte parameter (offsets as nvcc lays
+	 * out (u64, u32, u64)). */
+	uint16_t gap_off[] = { 0, 8, 16 }, gap_size[] = { 8, 4, 8 };
+	void *gap_params[] = { &p0, &p2, &p1 };
+	uint16_t long_off[] = { 0, 8, 16, 20, 24 }, long_size[] = { 8, 8, 4, 4, 8 };
+	void *long_params[] = { &p0, &p1, &p2, &p4, &p3 };
+	uint16_t short_off[] = { 0, 8 }, short_size[] = { 8, 8 };
+	const struct ci_func_priv *gap = plan_of(0, 3, gap_off, gap_size);
+	const struct ci_func_priv *lng = plan_of(1, 5, long_off, long_size);
+	const struct ci_func_priv *shrt = plan_of(2, 2, short_off, short_size);
+	ok(gap->known && gap->gaps == 1 && gap->gap_off[0] == 12 && gap->len == 24,
+	   "a layout with padding is planned with its gap at 12 (%u gaps)", gap->gaps);
+	ok(!lng->gaps && lng->len == 32 && !shrt->gaps && shrt->len == 16,
+	   "layouts without padding are planned without gaps (%u %u)", lng->len, shrt->len);
+	/* Padding of 24 bytes (a 32-byte aligned parameter after a u64): more than a gap's store. */
+	uint16_t wide_off[] = { 0, 32 }, wide_size[] = { 8, 8 };
+	const struct ci_func_priv *wide = plan_of(3, 2, wide_off, wide_size);
+	ok(wide->gaps == CI_PLAN_GAPS_MANY, "a 24-byte gap: the copy clears everything (%u)",
+	   wide->gaps);
+
+	uint8_t out[CI_LAUNCH_PARAM_BYTES], want[CI_LAUNCH_PARAM_BYTES];
+	memset(out, 0xee, sizeof out); /* an entry of unknown content: old length unknown */
+	uint16_t flags = 0;
+	uint16_t len = ci_params_copy(out, CI_LAUNCH_PARAM_BYTES, gap, gap_params, NULL, &flags);
+	expected_params(want, 3, gap_off, gap_size, gap_params);
+	ok(len == 24 && !memcmp(out, want, sizeof out), "the gap and the rest are zero over old bytes");
+	len = ci_params_copy(out, len, lng, long_params, NULL, &flags);
+	expected_params(want, 5, long_off, long_size, long_params);
+	ok(len == 32 && !memcmp(out, want, sizeof out), "a dense layout over a shorter entry");
+	len = ci_params_copy(out, len, shrt, params, NULL, &flags);
+	expected_params(want, 2, short_off, short_size, params);
+	ok(len == 16 && !memcmp(out, want, sizeof out),
+	   "a shorter dense layout clears what the longer entry left");
+	p0 = 0x6666666666666666ull;
+	len = ci_params_copy(out, len, shrt, params, NULL, &flags);
+	expected_params(want, 2, short_off, short_size, params);
+	ok(len == 16 && !memcmp(out, want, sizeof out), "the same layout again: the new values");
+	void *null_params[] = { &p0, NULL };
+	len = ci_params_copy(out, len, shrt, null_params, NULL, &flags);
+	expected_params(want, 2, short_off, short_size, null_params);
+	ok(len == 16 && !memcmp(out, want, sizeof out), "a NULL parameter pointer records zeros");
+	len = ci_params_copy(out, len, shrt, params, NULL, &flags); /* bytes 12..15 not zero */
+	len = ci_params_copy(out, len, gap, gap_params, NULL, &flags);
+	expected_params(want, 3, gap_off, gap_size, gap_params);
+	ok(len == 24 && !memcmp(out, want, sizeof out), "a layout with a gap over a dense entry");
+	len = ci_params_copy(out, len, wide, params, NULL, &flags);
+	expected_params(want, 2, wide_off, wide_size, params);
+	ok(len == 40 && !memcmp(out, want, sizeof out), "a wide gap over a shorter entry");
+	len = ci_params_copy(out, len, lng, long_params, NULL, &flags);
+	expected_params(want, 5, long_off, long_size, long_params);
+	ok(len == 32 && !memcmp(out, want, sizeof out), "a dense layout over a longer one with a gap");
+	ok(flags == 0, "nothing was cut (flags %#x)", flags);
+	memset(&ci_rec.funcs[0], 0, 4 * sizeof ci_rec.funcs[0]);
+}
+
 /* GDB's side of the JIT interface: the list the recorder registers. */
 #include "../../recorder/gdb-jit.h"
 extern struct jit_descriptor __jit_debug_descriptor;
@@ -616,6 +705,7 @@ int main(int argc, char **argv)
 	test_config();
 	test_map();
 	test_protocol();
+	test_params();
 	test_jit();
 	test_symfreed();
 	test_snapshot();

@@ -12,6 +12,9 @@
  *   recdump --pid PID            a live process
  *   recdump --storm FILE         check launches of storm_probe against the launch-storm contract
  *                                (testcases/engine/storm.h) and print "storm ok=N bad=M ..."
+ *   recdump --params FILE        check every launch's parameter bytes against docs/FORMAT.md:
+ *                                zero between parameters and past param_len; print
+ *                                "params ok=N bad=M lengths=K failed=F padded=P"
  *
  * Exit status: 0, or the reader's exit code (3 bad input, 4 no record) with its message.
  */
@@ -457,21 +460,80 @@ static void dump_kernel_log(struct ci_source *src, const struct ci_location *loc
 	}
 }
 
+/* The bytes of a launch's params[] that no parameter of its function's layout fills (gaps, and
+ * everything past param_len) must be zero, whatever the ring slot held before. */
+static int params_zero(void)
+{
+	uint64_t ok = 0, bad = 0, failed = 0, padded = 0;
+	bool len_seen[CI_LAUNCH_PARAM_BYTES + 1] = { false };
+	unsigned lengths = 0;
+	for (size_t i = 0; i < M->launch_count; i++) {
+		const struct ci_launch *l = &M->launches[i];
+		if (!l->seq)
+			continue;
+		size_t len = l->param_len < CI_LAUNCH_PARAM_BYTES ? l->param_len : CI_LAUNCH_PARAM_BYTES;
+		bool filled[CI_LAUNCH_PARAM_BYTES] = { false };
+		for (size_t b = 0; b < len; b++)
+			filled[b] = true; /* unless the layout says which bytes are parameters */
+		const struct ci_function *fn = l->function < M->function_count &&
+							       M->functions[l->function].seq
+						       ? &M->functions[l->function]
+						       : NULL;
+		if (fn && fn->params_known && !(l->flags & CI_LAUNCH_PARAMS_EXTRA)) {
+			memset(filled, 0, sizeof filled);
+			uint32_t n = fn->nparams < CI_PARAMS_MAX ? fn->nparams : CI_PARAMS_MAX;
+			size_t covered = 0;
+			for (uint32_t k = 0; k < n; k++)
+				for (size_t b = fn->param_offset[k];
+				     b < (size_t)fn->param_offset[k] + fn->param_size[k] && b < len; b++) {
+					filled[b] = true;
+					covered++;
+				}
+			if (covered < len)
+				padded++;
+		}
+		bool good = true;
+		for (size_t b = 0; b < CI_LAUNCH_PARAM_BYTES; b++)
+			if (!filled[b] && l->params[b])
+				good = false;
+		if (l->flags & CI_LAUNCH_FAILED)
+			failed++;
+		if (!len_seen[len]) {
+			len_seen[len] = true;
+			lengths++;
+		}
+		if (good) {
+			ok++;
+		} else {
+			bad++;
+			if (bad <= 5)
+				printf("params bad seq=%" PRIu64 " function=%s param_len=%u flags=%#x\n",
+				       l->seq, fname(l->function), l->param_len, l->flags);
+		}
+	}
+	printf("params ok=%" PRIu64 " bad=%" PRIu64 " lengths=%u failed=%" PRIu64 " padded=%" PRIu64
+	       "\n",
+	       ok, bad, lengths, failed, padded);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	bool check_storm = false;
+	bool check_storm = false, check_params = false;
 	long pid = 0;
 	const char *input = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--storm"))
 			check_storm = true;
+		else if (!strcmp(argv[i], "--params"))
+			check_params = true;
 		else if (!strcmp(argv[i], "--pid") && i + 1 < argc)
 			pid = strtol(argv[++i], NULL, 10);
 		else
 			input = argv[i];
 	}
 	if (!input && !pid) {
-		fprintf(stderr, "usage: recdump [--storm] FILE | --pid PID\n");
+		fprintf(stderr, "usage: recdump [--storm | --params] FILE | --pid PID\n");
 		return 2;
 	}
 	struct ci_source *src = NULL;
@@ -495,6 +557,8 @@ int main(int argc, char **argv)
 	int rc = 0;
 	if (check_storm) {
 		rc = storm();
+	} else if (check_params) {
+		rc = params_zero();
 	} else {
 		dump();
 		dump_kernel_log(src, &loc);
