@@ -456,7 +456,18 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 	}
 	struct tail_list list = { .f = &d->list, .newest_ns = UINT64_MAX };
 	list.any = !d->list.has_thread && !d->list.has_stream && !(d->list.kernel && *d->list.kernel);
-	m->launch_list = d->list.newest > 0;
+	m->launch_list = d->list.newest > 0 || d->list.per_stream > 0;
+	/* Each stream's newest (the last bucket: launches of no known stream): how many are kept,
+	 * and once that is PER_STREAM, the time before which the margin is passed. */
+	size_t quota = d->list.per_stream;
+	_cleanup_free_ uint64_t *per = quota ? calloc(2 * (ns + 1), sizeof *per) : NULL;
+	if (quota && !per) {
+		*err = ci_error_create(CI_ERR_NOMEM, "out of memory decoding the record's launches");
+		return false;
+	}
+	uint64_t *per_done_ns = per ? per + ns + 1 : NULL;
+	for (size_t i = 0; per && i <= ns; i++)
+		per_done_ns[i] = UINT64_MAX;
 
 	struct ordering o __attribute__((cleanup(ci_ordering_deinit))) = { .kind = kind };
 	o.cap = 1024;
@@ -473,7 +484,7 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 	for (uint64_t idx = head; idx-- > head - total;) {
 		bool listing = list.f->newest && list.found < list.f->newest;
 		if (!open && scanned >= history && !listing && earliest == UINT64_MAX &&
-		    list.newest_ns == UINT64_MAX)
+		    list.newest_ns == UINT64_MAX && !d->list.whole_ring && !quota)
 			break;
 		if (released - idx >= SPARSE_RELEASE_SLOTS) {
 			release_ring(d, inplace, esize, cap, idx + 1, released);
@@ -501,9 +512,14 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 		/* An older lap's entry, in a slot left unused this lap, is older than the entries
 		 * around it: kept while the list is short, never counted for it. */
 		bool listed = matched && (listing || t >= list.newest_ns);
+		size_t bucket = raw_stream < ns ? raw_stream : ns;
+		bool newest_of_stream = per && (per[bucket] < quota || t >= per_done_ns[bucket]);
 		/* What neither the diagnosis nor the list can want is judged and counted, no more
 		 * (its stream, if it has one, is checked below for those that may be wanted). */
+		/* Reading the whole ring for its counts, every entry's references are checked and
+		 * counted too, as a complete decode counts them. */
 		if (scanned > history && !(failed_from != UINT64_MAX && t >= failed_from) && !listed &&
+		    !newest_of_stream && !d->list.whole_ring &&
 		    !(raw_stream < ns && (need[raw_stream].n.open || need[raw_stream].short_of)))
 			goto next;
 		if (!ci_ordering_add(d, &o, e, slot)) {
@@ -518,6 +534,15 @@ static bool decode_launch_tail(struct decoder *d, void **ret, size_t *count, str
 			keep = true;
 			if (this_lap && ++list.found == list.f->newest)
 				list.newest_ns = t > SPARSE_MARGIN_NS ? t - SPARSE_MARGIN_NS : 0;
+		}
+		if (per) {
+			/* Its checked stream: a reference that points nowhere is no known stream. */
+			bucket = s < ns ? s : ns;
+			if (per[bucket] < quota || t >= per_done_ns[bucket]) {
+				keep = true;
+				if (this_lap && ++per[bucket] == quota)
+					per_done_ns[bucket] = t > SPARSE_MARGIN_NS ? t - SPARSE_MARGIN_NS : 0;
+			}
 		}
 		if (s < ns && need[s].n.open && !(k->b & (CI_LAUNCH_FAILED | CI_LAUNCH_CAPTURED)) &&
 		    k->extra) {

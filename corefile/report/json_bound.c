@@ -3,8 +3,10 @@
  * The bounded JSON document (docs/JSON.md, "Bounded and full"): a pipeline gets what the
  * diagnosis used and the newest of the rest, in a size that does not grow with the record.  The
  * session chooses the launches, live allocations and frees the document shows, from the briefs
- * of a lazy model, and loads those (renderers never decode); render_json.c skips the rest and
- * counts it.
+ * of a sparse model that holds each stream's newest launches besides what the diagnosis weighs
+ * (the ring's other entries judged and counted, not kept; or, where the sparse decode cannot be
+ * done, of a lazy model), and loads those (renderers never decode); render_json.c skips the rest
+ * and counts it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +150,11 @@ static bool choose(struct ci_json_bound *b, struct ci_report *r)
 	for (int k = 0; k < SHOWN_KINDS; k++)
 		for (size_t i = 0; i < b->count[k]; i++)
 			b->omitted[k] += !b->shown[k][i];
+	/* A sparse model holds the launches the document may show; the ring's others were judged
+	 * and counted, not kept (report.c). */
+	const struct ci_section_stats *ls = &m->sections[CI_SEC_LAUNCHES];
+	if (m->launch_list && ls->accepted > m->launch_count)
+		b->omitted[SHOWN_LAUNCHES] += ls->accepted - m->launch_count;
 	return true;
 }
 

@@ -473,14 +473,22 @@ struct ci_error *ci_report_create(const struct ci_input *in, const struct ci_req
 	/* Views that show a few launches and allocations of a large record read only those: the
 	 * newest launches and the allocations a pointer is looked up in (docs/PERFORMANCE.md);
 	 * the kernels view, the newest launches that match its filters besides; the allocs view,
-	 * every live allocation, keyed lazily.  The bounded JSON counts every launch: it keys them
-	 * all lazily. */
+	 * every live allocation, keyed lazily; the bounded JSON, each stream's newest launches,
+	 * every entry of the ring judged and counted (not keyed) for what it leaves out. */
 	unsigned needs = request_needs(req);
 	bool few = !(needs & CI_NEEDS_FULL_MODEL);
 	struct ci_decode_options dopts = { .lazy = few,
 					   .sparse = few && !(needs & CI_NEEDS_EVERY_BRIEF) };
 	dopts.every_alloc = dopts.sparse && (needs & CI_NEEDS_EVERY_ALLOC);
-	if (dopts.sparse && (needs & CI_NEEDS_NEWEST_LAUNCHES))
+	if (few && req->json && !req->json_full) {
+		/* The bounded document: what the diagnosis weighs, each stream's newest, every live
+		 * allocation keyed (the newest by id), and the whole ring judged and counted for what
+		 * it leaves out, without keys (json_bound.c). */
+		dopts = (struct ci_decode_options){
+			.lazy = true, .sparse = true, .every_alloc = true,
+			.list = { .per_stream = CI_JSON_LAUNCHES_PER_STREAM, .whole_ring = true },
+		};
+	} else if (dopts.sparse && (needs & CI_NEEDS_NEWEST_LAUNCHES))
 		dopts.list = ci_render_launch_filter(&req->render, req->render.last ? req->render.last
 										   : CI_KERNELS_DEFAULT);
 	struct ci_location loc;

@@ -327,6 +327,9 @@ struct ci_launch_filter {
 	uint32_t thread;
 	uint64_t stream;          /* a stream's handle or the driver's stream id */
 	const char *kernel;       /* a substring of the demangled or mangled name; NULL or "": any */
+	size_t per_stream;        /* besides: each stream's newest this many (0: none); launches
+				   * of no known stream count as one stream */
+	bool whole_ring;          /* judge and count every entry of the ring, keeping no more */
 };
 /* Whether launch L of MODEL matches F (NEWEST aside). */
 bool ci_launch_filter_matches(const struct ci_model *model, const struct ci_launch_filter *f,

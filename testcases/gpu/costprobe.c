@@ -15,7 +15,9 @@
  * CUfunction is refused by the real driver).
  *   costprobe [--threads T] [--calls N] [--only KIND,...]
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <cuda.h>
 #include <dlfcn.h>
 #include <getopt.h>

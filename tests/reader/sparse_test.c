@@ -12,7 +12,8 @@
  * without the sparse decode (only the launches and allocations they show are loaded: what the
  * CLI makes for allocs, and for kernels where the sparse decode cannot be done) and compared with
  * the complete decode's, with and without N and filters; the kernels view also from a sparse
- * model read with its list (what the CLI makes for it), launch for launch.
+ * model read with its list (what the CLI makes for it), launch for launch; and the bounded JSON
+ * document from the sparse model the CLI makes for it against a lazy model's, byte for byte.
  * `--kernel-log=FILE` before paths adds that log to their reports.
  * TAP on
  * stdout; run by tests/reader/golden.t and tests/reader/full.t on real cores.
@@ -30,6 +31,9 @@
 /* --kernel-log=FILE before the paths: their reports read that kernel log too. */
 static const char *kernel_log;
 
+/* The bounded JSON document instead of the view (report_with). */
+static bool as_json;
+
 static struct ci_report *report_with(const char *path, struct ci_decode_options o,
 				      const struct ci_render_options *render)
 {
@@ -38,7 +42,7 @@ static struct ci_report *report_with(const char *path, struct ci_decode_options 
 	struct ci_model *m = NULL;
 	struct ci_report *r = NULL;
 	struct ci_location loc;
-	struct ci_request req = { .render = *render, .kernel_log = kernel_log };
+	struct ci_request req = { .render = *render, .kernel_log = kernel_log, .json = as_json };
 	struct ci_error *err;
 	if ((err = ci_source_open(path, NULL, &src)) || (err = ci_locate(src, &loc)) ||
 	    (err = ci_decode_with(src, &loc, &o, &m)) ||
@@ -165,6 +169,37 @@ static void compare_listed(const char *path, const struct ci_render_options *opt
 	ci_report_destroy(s);
 }
 
+/* The bounded JSON document as the CLI makes it (a sparse model with each stream's newest
+ * launches, the whole ring counted) against the one from a lazy model keying every launch:
+ * byte for byte. */
+static void compare_json(const char *path)
+{
+	struct ci_render_options opt = { .width = 100, .quiet = true };
+	struct ci_decode_options so = {
+		.lazy = true, .sparse = true, .every_alloc = true,
+		.list = { .per_stream = CI_JSON_LAUNCHES_PER_STREAM, .whole_ring = true },
+	};
+	as_json = true;
+	struct ci_report *l = report_with(path, (struct ci_decode_options){ .lazy = true }, &opt);
+	struct ci_report *s = report_with(path, so, &opt);
+	as_json = false;
+	if (ok(l && s, "%s: --json: both decodes made a report", path)) {
+		char *x = render(l), *y = render(s);
+		if (!ok(x && y && strcmp(x, y) == 0, "%s: --json is the same from the sparse model", path)) {
+			/* The first difference, not two whole documents. */
+			size_t i = 0;
+			while (x && y && x[i] && x[i] == y[i])
+				i++;
+			printf("# lazy:   %.200s\n# sparse: %.200s\n", x ? x + (i > 80 ? i - 80 : 0) : "",
+			       y ? y + (i > 80 ? i - 80 : 0) : "");
+		}
+		free(x);
+		free(y);
+	}
+	ci_report_destroy(l);
+	ci_report_destroy(s);
+}
+
 static void compare_lazy_views(const char *path)
 {
 	/* The filters name the newest launch's thread, stream and kernel. */
@@ -232,6 +267,7 @@ static void compare_lazy_views(const char *path)
 static void compare(const char *path)
 {
 	compare_lazy_views(path);
+	compare_json(path);
 	for (size_t v = 0; v < ci_view_count(); v++) {
 		const struct ci_view_info *vi = ci_view_at(v);
 		/* The views that show everything need every launch: no sparse decode there. */
