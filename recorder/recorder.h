@@ -409,8 +409,8 @@ struct ci_tls {
 	uint64_t crumb_ready_ns;   /* no breadcrumb before this time (budget mode) */
 	uint32_t crumb_stream;     /* the stream slot the last one went to (budget mode) */
 	uint32_t crumb_other_stream; /* launched into another stream since (budget mode) */
-	struct ci_last_stack *last_stack; /* this thread's last stack (stacks.c): its address here
-					   * saves the launch a __tls_get_addr call */
+	struct ci_last_stack *last_stack; /* this thread's last two stacks (stacks.c): their
+					   * address here saves the launch a __tls_get_addr call */
 };
 extern __thread struct ci_tls ci_tls __attribute__((tls_model("initial-exec")));
 
@@ -428,8 +428,8 @@ static inline struct ci_tls *ci_thread(void)
 
 /* Capture the caller's stack for CALL (once; cached in call->stack) and return its id. */
 uint32_t ci_stack_of(struct ci_call *call);
-/* The calling thread's last stack, in dynamic TLS (too big for the initial-exec block of a
- * recorder that may be dlopen'd); ci_thread_setup keeps its address in ci_tls. */
+/* The calling thread's last two stacks, in dynamic TLS (too big for the initial-exec block of a
+ * recorder that may be dlopen'd); ci_thread_setup keeps their address in ci_tls. */
 struct ci_last_stack *ci_stack_last_of_thread(void);
 /* Whether ADDRESS lies in the executable code of a loaded module (lock-free). */
 bool ci_code_address(uint64_t address);

@@ -32,20 +32,35 @@ void ci_stacks_init(void)
 	ci_modules_refresh(true);
 }
 
-/* Each thread's last stack: a loop that launches from one place (the common case, and the
- * whole of a Python program's inner loop) reuses its id after one compare, without hashing
- * and the shared map.  Default TLS model: the recorder may be dlopen'd. */
+/* Each thread's last two stacks: a loop that launches from one place (the common case, and the
+ * whole of a Python program's inner loop), or alternates between two (an allocation and its
+ * free, a launch and a synchronization), reuses their ids after a compare, without hashing and
+ * the shared map.  Default TLS model: the recorder may be dlopen'd. */
 struct ci_last_stack {
 	uint32_t generation;
 	uint32_t id;
 	unsigned n;
+	uint32_t used;            /* when it was last taken: the other one is replaced */
 	uint64_t frames[CI_STACK_FRAMES_MAX];
 };
-static __thread struct ci_last_stack ci_last_stack;
+static __thread struct ci_last_stack ci_last_stack[2];
 
 struct ci_last_stack *ci_stack_last_of_thread(void)
 {
-	return &ci_last_stack;
+	return ci_last_stack;
+}
+
+/* Whether the NEW frames of the walk are LAST's, as its id under generation GEN: inline, a call
+ * to memcmp costs more than comparing the few words of a stack. */
+static bool ci_stack_same(const struct ci_last_stack *last, uint32_t gen, const uint64_t *frames,
+			  unsigned n)
+{
+	if (last->generation != gen || !last->id || last->n != n)
+		return false;
+	unsigned i = 0;
+	while (i < n && last->frames[i] == frames[i])
+		i++;
+	return i == n;
 }
 
 /* The frame-pointer walk.  A return address is checked against the loaded modules' code (a
@@ -149,20 +164,21 @@ uint32_t ci_stack_of(struct ci_call *c)
 	uint64_t frames[CI_STACK_FRAMES_MAX];
 	unsigned depth = ci_cfg.stack_depth;
 	struct ci_tls *t = ci_thread();
-	struct ci_last_stack *last = t->last_stack;
+	/* The one taken last is compared first, and lends the walk its checked addresses. */
+	struct ci_last_stack *recent = t->last_stack;
+	bool second = (int32_t)(recent[1].used - recent[0].used) > 0; /* wraps */
+	struct ci_last_stack *last = &recent[second], *other = &recent[!second];
 	uint32_t gen = __atomic_load_n(&ci_generation, __ATOMIC_RELAXED);
 	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE
 			     ? ci_walk_accurate(c, frames, depth)
 			     : ci_walk_fast(t, c, frames, depth, last->generation == gen ? last : NULL);
 	if (ci_python_walks)
 		n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
-	if (last->generation == gen && last->id && last->n == n) {
-		/* Inline: a call to memcmp costs more than comparing the few words of a stack. */
-		unsigned i = 0;
-		while (i < n && last->frames[i] == frames[i])
-			i++;
-		if (i == n)
-			return c->stack = last->id;
+	if (ci_stack_same(last, gen, frames, n))
+		return c->stack = last->id;
+	if (ci_stack_same(other, gen, frames, n)) {
+		other->used = last->used + 1;
+		return c->stack = other->id;
 	}
 	uint64_t hash = ci_stack_hash(frames, n);
 	struct ci_map_slot *ms;
@@ -178,10 +194,12 @@ uint32_t ci_stack_of(struct ci_call *c)
 		c->stack = ci_stack_store(frames, n, hash);
 	}
 	if (c->stack) {
-		last->generation = gen;
-		last->id = c->stack;
-		last->n = n;
-		memcpy(last->frames, frames, n * sizeof(frames[0]));
+		/* The one not taken last makes room. */
+		other->generation = gen;
+		other->id = c->stack;
+		other->n = n;
+		other->used = last->used + 1;
+		memcpy(other->frames, frames, n * sizeof(frames[0]));
 	}
 	return c->stack;
 }

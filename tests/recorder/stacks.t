@@ -58,6 +58,25 @@ is "$(addr2line -f -e "$B/tests/recorder/crashprobe" "$(printf '0x%x' $((${a#cra
 	"main main" "the free ring keeps the allocation's and the free's stacks"
 ok "... at different call sites" test "$a" != "$b"
 
+# A thread keeps its last two stacks (stacks.c): calls that alternate between two sites (an
+# allocation and its free, 2,000 times here) take the right one each time.
+LB=$B/bench/recorder/launchbench
+if [ -x "$LB" ]; then
+	run_in "$T/alt" env CUDASIM_MODE=null CUDAINSPECT_SNAPSHOT=exit LD_PRELOAD="$REC" "$LB" alloc 1 1000 2
+	"$DUMP" "$(snap "$T/alt" exit)" >"$T/alt.dump"
+	pairs=$(grep '^free ' "$T/alt.dump" | sed 's/.* stack=\([0-9]*\):.* free_stack=\([0-9]*\):.*/\1 \2/' | sort | uniq -c)
+	diag "free ring (count, allocation stack, free stack): $pairs"
+	allocs=$(printf '%s\n' "$pairs" | awk '{ print $2 }' | sort -u)
+	frees=$(printf '%s\n' "$pairs" | awk '{ print $3 }' | sort -u)
+	ok "alternating calls: the free ring holds them ($(printf '%s\n' "$pairs" | awk '{ n += $1 } END { print n }') frees)" \
+		test -n "$allocs" -a -n "$frees"
+	is "$(comm -12 <(printf '%s\n' "$allocs") <(printf '%s\n' "$frees") | wc -l)" 0 \
+		"... no stack is taken for both an allocation and a free"
+	like "$(printf '%s\n' "$allocs" "$frees" | sort -u | tr '\n' ' ')" '^[1-9]' "... and each has one"
+else
+	for i in 1 2 3; do skip "launchbench is not built"; done
+fi
+
 # Host modules follow dlopen/dlclose.
 like "$(grep '^hostmod .*libnexta.so' "$T/mod.dump")" 'build_id_len=20 unloaded=1' \
 	"a library loaded after CUDA started is in the module table, marked unloaded after dlclose"
