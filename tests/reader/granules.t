@@ -9,10 +9,12 @@
 # and with damage that keeps them consistent it does not (the bitmap is what it reads), while
 # the allocs view, which decodes the whole table, lists all 200.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/../recorder/rec-lib.sh"
 CI=$B/cudainspect
 BIG=$B/bench/reader/bigcore
-[ -x "$CI" ] && [ -x "$BIG" ] && [ -e "$B/libcudainspect-rec.so" ] || skip_all "the CLI, bigcore or the recorder is not built"
+[ -x "$CI" ] && [ -x "$BIG" ] || skip_all "the CLI or bench/reader/bigcore is not built"
 command -v python3 >/dev/null || skip_all "python3 is not installed"
+need_recorder
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
 # Where the format puts what the check reads (record.h, compiled here: not restated by hand).
@@ -27,10 +29,11 @@ printf '%s\n' '#include <stddef.h>' '#include <stdio.h>' '#include "cudainspect/
 ${CC:-cc} -I"$top/include" -o "$T/off" "$T/off.c" || skip_all "no C compiler for the offsets"
 read -r -a OFF < <("$T/off")
 
-( cd "$T" && CUDASIM_MODE=null CUDASIM_FAULT=bench_fault CUDAINSPECT_QUIET=1 CUDAINSPECT_SIZE=64M \
-	CUDAINSPECT_SNAPSHOT=signal LD_PRELOAD=$B/libcudainspect-rec.so LD_LIBRARY_PATH=$B/sim \
-	"$BIG" --host-gib 0 --allocs 200 --launches 2000 --threads 1 ) 2>"$T/big.err"
-snap=$(ls "$T"/*-signal.cisnap 2>/dev/null | head -1)
+run_in "$T/big" env CUDASIM_MODE=null CUDASIM_FAULT=bench_fault CUDAINSPECT_QUIET=1 \
+	CUDAINSPECT_SIZE=64M CUDAINSPECT_SNAPSHOT=signal LD_PRELOAD="$REC" "$BIG" --host-gib 0 \
+	--allocs 200 --launches 2000 --threads 1
+snap=$(snap "$T/big" signal)
+cp "$T/big/err" "$T/big.err" 2>/dev/null
 ok "bigcore crashed and left its signal snapshot" test -s "$snap"
 planted=$(sed -n 's/^bigcore: planted pointer \(0x[0-9a-f]*\), 64 bytes past allocation .*/\1/p' "$T/big.err")
 ok "bigcore says where it planted the pointer ($planted)" test -n "$planted"
