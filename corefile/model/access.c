@@ -248,30 +248,24 @@ void ci_model_alloc_brief(const struct ci_model *m, size_t i, struct ci_alloc_br
 	}
 }
 
-/* One pass over a sparse model's allocation table where it lies, judged slot by slot as decode
- * would, visiting each accepted entry (VISIT may be NULL: count them); BY_GRANULE skips the
- * granules the record says were never written (format 1.3), whose pages are not read at all.
- * The pages go back to the page cache a chunk at a time as the pass leaves them, so a table of a
- * million slots (96 MiB) costs the reader's memory no more than a chunk. */
-static size_t alloc_table_pass(const struct ci_model_lazy *lz, ci_alloc_visit *visit, void *arg,
-			       bool by_granule)
+/* Slots [FROM, TO) of a sparse model's allocation table where it lies, judged as decode would,
+ * each accepted entry visited (VISIT may be NULL: counted only).  The pages go back to the page
+ * cache a chunk at a time as the pass leaves them (*RELEASED: the first slot not given back), so
+ * a table of a million slots (96 MiB) costs the reader's memory no more than a chunk. */
+static size_t alloc_table_slots(const struct ci_model_lazy *lz, uint64_t from, uint64_t to,
+				uint64_t *released, ci_alloc_visit *visit, void *arg)
 {
 	const struct alloc_table *t = &lz->table;
 	const uint64_t chunk = 65536;
 	size_t n = 0;
-	for (uint64_t slot = 0; slot < t->judge.cap; slot++) {
-		if (slot % chunk == 0 && slot >= chunk)
-			ci_source_release(lz->src, t->entries + (slot - chunk) * t->stride,
-					  chunk * t->stride);
-		if (by_granule) {
-			uint64_t g0 = slot * t->stride / CI_ALLOC_GRANULE_BYTES;
-			uint64_t g1 = (slot * t->stride + t->stride - 1) / CI_ALLOC_GRANULE_BYTES;
-			if (!(t->granules[g0 / 8] & (1u << (g0 % 8))) &&
-			    !(t->granules[g1 / 8] & (1u << (g1 % 8))))
-				continue;
+	for (uint64_t slot = from; slot < to; slot++) {
+		if (slot - *released >= chunk) {
+			ci_source_release(lz->src, t->entries + *released * t->stride,
+					  (slot - *released) * t->stride);
+			*released = slot;
 		}
 		const uint8_t *e = t->entries + slot * t->stride;
-		if (slot + 8 < t->judge.cap)
+		if (slot + 8 < to)
 			__builtin_prefetch(e + 8 * t->stride + 48);
 		if (ci_le64(e) == 0 || ci_classify(&t->judge, e, slot) != V_ACCEPT)
 			continue;
@@ -283,10 +277,40 @@ static size_t alloc_table_pass(const struct ci_model_lazy *lz, ci_alloc_visit *v
 		struct ci_alloc_ref r = { a.address, a.size, a.id, a.kind, slot };
 		visit(&r, arg);
 	}
-	uint64_t tail = t->judge.cap % chunk ? t->judge.cap % chunk : chunk;
-	if (t->judge.cap)
-		ci_source_release(lz->src, t->entries + (t->judge.cap - tail) * t->stride,
-				  tail * t->stride);
+	return n;
+}
+
+/* One pass over a sparse model's allocation table; BY_GRANULE reads only the slots that touch a
+ * granule the record says was written (format 1.3): the others' pages are not read at all. */
+static size_t alloc_table_pass(const struct ci_model_lazy *lz, ci_alloc_visit *visit, void *arg,
+			       bool by_granule)
+{
+	const struct alloc_table *t = &lz->table;
+	uint64_t cap = t->judge.cap, released = 0;
+	size_t n = 0;
+	if (!by_granule) {
+		n = alloc_table_slots(lz, 0, cap, &released, visit, arg);
+	} else {
+		uint64_t granules = (cap * t->stride + CI_ALLOC_GRANULE_BYTES - 1) / CI_ALLOC_GRANULE_BYTES;
+		uint64_t next = 0; /* a slot across two marked granules is read once */
+		for (uint64_t g = 0; g < granules; g++) {
+			if (!t->granules[g / 8]) {
+				g |= 7; /* eight clear granules */
+				continue;
+			}
+			if (!(t->granules[g / 8] & (1u << (g % 8))))
+				continue;
+			uint64_t lo = g * CI_ALLOC_GRANULE_BYTES / t->stride;
+			uint64_t hi = ((g + 1) * CI_ALLOC_GRANULE_BYTES - 1) / t->stride + 1;
+			lo = lo > next ? lo : next;
+			hi = hi < cap ? hi : cap;
+			if (lo < hi)
+				n += alloc_table_slots(lz, lo, hi, &released, visit, arg);
+			next = hi > next ? hi : next;
+		}
+	}
+	if (released < cap)
+		ci_source_release(lz->src, t->entries + released * t->stride, (cap - released) * t->stride);
 	return n;
 }
 
@@ -320,11 +344,12 @@ size_t ci_model_each_alloc(const struct ci_model *m, ci_alloc_visit *visit, void
 	 * granules the record says were never written (format 1.3), which are not read at all.  Its
 	 * pages go back to the page cache a chunk at a time as the pass leaves them, so a table of a
 	 * million slots (96 MiB) costs the reader's memory no more than a chunk. */
-	const struct alloc_table *t = &lz->table;
+	struct alloc_table *t = &m->lazy->table;
 	/* The bitmap is the record's word, untrusted: where its granules hold fewer live entries
-	 * than the record's counts say there are, every slot is read after all. */
-	bool by_granule = t->granules && alloc_table_pass(lz, NULL, NULL, true) >= t->min_live;
-	return alloc_table_pass(lz, visit, arg, by_granule);
+	 * than the record's counts say there are, every slot is read after all (checked once). */
+	if (t->granules && !t->granule_check)
+		t->granule_check = alloc_table_pass(lz, NULL, NULL, true) >= t->min_live ? 1 : 2;
+	return alloc_table_pass(lz, visit, arg, t->granule_check == 1);
 }
 
 const struct ci_alloc *ci_model_alloc_at(const struct ci_model *m, uint64_t handle)

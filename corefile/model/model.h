@@ -367,6 +367,7 @@ struct alloc_table {
 	/* Allocations the record says are live at least (ids handed out less frees recorded): a
 	 * pass over the marked granules that finds fewer reads every slot instead. */
 	uint64_t min_live;
+	uint8_t granule_check;    /* 0: not made yet; 1: the bitmap holds up; 2: it does not */
 	struct ci_alloc **fetched; /* copies handed out by ci_model_alloc_at, by slot */
 	uint64_t *fetched_slot;
 	size_t nfetched, fetched_cap;

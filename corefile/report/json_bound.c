@@ -54,7 +54,7 @@ static void visit_shown(const struct ci_alloc_ref *a, void *arg)
 {
 	struct named_allocs *na = arg;
 	if (a->handle >= na->count)
-		return; /* a sparse model's slot: JSON never reads one (CI_JSON_NEEDS) */
+		return; /* a sparse model's slot: JSON never reads one (CI_JSON_BOUNDED_NEEDS) */
 	bool named = a->id >= na->newest_from;
 	for (size_t k = 0; k < na->n && !named; k++)
 		named = na->id[k] == a->id;

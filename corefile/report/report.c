@@ -24,7 +24,7 @@ static unsigned request_needs(const struct ci_request *req)
 	const struct ci_view_row *row = ci_view_row(req->render.view);
 	unsigned needs = row ? row->needs : CI_NEEDS_EVERYTHING;
 	if (req->json)
-		needs = CI_JSON_NEEDS;
+		needs = req->json_full ? CI_JSON_NEEDS : CI_JSON_BOUNDED_NEEDS;
 	return req->timeline ? needs | CI_NEEDS_FULL_MODEL : needs;
 }
 
@@ -480,17 +480,12 @@ struct ci_error *ci_report_create(const struct ci_input *in, const struct ci_req
 	struct ci_decode_options dopts = { .lazy = few,
 					   .sparse = few && !(needs & CI_NEEDS_EVERY_BRIEF) };
 	dopts.every_alloc = dopts.sparse && (needs & CI_NEEDS_EVERY_ALLOC);
-	if (few && req->json && !req->json_full) {
-		/* The bounded document: what the diagnosis weighs, each stream's newest, every live
-		 * allocation keyed (the newest by id), and the whole ring judged and counted for what
-		 * it leaves out, without keys (json_bound.c). */
-		dopts = (struct ci_decode_options){
-			.lazy = true, .sparse = true, .every_alloc = true,
-			.list = { .per_stream = CI_JSON_LAUNCHES_PER_STREAM, .whole_ring = true },
-		};
-	} else if (dopts.sparse && (needs & CI_NEEDS_NEWEST_LAUNCHES))
+	if (dopts.sparse && (needs & CI_NEEDS_NEWEST_LAUNCHES))
 		dopts.list = ci_render_launch_filter(&req->render, req->render.last ? req->render.last
 										   : CI_KERNELS_DEFAULT);
+	if (dopts.sparse && (needs & CI_NEEDS_STREAM_NEWEST))
+		dopts.list = (struct ci_launch_filter){ .per_stream = CI_JSON_LAUNCHES_PER_STREAM,
+							.whole_ring = true };
 	struct ci_location loc;
 	struct ci_model *model = NULL;
 	err = ci_locate(src, &loc);

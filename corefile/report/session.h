@@ -106,6 +106,9 @@ enum {
 	CI_NEEDS_NEWEST_LAUNCHES = 1u << 10,
 	/* The sparse decode for the launches, every live allocation keyed (the allocs view). */
 	CI_NEEDS_EVERY_ALLOC = 1u << 11,
+	/* The sparse decode, reading also each stream's newest CI_JSON_LAUNCHES_PER_STREAM and
+	 * judging and counting every other entry of the ring without keeping it (bounded JSON). */
+	CI_NEEDS_STREAM_NEWEST = 1u << 12,
 };
 
 /* Launches the kernels view shows when no N is given. */
@@ -128,10 +131,14 @@ struct ci_view_row {
 };
 
 const struct ci_view_row *ci_view_row(enum ci_view view);
-/* What JSON needs: everything, from a lazy model, which keys every launch and allocation.  A
- * bounded document loads those it shows (json_bound.c); --json=full reads each into a scratch
- * copy as it is written, never keeping them (render_json.c). */
+/* What JSON needs: everything.  --json=full from a lazy model, which keys every launch and
+ * allocation and reads each into a scratch copy as it is written, never keeping them
+ * (render_json.c); a bounded document from a sparse model holding each stream's newest launches
+ * besides what the diagnosis weighs, every live allocation keyed, and loads those it shows
+ * (json_bound.c). */
 #define CI_JSON_NEEDS ((CI_NEEDS_EVERYTHING & ~CI_NEEDS_FULL_MODEL) | CI_NEEDS_EVERY_BRIEF)
+#define CI_JSON_BOUNDED_NEEDS \
+	((CI_NEEDS_EVERYTHING & ~CI_NEEDS_FULL_MODEL) | CI_NEEDS_EVERY_ALLOC | CI_NEEDS_STREAM_NEWEST)
 
 /* Render REPORT as text in VIEW, as OPTS (NULL: the request's) say (render_text.c; the public
  * ci_render_text finds the view's function in the view table, print.c). */
