@@ -21,6 +21,7 @@
 #define CI_F_PTSZ 1u
 #define CI_F_QUERY 2u
 #define CI_F_MANUAL 4u
+#define CI_F_TIME_SHARED 8u /* set at run time: the launch shares its predecessor's time */
 
 /* clang-format off */
 #define CI_API_TABLE(X) \

@@ -86,6 +86,12 @@ $(REC_TEST)/shareprobe: tests/recorder/shareprobe.c tests/recorder/probe.h
 
 TEST_DEPS += $(REC_TEST)/shareprobe
 
+$(REC_TEST)/timeprobe: tests/recorder/timeprobe.c tests/recorder/probe.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
+
+TEST_DEPS += $(REC_TEST)/timeprobe
+
 # First CUDA calls from library constructors (start.t).
 $(REC_TEST)/libctorearly.so: tests/recorder/ctorlib.c
 	@mkdir -p $(dir $@)

@@ -14,20 +14,14 @@
 
 #include "recorder.h"
 
+uint64_t ci_time_mark CI_HIDDEN;
+
 #if defined(__x86_64__)
 #include <x86intrin.h>
 
-struct ci_tsc_anchor {
-	uint64_t tsc, mono;  /* a simultaneous reading of both clocks */
-	uint64_t mult;       /* ns per tick, 32.32 fixed point */
-	uint64_t span;       /* ticks after which to take a new anchor (about one second) */
-};
-
-/* Two anchors; readers use the one ci_tsc_current names (a new one is written into the other
- * slot, then published).  ci_tsc_state: 0 = not usable, 1 = calibrating, 2 = in use. */
-static struct ci_tsc_anchor ci_tsc[2];
-static int ci_tsc_current;
-static int ci_tsc_state;
+struct ci_tsc_anchor ci_tsc[2] CI_HIDDEN;
+int ci_tsc_current CI_HIDDEN;
+int ci_tsc_state CI_HIDDEN;
 static int ci_tsc_busy;
 static uint64_t ci_cal_tsc, ci_cal_mono;
 
@@ -80,7 +74,7 @@ static void ci_tsc_anchor(uint64_t tsc, uint64_t mono)
 	ci_cal_mono = mono;
 }
 
-static uint64_t ci_now_slow(void)
+uint64_t ci_now_slow(void)
 {
 	uint64_t mono = ci_gettime();
 	int state = __atomic_load_n(&ci_tsc_state, __ATOMIC_ACQUIRE);
@@ -94,25 +88,13 @@ static uint64_t ci_now_slow(void)
 	return mono;
 }
 
-uint64_t ci_now(void)
-{
-	if (CI_LIKELY(__atomic_load_n(&ci_tsc_state, __ATOMIC_ACQUIRE) == 2)) {
-		const struct ci_tsc_anchor *a =
-			&ci_tsc[__atomic_load_n(&ci_tsc_current, __ATOMIC_ACQUIRE)];
-		uint64_t d = __rdtsc() - a->tsc;
-		if (CI_LIKELY(d < a->span))
-			return a->mono + (uint64_t)(((unsigned __int128)d * a->mult) >> 32);
-	}
-	return ci_now_slow();
-}
-
 #else
 
 void ci_clock_init(void)
 {
 }
 
-uint64_t ci_now(void)
+uint64_t ci_now_slow(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -68,6 +68,7 @@ static CUresult ci_missing(enum ci_fn fn)
 #define CI_UNPAREN(...) __VA_ARGS__
 #define CI_COMMA_ARGS(...) , ##__VA_ARGS__
 #define CI_CALL(f, a) f a
+#define CI_SECOND(a, b, ...) b
 #define CI_NARGS(...) CI_NARGS_(0, ##__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define CI_NARGS_(_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
 /* ", m(a)" for every argument. */
@@ -118,6 +119,32 @@ static CUresult ci_missing(enum ci_fn fn)
 		}                                                                              \
 	} while (0)
 
+/* A call's time (recorder.h, "Launch times"): cuLaunchKernel(Ex) may share its predecessor's;
+ * a call whose hook records nothing (`none`) reads the clock only if it fails
+ * (ci_api_error_record), and a query (CI_F_QUERY), whose success is not recorded, marks
+ * ci_time_mark only when it records something (ci_on_query); every other call marks it. */
+#define CI_TIMING_h_launch_kernel ~, ci_launch_now
+#define CI_TIMING_h_launch_kernel_ex ~, ci_launch_now
+#define CI_TIMING_none ~, ci_time_none
+#define CI_TIME_OF(hook, flags)                                                                \
+	CI_TIME_OF_(CI_CAT(CI_TIMING_, hook), ((flags) & CI_F_QUERY ? ci_time_query : ci_time_call))
+#define CI_TIME_OF_(...) CI_SECOND(__VA_ARGS__, ~)
+static inline uint64_t ci_time_call(bool *shared)
+{
+	(void)shared;
+	return ci_time_marked(ci_now());
+}
+static inline uint64_t ci_time_query(bool *shared)
+{
+	(void)shared;
+	return ci_now();
+}
+static inline uint64_t ci_time_none(bool *shared)
+{
+	(void)shared;
+	return 0;
+}
+
 /* The wrapper of one entry point.  Not recording: a straight call.  Recording: note the time,
  * frame and caller, run the hook's _pre half, call the driver, run the hook, record a failure.
  * errno is restored to what the driver left, whatever the hooks did. */
@@ -135,11 +162,13 @@ static CUresult ci_missing(enum ci_fn fn)
 		}                                                                              \
 		if (CI_UNLIKELY(!ci_fn_))                                                      \
 			return ci_missing(CI_FN_##name_);                                       \
-		struct ci_call ci_c_ = { .t0 = ci_now(),                                       \
+		bool ci_shared_ = false;                                                       \
+		uint64_t ci_t0_ = CI_TIME_OF(hook_, flags_)(&ci_shared_);                       \
+		struct ci_call ci_c_ = { .t0 = ci_t0_,                                         \
 					 .frame = __builtin_frame_address(0),                  \
 					 .ret = CI_U64(__builtin_return_address(0)),           \
 					 .fn = CI_FN_##name_,                                   \
-					 .flags = (flags_),                                     \
+					 .flags = (flags_) | (ci_shared_ ? CI_F_TIME_SHARED : 0), \
 					 .stream = CI_NONE,                                    \
 					 .ctx = CI_NONE,                                       \
 					 .pre_slot = CI_NONE };                                \
@@ -160,7 +189,6 @@ static CUresult ci_missing(enum ci_fn fn)
 #define CI_MAYBE_WRAPPER_1(name, hook, flags, params, args)
 /* Entries whose hook is `manual` are written by hand below. */
 #define CI_PROBE_manual ~, 1
-#define CI_SECOND(a, b, ...) b
 #define CI_IS_MANUAL_(...) CI_SECOND(__VA_ARGS__, 0, ~)
 #define CI_IS_MANUAL(hook) CI_IS_MANUAL_(CI_CAT(CI_PROBE_, hook))
 

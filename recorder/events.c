@@ -79,10 +79,10 @@ void ci_api_error_record(struct ci_call *c, CUresult result, const char *args,
 	bool sticky = ci_result_is_sticky(result);
 	bool first = sticky && ci_sticky_claim();
 
-	uint64_t seq;
+	uint64_t now = ci_time_marked(ci_now()), seq;
 	struct ci_api_error *e = ci_ring_claim(CI_SEC_ERRORS, &seq);
 	if (e) {
-		e->time_ns = ci_now();
+		e->time_ns = now;
 		e->result = (int32_t)result;
 		e->tid = t->tid;
 		e->stack = stack;
@@ -193,6 +193,7 @@ void ci_on_query(struct ci_call *c, CUresult r, uint32_t kind, CUstream s, uint6
 		return;
 	t->last_query = what;
 	t->last_query_result = (int)r;
+	ci_time_marked(c->t0); /* recorded: later launches read the clock (recorder.h) */
 	if (kind == CI_EV_STREAM_QUERY)
 		ci_resolve_stream(c, s);
 	ci_event_record(c, kind, r, what, 0, 0, 0);

@@ -642,7 +642,8 @@ static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch
 	struct ci_stream *s = sslot != CI_NONE ? ci_entry(CI_SEC_STREAMS, sslot) : NULL;
 	c->stream = sslot;
 	c->ctx = s ? s->ctx : CI_NONE;
-	uint16_t flags = a->flags | (c->flags & CI_F_PTSZ ? CI_LAUNCH_PTSZ : 0);
+	uint16_t flags = a->flags | (c->flags & CI_F_PTSZ ? CI_LAUNCH_PTSZ : 0) |
+			 (c->flags & CI_F_TIME_SHARED ? CI_LAUNCH_TIME_SHARED : 0);
 	bool numbered = false;
 	struct ci_capture cap;
 	if (r != CUDA_SUCCESS) {

@@ -897,7 +897,7 @@ static void ci_nccl_async_error(struct ci_call *c, ncclResult_t r, ncclComm_t co
 			return ci_nccl_missing(CI_NFN_##name_);                                 \
 		if (CI_UNLIKELY(!ci_nccl_recording((uintptr_t)__builtin_return_address(0))))   \
 			return ci_fn_ args_;                                                    \
-		struct ci_call ci_c_ = { .t0 = ci_now(),                                       \
+		struct ci_call ci_c_ = { .t0 = ci_time_marked(ci_now()),                       \
 					 .frame = __builtin_frame_address(0),                  \
 					 .ret = CI_U64(__builtin_return_address(0)),           \
 					 .fn = CI_FN_COUNT,                                     \

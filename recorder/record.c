@@ -578,6 +578,7 @@ void ci_record_forget(void)
 	ci_private_destroy();
 	memset(&ci_rec, 0, sizeof ci_rec);
 	ci_forked_child = true;
+	ci_time_marked(ci_now()); /* no launch shares a time from before the fork */
 	__atomic_fetch_add(&ci_generation, 1, __ATOMIC_RELEASE);
 }
 

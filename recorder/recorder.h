@@ -339,9 +339,37 @@ static inline void *ci_entry(enum ci_section_kind kind, uint64_t slot)
 	return s->base + slot * s->entry_size;
 }
 
-/* CLOCK_MONOTONIC nanoseconds, read through the TSC where the kernel trusts it (clock.c). */
-uint64_t ci_now(void);
+/* CLOCK_MONOTONIC nanoseconds, read through the TSC where the kernel trusts it (clock.c).
+ * Inline: the launch path reads the clock, and a call into clock.c cost a quarter of that. */
 void ci_clock_init(void);
+uint64_t ci_now_slow(void);
+#if defined(__x86_64__)
+struct ci_tsc_anchor {
+	uint64_t tsc, mono;  /* a simultaneous reading of both clocks */
+	uint64_t mult;       /* ns per tick, 32.32 fixed point */
+	uint64_t span;       /* ticks after which to take a new anchor (about one second) */
+};
+/* Two anchors; readers use the one ci_tsc_current names.  ci_tsc_state: 0 = not usable,
+ * 1 = calibrating, 2 = in use. */
+extern struct ci_tsc_anchor ci_tsc[2];
+extern int ci_tsc_current, ci_tsc_state;
+static inline uint64_t ci_now(void)
+{
+	if (CI_LIKELY(__atomic_load_n(&ci_tsc_state, __ATOMIC_ACQUIRE) == 2)) {
+		const struct ci_tsc_anchor *a =
+			&ci_tsc[__atomic_load_n(&ci_tsc_current, __ATOMIC_ACQUIRE)];
+		uint64_t d = __builtin_ia32_rdtsc() - a->tsc;
+		if (CI_LIKELY(d < a->span))
+			return a->mono + (uint64_t)(((unsigned __int128)d * a->mult) >> 32);
+	}
+	return ci_now_slow();
+}
+#else
+static inline uint64_t ci_now(void)
+{
+	return ci_now_slow();
+}
+#endif
 
 /* Publishing (record.h): take slot SLOT of a section for an entry numbered SEQ (index + 1 for
  * rings and tables).  Returns false if another writer owns the slot (the entry is dropped). */
@@ -411,6 +439,9 @@ struct ci_tls {
 	uint32_t crumb_other_stream; /* launched into another stream since (budget mode) */
 	struct ci_last_stack *last_stack; /* this thread's last two stacks (stacks.c): their
 					   * address here saves the launch a __tls_get_addr call */
+	uint64_t stamp_ns;         /* the clock's last reading for a launch (ci_launch_now) */
+	uint64_t stamp_mark;       /* ci_time_mark then */
+	uint32_t stamp_left;       /* launches that may still share it */
 };
 extern __thread struct ci_tls ci_tls __attribute__((tls_model("initial-exec")));
 
@@ -421,6 +452,36 @@ static inline struct ci_tls *ci_thread(void)
 	if (CI_UNLIKELY(t->generation != __atomic_load_n(&ci_generation, __ATOMIC_RELAXED)))
 		ci_thread_setup(t);
 	return t;
+}
+
+/* Launch times.  Reading the clock (rdtsc) is a quarter of what the recorder adds to a launch,
+ * so a cuLaunchKernel(Ex) made right after its thread's previous one shares that one's time
+ * when no recorded call of any thread came in between and at most CI_STAMP_SHARED launches did
+ * (CI_LAUNCH_TIME_SHARED; docs/RECORDER.md, "Launch times").  Every other recorded call marks
+ * ci_time_mark with its time before calling the driver, so a launch's time orders it exactly
+ * against every allocation, free, synchronization, event and error of every thread: the shared
+ * time is earlier than the launch and later than every such call that began before it. */
+#define CI_STAMP_SHARED 7
+extern uint64_t ci_time_mark; /* atomic: the time of the newest recorded non-launch call */
+static inline uint64_t ci_time_marked(uint64_t now)
+{
+	__atomic_store_n(&ci_time_mark, now, __ATOMIC_RELAXED);
+	return now;
+}
+/* The time of a launch beginning now; *SHARED tells whether it is its predecessor's. */
+static inline uint64_t ci_launch_now(bool *shared)
+{
+	struct ci_tls *t = &ci_tls;
+	uint64_t mark = __atomic_load_n(&ci_time_mark, __ATOMIC_RELAXED);
+	if (CI_LIKELY(t->stamp_left && mark == t->stamp_mark)) {
+		t->stamp_left--;
+		*shared = true;
+		return t->stamp_ns;
+	}
+	t->stamp_ns = ci_now();
+	t->stamp_mark = mark;
+	t->stamp_left = CI_STAMP_SHARED;
+	return t->stamp_ns;
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -42,7 +42,7 @@ extern "C" {
 /* A reader refuses a major it does not know; it accepts any minor of a major it knows and
  * ignores what it does not understand (new sections, bytes past the entry sizes it knows). */
 #define CI_FORMAT_MAJOR 1
-#define CI_FORMAT_MINOR 3
+#define CI_FORMAT_MINOR 4
 
 /* How a reader finds the record (docs/FORMAT.md, "Locating"): the memfd backing it is named
  * CI_MEMFD_NAME, so NT_FILE and /proc/PID/maps show "/memfd:cudainspect-record (deleted)"; the
@@ -442,7 +442,10 @@ CI_RECORD_ENUM(ci_launch_api, CI_LAUNCH_APIS);
 	X(CI_LAUNCH_PARAMS_CUT, 5, "params_cut")                                            \
 	X(CI_LAUNCH_COOPERATIVE_ATTR, 6, "cooperative")                                     \
 	/* programmatic dependent launch attributes */                                       \
-	X(CI_LAUNCH_PDL, 7, "pdl")
+	X(CI_LAUNCH_PDL, 7, "pdl")                                                          \
+	/* 1.4: time_ns is its thread's previous launch's (no recorded call of any thread    \
+	 * came in between): at most as late as the call, later than every other call before */ \
+	X(CI_LAUNCH_TIME_SHARED, 8, "time_shared")
 #define CI_RECORD_FLAG_ENTRY(name, bit, ...) name = 1u << bit,
 enum ci_launch_flag { CI_LAUNCH_FLAGS(CI_RECORD_FLAG_ENTRY) };
 

@@ -256,11 +256,14 @@ static void dump(void)
 		slotword("stream", l->stream);
 		printf(" sseq=%" PRIu64, l->stream_seq);
 		slotword("ctx", l->ctx);
-		printf(" tid=%u grid=%u,%u,%u block=%u,%u,%u cluster=%u,%u,%u shm=%u flags=0x%x "
-		       "prio=%d result=%d aux=0x%" PRIx64 " params=",
-		       l->tid, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-		       l->block[2], l->cluster[0], l->cluster[1], l->cluster[2], l->shared_mem,
-		       l->flags, l->priority, l->result, l->aux);
+		/* time_shared apart: whether a launch shares its predecessor's time depends on
+		 * what other threads did, and the flags the tests compare do not. */
+		printf(" tid=%u time=%" PRIu64 " time_shared=%d grid=%u,%u,%u block=%u,%u,%u "
+		       "cluster=%u,%u,%u shm=%u flags=0x%x prio=%d result=%d aux=0x%" PRIx64 " params=",
+		       l->tid, l->time_ns, !!(l->flags & CI_LAUNCH_TIME_SHARED), l->grid[0], l->grid[1],
+		       l->grid[2], l->block[0], l->block[1], l->block[2], l->cluster[0], l->cluster[1],
+		       l->cluster[2], l->shared_mem, l->flags & ~CI_LAUNCH_TIME_SHARED, l->priority,
+		       l->result, l->aux);
 		for (unsigned b = 0; b < l->param_len && b < CI_LAUNCH_PARAM_BYTES; b++)
 			printf("%02x", l->params[b]);
 		print_stack("stack", l->stack);
@@ -275,14 +278,14 @@ static void dump(void)
 		for (size_t i = 0; i < lists[k].n; i++) {
 			const struct ci_alloc *a = &lists[k].a[i];
 			printf("%s id=%" PRIu64 " kind=%s address=0x%" PRIx64 " size=%" PRIu64
-			       " aux=0x%" PRIx64 " state=%u tid=%u",
+			       " aux=0x%" PRIx64 " state=%u tid=%u time=%" PRIu64,
 			       lists[k].word, a->id, ci_alloc_kind_name(a->kind), a->address, a->size,
-			       a->aux, a->state, a->tid);
+			       a->aux, a->state, a->tid, a->time_ns);
 			slotword("ctx", a->ctx);
 			slotword("stream", a->stream);
 			print_stack("stack", a->stack);
 			if (k == 1) {
-				printf(" free_tid=%u", a->free_tid);
+				printf(" free_tid=%u free_time=%" PRIu64, a->free_tid, a->free_ns);
 				slotword("free_stream", a->free_stream);
 				print_stack("free_stack", a->free_stack);
 			}
