@@ -220,8 +220,8 @@ CUresult ci_crumb_write(uint64_t stream, uint64_t address, uint32_t width, uint6
  * its cost, smoothed over the thread's writes (clamped, so that a write preempted once does not
  * silence the thread), sets the interval after which the next one is allowed: cost / share.  The
  * allowance never accumulates beyond one interval, so after an idle spell the next two launches
- * get breadcrumbs and the rest are spaced again.  On the H200 (1.2 us a write, 0.5 %) that is
- * about one every 240 us; on the simulator without a cost model, every few microseconds. */
+ * get breadcrumbs and the rest are spaced again.  On the H200 (1.2 us a write, 0.25 %) that is
+ * about one every 480 us; on the simulator without a cost model, every few microseconds. */
 static void ci_crumb_spent(struct ci_tls *t, uint64_t start, uint64_t end)
 {
 	uint64_t cost = end > start ? end - start : 1;

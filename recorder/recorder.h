@@ -142,10 +142,11 @@ struct ci_config {
 extern struct ci_config ci_cfg;
 
 #define CI_SIZE_DEFAULT (32ull << 20)
-/* Breadcrumbs may take 0.5 % of a thread's time by default: on the H200 a breadcrumb costs about
- * 1.2 us of CPU (a second driver call as dear as the launch), so about one every 240 us of a
- * thread's time (docs/RECORDER.md, "Breadcrumbs"). */
-#define CI_CRUMB_BUDGET_DEFAULT 5000u
+/* Breadcrumbs may take 0.25 % of a thread's time by default: on the H200 a breadcrumb costs about
+ * 1.2 us of CPU (a second driver call as dear as the launch), so about one every 480 us of a
+ * thread's time; the rest of the 1 % recording may cost is the launch's bookkeeping
+ * (docs/RECORDER.md, "Breadcrumbs"). */
+#define CI_CRUMB_BUDGET_DEFAULT 2500u
 /* A breadcrumb write that took longer than this was preempted or waited: it counts as this. */
 #define CI_CRUMB_COST_MAX_NS 20000u
 /* A collective outstanding this long writes the hang snapshot (CUDAINSPECT_NCCL_TIMEOUT): well

@@ -52,7 +52,7 @@ probe narrow CUDAINSPECT_CRUMB_EVERY=1 CUDAINSPECT_CRUMB_WIDTH=32
 is "$(crumbs narrow)" "5 3 2" "32-bit breadcrumb writes: same answer"
 like "$(grep '^header ' "$T/narrow.dump")" 'crumb_width=4 ' "header says the breadcrumbs are 32-bit"
 
-# The default: a budget of 0.5 % of each thread's time.  Whatever the timing, every value is a
+# The default: a budget of 0.25 % of each thread's time.  Whatever the timing, every value is a
 # launch that really finished (at most 5, 3, 2), and every stream's first launch got one.
 probe budget
 read -r ba bb bp <<<"$(crumbs budget)"
@@ -63,8 +63,8 @@ for tag in a1 b1 c1; do
 	ok "budget: the stream of $tag got a breadcrumb after its first launch ($(field crumb_enqueued "$st") enqueued)" \
 		test "$(field crumb_enqueued "$st")" -ge 1
 done
-like "$(grep '^header ' "$T/budget.dump")" 'crumb_every=0 crumb_us=0 .*crumb_budget_ppm=5000 crumb_cost_ns=[1-9]' \
-	"budget: the header says 0.5 % and what a write cost"
+like "$(grep '^header ' "$T/budget.dump")" 'crumb_every=0 crumb_us=0 .*crumb_budget_ppm=2500 crumb_cost_ns=[1-9]' \
+	"budget: the header says 0.25 % and what a write cost"
 probe tiny CUDAINSPECT_CRUMB_BUDGET=0.001%
 like "$(grep '^header ' "$T/tiny.dump")" 'crumb_budget_ppm=10 ' "CUDAINSPECT_CRUMB_BUDGET=0.001% is 10 parts per million"
 a=$(stream_of tiny a1)

@@ -120,7 +120,7 @@ static void test_config(void)
 	ok(parse_with(NULL, NULL, &cfg, err), "defaults parse");
 	ok(cfg.size == 32ull << 20 && cfg.stack_mode == CI_STACKS_FAST && cfg.stack_depth == 16 &&
 		   cfg.crumbs && cfg.crumb_every == 0 && cfg.crumb_us == 0 &&
-		   cfg.crumb_budget_ppm == 5000 && cfg.param_bytes == 128 && cfg.signals && cfg.jit,
+		   cfg.crumb_budget_ppm == 2500 && cfg.param_bytes == 128 && cfg.signals && cfg.jit,
 	   "defaults: 32 MiB, fast stacks of 16, breadcrumbs within 0.5 %% of a thread's time, 128 "
 	   "parameter bytes");
 	ok(cfg.snapshot_mask == (1u << CI_SNAP_SIGNAL | 1u << CI_SNAP_STICKY_ERROR | 1u << CI_SNAP_HANG),
