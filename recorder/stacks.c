@@ -68,34 +68,27 @@ static bool ci_stack_same(const struct ci_last_stack *last, uint32_t gen, const 
  * driver's own work evicting them from the cache, the biggest part of the walk), except where it
  * equals the one at the same depth of this thread's last stack, which passed the check then. */
 static unsigned ci_walk_fast(const struct ci_tls *t, const struct ci_call *c, uint64_t *frames,
-			     unsigned depth, const struct ci_last_stack *last, bool *same)
+			     unsigned depth, const struct ci_last_stack *last)
 {
 	unsigned n = 0;
 	frames[n++] = c->ret;
-	unsigned known = last ? last->n : 0;
-	bool match = known && last->frames[0] == c->ret; /* so far every frame is LAST's */
 	uintptr_t fp = (uintptr_t)c->frame;
 	uintptr_t lo = fp, hi = t->stack_hi;
-	if (fp < t->stack_lo || fp >= hi) {
-		*same = match && known == n;
+	if (fp < t->stack_lo || fp >= hi)
 		return n; /* an alternate stack, a fiber: only the caller is certain */
-	}
 	fp = ((const uintptr_t *)fp)[0]; /* the caller's frame */
+	unsigned known = last ? last->n : 0;
 	while (n < depth) {
 		if (fp <= lo || fp + 2 * sizeof(uintptr_t) > hi || (fp & (sizeof(uintptr_t) - 1)))
 			break;
 		const uintptr_t *f = (const uintptr_t *)fp;
 		uintptr_t ret = f[1];
-		if (!(n < known && last->frames[n] == ret)) {
-			match = false;
-			if (!ci_code_address(ret))
-				break;
-		}
+		if (!(n < known && last->frames[n] == ret) && !ci_code_address(ret))
+			break;
 		frames[n++] = ret;
 		lo = fp;
 		fp = f[0];
 	}
-	*same = match && known == n;
 	return n;
 }
 
@@ -176,13 +169,9 @@ uint32_t ci_stack_of(struct ci_call *c)
 	bool second = (int32_t)(recent[1].used - recent[0].used) > 0; /* wraps */
 	struct ci_last_stack *last = &recent[second], *other = &recent[!second];
 	uint32_t gen = __atomic_load_n(&ci_generation, __ATOMIC_RELAXED);
-	bool same = false; /* the fast walk found LAST's frames (its generation is GEN) */
 	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE
 			     ? ci_walk_accurate(c, frames, depth)
-			     : ci_walk_fast(t, c, frames, depth, last->generation == gen ? last : NULL,
-					    &same);
-	if (same && !ci_python_walks && last->id)
-		return c->stack = last->id; /* compared during the walk */
+			     : ci_walk_fast(t, c, frames, depth, last->generation == gen ? last : NULL);
 	if (ci_python_walks)
 		n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
 	if (ci_stack_same(last, gen, frames, n))

@@ -17,6 +17,9 @@
  *                                         64 launches per capture; each op's share of the
  *                                         capture's begin, end and cuGraphDestroy included
  *
+ * An optional fifth argument, DEPTH (0-200, default 0), makes each call from DEPTH nested frames
+ * down, as an engine's launches come from deep native stacks (the fast stack walk's cost).
+ *
  * Time is each thread's CPU time (CLOCK_THREAD_CPUTIME_ID) over its OPS calls, so that 8 threads
  * on 2 cores measure the cost per call, not the machine's oversubscription.  Prints
  * "ns_per_op X": the median over REPS runs of the mean over threads.
@@ -79,6 +82,18 @@ static inline __attribute__((always_inline)) void op(CUstream s, void **params, 
 	}
 }
 
+static int depth;
+
+/* OP from D more frames down (not inlined, not a tail call: each level is a frame). */
+static __attribute__((noinline)) void op_at(int d, CUstream s, void **params, int thread, uint64_t i)
+{
+	if (d > 0)
+		op_at(d - 1, s, params, thread, i);
+	else
+		op(s, params, thread, i);
+	__asm__ volatile("" ::: "memory");
+}
+
 struct worker_arg {
 	int thread;
 	double ns;
@@ -113,7 +128,7 @@ static void *worker(void *argp)
 	long n = mode == MODE_CAPTURE ? (ops + CAPTURE_LAUNCHES - 1) / CAPTURE_LAUNCHES * CAPTURE_LAUNCHES : ops;
 	for (long i = 0; i < n; i++) {
 		a = (uint64_t)i;
-		op(s, params, arg->thread, (uint64_t)i);
+		op_at(depth, s, params, arg->thread, (uint64_t)i);
 	}
 	arg->ns = (thread_ns() - t0) / (double)n;
 	if (thread_exec)
@@ -134,18 +149,20 @@ int main(int argc, char **argv)
 {
 	static const char *const modes[] = { "launch", "alloc", "crumb", "graph", "capture" };
 	mode = -1;
-	for (int k = 0; argc == 5 && k < 5; k++)
+	for (int k = 0; (argc == 5 || argc == 6) && k < 5; k++)
 		if (!strcmp(argv[1], modes[k]))
 			mode = k;
 	if (mode < 0) {
-		fprintf(stderr, "usage: launchbench launch|alloc|crumb|graph|capture THREADS OPS REPS\n");
+		fprintf(stderr, "usage: launchbench launch|alloc|crumb|graph|capture THREADS OPS REPS [DEPTH]\n");
 		return 2;
 	}
 	int threads = atoi(argv[2]);
 	ops = atol(argv[3]);
 	int reps = atoi(argv[4]);
-	if (threads < 1 || threads > 64 || ops < 1 || reps < 1 || reps > 99) {
-		fprintf(stderr, "launchbench: THREADS 1..64, OPS >= 1, REPS 1..99\n");
+	depth = argc == 6 ? atoi(argv[5]) : 0;
+	if (threads < 1 || threads > 64 || ops < 1 || reps < 1 || reps > 99 || depth < 0 ||
+	    depth > 200) {
+		fprintf(stderr, "launchbench: THREADS 1..64, OPS >= 1, REPS 1..99, DEPTH 0..200\n");
 		return 2;
 	}
 	CUmodule mod;
