@@ -163,15 +163,98 @@ void ci_model_launches_read(const struct ci_model *m, size_t reads)
 		ci_model_launches_release(m);
 }
 
-void ci_model_allocs_read(const struct ci_model *m, size_t reads)
+/* Live allocations a sweep reads at most, in the order of their slots: 6 MiB of copies and
+ * 512 KiB of slots for a pass over all of them (a million are 16 sweeps of the table). */
+#define SWEEP_ALLOCS 65536u
+/* A sweep gives the table's pages back behind it every this many bytes.  The page cache may
+ * hold the input in folios of up to 2 MiB, each mapped whole on first touch: reading a
+ * million allocations in address order (no order in the table), giving back every 16,384
+ * reads, mapped the whole 115 MiB table. */
+#define SWEEP_RELEASE_BYTES (2u << 20)
+
+static int slot_cmp(const void *a, const void *b)
 {
-	const struct ci_model_lazy *lz = m->lazy;
-	if (!lz || !lz->allocs.keys)
-		return;
-	/* Few: fewer live allocations than one in 64 slots, about one a fault-around window. */
-	bool few = m->alloc_count < m->sections[CI_SEC_ALLOCS].capacity / 64;
-	if (reads % (few ? 32 : 16384) == 0)
-		ci_model_allocs_release(m);
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* One sweep over a lazy model's allocation table: the live allocations from *NEXT on (up to
+ * TO) that WANT marks (NULL: all), at most SWEEP_ALLOCS of them, read in the order of their
+ * slots into ORDER's room (SWEEP_ALLOCS), each copied and its references checked, into
+ * WINDOW + (i - *NEXT) * size, or into the section's copies (loaded) when WINDOW is NULL.  The
+ * pages read are given back as the sweep leaves them.  *NEXT is left where it stopped. */
+static void alloc_sweep(const struct ci_model *m, size_t *next, size_t to, const uint8_t *want,
+			struct ci_alloc *window, uint64_t *order)
+{
+	struct lazy_section *ls = &m->lazy->allocs;
+	size_t from = *next, n = 0, i = from;
+	for (; i < to && n < SWEEP_ALLOCS; i++)
+		if (!want || want[i])
+			order[n++] = (uint64_t)ls->keys[i].slot << 32 | (uint32_t)(i - from);
+	*next = i;
+	qsort(order, n, sizeof *order, slot_cmp);
+	const uint8_t *released = ls->entries;
+	for (size_t k = 0; k < n; k++) {
+		const uint8_t *e = ls->entries + (order[k] >> 32) * ls->stride;
+		if (k + 8 < n)
+			__builtin_prefetch(ls->entries + (order[k + 8] >> 32) * ls->stride + 48);
+		if ((size_t)(e - released) >= SWEEP_RELEASE_BYTES) {
+			ci_source_release(m->lazy->src, released, (size_t)(e - released));
+			released = e - (uintptr_t)e % 4096; /* the page E is on stays */
+		}
+		size_t at = from + (uint32_t)order[k];
+		if (window) {
+			memcpy(&window[at - from], e, sizeof *window);
+			ci_check_entry(&(struct refcheck){ .m = m }, CI_SEC_ALLOCS, &window[at - from]);
+		} else {
+			lazy_entry(m, CI_SEC_ALLOCS, ls, at);
+		}
+	}
+	ci_model_allocs_release(m);
+}
+
+int ci_model_allocs_load(const struct ci_model *m, const uint8_t *want, size_t from, size_t to)
+{
+	if (!m->lazy || !m->lazy->allocs.keys)
+		return 0;
+	to = to < m->alloc_count ? to : m->alloc_count;
+	_cleanup_free_ uint64_t *order = malloc(SWEEP_ALLOCS * sizeof *order);
+	if (!order)
+		return -1;
+	for (size_t i = from; i < to;)
+		alloc_sweep(m, &i, to, want, NULL, order);
+	return 0;
+}
+
+void ci_alloc_walk_init(struct ci_alloc_walk *w, const struct ci_model *m)
+{
+	*w = (struct ci_alloc_walk){ .m = m };
+}
+
+void ci_alloc_walk_deinit(struct ci_alloc_walk *w)
+{
+	free(w->window);
+	free(w->order);
+	*w = (struct ci_alloc_walk){ 0 };
+}
+
+const struct ci_alloc *ci_alloc_walk_at(struct ci_alloc_walk *w, size_t i)
+{
+	const struct ci_model *m = w->m;
+	const struct ci_alloc *a = ci_model_alloc_loaded(m, i);
+	if (a || i >= m->alloc_count || !m->lazy || !m->lazy->allocs.keys)
+		return a;
+	if (i < w->from || i - w->from >= w->n) {
+		if (!w->window && !(w->window = malloc(SWEEP_ALLOCS * sizeof *w->window)))
+			return NULL;
+		if (!w->order && !(w->order = malloc(SWEEP_ALLOCS * sizeof *w->order)))
+			return NULL;
+		size_t next = i;
+		alloc_sweep(m, &next, m->alloc_count, NULL, w->window, w->order);
+		w->from = i;
+		w->n = next - i;
+	}
+	return &w->window[i - w->from];
 }
 
 /* Entry I of a lazy section if it was copied already, else NULL. */

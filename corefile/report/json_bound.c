@@ -81,15 +81,13 @@ static bool choose_allocs(struct ci_model *m, struct named_allocs *na)
 		na->newest_from = next - ids >= CI_JSON_ALLOCATIONS ? ids[CI_JSON_ALLOCATIONS - 1] : 0;
 	}
 	ci_model_each_alloc(m, visit_shown, na);
-	/* Loading fails only where the model does not keep the entry (a sparse one): not shown. */
-	for (size_t i = 0, loaded = 0; i < m->alloc_count; i++) {
-		if (na->shown[i] && !ci_model_load_alloc(m, i))
+	/* Loaded in sweeps of the table (model.h); only where the model does not keep the entry (a
+	 * sparse one) is one not loaded: not shown. */
+	if (ci_model_allocs_load(m, na->shown, 0, m->alloc_count))
+		return false;
+	for (size_t i = 0; i < m->alloc_count; i++)
+		if (na->shown[i] && !ci_model_alloc_loaded(m, i))
 			na->shown[i] = 0;
-		/* Kept are the copies, not the pages of the table they were read from. */
-		if (na->shown[i])
-			ci_model_allocs_read(m, ++loaded);
-	}
-	ci_model_allocs_release(m);
 	return true;
 }
 

@@ -286,14 +286,10 @@ static int load_shown(struct ci_report *r, unsigned needs)
 		r->launches_matched = found + older;
 		r->launches_counted = true;
 	}
-	if ((needs & CI_NEEDS_ALLOC_STACKS) && !m->allocs) {
-		size_t n = opt->last && opt->last < m->alloc_count ? opt->last : m->alloc_count;
-		for (size_t i = 0; i < n; i++) {
-			if (!ci_model_load_alloc(m, i))
-				return -1;
-			ci_model_allocs_read(m, i + 1); /* the copies are kept, not the table's pages */
-		}
-	}
+	/* The copies are kept, not the table's pages (model.h). */
+	if ((needs & CI_NEEDS_ALLOC_STACKS) && !m->allocs &&
+	    ci_model_allocs_load(m, NULL, 0, opt->last ? opt->last : m->alloc_count))
+		return -1;
 	return 0;
 }
 
@@ -325,20 +321,15 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 		if (l && resolve_stack(r, l->stack))
 			return -1;
 	}
+	struct ci_alloc_walk walk __attribute__((cleanup(ci_alloc_walk_deinit)));
+	ci_alloc_walk_init(&walk, m);
 	for (size_t i = 0; (needs & CI_NEEDS_ALLOC_STACKS) && i < m->alloc_count; i++) {
-		struct ci_alloc ac;
-		const struct ci_alloc *a = ci_model_alloc_loaded(m, i);
-		if (!a && every && ci_model_alloc_peek(m, i, &ac)) {
-			a = &ac;
-			ci_model_allocs_read(m, i + 1);
-		}
+		const struct ci_alloc *a = every ? ci_alloc_walk_at(&walk, i) : ci_model_alloc_loaded(m, i);
 		if (a && resolve_alloc(r, a, false))
 			return -1;
 	}
-	if (every) {
+	if (every)
 		ci_model_launches_release(m);
-		ci_model_allocs_release(m);
-	}
 	for (size_t i = 0; (needs & CI_NEEDS_FREE_STACKS) && i < m->free_count; i++)
 		if (resolve_alloc(r, &m->frees[i], true))
 			return -1;
