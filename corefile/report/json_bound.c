@@ -44,10 +44,38 @@ static void name_alloc(struct ci_json_bound *b, const struct ci_model *m, struct
 		na->id[na->n++] = a->id;
 }
 
+/* The newest CI_JSON_ALLOCATIONS ids seen, as a min-heap: its root is the oldest of them.
+ * Sorting every id took 16 MiB for a million allocations (the ids and qsort's own copy). */
+struct newest_ids {
+	uint64_t id[CI_JSON_ALLOCATIONS];
+	size_t n;
+};
+
 static void visit_id(const struct ci_alloc_ref *a, void *arg)
 {
-	uint64_t **next = arg;
-	*(*next)++ = a->id;
+	struct newest_ids *h = arg;
+	size_t at;
+	if (h->n < CI_JSON_ALLOCATIONS) {
+		/* Up from the new leaf. */
+		for (at = h->n++; at > 0 && h->id[(at - 1) / 2] > a->id; at = (at - 1) / 2)
+			h->id[at] = h->id[(at - 1) / 2];
+	} else if (a->id > h->id[0]) {
+		/* Replaces the root, down from there. */
+		for (at = 0;;) {
+			size_t c = 2 * at + 1;
+			if (c >= h->n)
+				break;
+			if (c + 1 < h->n && h->id[c + 1] < h->id[c])
+				c++;
+			if (h->id[c] >= a->id)
+				break;
+			h->id[at] = h->id[c];
+			at = c;
+		}
+	} else {
+		return;
+	}
+	h->id[at] = a->id;
 }
 
 static void visit_shown(const struct ci_alloc_ref *a, void *arg)
@@ -61,24 +89,16 @@ static void visit_shown(const struct ci_alloc_ref *a, void *arg)
 	na->shown[a->handle] = named; /* the model's index: a lazy or complete model's handle */
 }
 
-static int id_newest_first(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? 1 : a > b ? -1 : 0;
-}
-
 /* The allocations shown: those named, and the newest CI_JSON_ALLOCATIONS by id (ids are handed
  * out in order, never reused). */
 static bool choose_allocs(struct ci_model *m, struct named_allocs *na)
 {
 	if (m->alloc_count > CI_JSON_ALLOCATIONS) {
-		_cleanup_free_ uint64_t *ids = malloc(m->alloc_count * sizeof *ids);
-		if (!ids)
+		_cleanup_free_ struct newest_ids *newest = calloc(1, sizeof *newest);
+		if (!newest)
 			return false;
-		uint64_t *next = ids;
-		ci_model_each_alloc(m, visit_id, &next);
-		qsort(ids, (size_t)(next - ids), sizeof *ids, id_newest_first);
-		na->newest_from = next - ids >= CI_JSON_ALLOCATIONS ? ids[CI_JSON_ALLOCATIONS - 1] : 0;
+		ci_model_each_alloc(m, visit_id, newest);
+		na->newest_from = newest->n == CI_JSON_ALLOCATIONS ? newest->id[0] : 0;
 	}
 	ci_model_each_alloc(m, visit_shown, na);
 	/* Loaded in sweeps of the table (model.h); only where the model does not keep the entry (a
