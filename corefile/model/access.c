@@ -7,6 +7,7 @@
  * the allocation table unread and looks allocations up where they lie.
  */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "model.h"
 
@@ -97,7 +98,21 @@ const struct ci_alloc *ci_model_alloc(const struct ci_model *m, size_t i)
 		return NULL;
 	if (m->allocs)
 		return &m->allocs[i];
-	return m->lazy && m->lazy->allocs.keys ? lazy_entry(m, CI_SEC_ALLOCS, &m->lazy->allocs, i) : NULL;
+	struct lazy_section *ls = m->lazy ? &m->lazy->allocs : NULL;
+	if (!ls || !ls->keys)
+		return NULL;
+	if (ls->copied[i / 8] & (1u << (i % 8)))
+		return lazy_entry(m, CI_SEC_ALLOCS, ls, i);
+	/* The first load of one, by the diagnosis: the pages it was read from are given back at
+	 * once (the copy is kept).  Where the page cache maps the input 2 MiB at a time, each
+	 * entry loaded so mapped 2 MiB of the table until the next pass gave them back. */
+	const struct ci_alloc *a = lazy_entry(m, CI_SEC_ALLOCS, ls, i);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	const uint8_t *e = ls->entries + ls->keys[i].slot * ls->stride;
+	const uint8_t *from = e - (uintptr_t)e % page, *to = e + ls->stride;
+	to += (page - (uintptr_t)to % page) % page;
+	ci_source_release(m->lazy->src, from, (size_t)(to - from));
+	return a;
 }
 
 /* Entry I of a lazy section copied into OUT (SIZE bytes) and its references checked, the
@@ -194,14 +209,13 @@ static void alloc_sweep(const struct ci_model *m, size_t *next, size_t to, const
 	*next = i;
 	qsort(order, n, sizeof *order, slot_cmp);
 	const uint8_t *released = ls->entries;
+	ci_model_allocs_release(m); /* what earlier reads left mapped */
 	for (size_t k = 0; k < n; k++) {
 		const uint8_t *e = ls->entries + (order[k] >> 32) * ls->stride;
 		if (k + 8 < n)
 			__builtin_prefetch(ls->entries + (order[k + 8] >> 32) * ls->stride + 48);
-		if ((size_t)(e - released) >= SWEEP_RELEASE_BYTES) {
-			ci_source_release(m->lazy->src, released, (size_t)(e - released));
-			released = e - (uintptr_t)e % 4096; /* the page E is on stays */
-		}
+		if ((size_t)(e - released) >= SWEEP_RELEASE_BYTES)
+			ci_source_release_behind(m->lazy->src, &released, e);
 		size_t at = from + (uint32_t)order[k];
 		if (window) {
 			memcpy(&window[at - from], e, sizeof *window);
