@@ -259,10 +259,13 @@ const struct ci_alloc *ci_alloc_walk_at(struct ci_alloc_walk *w, size_t i)
 	if (a || i >= m->alloc_count || !m->lazy || !m->lazy->allocs.keys)
 		return a;
 	if (i < w->from || i - w->from >= w->n) {
-		if (!w->window && !(w->window = malloc(SWEEP_ALLOCS * sizeof *w->window)))
-			return NULL;
-		if (!w->order && !(w->order = malloc(SWEEP_ALLOCS * sizeof *w->order)))
-			return NULL;
+		if (!w->window)
+			w->window = malloc(SWEEP_ALLOCS * sizeof *w->window);
+		if (!w->order)
+			w->order = malloc(SWEEP_ALLOCS * sizeof *w->order);
+		/* Without room for a sweep, one at a time as before. */
+		if (!w->window || !w->order)
+			return ci_model_alloc_peek(m, i, &w->one) ? &w->one : NULL;
 		size_t next = i;
 		alloc_sweep(m, &next, m->alloc_count, NULL, w->window, w->order);
 		w->from = i;
