@@ -68,38 +68,14 @@ for input in $inputs; do
 			json) args=(--json "$f") ;;
 			jsonfull) args=(--json=full "$f") ;;
 			esac
-			read -r s kib _ < <(median "$ci" "${args[@]}")
-			cell[$input,$b,$v]="$s s, $((kib / 1024)) MiB"
-			echo "bench: allocs_${input}_${b}_${v}_time $s s"
-			echo "bench: allocs_${input}_${b}_${v}_peak_rss $((kib / 1024)) MiB"
-			if [ "${v#json}" != "$v" ]; then
-				bytes=$("$ci" "${args[@]}" 2>/dev/null | wc -c)
-				mb=$(awk -v n="$bytes" 'BEGIN { printf "%.1f", n / 1e6 }')
-				cell[$input,$b,$v]+=", $mb MB"
-				echo "bench: allocs_${input}_${b}_${v}_document $mb MB"
-			fi
+			doc=-
+			[ "${v#json}" != "$v" ] && doc=doc
+			view_figures "allocs_${input}_${b}_${v}" "$input,$b,$v" $doc "$ci" "${args[@]}"
 		done
 	done
 done
 
 # The table, one row per view, one column per input (before → after when both).
-echo
-printf '| |'
-for input in $inputs; do printf ' %s |' "$input"; done
-printf '\n|---|'
-for input in $inputs; do printf -- '---|'; done
-printf '\n'
-for row in "summary:summary" "allocs:\`allocs\`" "json:\`--json\`" "jsonfull:\`--json=full\`"; do
-	key=${row%%:*}
-	printf '| %s |' "${row#*:}"
-	for input in $inputs; do
-		if [ -n "$before" ]; then
-			printf ' %s → %s |' "${cell[$input,before,$key]}" "${cell[$input,after,$key]}"
-		else
-			printf ' %s |' "${cell[$input,after,$key]}"
-		fi
-	done
-	printf '\n'
-done
+figures_table "$inputs" "summary:summary" "allocs:\`allocs\`" "json:\`--json\`" "jsonfull:\`--json=full\`"
 $keep && echo "bench-allocs: kept $scratch"
 exit 0
