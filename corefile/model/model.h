@@ -120,7 +120,7 @@ struct ci_alloc_walk {
 	const struct ci_model *m;
 	size_t from, n;           /* the window: allocations FROM .. FROM + N - 1 */
 	struct ci_alloc *window;
-	uint64_t *order;          /* room for a sweep's slots */
+	uint64_t *order;          /* room for a sweep's slots, twice */
 	struct ci_alloc one;      /* out of memory: the one asked for */
 };
 void ci_alloc_walk_init(struct ci_alloc_walk *w, const struct ci_model *model);
