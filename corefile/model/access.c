@@ -262,9 +262,9 @@ int ci_model_allocs_load(const struct ci_model *m, const uint8_t *want, size_t f
 	return 0;
 }
 
-void ci_alloc_walk_init(struct ci_alloc_walk *w, const struct ci_model *m)
+void ci_alloc_walk_init(struct ci_alloc_walk *w, const struct ci_model *m, size_t to)
 {
-	*w = (struct ci_alloc_walk){ .m = m };
+	*w = (struct ci_alloc_walk){ .m = m, .to = to < m->alloc_count ? to : m->alloc_count };
 }
 
 void ci_alloc_walk_deinit(struct ci_alloc_walk *w)
@@ -289,7 +289,7 @@ const struct ci_alloc *ci_alloc_walk_at(struct ci_alloc_walk *w, size_t i)
 		if (!w->window || !w->order)
 			return ci_model_alloc_peek(m, i, &w->one) ? &w->one : NULL;
 		size_t next = i;
-		alloc_sweep(m, &next, m->alloc_count, NULL, w->window, w->order);
+		alloc_sweep(m, &next, i < w->to ? w->to : i + 1, NULL, w->window, w->order);
 		w->from = i;
 		w->n = next - i;
 	}

@@ -112,18 +112,20 @@ void ci_model_launches_read(const struct ci_model *model, size_t reads);
  * byte each, indexed like the allocations; NULL: all), in sweeps.  Nothing to do for a model
  * that is not lazy.  -1 on out-of-memory. */
 int ci_model_allocs_load(const struct ci_model *model, const uint8_t *want, size_t from, size_t to);
-/* A pass over MODEL's live allocations in the model's order that does not keep them (the full
- * JSON document): ci_alloc_walk_at(W, I) is allocation I, loaded, else read with the next
- * 65,536 in one sweep into the walk's window (6 MiB; without room for it, alone), valid until
- * the next call; NULL when the model has no allocation I. */
+/* A pass over MODEL's live allocations below TO in the model's order that does not keep them
+ * (the full JSON document, the allocs view): ci_alloc_walk_at(W, I) is allocation I, loaded,
+ * else read with the next ones below TO, up to 65,536, in one sweep into the walk's window
+ * (6 MiB; without room for it, alone), valid until the next call; NULL when the model has no
+ * allocation I. */
 struct ci_alloc_walk {
 	const struct ci_model *m;
+	size_t to;
 	size_t from, n;           /* the window: allocations FROM .. FROM + N - 1 */
 	struct ci_alloc *window;
 	uint64_t *order;          /* room for a sweep's slots, twice */
 	struct ci_alloc one;      /* out of memory: the one asked for */
 };
-void ci_alloc_walk_init(struct ci_alloc_walk *w, const struct ci_model *model);
+void ci_alloc_walk_init(struct ci_alloc_walk *w, const struct ci_model *model, size_t to);
 const struct ci_alloc *ci_alloc_walk_at(struct ci_alloc_walk *w, size_t i);
 void ci_alloc_walk_deinit(struct ci_alloc_walk *w);
 const struct ci_alloc *ci_model_alloc_loaded(const struct ci_model *model, size_t i);

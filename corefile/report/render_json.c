@@ -523,7 +523,7 @@ static void j_part_allocations(struct json *j)
 {
 	const struct ci_model *m = j->m;
 	struct ci_alloc_walk walk;
-	ci_alloc_walk_init(&walk, m);
+	ci_alloc_walk_init(&walk, m, m->alloc_count);
 	j_arr(j, "allocations");
 	for (size_t i = 0; i < m->alloc_count; i++) {
 		if (!shown(j, SHOWN_ALLOCS, i))

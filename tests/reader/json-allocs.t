@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# JSON of a million live allocations in bounded memory (issue 23): `--json=full` and `--json`
-# of a record whose allocation table holds 1,000,000 live allocations (1.4 million slots, 134
+# JSON and the allocs view of a million live allocations in bounded memory (issue 23):
+# `--json=full`, `--json` and `allocs` of a record whose allocation table holds 1,000,000 live allocations (1.4 million slots, 134
 # MB: in 1.2 million, mkrecord's linear probing puts 27 of them past the 256 slots record.h allows,
-# and decode rejects those) stay within the issue's 64 MiB.  They peaked at 147 and 148 MiB when the radix sort took
-# a copy of the 32-byte keys and the allocations were read from the table one by one in address
-# order, which mapped all of it.  What mkrecord plants (tests/reader-input/synth.c) is the
+# and decode rejects those) stay within the issue's 64 MiB.  They peaked at 162, 163 and 253 MiB
+# when the radix sort took a copy of the 32-byte keys, the allocations were read from the table
+# one by one in address order, which mapped all of it, and the allocs view kept a copy of each.  What mkrecord plants (tests/reader-input/synth.c) is the
 # expectation: allocation i (from 0) has id i + 1, address SYNTH_ALLOC_BASE + i *
 # SYNTH_ALLOC_STRIDE, size 4096 * (i + 1), time 100 + i, thread the record's pid (4242) and
 # stack 1 (three frames), stored in the table by hash of its address.  Documents are read a
 # line at a time (one element of a top-level array per line, docs/JSON.md): every allocation's
-# id, address and size are checked, one in 9,973 and the last parsed whole.
+# id, address and size are checked, one in 9,973 and the last parsed whole; every row of the
+# allocs view too.
 . "$(dirname "$0")/../lib/tap.sh"
 CI=$B/cudainspect
 MK=$B/tests/reader-input/mkrecord
 [ -x "$CI" ] && [ -x "$MK" ] || skip_all "$CI or $MK is not built"
 command -v python3 >/dev/null || skip_all "python3 is not installed"
-plan 11
+plan 14
 
 allocs=1000000 newest=4096 # CI_JSON_ALLOCATIONS, as docs/JSON.md states it
 "$MK" --allocs=$allocs --alloc-cap=1400000 "$T/rec" >/dev/null 2>&1
@@ -75,13 +76,13 @@ run() { # MODE: the document through check.py into $T/MODE.found, the peak into 
 	return "${PIPESTATUS[0]}"
 }
 got() { sed -n "s/^$2=//p" "$T/$1.found"; }
-peak() { # MODE: the peak against the issue's bound
+peak() { # MODE [NAME]: the peak against the issue's bound
 	if [ "${CI_SANITIZE:-}" = address ]; then
 		skip "peak memory is meaningless under ASan (its shadow memory)"
 	elif [ -x /usr/bin/time ]; then
 		local kib
 		kib=$(tail -1 "$T/$1.rss")
-		ok "--$1 peaks at $kib KiB (at most 64 MiB)" test "${kib:-999999999}" -le $((64 * 1024))
+		ok "${2:---$1} peaks at $kib KiB (at most 64 MiB)" test "${kib:-999999999}" -le $((64 * 1024))
 	else
 		skip "/usr/bin/time is not installed"
 	fi
@@ -103,4 +104,31 @@ is "${shown#* }" "newest=$newest" "--json: the newest $newest allocations by id 
 is "$(($(got json omitted) + ${shown%% *}))" $allocs "... and the others counted as omitted"
 like "$(got json errors)" "^0 order_errors=0 parsed=[1-9]" "... each shown one as planted, by address"
 peak json
-is "$(cat "$T/json=full.err" "$T/json.err")" "" "nothing on standard error"
+
+# The allocs view: every allocation a row, by address, as planted.
+cat >"$T/rows.py" <<'EOF'
+import sys
+allocs = int(sys.argv[1])
+BASE, STRIDE = 0x7f0000000000, 0x100000
+rows = errors = 0
+for line in sys.stdin:
+    f = line.split()
+    if not f or not f[0].startswith("#"):
+        continue
+    i = rows
+    errors += not (f[0] == "#%d" % (i + 1) and f[1] == "0x%x" % (BASE + i * STRIDE)
+                   and f[2] == "{:,}".format(4096 * (i + 1)) and f[3:5] == ["device", "4242"])
+    rows += 1
+print("rows=%d errors=%d" % (rows, errors))
+EOF
+if [ -x /usr/bin/time ]; then
+	/usr/bin/time -o "$T/allocs.rss" -f '%M' "$CI" "$T/rec" allocs 2>"$T/allocs.err" |
+		python3 "$T/rows.py" $allocs >"$T/allocs.found"
+else
+	"$CI" "$T/rec" allocs 2>"$T/allocs.err" | python3 "$T/rows.py" $allocs >"$T/allocs.found"
+fi
+is "${PIPESTATUS[0]}" 0 "allocs exits 0"
+is "$(cat "$T/allocs.found")" "rows=$allocs errors=0" \
+	"... a row for every allocation, by address, as planted (id, address, size, kind, thread)"
+peak allocs "the allocs view"
+is "$(cat "$T/json=full.err" "$T/json.err" "$T/allocs.err")" "" "nothing on standard error"
