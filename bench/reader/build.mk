@@ -43,3 +43,16 @@ bench-reader-scale: $(BUILD)/bench/reader/bigcore $(BUILD)/bench/reader/measure
 		$(if $(BENCH_SCALE_BEFORE),--before $(BENCH_SCALE_BEFORE))
 
 BENCH_TARGETS += bench-reader-scale
+
+# A million live allocations: each view on mkrecord's record of them (and, with
+# BENCH_ALLOCS_CORE=1, on bigcore's core of them under the recorder) (bench/reader/allocs.sh;
+# docs/PERFORMANCE.md, "At scale").  BENCH_ALLOCS_BEFORE=DIR adds an older build's figures.
+BENCH_ALLOCS_BEFORE ?=
+BENCH_ALLOCS_CORE ?=
+.PHONY: bench-reader-allocs
+bench-reader-allocs: $(BUILD)/bench/reader/bigcore $(BUILD)/bench/reader/measure \
+		$(BUILD)/tests/reader-input/mkrecord $(BUILD)/cudainspect
+	@CI_BUILD=$(abspath $(BUILD)) bench/reader/allocs.sh \
+		$(if $(BENCH_ALLOCS_CORE),--core) $(if $(BENCH_ALLOCS_BEFORE),--before $(BENCH_ALLOCS_BEFORE))
+
+BENCH_TARGETS += bench-reader-allocs

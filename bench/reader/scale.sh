@@ -115,16 +115,9 @@ for size in $sizes; do
 			jsonfull) args=(--json=full "$core")
 				"$d/cudainspect" --json=full --version >/dev/null 2>&1 || args=(--json "$core") ;;
 			esac
-			read -r s kib _ < <(median "$d/cudainspect" "${args[@]}")
-			cell[$size,$b,$v]="$s s, $((kib / 1024)) MiB"
-			echo "bench: scale_${size}_${b}_${v}_time $s s"
-			echo "bench: scale_${size}_${b}_${v}_peak_rss $((kib / 1024)) MiB"
-			if [ "${v#json}" != "$v" ]; then
-				bytes=$("$d/cudainspect" "${args[@]}" 2>/dev/null | wc -c)
-				mb=$(awk -v n="$bytes" 'BEGIN { printf "%.1f", n / 1e6 }')
-				cell[$size,$b,$v]+=", $mb MB"
-				echo "bench: scale_${size}_${b}_${v}_document $mb MB"
-			fi
+			doc=-
+			[ "${v#json}" != "$v" ] && doc=doc
+			view_figures "scale_${size}_${b}_${v}" "$size,$b,$v" $doc "$d/cudainspect" "${args[@]}"
 		done
 		echo "bench: scale_${size}_${b}_core_size $(( $(stat -c %s "$core") / 1048576 )) MiB"
 		rm -rf "$scratch/core"
@@ -132,24 +125,8 @@ for size in $sizes; do
 done
 
 # The table, one row per measurement, one column per size (before / after when both).
-echo
-printf '| |'
-for size in $sizes; do printf ' %s |' "$size"; done
-printf '\n|---|'
-for size in $sizes; do printf -- '---|'; done
-printf '\n'
-for row in "kernels:\`kernels --last 20\`" "json:\`--json\`" "jsonfull:\`--json=full\`" "summary:summary" "allocs:\`allocs\`" \
-	"crash:the crashing process" "handler:fatal signal to default handler"; do
-	key=${row%%:*}
-	printf '| %s |' "${row#*:}"
-	for size in $sizes; do
-		if [ -n "$before" ]; then
-			printf ' %s → %s |' "${cell[$size,before,$key]}" "${cell[$size,after,$key]}"
-		else
-			printf ' %s |' "${cell[$size,after,$key]}"
-		fi
-	done
-	printf '\n'
-done
+figures_table "$sizes" "kernels:\`kernels --last 20\`" "json:\`--json\`" "jsonfull:\`--json=full\`" \
+	"summary:summary" "allocs:\`allocs\`" "crash:the crashing process" \
+	"handler:fatal signal to default handler"
 $keep && echo "bench-scale: kept $scratch"
 exit 0

@@ -177,6 +177,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 	bool stop = false;
 	/* A lazy section is scanned once and read again only for the few entries a view shows. */
 	bool lazy = inplace && d->lazy && (kind == CI_SEC_LAUNCHES || kind == CI_SEC_ALLOCS);
+	const uint8_t *released = inplace;
 	for (uint64_t first = 0, cnt; first < have && !stop; first += cnt) {
 		cnt = have - first < per_chunk ? have - first : per_chunk;
 		const uint8_t *p = inplace ? inplace + first * esize : c.buf;
@@ -236,7 +237,7 @@ static struct ci_error *decode_entries(struct decoder *d, uint32_t kind, void **
 			ci_count_verdict(stats, v);
 		}
 		if (lazy)
-			ci_source_release(d->src, p, cnt * esize);
+			ci_source_release_behind(d->src, &released, p + cnt * esize);
 	}
 	uint64_t head = d->secs[kind].head;
 	if (layout == LAYOUT_RING && head > cap)

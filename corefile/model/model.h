@@ -98,15 +98,36 @@ bool ci_model_alloc_peek(const struct ci_model *model, size_t i, struct ci_alloc
  * from (after many peeks; they are read again if needed): the memory counted is what is kept. */
 void ci_model_launches_release(const struct ci_model *model);
 void ci_model_allocs_release(const struct ci_model *model);
-/* A pass that reads entries into scratch copies (peeks) or loads them calls these after its
- * READS-th read (counting from 1): now and then they give the pages back.  Launches are read in
- * ring order: every 4,096 (1 MiB of the input).  Allocations are read in address order, which
- * is no order in the table, and each read maps the 64 KiB around it (the kernel's
- * fault-around): in a table with few live allocations, every 32 (at most 2 MiB); in a full
- * one the reads share their pages, and giving them back every 64 made a pass over a million
- * allocations 2.4 times as slow, so every 16,384 there. */
+/* A pass that reads launches into scratch copies (peeks) or loads them calls this after its
+ * READS-th read (counting from 1): every 4,096 (1 MiB of the input, read in ring order) it gives
+ * the pages back. */
 void ci_model_launches_read(const struct ci_model *model, size_t reads);
-void ci_model_allocs_read(const struct ci_model *model, size_t reads);
+/* Allocations are in address order, which is no order in the table: a pass reads them in
+ * sweeps over the table, each of at most 65,536 allocations read in the order of their slots
+ * and the pages given back behind it, so the input it maps stays small (a few MiB) whatever
+ * the table holds.  Read one by one, a pass over a million allocations mapped all 115 MiB of
+ * their table (the page cache maps 2 MiB at a time where it holds the input in large folios).
+ *
+ * Load (as ci_model_load_alloc) MODEL's live allocations FROM .. TO - 1 that WANT marks (one
+ * byte each, indexed like the allocations; NULL: all), in sweeps.  Nothing to do for a model
+ * that is not lazy.  -1 on out-of-memory. */
+int ci_model_allocs_load(const struct ci_model *model, const uint8_t *want, size_t from, size_t to);
+/* A pass over MODEL's live allocations below TO in the model's order that does not keep them
+ * (the full JSON document, the allocs view): ci_alloc_walk_at(W, I) is allocation I, loaded,
+ * else read with the next ones below TO, up to 65,536, in one sweep into the walk's window
+ * (6 MiB; without room for it, alone), valid until the next call; NULL when the model has no
+ * allocation I. */
+struct ci_alloc_walk {
+	const struct ci_model *m;
+	size_t to;
+	size_t from, n;           /* the window: allocations FROM .. FROM + N - 1 */
+	struct ci_alloc *window;
+	uint64_t *order;          /* room for a sweep's slots, twice */
+	struct ci_alloc one;      /* out of memory: the one asked for */
+};
+void ci_alloc_walk_init(struct ci_alloc_walk *w, const struct ci_model *model, size_t to);
+const struct ci_alloc *ci_alloc_walk_at(struct ci_alloc_walk *w, size_t i);
+void ci_alloc_walk_deinit(struct ci_alloc_walk *w);
 const struct ci_alloc *ci_model_alloc_loaded(const struct ci_model *model, size_t i);
 
 /* The stream slot is valid and was published. */
@@ -220,7 +241,7 @@ struct decoder {
 	bool sparse;              /* ci_decode_options.sparse */
 	struct ci_launch_filter list;             /* ci_decode_options.list, when sparse */
 	bool every_alloc;                         /* ci_decode_options.every_alloc */
-	void *scratch;                            /* for sorting, see ci_sort_ordering */
+	void *scratch;                            /* the radix sort's key indexes (order.c) */
 	size_t scratch_size;
 	struct refcheck rc;                       /* over m, counting into the two above */
 };
@@ -329,14 +350,13 @@ struct ordering {
 	const uint8_t *entries;
 	size_t stride;
 	struct order_key *keys;   /* accepted entries, in slot order until sorted */
-	struct order_key *tmp;    /* as many, while sorting: the decoder's scratch space */
 	size_t n, cap;
 };
 
 void ci_ordering_deinit(struct ordering *o);
 /* Take accepted entry E in SLOT of O's section, its references checked and counted. */
 bool ci_ordering_add(struct decoder *d, struct ordering *o, const uint8_t *e, uint64_t slot);
-/* Sort O's keys into the model's order (false on out-of-memory). */
+/* Sort O's keys into the model's order, in place (false on out-of-memory). */
 bool ci_sort_ordering(struct decoder *d, struct ordering *o);
 /* Copy O's entries, in order, into *RET (COUNT of them), judged again on the copy. */
 struct ci_error *ci_order_entries(struct decoder *d, struct ordering *o, void **ret, size_t *count);

@@ -78,11 +78,36 @@ static uint64_t ordering_minor(const struct ordering *o, uint64_t slot)
 	return ci_le64(o->entries + slot * o->stride + ci_section_kinds[o->kind].order_minor);
 }
 
+/* Move the keys of K along the cycles of a permutation, in place: key FROM[OUT] goes to OUT.
+ * Each cycle is followed once, FROM marking the places filled (it is consumed). */
+static void permute_keys(struct order_key *k, size_t n, uint32_t *from)
+{
+	for (size_t start = 0; start < n; start++) {
+		if (from[start] == start)
+			continue;
+		struct order_key first = k[start];
+		size_t at = start;
+		for (;;) {
+			size_t src = from[at];
+			from[at] = (uint32_t)at;
+			if (src == start) {
+				k[at] = first;
+				break;
+			}
+			k[at] = k[src];
+			at = src;
+		}
+	}
+}
+
 /* Sort the keys by major in linear time: a least-significant-digit radix sort, 11 bits a pass,
  * over the bits in which keys differ (about 32 for the times of a ring or the addresses of the
- * allocations, so three passes).  Rings come out of the record almost in time order already
- * (each thread fills the slots it claimed in chunks), and are only checked then. */
-static bool order_scratch(struct decoder *d, struct ordering *o);
+ * allocations, so three passes).  What it sorts is the keys' indexes (4 bytes a key, twice),
+ * not the keys: a copy of those to sort into was 32 MiB of a table of a million allocations,
+ * half of what a streamed document may take.  The keys are then moved in place.  Rings come
+ * out of the record almost in time order already (each thread fills the slots it claimed in
+ * chunks), and are only checked then. */
+static bool order_scratch(struct decoder *d, size_t n);
 
 static bool order_by_major(struct decoder *d, struct ordering *o)
 {
@@ -97,7 +122,7 @@ static bool order_by_major(struct decoder *d, struct ordering *o)
 	}
 	if (sorted)
 		return true;
-	if (!order_scratch(d, o))
+	if (n > UINT32_MAX || !order_scratch(d, n))
 		return false;
 	unsigned passes = (64 - (unsigned)__builtin_clzll(diff) + DIGIT - 1) / DIGIT;
 	size_t (*hist)[BUCKETS] = calloc(passes, sizeof *hist);
@@ -106,10 +131,12 @@ static bool order_by_major(struct decoder *d, struct ordering *o)
 	for (size_t i = 0; i < n; i++)
 		for (unsigned p = 0; p < passes; p++)
 			hist[p][(k[i].major >> (p * DIGIT)) & (BUCKETS - 1)]++;
-	struct order_key *from = k, *to = o->tmp;
+	uint32_t *from = d->scratch, *to = from + n;
+	for (size_t i = 0; i < n; i++)
+		from[i] = (uint32_t)i;
 	for (unsigned p = 0; p < passes; p++) {
 		unsigned shift = p * DIGIT;
-		if (hist[p][(from[0].major >> shift) & (BUCKETS - 1)] == n)
+		if (hist[p][(k[0].major >> shift) & (BUCKETS - 1)] == n)
 			continue; /* every key has the same digit here */
 		size_t sum = 0;
 		for (unsigned v = 0; v < BUCKETS; v++) {
@@ -117,15 +144,18 @@ static bool order_by_major(struct decoder *d, struct ordering *o)
 			hist[p][v] = sum;
 			sum += c;
 		}
-		for (size_t i = 0; i < n; i++)
-			to[hist[p][(from[i].major >> shift) & (BUCKETS - 1)]++] = from[i];
-		struct order_key *t = from;
+		/* The keys are read in the order of the pass before: fetched ahead. */
+		for (size_t i = 0; i < n; i++) {
+			if (i + 16 < n)
+				__builtin_prefetch(&k[from[i + 16]]);
+			to[hist[p][(k[from[i]].major >> shift) & (BUCKETS - 1)]++] = from[i];
+		}
+		uint32_t *t = from;
 		from = to;
 		to = t;
 	}
 	free(hist);
-	o->keys = from;
-	o->tmp = to;
+	permute_keys(k, n, from);
 	return true;
 }
 
@@ -233,23 +263,7 @@ static bool order_by_lanes(struct ordering *o)
 			;
 		next[best] = i;
 	}
-	/* Key FROM[OUT] goes to OUT: follow each cycle once, marking the places filled. */
-	for (size_t start = 0; start < n; start++) {
-		if (from[start] == start)
-			continue;
-		struct order_key first = k[start];
-		size_t at = start;
-		for (;;) {
-			size_t src = from[at];
-			from[at] = (uint32_t)at;
-			if (src == start) {
-				k[at] = first;
-				break;
-			}
-			k[at] = k[src];
-			at = src;
-		}
-	}
+	permute_keys(k, n, from);
 	return true;
 }
 
@@ -263,7 +277,7 @@ static void reverse_keys(struct order_key *k, size_t a, size_t b)
 	}
 }
 
-/* Sort the keys of O, in place or (the radix sort) swapped with O->tmp (as large). */
+/* Sort the keys of O, in place. */
 static bool sort_keys(struct decoder *d, struct ordering *o, uint64_t cap, uint64_t head)
 {
 	size_t n = o->n;
@@ -291,40 +305,27 @@ static bool sort_keys(struct decoder *d, struct ordering *o, uint64_t cap, uint6
 	return (order_by_lanes(o) || order_by_major(d, o)) && order_ties(d, o);
 }
 
-/* O->tmp as large as O's keys, for the radix sort: the decoder's scratch space, which is kept
- * from section to section (new memory costs more than the sorting).  Only that sort works out
- * of place; the others need no space of the keys' size. */
-static bool order_scratch(struct decoder *d, struct ordering *o)
+/* Room for the radix sort's two arrays of N key indexes in the decoder's scratch space, which
+ * is kept from section to section (new memory costs more than the sorting).  Only that sort
+ * needs it; the others need no space of the keys' size. */
+static bool order_scratch(struct decoder *d, size_t n)
 {
-	size_t n = o->n;
-	if (d->scratch_size < n * sizeof *o->tmp) {
+	size_t size = 2 * n * sizeof(uint32_t);
+	if (d->scratch_size < size) {
 		free(d->scratch);
-		d->scratch = ci_alloc_big(n * sizeof *o->tmp);
-		d->scratch_size = d->scratch ? n * sizeof *o->tmp : 0;
+		d->scratch = ci_alloc_big(size);
+		d->scratch_size = d->scratch ? size : 0;
 		if (!d->scratch)
 			return false;
 	}
-	o->tmp = d->scratch;
 	return true;
 }
 
-/* Put O's keys in the model's order. */
+/* Put O's keys in the model's order, in place. */
 bool ci_sort_ordering(struct decoder *d, struct ordering *o)
 {
 	const struct ci_section *sec = &d->secs[o->kind];
-	uint64_t cap = sec->capacity, head = sec->head;
-	size_t n = o->n;
-	struct order_key *keys = o->keys;
-	o->tmp = NULL;
-	bool ok = sort_keys(d, o, cap, head);
-	/* Whichever buffer does not hold the keys now is the scratch space. */
-	if (o->keys != keys) {
-		d->scratch = keys;
-		d->scratch_size = o->cap * sizeof *keys;
-		o->cap = n;
-	}
-	o->tmp = NULL;
-	return ok;
+	return sort_keys(d, o, sec->capacity, sec->head);
 }
 
 /* Copy the accepted entries of O into a new array in the model's order, clearing their bad

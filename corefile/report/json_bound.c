@@ -44,10 +44,76 @@ static void name_alloc(struct ci_json_bound *b, const struct ci_model *m, struct
 		na->id[na->n++] = a->id;
 }
 
+/* The newest CI_JSON_ALLOCATIONS ids: ids are gathered into room for twice as many, and when it
+ * is full the newest half is kept (a selection, in linear time) and its oldest becomes the floor
+ * that later ids must pass.  Sorting every id took 16 MiB for a million allocations (the ids
+ * and qsort's own copy), and a heap of the newest spent a tenth of --json's time sifting ids
+ * that came in increasing order (a table in address order, allocations made low to high). */
+enum { NEWEST = CI_JSON_ALLOCATIONS };
+struct newest_ids {
+	uint64_t id[2 * NEWEST];
+	size_t n;
+	bool full;                /* NEWEST ids at least FLOOR were seen */
+	uint64_t floor;
+};
+
+/* Put the K largest of V[0 .. N) first (K < N), in no order: quickselect. */
+static void select_newest(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n; /* the K-th largest lies in [lo, hi) */
+	while (hi - lo > 1) {
+		uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+		uint64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		/* Three ways: larger, equal, smaller than the pivot. */
+		size_t gt = lo, i = lo, lt = hi;
+		while (i < lt) {
+			uint64_t x = v[i];
+			if (x > pivot) {
+				v[i++] = v[gt];
+				v[gt++] = x;
+			} else if (x < pivot) {
+				v[i] = v[--lt];
+				v[lt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < gt)
+			hi = gt;
+		else if (k >= lt)
+			lo = lt;
+		else
+			return; /* the K-th is among the equal ones */
+	}
+}
+
 static void visit_id(const struct ci_alloc_ref *a, void *arg)
 {
-	uint64_t **next = arg;
-	*(*next)++ = a->id;
+	struct newest_ids *h = arg;
+	if (h->full && a->id <= h->floor)
+		return;
+	h->id[h->n++] = a->id;
+	if (h->n < 2 * NEWEST)
+		return;
+	select_newest(h->id, h->n, NEWEST);
+	h->n = NEWEST;
+	h->full = true;
+	h->floor = h->id[0];
+	for (size_t i = 1; i < NEWEST; i++)
+		h->floor = h->id[i] < h->floor ? h->id[i] : h->floor;
+}
+
+/* The oldest of the newest NEWEST ids seen, or 0 when fewer were seen. */
+static uint64_t newest_floor(struct newest_ids *h)
+{
+	if (h->n < NEWEST)
+		return 0;
+	if (h->n > NEWEST)
+		select_newest(h->id, h->n, NEWEST);
+	uint64_t floor = h->id[0];
+	for (size_t i = 1; i < NEWEST; i++)
+		floor = h->id[i] < floor ? h->id[i] : floor;
+	return floor;
 }
 
 static void visit_shown(const struct ci_alloc_ref *a, void *arg)
@@ -61,35 +127,25 @@ static void visit_shown(const struct ci_alloc_ref *a, void *arg)
 	na->shown[a->handle] = named; /* the model's index: a lazy or complete model's handle */
 }
 
-static int id_newest_first(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? 1 : a > b ? -1 : 0;
-}
-
 /* The allocations shown: those named, and the newest CI_JSON_ALLOCATIONS by id (ids are handed
  * out in order, never reused). */
 static bool choose_allocs(struct ci_model *m, struct named_allocs *na)
 {
 	if (m->alloc_count > CI_JSON_ALLOCATIONS) {
-		_cleanup_free_ uint64_t *ids = malloc(m->alloc_count * sizeof *ids);
-		if (!ids)
+		_cleanup_free_ struct newest_ids *newest = calloc(1, sizeof *newest);
+		if (!newest)
 			return false;
-		uint64_t *next = ids;
-		ci_model_each_alloc(m, visit_id, &next);
-		qsort(ids, (size_t)(next - ids), sizeof *ids, id_newest_first);
-		na->newest_from = next - ids >= CI_JSON_ALLOCATIONS ? ids[CI_JSON_ALLOCATIONS - 1] : 0;
+		ci_model_each_alloc(m, visit_id, newest);
+		na->newest_from = newest_floor(newest);
 	}
 	ci_model_each_alloc(m, visit_shown, na);
-	/* Loading fails only where the model does not keep the entry (a sparse one): not shown. */
-	for (size_t i = 0, loaded = 0; i < m->alloc_count; i++) {
-		if (na->shown[i] && !ci_model_load_alloc(m, i))
+	/* Loaded in sweeps of the table (model.h); only where the model does not keep the entry (a
+	 * sparse one) is one not loaded: not shown. */
+	if (ci_model_allocs_load(m, na->shown, 0, m->alloc_count))
+		return false;
+	for (size_t i = 0; i < m->alloc_count; i++)
+		if (na->shown[i] && !ci_model_alloc_loaded(m, i))
 			na->shown[i] = 0;
-		/* Kept are the copies, not the pages of the table they were read from. */
-		if (na->shown[i])
-			ci_model_allocs_read(m, ++loaded);
-	}
-	ci_model_allocs_release(m);
 	return true;
 }
 

@@ -24,7 +24,7 @@ struct json {
 	const struct ci_render_options *o;
 	bool in_diagnosis;          /* writing diagnosis.faulting_launch */
 	const struct ci_json_bound *bound; /* what a bounded document shows; NULL: everything */
-	size_t peeked[SHOWN_KINDS]; /* launches, allocations read into scratch copies so far */
+	size_t peeked;              /* launches read into scratch copies so far */
 };
 
 /* Entry I of KIND is in the document: a bounded one shows what the session chose (json_bound.c). */
@@ -41,17 +41,7 @@ static const struct ci_launch *launch_at(struct json *j, size_t i, struct ci_lau
 	const struct ci_launch *l = ci_model_launch_loaded(j->m, i);
 	if (l || !ci_model_launch_peek(j->m, i, copy))
 		return ci_report_launch(j->r, i);
-	ci_model_launches_read(j->m, ++j->peeked[SHOWN_LAUNCHES]);
-	return copy;
-}
-
-/* Live allocation I for the document, as launch_at. */
-static const struct ci_alloc *alloc_at(struct json *j, size_t i, struct ci_alloc *copy)
-{
-	const struct ci_alloc *a = ci_model_alloc_loaded(j->m, i);
-	if (a || !ci_model_alloc_peek(j->m, i, copy))
-		return ci_report_alloc(j->r, i);
-	ci_model_allocs_read(j->m, ++j->peeked[SHOWN_ALLOCS]);
+	ci_model_launches_read(j->m, ++j->peeked);
 	return copy;
 }
 
@@ -527,17 +517,22 @@ static void j_part_launches(struct json *j)
 	ci_model_launches_release(m);
 }
 
+/* The live allocations: those loaded, else (a lazy model's in a full document) read a sweep of
+ * the table at a time into the walk's window, in address order, never kept (model.h). */
 static void j_part_allocations(struct json *j)
 {
 	const struct ci_model *m = j->m;
+	struct ci_alloc_walk walk;
+	ci_alloc_walk_init(&walk, m, m->alloc_count);
 	j_arr(j, "allocations");
 	for (size_t i = 0; i < m->alloc_count; i++) {
-		struct ci_alloc copy;
-		if (shown(j, SHOWN_ALLOCS, i))
-			j_alloc(j, alloc_at(j, i, &copy), false);
+		if (!shown(j, SHOWN_ALLOCS, i))
+			continue;
+		const struct ci_alloc *a = ci_alloc_walk_at(&walk, i);
+		j_alloc(j, a ? a : ci_report_alloc(j->r, i), false);
 	}
 	j_close(j);
-	ci_model_allocs_release(m);
+	ci_alloc_walk_deinit(&walk);
 }
 
 static void j_part_frees(struct json *j)

@@ -1918,8 +1918,13 @@ void ci_text_allocs(struct ci_text_out *o)
 	size_t want = o->o->last ? o->o->last : m->alloc_count;
 	line(o, "  %-7s %-16s %-14s %-12s %-7s %s", "id", "address", "size (bytes)", "kind", "thread",
 	     "allocated at");
+	/* A lazy model's allocations are read a sweep of the table at a time, not kept (model.h). */
+	struct ci_alloc_walk walk __attribute__((cleanup(ci_alloc_walk_deinit)));
+	ci_alloc_walk_init(&walk, m, want);
 	for (size_t i = 0; i < m->alloc_count && i < want; i++) {
-		const struct ci_alloc *a = ci_report_alloc(o->r, i);
+		const struct ci_alloc *a = ci_alloc_walk_at(&walk, i);
+		if (!a)
+			a = ci_report_alloc(o->r, i);
 		if (o->o->has_thread_filter && a->tid != o->o->thread_filter)
 			continue;
 		char sz[32], site[768], id[24];

@@ -286,14 +286,8 @@ static int load_shown(struct ci_report *r, unsigned needs)
 		r->launches_matched = found + older;
 		r->launches_counted = true;
 	}
-	if ((needs & CI_NEEDS_ALLOC_STACKS) && !m->allocs) {
-		size_t n = opt->last && opt->last < m->alloc_count ? opt->last : m->alloc_count;
-		for (size_t i = 0; i < n; i++) {
-			if (!ci_model_load_alloc(m, i))
-				return -1;
-			ci_model_allocs_read(m, i + 1); /* the copies are kept, not the table's pages */
-		}
-	}
+	/* The allocs view's allocations are not loaded: the view reads them a sweep of the table at
+	 * a time as it prints them (render_text.c), as their stacks are resolved (below). */
 	return 0;
 }
 
@@ -325,20 +319,21 @@ static int resolve_stacks(struct ci_report *r, unsigned needs)
 		if (l && resolve_stack(r, l->stack))
 			return -1;
 	}
-	for (size_t i = 0; (needs & CI_NEEDS_ALLOC_STACKS) && i < m->alloc_count; i++) {
-		struct ci_alloc ac;
-		const struct ci_alloc *a = ci_model_alloc_loaded(m, i);
-		if (!a && every && ci_model_alloc_peek(m, i, &ac)) {
-			a = &ac;
-			ci_model_allocs_read(m, i + 1);
-		}
+	/* The allocations: those the full JSON document and a text view show (the first --last N of
+	 * a lazy model's in the allocs view) read in sweeps, those a bounded document shows loaded. */
+	bool walk_allocs = every || !r->request.json;
+	size_t allocs = m->alloc_count, last = r->request.render.last;
+	if (!r->request.json && !m->allocs && last && last < allocs)
+		allocs = last;
+	struct ci_alloc_walk walk __attribute__((cleanup(ci_alloc_walk_deinit)));
+	ci_alloc_walk_init(&walk, m, allocs);
+	for (size_t i = 0; (needs & CI_NEEDS_ALLOC_STACKS) && i < allocs; i++) {
+		const struct ci_alloc *a = walk_allocs ? ci_alloc_walk_at(&walk, i) : ci_model_alloc_loaded(m, i);
 		if (a && resolve_alloc(r, a, false))
 			return -1;
 	}
-	if (every) {
+	if (every)
 		ci_model_launches_release(m);
-		ci_model_allocs_release(m);
-	}
 	for (size_t i = 0; (needs & CI_NEEDS_FREE_STACKS) && i < m->free_count; i++)
 		if (resolve_alloc(r, &m->frees[i], true))
 			return -1;

@@ -414,6 +414,16 @@ void ci_source_release(const struct ci_source *src, const uint8_t *p, size_t len
 		madvise((void *)a, b - a, MADV_DONTNEED); /* advice: a failure costs only memory */
 }
 
+void ci_source_release_behind(const struct ci_source *src, const uint8_t **released, const uint8_t *p)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	const uint8_t *to = p - (uintptr_t)p % page;
+	if (to <= *released)
+		return;
+	ci_source_release(src, *released - (uintptr_t)*released % page, (size_t)(to - *released) + (uintptr_t)*released % page);
+	*released = to;
+}
+
 uint64_t ci_source_available(struct ci_source *src, uint64_t addr, uint64_t max)
 {
 	uint64_t got = 0;

@@ -126,6 +126,12 @@ const uint8_t *ci_source_peek(const struct ci_source *src, uint64_t addr, size_t
 /* The pages wholly inside [P, P + LEN) of a mapped image are not needed for a while: give
  * them back (the file keeps them; a later read maps them again).  Nothing for other images. */
 void ci_source_release(const struct ci_source *src, const uint8_t *p, size_t len);
+/* A pass that reads a mapped image forwards gives back what lies behind it: the pages from
+ * *RELEASED up to the one holding P (which stays: an entry may lie across it), *RELEASED
+ * then moved to that page.  Page by page: the page cache may map the input in folios of up to
+ * 2 MiB, and a page left on each side of every release, touched again by the next read, kept
+ * such folios mapped (16 MiB of a 134 MiB allocation table scanned 256 KiB at a time). */
+void ci_source_release_behind(const struct ci_source *src, const uint8_t **released, const uint8_t *p);
 /* Bytes readable from ADDR on without a gap, up to MAX. */
 uint64_t ci_source_available(struct ci_source *src, uint64_t addr, uint64_t max);
 /* Progress on stderr when opts.progress is set: DONE of TOTAL units of WHAT; total 0 ends it. */

@@ -292,7 +292,9 @@ void synth_build(const struct synth_spec *s, uint8_t *buf)
 		/* Twins: alloc 1 goes in first, at alloc 0's address, so it takes the home slot. */
 		uint32_t i = s->alloc_twins && n < 2 && s->allocs >= 2 ? 1 - n : n;
 		uint64_t at = s->alloc_twins && i == 1 ? 0 : i;
-		struct ci_alloc a = { .seq = i + 1, .id = i + 1,
+		/* Ids out of address order where asked: allocations made high to low, or in no order. */
+		uint64_t id = s->alloc_id_step ? (uint64_t)i * s->alloc_id_step % s->allocs + 1 : i + 1;
+		struct ci_alloc a = { .seq = id, .id = id,
 				      .address = SYNTH_ALLOC_BASE + at * SYNTH_ALLOC_STRIDE,
 				      .size = 0x1000ull * (i + 1), .time_ns = 100 + i, .state = CI_ALLOC_LIVE,
 				      .kind = CI_ALLOC_DEVICE, .ctx = 0, .stream = CI_NONE, .tid = s->pid,
@@ -434,6 +436,7 @@ int synth_parse_option(struct synth_spec *s, const char *arg)
 		NUM("--torn=", torn_launches, 32), NUM("--entry-pad=", entry_pad, 32),
 		NUM("--origin=", origin, 32), NUM("--state=", state, 32), NUM("--flags=", flags, 32),
 		NUM("--launch-times=", launch_times, 32), NUM("--alloc-twins=", alloc_twins, 32),
+		NUM("--alloc-id-step=", alloc_id_step, 32),
 		NUM("--base=", record_base, 64),
 #undef NUM
 	};
@@ -469,6 +472,7 @@ const char *synth_options_help(void)
 	       "  --launches=N --launch-cap=N --allocs=N --alloc-cap=N --frees=N --free-cap=N\n"
 	       "  --errors=N --events=N --event-cap=N --torn=N --entry-pad=N\n"
 	       "  --launch-times=0|1|2 (seq, chunked, random) --alloc-twins=1\n"
+	       "  --alloc-id-step=P (allocation i gets id i * P mod allocs + 1; P prime to allocs)\n"
 	       "  --damage=none|magic|header-size|dir|misaligned|overlap|past-end|entry-size|refs|\n"
 	       "           stack|seq|dup|unknown-section|late-head|no-magic\n";
 }

@@ -64,6 +64,7 @@ struct synth_spec {
 	uint32_t torn_launches;   /* newest N published launches left CI_SEQ_BUSY */
 	uint32_t launch_times;    /* SYNTH_TIMES_*: how launch times relate to their seqs */
 	uint32_t alloc_twins;     /* allocs 0 and 1 share an address, inserted id 2 first */
+	uint32_t alloc_id_step;   /* alloc i gets id i * step % allocs + 1 (0: i + 1); step prime to allocs */
 	uint32_t thread_count;
 	uint32_t thread_tids[8];
 	const char *thread_names[8];

@@ -101,8 +101,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	ci_report_destroy(reports[0]);
 	ci_report_destroy(reports[1]);
-	/* The full JSON document as --json=full makes it: a lazy model whose launches and
-	 * allocations are read into scratch copies while the document is written. */
+	/* The full JSON document as --json=full makes it: a lazy model whose launches are read
+	 * into scratch copies, and allocations a sweep of the table at a time into a window
+	 * (ci_alloc_walk), while the document is written. */
 	struct ci_source *src;
 	struct ci_location loc;
 	struct ci_model *m;

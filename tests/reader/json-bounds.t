@@ -12,7 +12,7 @@ CI=$B/cudainspect
 MK=$B/tests/reader-input/mkrecord
 [ -x "$CI" ] && [ -x "$MK" ] || skip_all "$CI or $MK is not built"
 command -v jq >/dev/null || skip_all "jq is not installed"
-plan 23
+plan 26
 
 # Bounds of include/cudainspect/cudainspect.h, as docs/JSON.md states them.
 per_stream=256 allocs_max=4096 frees_max=1024
@@ -86,6 +86,17 @@ ok "everything else: as in the full document" cmp <(b "$rest") <(f "$rest")
 ok "a record below the bounds: the same document" \
 	cmp <("$CI" --json "$T/small.cisnap" | jq -S 'del(.bounds)') \
 	<("$CI" --json=full "$T/small.cisnap" | jq -S 'del(.bounds)')
+
+# The newest by id whatever the order of the table: allocation i (by address) gets id
+# i * 7919 mod 20,000 + 1, so the ids come in no order from the keys (json_bound.c's selection).
+"$MK" --allocs=20000 --alloc-cap=65536 --alloc-id-step=7919 "$T/ids.cisnap" >/dev/null 2>&1
+"$CI" --json "$T/ids.cisnap" >"$T/ids.json"
+is "$(jq '[([.allocations[].id | select(. > 20000 - 4096)] | length), .omitted.allocations + (.allocations | length)] | @tsv' -r "$T/ids.json")" \
+	"$allocs_max	20000" "ids in no order of address: the newest $allocs_max shown, shown + omitted = 20000"
+is "$(jq '[.allocations[] | ((.address - 139637976727552) / 1048576) as $i | select(.id != $i * 7919 % 20000 + 1)] | length' "$T/ids.json")" \
+	0 "... each with the id mkrecord gave its address"
+is "$(jq '[.allocations[].id | select(. <= 20000 - 4096)] - [.diagnosis.attributions[] | .allocation, .history.allocation?] | length' "$T/ids.json")" \
+	0 "... the older ones shown are those the diagnosis names (its attributions, their history)"
 
 # A value --json does not know is a usage error.
 err=$("$CI" --json=fulll "$T/small.cisnap" 2>&1)
