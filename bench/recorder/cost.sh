@@ -6,7 +6,8 @@
 # setting, then again); per setting the median of the per-repetition ratios to the plain run of
 # the same repetition, their spread (min-max), and the added ns per launch at the median.  Then
 # the same ratio for graph launches (launchbench graph, a captured 4-kernel graph per thread),
-# for allocation pairs (launchbench alloc) and, where Debian's python3.11 runs, for launches
+# for allocation pairs (launchbench alloc), the launch's thread CPU time from 2 and 30 frames
+# deep under each setting (launchbench launch), and, where Debian's python3.11 runs, for launches
 # through ctypes from 20 Python frames (bench/python/pybench.py) and for launches as Triton's
 # launcher makes them from 40 frames deep (bench/python/tritonlike.py).  Prints `bench: NAME VALUE
 # UNIT` lines; docs/PERFORMANCE.md ("Under the cost model") records them.
@@ -81,6 +82,30 @@ for mode in graph alloc; do
 		line "cost.$mode.plain.${t}t" "$a" ns/op
 		awk -v a="$a" -v b="$b" -v n="cost.$mode.defaults.${t}t" \
 			'BEGIN { if (a > 0) printf "bench: %s.ratio %.4f (throughput %.4f; %+.0f ns)\n", n, b / a, a / b, b - a }'
+	done
+done
+
+# The launch again, as the calling thread's CPU time (launchbench launch: steadier than
+# launches/s on a shared machine, since time the thread waits for a CPU is not counted), from
+# launchbench's own 2 frames and from 30 frames down (the fast stack walk stops at 16): plain
+# and each setting interleaved, REPS processes each; per setting the ratio of the medians and
+# the ns added.
+for d in 0 30; do
+	for r in $(seq "$REPS"); do
+		for s in $SETTINGS; do
+			# shellcheck disable=SC2046 # envs_of prints VAR=VALUE words
+			env $(envs_of "$s") "$LB" launch 1 20000 3 "$d" | sed -n 's/^ns_per_op //p' \
+				>>"$tmp/cl.$d.${s%%:*}"
+		done
+	done
+	a=$(median <"$tmp/cl.$d.plain")
+	line "cost.launch_cpu.depth$d.plain.1t" "$a" ns/launch
+	for s in $SETTINGS; do
+		label=${s%%:*}
+		[ "$label" = plain ] && continue
+		b=$(median <"$tmp/cl.$d.$label")
+		awk -v a="$a" -v b="$b" -v n="cost.launch_cpu.depth$d.$label.1t" \
+			'BEGIN { if (a > 0) printf "bench: %s.ratio %.4f (throughput %.4f; %+.1f ns)\n", n, b / a, a / b, b - a }'
 	done
 done
 
