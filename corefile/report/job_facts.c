@@ -22,18 +22,34 @@ static uint64_t realtime_of(const struct ci_header *h, uint64_t t)
 	return t - h->start_monotonic_ns + h->start_realtime_ns;
 }
 
-/* Where call C stands by its stream's breadcrumb (docs/FORMAT.md, "NCCL"). */
-static unsigned call_state(const struct ci_model *m, const struct ci_nccl_call *c)
+/* Where call C stands by its stream's breadcrumb (docs/FORMAT.md, "NCCL").  Without a
+ * breadcrumb after it (the write failed: a fault poisoned the context between NCCL's enqueue and
+ * the recorder's write; breadcrumbs off) a call has still not started when one of stream prior
+ * was enqueued before it and never arrived, or when it was queued behind the launch the diagnosis
+ * found faulting: a stream runs in order, and nothing runs after a fault (as sure as that
+ * launch is: the report states its confidence). */
+static unsigned call_state(const struct ci_report *r, const struct ci_nccl_call *c)
 {
+	const struct ci_model *m = r->model;
 	if (c->flags & CI_NCCL_CALL_FAILED)
 		return CI_JOB_CALL_FAILED;
 	if (c->stream == CI_NONE || c->stream >= m->stream_count || !m->streams[c->stream].seq ||
-	    !c->stream_seq || !(c->flags & CI_NCCL_CALL_CRUMB))
+	    !c->stream_seq || (c->flags & CI_NCCL_CALL_CAPTURED))
 		return CI_JOB_CALL_UNKNOWN;
 	const struct ci_stream *s = &m->streams[c->stream];
-	if (s->crumb_slot >= m->crumb_count)
+	bool crumb_known = s->crumb_slot < m->crumb_count;
+	uint64_t crumb = crumb_known ? m->crumbs[s->crumb_slot] : 0;
+	if (!(c->flags & CI_NCCL_CALL_CRUMB)) {
+		if (crumb_known && (c->flags & CI_NCCL_CALL_CRUMB_BEFORE) && crumb < c->stream_prior)
+			return CI_JOB_CALL_NOT_STARTED;
+		ptrdiff_t f = r->diagnosis->faulting_launch;
+		const struct ci_launch *l = f >= 0 ? ci_report_launch(r, (size_t)f) : NULL;
+		if (l && l->stream == c->stream && l->stream_seq && l->stream_seq <= c->stream_prior)
+			return CI_JOB_CALL_NOT_STARTED;
 		return CI_JOB_CALL_UNKNOWN;
-	uint64_t crumb = m->crumbs[s->crumb_slot];
+	}
+	if (!crumb_known)
+		return CI_JOB_CALL_UNKNOWN;
 	if (crumb >= c->stream_seq)
 		return CI_JOB_CALL_FINISHED;
 	if (crumb >= c->stream_prior)
@@ -180,7 +196,7 @@ struct ci_error *ci_job_facts_from_report(const struct ci_report *r, struct ci_j
 			.comm_id = c->comm_id, .op_seq = failed ? 0 : c->op_seq, .count = c->count,
 			.time_ns = realtime_of(h, c->time_ns), .op = c->op, .datatype = c->datatype,
 			.redop = c->redop, .peer = c->peer, .result = c->result,
-			.state = call_state(m, c), .timeout = c->flags & CI_NCCL_CALL_TIMEOUT,
+			.state = call_state(r, c), .timeout = c->flags & CI_NCCL_CALL_TIMEOUT,
 		};
 		if (failed && !f->failure_ns)
 			f->failure_ns = realtime_of(h, c->time_ns);

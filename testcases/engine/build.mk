@@ -88,4 +88,11 @@ $(ENGINE_TESTS)/liblaunchspy.so: tests/engine/launchspy.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARNINGS) -fPIC -shared -o $@ $< -ldl
 TEST_DEPS += $(ENGINE_TESTS)/liblaunchspy.so
+
+# ncclslow (tests/merge), preloaded after the recorder into ncclengine-linked: holds one
+# all-reduce back after NCCL accepted it (nccl-view.t).
+$(BUILD)/tests/merge/libncclslow.so: tests/merge/ncclslow.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -O2 -g -std=gnu11 $(WARNINGS) -fPIC -shared -o $@ $< -ldl
+TEST_DEPS += $(BUILD)/tests/merge/libncclslow.so
 include testcases/gpu/build.mk

@@ -57,6 +57,27 @@ for f in "$core" "$hang"; do
 		test "$("$CI" --width 100 "$f" | wc -l)" -le 40
 done
 
+# The same fault, with rank 1's all-reduce #5 held back after NCCL accepted it (ncclslow,
+# preloaded after the recorder into ncclengine-linked) until the fault poisoned the context: the
+# breadcrumb the recorder writes after the call fails, as when the fault lands in that window on
+# a GPU.  The call has no breadcrumb of its own, but it was queued behind the launch the
+# diagnosis found faulting: not started, not "unknown".
+SLOW=$B/tests/merge/libncclslow.so
+[ -e "$SLOW" ] || BAIL_OUT "$SLOW is missing (make test-deps)"
+run_in "$T/slow" env CUDAINSPECT_SNAPSHOT=signal CUDAINSPECT_NCCL_TIMEOUT=0.4 \
+	NCCLSLOW_RANK=$FAULT_RANK NCCLSLOW_CALL=$WAIT NCCLSLOW_MS=100 LD_PRELOAD="$REC $SLOW" \
+	"$B/ncclengine-linked" --ranks 4 --steps 6 --fault device --fault-rank $FAULT_RANK \
+	--fault-step $STEP --watchdog 2 --rank-dir "$T/slow/r"
+slow=$(snap "$T/slow/r$FAULT_RANK" signal)
+ok "held all-reduce: the faulting rank left a signal snapshot" test -n "$slow"
+flags=$("$DUMP" "$slow" | sed -n "s/^ncclcall .* op_seq=$WAIT .* flags=\(0x[0-9a-f]*\) .*/\1/p")
+ok "held all-reduce: the recorder could not write the breadcrumb after #$WAIT (flags $flags)" \
+	test -n "$flags" -a $((flags & 0x2)) = 0 # CI_NCCL_CALL_CRUMB
+like "$("$CI" --width 100 "$slow")" "^            ncclAllReduce #$WAIT not started\$" \
+	"held all-reduce: the summary has #$WAIT not started (behind the faulting tp_matvec)"
+is "$(jq -c "[.job.collectives[] | select(.seq == $WAIT) | .state]" <<<"$("$CI" --json "$slow")")" \
+	'["not_started"]' "held all-reduce: so has the JSON's job part"
+
 # --last N: the newest N of each communicator.
 view=$("$CI" --last 2 "$hang" nccl)
 is "$(grep -cE '^  [0-9]+ +ncclAllReduce ' <<<"$view")" 2 "--last 2: two collectives"
