@@ -52,9 +52,14 @@ static size_t ci_nknown, ci_known_cap;
 static unsigned long long ci_seen_adds = ~0ull, ci_seen_subs = ~0ull;
 static pthread_mutex_t ci_modules_lock = PTHREAD_MUTEX_INITIALIZER;
 
-bool ci_code_address(uint64_t a)
+const void *ci_code_ranges_now(void)
 {
-	const struct ci_code_ranges *rs = __atomic_load_n(&ci_ranges, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&ci_ranges, __ATOMIC_ACQUIRE);
+}
+
+bool ci_code_address_in(const void *ranges, uint64_t a)
+{
+	const struct ci_code_ranges *rs = ranges;
 	if (!rs)
 		return true; /* not scanned yet: accept, the stack bounds still guard the walk */
 	size_t lo = 0, hi = rs->n;

@@ -197,7 +197,11 @@ static uint32_t ci_py_store(uintptr_t code, uintptr_t name, int32_t first, uint6
 /* Each thread's last code objects and their slots, direct-mapped: a hit touches only the
  * frame and one word of the code object (its name), not the shared map and table or the code
  * object's type and first line (each a cache miss).  The name object guards against a new code
- * object at a freed one's address.  Default TLS model: the recorder may be dlopen'd. */
+ * object at a freed one's address.  In front of it, the word each depth of the thread's last
+ * walk made from its code object, name and instruction pointer: a launch loop walks the same
+ * frames every time, and an equal triple makes an equal word (the entry mark aside), without
+ * the cache's hash and compare or the word's arithmetic.  Default TLS model: the recorder may
+ * be dlopen'd. */
 static uint32_t ci_py_code_slot(uintptr_t code, uintptr_t name, int32_t first);
 #define CI_PY_CACHE 128
 struct ci_py_cache {
@@ -206,8 +210,19 @@ struct ci_py_cache {
 		uintptr_t code, name;
 		uint32_t slot;
 	} e[CI_PY_CACHE];
+	struct {
+		uintptr_t code, name, instr;
+		uint64_t word; /* without CI_PYFRAME_ENTRY */
+	} last[CI_PY_DEPTH_MAX];
 };
 static __thread struct ci_py_cache ci_py_tls;
+
+/* Where code object CODE goes in the cache: code objects are allocated close together, so the
+ * address's low bits alone collide (two frames of one loop evicting each other every launch). */
+static inline size_t ci_py_cache_index(uintptr_t code)
+{
+	return (size_t)(ci_mix64(code) >> 57) & (CI_PY_CACHE - 1);
+}
 
 /* A miss in CACHE at H for CODE (whose name object is NAME): the code table slot of CODE
  * (copied at first sight), now cached, or CI_NONE if it is not a code object. */
@@ -251,6 +266,94 @@ static uint32_t ci_py_code_slot(uintptr_t code, uintptr_t name, int32_t first)
 	return ci_py_store(code, name, first, key); /* a collision or a full map */
 }
 
+/* A miss in the last walk's words at depth D: the word of CODE (name NAME) at instruction
+ * pointer AT (an index on 3.10), now remembered there, or 0 when CODE is no code object.  Out of
+ * the walk's loop, which then keeps its values in registers. */
+static __attribute__((noinline)) uint64_t ci_py_word_miss(struct ci_py_cache *cache, unsigned d,
+							 uintptr_t code, uintptr_t name,
+							 uintptr_t at)
+{
+	const struct ci_py_layout *l = &ci_py.l;
+	size_t h = ci_py_cache_index(code);
+	uint32_t slot;
+	if (CI_LIKELY(cache->e[h].code == code && cache->e[h].name == name))
+		slot = cache->e[h].slot;
+	else if ((slot = ci_py_code_miss(cache, h, code, name)) == CI_NONE)
+		return 0;
+	uint32_t instr = CI_PYFRAME_NO_INSTR;
+	if (l->instr_is_index) {
+		if ((int32_t)at >= 0)
+			instr = (uint32_t)at;
+	} else if (at >= code + l->code_code_adaptive) {
+		instr = (uint32_t)((at - (code + l->code_code_adaptive)) / 2);
+	}
+	uint64_t word = CI_PYFRAME_WORD(slot, instr, false);
+	if (slot != CI_PYFRAME_NO_CODE) {
+		cache->last[d].code = code;
+		cache->last[d].name = name;
+		cache->last[d].instr = at;
+		cache->last[d].word = word;
+	}
+	return word;
+}
+
+/* How a frame says it was called from C: every frame (3.10), its is_entry byte (3.11), or a
+ * shim frame owned by the C stack below it (3.12 and later: SHIM). */
+enum ci_py_entry { CI_PY_ENTRY_EVERY, CI_PY_ENTRY_BYTE, CI_PY_ENTRY_SHIM, CI_PY_ENTRY_ANY };
+
+/* The walk from frame F, its words from FRAMES[N] on.  INDEX and ENTRY are constants in the
+ * specialized copies below, so their tests and the values they need leave the loop. */
+static inline __attribute__((always_inline)) unsigned
+ci_py_walk(struct ci_py_cache *cache, uintptr_t f, uint64_t *frames, unsigned n, unsigned max,
+	   const bool index, const enum ci_py_entry entry_kind)
+{
+	/* The offsets in locals: the recorder is built with -fno-strict-aliasing, so each store
+	 * into FRAMES would otherwise reload them all from the layout. */
+	const struct ci_py_layout *l = &ci_py.l;
+	const uint32_t o_prev = l->frame_previous, o_code = l->frame_code, o_instr = l->frame_instr,
+		       o_owner = l->frame_owner, o_entry = l->frame_is_entry,
+		       o_name = l->code_qualname ? l->code_qualname : l->code_name;
+	const bool every = entry_kind == CI_PY_ENTRY_EVERY ||
+			   (entry_kind == CI_PY_ENTRY_ANY && l->minor == 10);
+	const uint8_t cstack = entry_kind == CI_PY_ENTRY_SHIM || entry_kind == CI_PY_ENTRY_ANY
+				       ? (l->minor >= 11 ? l->owner_cstack : 0)
+				       : 0;
+	const bool byte = entry_kind == CI_PY_ENTRY_BYTE || (entry_kind == CI_PY_ENTRY_ANY && o_entry);
+	const unsigned n0 = n;
+	if (n >= max)
+		return n;
+	/* Cut at CI_PY_DEPTH_MAX frames or one word before FRAMES is full (for the mark). */
+	const unsigned limit = max - 1 < n0 + CI_PY_DEPTH_MAX ? max - 1 : n0 + CI_PY_DEPTH_MAX;
+	for (; f; f = CI_LOAD(f + o_prev)) {
+		if (CI_UNLIKELY(n >= limit)) {
+			frames[n++] = CI_PYFRAME_WORD(CI_PYFRAME_TRUNCATED, 0, 0);
+			return n;
+		}
+		if (cstack && CI_LOAD8(f + o_owner) == cstack) {
+			if (n > n0) /* the frame above is the entry of this shim's run */
+				frames[n - 1] |= CI_PYFRAME_ENTRY;
+			continue;
+		}
+		uintptr_t code = CI_LOAD(f + o_code);
+		if (CI_UNLIKELY(!code))
+			break;
+		uintptr_t name = CI_LOAD(code + o_name);
+		uintptr_t at = index ? CI_LOAD32(f + o_instr) : CI_LOAD(f + o_instr);
+		bool entry = every || (byte && CI_LOAD8(f + o_entry));
+		unsigned d = n - n0;
+		uint64_t word;
+		if (CI_LIKELY(cache->last[d].code == code && cache->last[d].name == name &&
+			      cache->last[d].instr == at))
+			word = cache->last[d].word;
+		else if (!(word = ci_py_word_miss(cache, d, code, name, at)))
+			break;
+		frames[n++] = word | (entry ? CI_PYFRAME_ENTRY : 0);
+	}
+	if (n > n0)
+		frames[n - 1] |= CI_PYFRAME_ENTRY; /* the outermost is always entered from C */
+	return n;
+}
+
 bool ci_python_walks;
 
 unsigned ci_python_capture(uint64_t *frames, unsigned n, unsigned max)
@@ -268,56 +371,16 @@ unsigned ci_python_capture(uint64_t *frames, unsigned n, unsigned max)
 		memset(cache, 0, sizeof *cache);
 		cache->generation = gen; /* a new record (fork child): its slots are new */
 	}
-	/* The offsets in locals: the recorder is built with -fno-strict-aliasing, so each store
-	 * into FRAMES would otherwise reload them all from the layout. */
 	const struct ci_py_layout *l = &ci_py.l;
-	const uint32_t o_prev = l->frame_previous, o_code = l->frame_code, o_instr = l->frame_instr,
-		       o_owner = l->frame_owner, o_entry = l->frame_is_entry,
-		       o_name = l->code_qualname ? l->code_qualname : l->code_name,
-		       o_adaptive = l->code_code_adaptive;
-	const bool has_owner = l->minor >= 11, every_entry = l->minor == 10,
-		   index = l->instr_is_index;
-	const uint8_t cstack = l->owner_cstack;
 	uintptr_t f = CI_LOAD(ts + l->tstate_frame);
 	if (l->has_cframe && f)
 		f = CI_LOAD(f + l->cframe_current_frame);
-	int last = -1; /* the word of the frame above, for the entry mark of a shim below it */
-	unsigned depth = 0;
-	for (; f && n < max; f = CI_LOAD(f + o_prev)) {
-		if (CI_UNLIKELY(depth >= CI_PY_DEPTH_MAX || n + 1 >= max)) {
-			frames[n++] = CI_PYFRAME_WORD(CI_PYFRAME_TRUNCATED, 0, 0);
-			return n;
-		}
-		if (cstack && has_owner && CI_LOAD8(f + o_owner) == cstack) {
-			if (last >= 0)
-				frames[last] |= CI_PYFRAME_ENTRY;
-			continue;
-		}
-		uintptr_t code = CI_LOAD(f + o_code);
-		if (CI_UNLIKELY(!code))
-			break;
-		uintptr_t name = CI_LOAD(code + o_name);
-		size_t h = (code >> 4 ^ code >> 12) & (CI_PY_CACHE - 1);
-		uint32_t slot;
-		if (CI_LIKELY(cache->e[h].code == code && cache->e[h].name == name))
-			slot = cache->e[h].slot;
-		else if ((slot = ci_py_code_miss(cache, h, code, name)) == CI_NONE)
-			break;
-		uint32_t instr = CI_PYFRAME_NO_INSTR;
-		if (index) {
-			int32_t lasti = (int32_t)CI_LOAD32(f + o_instr);
-			instr = lasti >= 0 ? (uint32_t)lasti : CI_PYFRAME_NO_INSTR;
-		} else {
-			uintptr_t at = CI_LOAD(f + o_instr), start = code + o_adaptive;
-			if (at >= start)
-				instr = (uint32_t)((at - start) / 2);
-		}
-		bool entry = every_entry || (o_entry && CI_LOAD8(f + o_entry));
-		last = (int)n;
-		frames[n++] = CI_PYFRAME_WORD(slot, instr, entry);
-		depth++;
-	}
-	if (last >= 0)
-		frames[last] |= CI_PYFRAME_ENTRY; /* the outermost is always entered from C */
-	return n;
+	bool cstack = l->minor >= 11 && l->owner_cstack;
+	if (l->minor == 10 && l->instr_is_index && !cstack)
+		return ci_py_walk(cache, f, frames, n, max, true, CI_PY_ENTRY_EVERY);
+	if (l->minor > 10 && !l->instr_is_index && l->frame_is_entry && !cstack)
+		return ci_py_walk(cache, f, frames, n, max, false, CI_PY_ENTRY_BYTE);
+	if (l->minor > 10 && !l->instr_is_index && !l->frame_is_entry && cstack)
+		return ci_py_walk(cache, f, frames, n, max, false, CI_PY_ENTRY_SHIM);
+	return ci_py_walk(cache, f, frames, n, max, l->instr_is_index, CI_PY_ENTRY_ANY);
 }

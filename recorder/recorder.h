@@ -493,8 +493,11 @@ uint32_t ci_stack_of(struct ci_call *call);
 /* The calling thread's last two stacks, in dynamic TLS (too big for the initial-exec block of a
  * recorder that may be dlopen'd); ci_thread_setup keeps their address in ci_tls. */
 struct ci_last_stack *ci_stack_last_of_thread(void);
-/* Whether ADDRESS lies in the executable code of a loaded module (lock-free). */
-bool ci_code_address(uint64_t address);
+/* The module list now (lock-free; a new one at every rescan, and old ones are never freed, so
+ * it names its version), and whether ADDRESS lies in the executable code of a loaded module by
+ * RANGES. */
+const void *ci_code_ranges_now(void);
+bool ci_code_address_in(const void *ranges, uint64_t address);
 /* Bring the host module table up to date if a dlopen/dlclose happened (cheap when not). */
 void ci_modules_refresh(bool force);
 /* The program looked a symbol up: rescan now if the loader loaded or unloaded anything (no

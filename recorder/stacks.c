@@ -41,6 +41,13 @@ struct ci_last_stack {
 	uint32_t id;
 	unsigned n;
 	uint32_t used;            /* when it was last taken: the other one is replaced */
+	/* Where its walk stopped at a word that is no code address (code without frame
+	 * pointers: every walk from there ends the same way) and under which module list. */
+	struct ci_walk_stop {
+		uint64_t ret;
+		const void *ranges;
+		unsigned n;
+	} stop;
 	uint64_t frames[CI_STACK_FRAMES_MAX];
 };
 static __thread struct ci_last_stack ci_last_stack[2];
@@ -66,9 +73,13 @@ static bool ci_stack_same(const struct ci_last_stack *last, uint32_t gen, const 
 /* The frame-pointer walk.  A return address is checked against the loaded modules' code (a
  * binary search over every module's ranges: with a few hundred libraries loaded, and the
  * driver's own work evicting them from the cache, the biggest part of the walk), except where it
- * equals the one at the same depth of this thread's last stack, which passed the check then. */
+ * equals the one at the same depth of this thread's last stack, which passed the check then, or
+ * the word at which the last walk stopped, at the same depth, which failed it under the same
+ * module list (a walk into code without frame pointers, Python's and most libraries', ends at
+ * such a word every time).  STOP: where this walk stopped on a failed check (ret 0: elsewhere). */
 static unsigned ci_walk_fast(const struct ci_tls *t, const struct ci_call *c, uint64_t *frames,
-			     unsigned depth, const struct ci_last_stack *last)
+			     unsigned depth, const struct ci_last_stack *last,
+			     struct ci_walk_stop *stop)
 {
 	unsigned n = 0;
 	frames[n++] = c->ret;
@@ -83,8 +94,18 @@ static unsigned ci_walk_fast(const struct ci_tls *t, const struct ci_call *c, ui
 			break;
 		const uintptr_t *f = (const uintptr_t *)fp;
 		uintptr_t ret = f[1];
-		if (!(n < known && last->frames[n] == ret) && !ci_code_address(ret))
-			break;
+		if (!(n < known && last->frames[n] == ret)) {
+			const void *ranges = ci_code_ranges_now();
+			if (last && last->stop.ret == ret && last->stop.n == n &&
+			    last->stop.ranges == ranges) {
+				*stop = last->stop;
+				break;
+			}
+			if (!ci_code_address_in(ranges, ret)) {
+				*stop = (struct ci_walk_stop){ .ret = ret, .ranges = ranges, .n = n };
+				break;
+			}
+		}
 		frames[n++] = ret;
 		lo = fp;
 		fp = f[0];
@@ -169,15 +190,20 @@ uint32_t ci_stack_of(struct ci_call *c)
 	bool second = (int32_t)(recent[1].used - recent[0].used) > 0; /* wraps */
 	struct ci_last_stack *last = &recent[second], *other = &recent[!second];
 	uint32_t gen = __atomic_load_n(&ci_generation, __ATOMIC_RELAXED);
+	struct ci_walk_stop stop = { .ret = 0 };
 	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE
 			     ? ci_walk_accurate(c, frames, depth)
-			     : ci_walk_fast(t, c, frames, depth, last->generation == gen ? last : NULL);
+			     : ci_walk_fast(t, c, frames, depth, last->generation == gen ? last : NULL,
+					    &stop);
 	if (ci_python_walks)
 		n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
-	if (ci_stack_same(last, gen, frames, n))
+	if (ci_stack_same(last, gen, frames, n)) {
+		last->stop = stop;
 		return c->stack = last->id;
+	}
 	if (ci_stack_same(other, gen, frames, n)) {
 		other->used = last->used + 1;
+		other->stop = stop;
 		return c->stack = other->id;
 	}
 	uint64_t hash = ci_stack_hash(frames, n);
@@ -199,6 +225,7 @@ uint32_t ci_stack_of(struct ci_call *c)
 		other->id = c->stack;
 		other->n = n;
 		other->used = last->used + 1;
+		other->stop = stop;
 		memcpy(other->frames, frames, n * sizeof(frames[0]));
 	}
 	return c->stack;

@@ -89,6 +89,10 @@ like "$(cat "$T/errors")" 'api=cuMemFree_v2 result=CUDA_ERROR_INVALID_VALUE .*ar
 like "$(cat "$T/errors")" 'api=cuModuleGetFunction result=CUDA_ERROR_NOT_FOUND' "cuModuleGetFunction(no_such_kernel)"
 like "$(cat "$T/errors")" 'api=cuLaunchKernel result=CUDA_ERROR_INVALID_VALUE .*blockDimX=2048' "bad launch: the error too"
 like "$(cat "$T/errors")" 'api=cuGetProcAddress_v2 result=CUDA_ERROR_INVALID_VALUE' "cuGetProcAddress_v2(version 99999)"
+# An entry point whose wrapper records nothing on success (hook none) still records a failure
+# with its arguments: cuFuncGetParamInfo past the last parameter.
+like "$(cat "$T/errors")" 'api=cuFuncGetParamInfo result=CUDA_ERROR_INVALID_VALUE .*args=func=0x[0-9a-f]+, paramIndex=[1-9][0-9]*, ' \
+	"cuFuncGetParamInfo past the last parameter (a wrapper without a hook)"
 want=$(grep -cE -- '-> CUDA_ERROR_' "$tour")
 got=$(grep -cE 'api=cu' "$T/errors")
 is "$got" "$want" "one error entry per failing call apitour made"
