@@ -121,9 +121,14 @@ if [ -x "$PY" ]; then
 	awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0) printf "bench: cost.python_ctypes.defaults.1t.ratio %.4f (throughput %.4f; %+.0f ns)\n", b / a, a / b, b - a }'
 	# A launch as Triton's launcher makes one (cuPointerGetAttribute per pointer argument, then
 	# cuLaunchKernelEx) from 40 Python frames deep: plain, the defaults, without Python frames,
-	# and with a breadcrumb after every launch (the recorder the H200's first run measured).
+	# the bookkeeping alone (against launchbench's: what the interpreter's eviction of the
+	# recorder's code and data between launches costs, docs/PERFORMANCE.md, "Issue 20, third
+	# round"), and with a breadcrumb after every launch (the recorder the H200's first run
+	# measured).
 	for r in $(seq "$REPS"); do
-		for s in plain defaults python-off:CUDAINSPECT_PYTHON=off every-launch:CUDAINSPECT_CRUMB_EVERY=1; do
+		for s in plain defaults python-off:CUDAINSPECT_PYTHON=off \
+			bare:CUDAINSPECT_PYTHON=off,CUDAINSPECT_STACKS=off,CUDAINSPECT_CRUMBS=off \
+			every-launch:CUDAINSPECT_CRUMB_EVERY=1; do
 			# shellcheck disable=SC2046
 			env $(envs_of "$s") "$PY" bench/python/tritonlike.py "$B/sim/libcuda.so.1" 40 3000 1 |
 				awk '{ print $2 }' >>"$tmp/tl.${s%%:*}"
@@ -131,7 +136,7 @@ if [ -x "$PY" ]; then
 	done
 	a=$(median <"$tmp/tl.plain")
 	line cost.triton_like.plain.1t "$a" ns/launch
-	for s in defaults python-off every-launch; do
+	for s in defaults python-off bare every-launch; do
 		b=$(median <"$tmp/tl.$s")
 		awk -v a="$a" -v b="$b" -v s="$s" 'BEGIN { if (a > 0) printf "bench: cost.triton_like.%s.1t.ratio %.4f (throughput %.4f; %+.0f ns)\n", s, b / a, a / b, b - a }'
 	done
