@@ -58,12 +58,15 @@ struct ci_last_stack *ci_stack_last_of_thread(void)
 }
 
 /* Whether the NEW frames of the walk are LAST's, as its id under generation GEN: inline, a call
- * to memcmp costs more than comparing the few words of a stack. */
+ * to memcmp costs more than comparing the few words of a native stack; a stack with Python
+ * frames (40 and more words) is compared by memcmp's vector loop. */
 static bool ci_stack_same(const struct ci_last_stack *last, uint32_t gen, const uint64_t *frames,
 			  unsigned n)
 {
 	if (last->generation != gen || !last->id || last->n != n)
 		return false;
+	if (n > 24)
+		return !memcmp(last->frames, frames, n * sizeof frames[0]);
 	unsigned i = 0;
 	while (i < n && last->frames[i] == frames[i])
 		i++;
