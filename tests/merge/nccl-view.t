@@ -61,11 +61,14 @@ done
 # preloaded after the recorder into ncclengine-linked) until the fault poisoned the context: the
 # breadcrumb the recorder writes after the call fails, as when the fault lands in that window on
 # a GPU.  The call has no breadcrumb of its own, but it was queued behind the launch the
-# diagnosis found faulting: not started, not "unknown".
+# diagnosis found faulting: not started, not "unknown".  Kernels of 20 ms here, so that the
+# faulting one is still running when the engine calls the all-reduce right after launching it
+# (with 100 µs, a slow build, ASan's, sometimes saw the fault first and NCCL refused the call),
+# and a hold of 0.5 s, so that it has faulted before the recorder's breadcrumb.
 SLOW=$B/tests/merge/libncclslow.so
 [ -e "$SLOW" ] || BAIL_OUT "$SLOW is missing (make test-deps)"
-run_in "$T/slow" env CUDAINSPECT_SNAPSHOT=signal CUDAINSPECT_NCCL_TIMEOUT=0.4 \
-	NCCLSLOW_RANK=$FAULT_RANK NCCLSLOW_CALL=$WAIT NCCLSLOW_MS=100 LD_PRELOAD="$REC $SLOW" \
+run_in "$T/slow" env CUDASIM_KERNEL_US=20000 CUDAINSPECT_SNAPSHOT=signal CUDAINSPECT_NCCL_TIMEOUT=0.4 \
+	NCCLSLOW_RANK=$FAULT_RANK NCCLSLOW_CALL=$WAIT NCCLSLOW_MS=500 LD_PRELOAD="$REC $SLOW" \
 	"$B/ncclengine-linked" --ranks 4 --steps 6 --fault device --fault-rank $FAULT_RANK \
 	--fault-step $STEP --watchdog 2 --rank-dir "$T/slow/r"
 slow=$(snap "$T/slow/r$FAULT_RANK" signal)
