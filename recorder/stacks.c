@@ -60,8 +60,8 @@ struct ci_last_stack *ci_stack_last_of_thread(void)
 /* Whether the NEW frames of the walk are LAST's, as its id under generation GEN: inline, a call
  * to memcmp costs more than comparing the few words of a native stack; a stack with Python
  * frames (40 and more words) is compared by memcmp's vector loop. */
-static bool ci_stack_same(const struct ci_last_stack *last, uint32_t gen, const uint64_t *frames,
-			  unsigned n)
+static inline __attribute__((always_inline)) bool
+ci_stack_same(const struct ci_last_stack *last, uint32_t gen, const uint64_t *frames, unsigned n)
 {
 	if (last->generation != gen || !last->id || last->n != n)
 		return false;
@@ -79,10 +79,12 @@ static bool ci_stack_same(const struct ci_last_stack *last, uint32_t gen, const 
  * equals the one at the same depth of this thread's last stack, which passed the check then, or
  * the word at which the last walk stopped, at the same depth, which failed it under the same
  * module list (a walk into code without frame pointers, Python's and most libraries', ends at
- * such a word every time).  STOP: where this walk stopped on a failed check (ret 0: elsewhere). */
+ * such a word every time).  A check that fails is remembered in both of the thread's last
+ * stacks, RECENT (the fact holds whatever the frames above it; rare, and no store on the path of
+ * every walk). */
 static unsigned ci_walk_fast(const struct ci_tls *t, const struct ci_call *c, uint64_t *frames,
 			     unsigned depth, const struct ci_last_stack *last,
-			     struct ci_walk_stop *stop)
+			     struct ci_last_stack *recent)
 {
 	unsigned n = 0;
 	frames[n++] = c->ret;
@@ -100,12 +102,11 @@ static unsigned ci_walk_fast(const struct ci_tls *t, const struct ci_call *c, ui
 		if (!(n < known && last->frames[n] == ret)) {
 			const void *ranges = ci_code_ranges_now();
 			if (last && last->stop.ret == ret && last->stop.n == n &&
-			    last->stop.ranges == ranges) {
-				*stop = last->stop;
+			    last->stop.ranges == ranges)
 				break;
-			}
 			if (!ci_code_address_in(ranges, ret)) {
-				*stop = (struct ci_walk_stop){ .ret = ret, .ranges = ranges, .n = n };
+				recent[0].stop = recent[1].stop =
+					(struct ci_walk_stop){ .ret = ret, .ranges = ranges, .n = n };
 				break;
 			}
 		}
@@ -193,20 +194,16 @@ uint32_t ci_stack_of(struct ci_call *c)
 	bool second = (int32_t)(recent[1].used - recent[0].used) > 0; /* wraps */
 	struct ci_last_stack *last = &recent[second], *other = &recent[!second];
 	uint32_t gen = __atomic_load_n(&ci_generation, __ATOMIC_RELAXED);
-	struct ci_walk_stop stop = { .ret = 0 };
 	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE
 			     ? ci_walk_accurate(c, frames, depth)
 			     : ci_walk_fast(t, c, frames, depth, last->generation == gen ? last : NULL,
-					    &stop);
+					    recent);
 	if (ci_python_walks)
 		n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
-	if (ci_stack_same(last, gen, frames, n)) {
-		last->stop = stop;
+	if (ci_stack_same(last, gen, frames, n))
 		return c->stack = last->id;
-	}
 	if (ci_stack_same(other, gen, frames, n)) {
 		other->used = last->used + 1;
-		other->stop = stop;
 		return c->stack = other->id;
 	}
 	uint64_t hash = ci_stack_hash(frames, n);
@@ -228,7 +225,6 @@ uint32_t ci_stack_of(struct ci_call *c)
 		other->id = c->stack;
 		other->n = n;
 		other->used = last->used + 1;
-		other->stop = stop;
 		memcpy(other->frames, frames, n * sizeof(frames[0]));
 	}
 	return c->stack;
