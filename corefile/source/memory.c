@@ -356,7 +356,17 @@ void ci_source_sort_segments(struct ci_source *src)
 	size_t kept = 0, dropped = 0;
 	for (size_t i = 0; i < src->seg_count; i++) {
 		if (kept && src->segs[i].start < src->segs[kept - 1].end) {
-			if (dropped++ == 0)
+			/* A live process's maps can change between the chunks the kernel writes
+			 * them in: that is no damage. */
+			if (dropped++ == 0 && src->info.kind == CI_SOURCE_PID)
+				ci_warnings_add(&src->warnings,
+						"%s: mapping %u (0x%llx-0x%llx) overlaps mapping %u: the "
+						"process mapped or unmapped memory while its maps were read; "
+						"ignoring the later one",
+						src->name, src->segs[i].index,
+						(unsigned long long)src->segs[i].start,
+						(unsigned long long)src->segs[i].end, src->segs[kept - 1].index);
+			else if (dropped == 1)
 				ci_warnings_add(&src->warnings,
 						"%s: program header %u (0x%llx-0x%llx) overlaps program header %u; "
 						"ignoring the later one (the core is damaged or was not written by Linux or gdb)",
