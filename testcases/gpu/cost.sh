@@ -7,8 +7,9 @@
 #  - pyloop.py (when python3 imports torch and triton with a GPU): a Triton kernel launched
 #    from Python 20 frames deep and a PyTorch loop of small ops, plain and under each setting,
 #    PY_REPS interleaved processes;
-#  - launchbench graph: CPU ns per cuGraphLaunch of a captured 4-kernel graph, plain and under
-#    the defaults;
+#  - launchbench graph: CPU ns per cuGraphLaunch of a captured 4-kernel graph, plain, under
+#    the defaults and without the in-graph breadcrumbs (they double the graph's nodes: what
+#    that costs the driver at each replay is not known without a GPU);
 #  - with COST_PROBE=1, costprobe: each kind of driver call's cost without the recorder.
 #   testcases/gpu/cost.sh BUILD OUTDIR [REPS] [SECS]
 # Settings are LABEL or LABEL:VAR=VALUE,... words in COST_SETTINGS (plain = no recorder).  Every
@@ -20,7 +21,8 @@ mkdir -p "$O"
 REC=$B/libcudainspect-rec.so
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 SETTINGS=${COST_SETTINGS:-"plain defaults every-launch:CUDAINSPECT_CRUMB_EVERY=1 crumbs-off:CUDAINSPECT_CRUMBS=off"}
-PY_SETTINGS=${COST_PY_SETTINGS:-"plain defaults"}
+PY_SETTINGS=${COST_PY_SETTINGS:-"plain defaults python-off:CUDAINSPECT_PYTHON=off"}
+GRAPH_SETTINGS=${COST_GRAPH_SETTINGS:-"plain defaults graph-crumbs-off:CUDAINSPECT_GRAPH_CRUMBS=off"}
 ncpu=$(nproc)
 pin1=2 pin8=2-9
 [ "$ncpu" -lt 10 ] && pin1=0 pin8=0-$((ncpu - 1))
@@ -49,19 +51,19 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 # Graph launches: launchbench graph (each thread replays a captured 4-kernel graph on its own
-# stream; thread CPU ns per cuGraphLaunch), plain and under the defaults, interleaved.
+# stream; thread CPU ns per cuGraphLaunch), plain and under each of GRAPH_SETTINGS, interleaved.
 LB=$B/launchbench # a gpu-bundle's; a build tree has it under bench/recorder
 [ -x "$LB" ] || LB=$B/bench/recorder/launchbench
 if [ -x "$LB" ]; then
 	for rep in $(seq 1 "$REPS"); do
 		for t in 1 8; do
-			for s in plain defaults; do
+			for s in $GRAPH_SETTINGS; do
 				pin=$pin1
 				[ "$t" = 8 ] && pin=$pin8
 				# shellcheck disable=SC2046
 				v=$(timeout -k 5 60 env $(envs_of "$s") taskset -c "$pin" "$LB" graph "$t" 20000 1 2>&1 |
 					sed -n 's/^ns_per_op //p')
-				echo "cost: graph-launch-ns $s $t $rep ${v:-failed}" >>"$res"
+				echo "cost: graph-launch-ns ${s%%:*} $t $rep ${v:-failed}" >>"$res"
 			done
 		done
 	done

@@ -574,7 +574,7 @@ crumb_rows() { sed -n 's/^crumbbench: \([^ ]*\) *cpu_ns=\([0-9.]*\) gpu_ns=\([0-
 step_cost() {
 	local d=$OUT/cost
 	have_rec || { note "no recorder built"; return 3; }
-	t 190 "$HERE/cost.sh" "$B" "$d" "${GPU_COST_REPS:-5}" "${GPU_COST_SECS:-2}" >"$d/out.txt" 2>&1
+	t 240 "$HERE/cost.sh" "$B" "$d" "${GPU_COST_REPS:-5}" "${GPU_COST_SECS:-2}" >"$d/out.txt" 2>&1
 	local rc=$?
 	sed 's/^/  /' "$d/medians.txt" 2>/dev/null
 	while read -r _ what set thr v rest; do
