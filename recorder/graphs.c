@@ -551,8 +551,24 @@ void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t la
 {
 	if (!ci_rec.base || !ci_sec(CI_SEC_GRAPH_LAUNCHES)->dir)
 		return;
-	uint32_t slot = ci_map_get(&ci_rec.exec_map, exec);
-	struct ci_graph_exec *x = slot != CI_NONE ? ci_entry(CI_SEC_GRAPH_EXECS, slot) : NULL;
+	/* The thread's last exec, without the map: still the one HANDLE names while its entry
+	 * says so and it was not destroyed (a handle reused after cuGraphExecDestroy is a new
+	 * entry; the map names that one). */
+	struct ci_tls *t = ci_thread();
+	uint32_t slot = t->last_xslot;
+	struct ci_graph_exec *x = NULL;
+	if (exec && exec == t->last_exec && slot < ci_sec(CI_SEC_GRAPH_EXECS)->capacity) {
+		x = ci_entry(CI_SEC_GRAPH_EXECS, slot);
+		if (__atomic_load_n(&x->handle, __ATOMIC_RELAXED) != exec ||
+		    __atomic_load_n(&x->destroy_ns, __ATOMIC_RELAXED))
+			x = NULL;
+	}
+	if (!x) {
+		slot = ci_map_get(&ci_rec.exec_map, exec);
+		x = slot != CI_NONE ? ci_entry(CI_SEC_GRAPH_EXECS, slot) : NULL;
+		t->last_exec = x ? exec : 0;
+		t->last_xslot = slot;
+	}
 	uint64_t replay = 0;
 	if (x && r == CUDA_SUCCESS)
 		replay = __atomic_add_fetch(&x->launches, 1, __ATOMIC_RELAXED);
@@ -567,7 +583,7 @@ void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t la
 	e->stream_seq = stream_seq;
 	e->exec = slot;
 	e->stream = c->stream;
-	e->tid = ci_tid_now();
+	e->tid = t->tid;
 	e->result = (int32_t)r;
 	ci_entry_publish(&e->seq, seq);
 }

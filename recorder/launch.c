@@ -564,8 +564,8 @@ uint16_t ci_params_copy(uint8_t *out, uint32_t old_len, const struct ci_func_pri
 	if (!max)
 		return 0; /* every entry's param_len is 0 and its bytes zero */
 	bool planned = params && fp && fp->known;
-	if (!planned || !ci_params_cover(fp, old_len))
-		ci_params_clear(out);
+	if (old_len && (!planned || !ci_params_cover(fp, old_len)))
+		ci_params_clear(out); /* past param_len all is zero already */
 	if (planned) {
 		ci_params_planned(out, fp, params);
 		*flags |= fp->cut;

@@ -443,6 +443,8 @@ struct ci_tls {
 	uint64_t stamp_ns;         /* the clock's last reading for a launch (ci_launch_now) */
 	uint64_t stamp_mark;       /* ci_time_mark then */
 	uint32_t stamp_left;       /* launches that may still share it */
+	uint32_t last_xslot;       /* the last graph exec launched: its slot, checked at use */
+	uint64_t last_exec;        /* ... and its handle */
 };
 extern __thread struct ci_tls ci_tls __attribute__((tls_model("initial-exec")));
 

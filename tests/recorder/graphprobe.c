@@ -236,6 +236,19 @@ int main(void)
 	printf("graphprobe: conditional bodies 0x%llx 0x%llx\n", (unsigned long long)(uintptr_t)bodies[0],
 	       (unsigned long long)(uintptr_t)bodies[1]);
 	CHECK(cuGraphExecDestroy(x11));
+	/* An exec replayed (now the thread's last exec), destroyed, and a new one from the same
+	 * graph replayed: its launch must name the new exec (the handle may be the old one's). */
+	CUgraphExec xa, xb;
+	CHECK(cuGraphInstantiateWithFlags(&xa, g11, 0));
+	CHECK(cuGraphLaunch(xa, a));
+	CHECK(cuStreamSynchronize(a));
+	CHECK(cuGraphExecDestroy(xa));
+	CHECK(cuGraphInstantiateWithFlags(&xb, g11, 0));
+	CHECK(cuGraphLaunch(xb, a));
+	CHECK(cuStreamSynchronize(a));
+	printf("graphprobe: execs 0x%llx then 0x%llx\n", (unsigned long long)(uintptr_t)xa,
+	       (unsigned long long)(uintptr_t)xb);
+	CHECK(cuGraphExecDestroy(xb));
 	CHECK(cuGraphDestroy(g11));
 	CHECK(cuGraphDestroy(g10));
 	CHECK(cuGraphDestroy(g9));

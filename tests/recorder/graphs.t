@@ -128,6 +128,18 @@ is "$(awk '/^node .* graph=0 /{print $6}' "$T/probe.dump" | tr '\n' ' ') $(grep 
 	"probe: captured nodes' edges follow the capture (the host node after the kernel despite its breadcrumb write, none for the memset after cuStreamUpdateCaptureDependencies SET none)"
 like "$(grep '^node .* graph=0 .*type=kernel' "$T/probe.dump")" "fn=probe_k .* grid=2,3,1 block=32,1,1 .*params=$(le64 "$p")07000000" \
 	"probe: the cuLaunchKernelEx node's grid, block and parameters"
+# An exec launched (the thread's last exec), destroyed, and a new one (in the simulator at the
+# same address, as a driver may reuse a handle) launched: that launch names the new exec's own
+# entry (another slot, one launch), replay 1.
+read -r xa xb < <(sed -n 's/^graphprobe: execs \(0x[0-9a-f]*\) then \(0x[0-9a-f]*\)$/\1 \2/p' "$T/probe/out")
+la=$(grep '^glaunch ' "$T/probe.dump" | tail -2 | head -1) lb=$(grep '^glaunch ' "$T/probe.dump" | tail -1)
+sa=$(field exec "$la") sb=$(field exec "$lb")
+is "$(field exec_handle "$la") $(field replay "$la") $(field exec_handle "$lb") $(field replay "$lb")" \
+	"$xa 1 $xb 1" "probe: the two execs' launches, replay 1 each"
+ok "probe: a new exec at a destroyed one's handle: its launch names its own entry" \
+	test -n "$sa" -a -n "$sb" -a "$sa" != "$sb" -a \
+	"$(grep -c "^exec slot=$sb handle=$xb .* launches=1 " "$T/probe.dump")" = 1 -a \
+	"$(grep -c "^exec slot=$sa handle=$xa .* launches=1 " "$T/probe.dump")" = 1
 like "$(grep '^node .* graph=0 .*type=host' "$T/probe.dump")" "func=$hostfn " "probe: the host node's function"
 like "$(grep '^node .* graph=0 .*type=memset' "$T/probe.dump")" "a=$p b=0x5a bytes=64 " "probe: the memset's destination, value and size"
 like "$(grep '^node .* graph=0 .*type=memcpy' "$T/probe.dump")" "a=$q b=$p bytes=64 " "probe: the copy's destination, source and size"
