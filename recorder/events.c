@@ -140,7 +140,7 @@ static void ci_resolve_stream(struct ci_call *c, CUstream s)
 void ci_on_sync(struct ci_call *c, CUresult r, uint32_t kind, uint64_t handle)
 {
 	uint64_t done = ci_now();
-	ci_modules_refresh(false);
+	ci_modules_refresh_at(false, done);
 	if (!handle) {
 		CUcontext cur = NULL;
 		CI_REAL(cuCtxGetCurrent, &cur);
@@ -170,7 +170,7 @@ void ci_on_stream_sync_pre(struct ci_call *c, CUstream s)
 void ci_on_stream_sync(struct ci_call *c, CUresult r, CUstream s)
 {
 	uint64_t done = ci_now();
-	ci_modules_refresh(false);
+	ci_modules_refresh_at(false, done);
 	ci_resolve_stream(c, s);
 	uint64_t covered = c->stream != CI_NONE && c->pre_slot == c->stream ? c->pre_value : 0;
 	ci_event_record(c, CI_EV_STREAM_SYNC, r, CI_U64(s), 0, covered, done - c->t0);

@@ -84,7 +84,7 @@ void ci_on_alloc(struct ci_call *c, CUresult r, const struct ci_alloc_args *a)
 	}
 	struct ci_sec *sec = ci_sec(CI_SEC_ALLOCS);
 	struct ci_tls *t = ci_thread();
-	ci_modules_refresh(false);
+	ci_modules_refresh_at(false, c->t0);
 	if (a->has_stream)
 		c->stream = ci_stream_slot(a->stream, c);
 	c->ctx = c->stream != CI_NONE ? ci_rec.streams[c->stream].ctx : ci_ctx_current_slot();
@@ -222,7 +222,7 @@ void ci_on_free(struct ci_call *c, CUresult r, CUstream stream, bool has_stream)
 	}
 	if (has_stream)
 		c->stream = ci_stream_slot(stream, c);
-	ci_modules_refresh(false);
+	ci_modules_refresh_at(false, c->t0);
 	ci_alloc_retire(c, slot, has_stream ? c->stream : CI_NONE);
 }
 

@@ -204,12 +204,18 @@ static int ci_cmp_range(const void *a, const void *b)
 
 void ci_modules_refresh(bool force)
 {
+	ci_modules_refresh_at(force, ci_now());
+}
+
+void ci_modules_refresh_at(bool force, uint64_t now)
+{
 	if (!ci_rec.base)
 		return;
 	unsigned long long c[2] = { 0, 0 };
 	/* Asking the loader takes its lock: at most every 10 ms, unless forced. */
 	static uint64_t last_check; /* atomic */
-	uint64_t now = ci_now();
+	if (!now)
+		now = ci_now(); /* a call that read no clock */
 	if (!force) {
 		uint64_t last = __atomic_load_n(&last_check, __ATOMIC_RELAXED);
 		if (now - last < 10000000 || !__atomic_compare_exchange_n(&last_check, &last, now,

@@ -502,6 +502,8 @@ const void *ci_code_ranges_now(void);
 bool ci_code_address_in(const void *ranges, uint64_t address);
 /* Bring the host module table up to date if a dlopen/dlclose happened (cheap when not). */
 void ci_modules_refresh(bool force);
+/* The same with the clock's reading NOW, which the caller has (a clock read less per call). */
+void ci_modules_refresh_at(bool force, uint64_t now);
 /* The program looked a symbol up: rescan now if the loader loaded or unloaded anything (no
  * 10 ms wait), so that a library it just loaded is known before its code calls CUDA. */
 void ci_modules_loaded(void);
