@@ -353,33 +353,31 @@ void ci_source_sort_segments(struct ci_source *src)
 	/* Kernels with core_sort_vma=1 write VMAs smallest first, and hostile files anything, so
 	 * never rely on the file's order. */
 	qsort(src->segs, src->seg_count, sizeof *src->segs, segment_cmp);
+	/* A live process's maps can change between the chunks the kernel writes them in: that
+	 * is no damage. */
+	bool live = src->info.kind == CI_SOURCE_PID;
+	const char *what = live ? "mapping" : "program header";
 	size_t kept = 0, dropped = 0;
 	for (size_t i = 0; i < src->seg_count; i++) {
 		if (kept && src->segs[i].start < src->segs[kept - 1].end) {
-			/* A live process's maps can change between the chunks the kernel writes
-			 * them in: that is no damage. */
-			if (dropped++ == 0 && src->info.kind == CI_SOURCE_PID)
+			if (dropped++ == 0)
 				ci_warnings_add(&src->warnings,
-						"%s: mapping %u (0x%llx-0x%llx) overlaps mapping %u: the "
-						"process mapped or unmapped memory while its maps were read; "
-						"ignoring the later one",
-						src->name, src->segs[i].index,
+						"%s: %s %u (0x%llx-0x%llx) overlaps %s %u; ignoring the later "
+						"one (%s)",
+						src->name, what, src->segs[i].index,
 						(unsigned long long)src->segs[i].start,
-						(unsigned long long)src->segs[i].end, src->segs[kept - 1].index);
-			else if (dropped == 1)
-				ci_warnings_add(&src->warnings,
-						"%s: program header %u (0x%llx-0x%llx) overlaps program header %u; "
-						"ignoring the later one (the core is damaged or was not written by Linux or gdb)",
-						src->name, src->segs[i].index,
-						(unsigned long long)src->segs[i].start,
-						(unsigned long long)src->segs[i].end, src->segs[kept - 1].index);
+						(unsigned long long)src->segs[i].end, what,
+						src->segs[kept - 1].index,
+						live ? "the process mapped or unmapped memory while its maps "
+						       "were read"
+						     : "the core is damaged or was not written by Linux or gdb");
 			continue;
 		}
 		src->segs[kept++] = src->segs[i];
 	}
 	if (dropped > 1)
-		ci_warnings_add(&src->warnings, "%s: %zu overlapping program headers ignored in all",
-				src->name, dropped);
+		ci_warnings_add(&src->warnings, "%s: %zu overlapping %ss ignored in all", src->name,
+				dropped, what);
 	src->seg_count = kept;
 }
 

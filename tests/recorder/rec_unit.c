@@ -114,6 +114,13 @@ static bool parse_with(const char *var, const char *value, struct ci_config *cfg
 	return ci_config_parse(cfg, err, 256);
 }
 
+/* A fresh record of SIZE under the default configuration otherwise (quiet). */
+static bool new_record(const char *size)
+{
+	char err[256];
+	return parse_with("CUDAINSPECT_SIZE", size, &ci_cfg, err) && ci_record_create();
+}
+
 static void test_config(void)
 {
 	struct ci_config cfg;
@@ -214,12 +221,7 @@ static struct ci_model *decode_live(void)
 
 static void test_protocol(void)
 {
-	clear_env();
-	setenv("CUDAINSPECT_QUIET", "1", 1);
-	setenv("CUDAINSPECT_SIZE", "1M", 1);
-	char err[256];
-	ci_config_parse(&ci_cfg, err, sizeof err);
-	if (!ok(ci_record_create(), "a 1 MiB record is created without a driver"))
+	if (!ok(new_record("1M"), "a 1 MiB record is created without a driver"))
 		return;
 	ok(!memcmp(ci_rec.base, CI_RECORD_MAGIC, 8), "it starts with the magic");
 	ok(((uintptr_t)ci_rec.base & 4095) == 0, "at a page boundary");
@@ -410,12 +412,7 @@ static void check_jit_list(const char *when)
 
 static void test_jit(void)
 {
-	clear_env();
-	setenv("CUDAINSPECT_QUIET", "1", 1);
-	setenv("CUDAINSPECT_SIZE", "48M", 1); /* several parts of the symbol image */
-	char err[256];
-	ci_config_parse(&ci_cfg, err, sizeof err);
-	if (!ok(ci_record_create(), "a 48 MiB record"))
+	if (!ok(new_record("48M"), "a 48 MiB record")) /* several parts of the symbol image */
 		return;
 	ci_jit_register();
 	check_jit_list("after registration");
@@ -447,12 +444,7 @@ static bool freed_hidden(uint32_t slot)
 
 static void test_symfreed(void)
 {
-	clear_env();
-	setenv("CUDAINSPECT_QUIET", "1", 1);
-	setenv("CUDAINSPECT_SIZE", "4M", 1);
-	char err[256];
-	ci_config_parse(&ci_cfg, err, sizeof err);
-	if (!ok(ci_record_create() && ci_rec.symfreed, "a 4 MiB record with an image of frees"))
+	if (!ok(new_record("4M") && ci_rec.symfreed, "a 4 MiB record with an image of frees"))
 		return;
 	const uint64_t X = 0x7f0000000000ull;
 	ci_symfreed_freed(0, 1, CI_ALLOC_DEVICE, X, 0x10000);
@@ -709,21 +701,19 @@ static size_t resident_pages(const void *p, uint64_t bytes, size_t *pages)
  * still get theirs as they are written. */
 static void test_populate(void)
 {
+	bool can = false;
+#ifdef MADV_POPULATE_WRITE /* else the recorder was built without it too */
 	void *probe = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	bool can = probe != MAP_FAILED && madvise(probe, 4096, MADV_POPULATE_WRITE) == 0;
+	can = probe != MAP_FAILED && madvise(probe, 4096, MADV_POPULATE_WRITE) == 0;
 	if (probe != MAP_FAILED)
 		munmap(probe, 4096);
+#endif
 	if (!can) {
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 5; i++)
 			ok(1, "# SKIP this kernel has no MADV_POPULATE_WRITE (Linux 5.14)");
 		return;
 	}
-	clear_env();
-	setenv("CUDAINSPECT_QUIET", "1", 1);
-	setenv("CUDAINSPECT_SIZE", "32M", 1);
-	char err[256];
-	ci_config_parse(&ci_cfg, err, sizeof err);
-	if (!ok(ci_record_create(), "a 32 MiB record"))
+	if (!ok(new_record("32M"), "a 32 MiB record"))
 		return;
 	static const struct { uint32_t kind; const char *name; } rings[] = {
 		{ CI_SEC_LAUNCHES, "launch ring" },
