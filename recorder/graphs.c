@@ -14,8 +14,8 @@
  *
  * Graph-building calls are rare (once per graph, per batch size), so they take one lock, ask
  * the driver what they need, and allocate nothing but record entries.  The graph launch path
- * (ci_graph_launched) takes no lock: a map lookup, an atomic add on the exec's launch counter
- * and one ring entry.
+ * (ci_graph_replay) takes no lock: the thread's last exec or a map lookup and an atomic add on
+ * the exec's launch counter; the launch entry holds the rest (format 1.5).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -546,11 +546,11 @@ void ci_graph_exec_destroyed(struct ci_call *c, CUresult r, uint64_t exec)
 }
 
 /* The launch path: no lock. */
-void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t launch_seq,
-		       uint64_t stream_seq)
+uint64_t ci_graph_replay(CUresult r, uint64_t exec, uint32_t *slot_out)
 {
-	if (!ci_rec.base || !ci_sec(CI_SEC_GRAPH_LAUNCHES)->dir)
-		return;
+	*slot_out = CI_NONE;
+	if (!ci_rec.base)
+		return 0;
 	/* The thread's last exec, without the map: still the one HANDLE names while its entry
 	 * says so and it was not destroyed (a handle reused after cuGraphExecDestroy is a new
 	 * entry; the map names that one). */
@@ -569,23 +569,10 @@ void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t la
 		t->last_exec = x ? exec : 0;
 		t->last_xslot = slot;
 	}
-	uint64_t replay = 0;
-	if (x && r == CUDA_SUCCESS)
-		replay = __atomic_add_fetch(&x->launches, 1, __ATOMIC_RELAXED);
-	uint64_t seq;
-	struct ci_graph_launch *e = ci_ring_claim(CI_SEC_GRAPH_LAUNCHES, &seq);
-	if (!e)
-		return;
-	e->time_ns = c->t0;
-	e->exec_handle = exec;
-	e->replay = replay;
-	e->launch_seq = launch_seq;
-	e->stream_seq = stream_seq;
-	e->exec = slot;
-	e->stream = c->stream;
-	e->tid = t->tid;
-	e->result = (int32_t)r;
-	ci_entry_publish(&e->seq, seq);
+	if (!x)
+		return 0;
+	*slot_out = slot;
+	return r == CUDA_SUCCESS ? __atomic_add_fetch(&x->launches, 1, __ATOMIC_RELAXED) : 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -294,6 +294,8 @@ struct ci_launch_args {
 	void **params;
 	void **extra;
 	uint64_t aux;
+	uint64_t replay;    /* graph launches: the exec's replay number (launch entry `replay`) */
+	uint32_t exec_slot; /* ... and its CI_SEC_GRAPH_EXECS slot (`exec`; CI_NONE unknown) */
 };
 void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a);
 void ci_on_launch_ex(struct ci_call *c, CUresult r, const CUlaunchConfig *config, CUfunction f,

@@ -46,7 +46,7 @@ static const struct {
 	{ CI_SEC_STREAMS, sizeof(struct ci_stream), 20, 128 },
 	{ CI_SEC_CODE_MODULES, sizeof(struct ci_code_module), 10, 32 },
 	{ CI_SEC_FUNCTIONS, sizeof(struct ci_function), 50, 128 },
-	{ CI_SEC_LAUNCHES, sizeof(struct ci_launch), 250, 256 },
+	{ CI_SEC_LAUNCHES, sizeof(struct ci_launch), 256, 256 }, /* 1.5: with graph launches' 6 */
 	{ CI_SEC_ALLOCS, sizeof(struct ci_alloc), 220, 256 }, /* with their symbol image */
 	{ CI_SEC_FREES, sizeof(struct ci_alloc), 60, 64 },   /* likewise */
 	{ CI_SEC_ERRORS, sizeof(struct ci_api_error), 30, 64 },
@@ -59,7 +59,7 @@ static const struct {
 	{ CI_SEC_THREADS, sizeof(struct ci_thread), 10, 64 },
 	{ CI_SEC_GRAPH_NODES, sizeof(struct ci_graph_node), 20, 128 },
 	{ CI_SEC_GRAPH_EXECS, sizeof(struct ci_graph_exec), 2, 64 },
-	{ CI_SEC_GRAPH_LAUNCHES, sizeof(struct ci_graph_launch), 6, 128 },
+	{ CI_SEC_GRAPH_LAUNCHES, sizeof(struct ci_graph_launch), 0, 1 }, /* 1.5: unused (launches) */
 	{ CI_SEC_SYMBOL_IMAGE, 1, 0, 0 },  /* sized by the allocation table */
 	{ CI_SEC_KERNEL_LOG, 1, 2, 4096 }, /* NVIDIA kernel-log lines (klog.c) */
 	{ CI_SEC_PYTHON, sizeof(struct ci_python), 0, 1 },
@@ -328,7 +328,7 @@ static int ci_persistent_create(struct ci_sf *f, int *dirfd, const char *stem, u
 	return f->fd;
 }
 
-/* The rings launches write (kernels, graph replays, collectives), at most this many bytes of
+/* The rings launches write (kernels and graph replays, collectives), at most this many bytes of
  * each, get their pages now rather than as their first lap writes them: a page fault on the
  * shared mapping costs 1-2 µs here, and the launch ring's first lap takes one every 16
  * launches (about 100 ns a launch for its first 32,768).  A page of a memfd stays once
@@ -340,7 +340,7 @@ static int ci_persistent_create(struct ci_sf *f, int *dirfd, const char *stem, u
 static void ci_record_populate(void)
 {
 #ifdef MADV_POPULATE_WRITE
-	static const uint32_t hot[] = { CI_SEC_LAUNCHES, CI_SEC_GRAPH_LAUNCHES, CI_SEC_NCCL_CALLS };
+	static const uint32_t hot[] = { CI_SEC_LAUNCHES, CI_SEC_NCCL_CALLS };
 	if (ci_restricted)
 		return; /* a filter that allows only the calls recording makes */
 	for (size_t i = 0; i < sizeof hot / sizeof hot[0]; i++) {

@@ -625,9 +625,9 @@ void ci_graph_node_destroyed(struct ci_call *c, CUresult r, uint64_t node);
 void ci_graph_edges(struct ci_call *c, CUresult r, const CUgraphNode *from, const CUgraphNode *to, size_t n,
 		    bool add);
 void ci_graph_node_enabled(struct ci_call *c, CUresult r, uint64_t exec, uint64_t node, unsigned enabled);
-/* A cuGraphLaunch whose launch-ring entry has seq LAUNCH_SEQ (no lock). */
-void ci_graph_launched(struct ci_call *c, CUresult r, uint64_t exec, uint64_t launch_seq,
-		       uint64_t stream_seq);
+/* A cuGraphLaunch of EXEC: its replay number (0 when it failed or EXEC is unknown), and the
+ * exec's slot in *SLOT (CI_NONE unknown).  No lock. */
+uint64_t ci_graph_replay(CUresult r, uint64_t exec, uint32_t *slot);
 void ci_graphs_forget(void);
 /* Before a cuGraphLaunch: reset the in-graph breadcrumb of EXEC's graph on stream S. */
 /* The device address of breadcrumb slot SLOT for context slot CTX (setting the context's

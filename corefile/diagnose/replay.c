@@ -58,13 +58,15 @@ static const struct ci_graph_launch *graph_launch_of(const struct ci_model *m, c
 	return NULL;
 }
 
-/* The exec behind L: the graph launch's, else the newest with L's handle instantiated before it. */
+/* The exec behind L: its own (format 1.5) or its graph launch's, else the newest with L's
+ * handle instantiated before it. */
 static uint32_t exec_of(const struct ci_model *m, const struct ci_launch *l, uint64_t *replay)
 {
-	const struct ci_graph_launch *gl = graph_launch_of(m, l);
-	*replay = gl ? gl->replay : 0;
-	if (gl && slot_live(m->graph_execs, m->graph_exec_count, sizeof *m->graph_execs, gl->exec))
-		return gl->exec;
+	const struct ci_graph_launch *gl = m->header.minor >= 5 ? NULL : graph_launch_of(m, l);
+	uint32_t xs = gl ? gl->exec : m->header.minor >= 5 ? l->exec : CI_NONE;
+	*replay = gl ? gl->replay : m->header.minor >= 5 ? l->replay : 0;
+	if (slot_live(m->graph_execs, m->graph_exec_count, sizeof *m->graph_execs, xs))
+		return xs;
 	uint32_t best = CI_NONE;
 	for (size_t i = 0; i < m->graph_exec_count; i++) {
 		const struct ci_graph_exec *x = &m->graph_execs[i];
@@ -72,6 +74,32 @@ static uint32_t exec_of(const struct ci_model *m, const struct ci_launch *l, uin
 			best = (uint32_t)i;
 	}
 	return best;
+}
+
+/* Whether a replay of GRAPH followed launch L (index LAUNCH): from format 1.5 a launch of the
+ * launch ring after it (the ring is in time order; a sparse model holds every launch after the
+ * faulting one), before that an entry of the graph-launch ring. */
+static bool later_replay(const struct ci_model *m, size_t launch, const struct ci_launch *l,
+			 uint32_t graph)
+{
+	uint64_t time_ns = l->time_ns;
+	size_t n = m->header.minor >= 5 ? m->launch_count : m->graph_launch_count;
+	for (size_t i = m->header.minor >= 5 ? launch + 1 : 0; i < n; i++) {
+		uint32_t xs;
+		uint64_t t;
+		if (m->header.minor >= 5) {
+			const struct ci_launch *o = ci_model_launch(m, i);
+			if (!o || o->api != CI_LAUNCH_GRAPH)
+				continue;
+			xs = o->exec, t = o->time_ns;
+		} else {
+			xs = m->graph_launches[i].exec, t = m->graph_launches[i].time_ns;
+		}
+		if (t > time_ns && xs < m->graph_exec_count && m->graph_execs[xs].seq &&
+		    m->graph_execs[xs].graph == graph)
+			return true;
+	}
+	return false;
 }
 
 void ci_graph_replay_deinit(struct ci_graph_replay *r)
@@ -477,16 +505,8 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 	/* A launch whose stream cannot say whether it finished (its breadcrumb was not written:
 	 * the context was poisoned first) still has the in-graph one, if no later replay of the
 	 * same graph overwrote it. */
-	if (state == CI_LS_UNKNOWN && g->crumb_slot != CI_NONE) {
-		bool later = false;
-		for (size_t i = 0; i < m->graph_launch_count && !later; i++) {
-			const struct ci_graph_launch *o = &m->graph_launches[i];
-			later = o->time_ns > l->time_ns && o->exec < m->graph_exec_count &&
-				m->graph_execs[o->exec].seq && m->graph_execs[o->exec].graph == x->graph;
-		}
-		if (!later)
-			state = CI_LS_IN_FLIGHT;
-	}
+	if (state == CI_LS_UNKNOWN && g->crumb_slot != CI_NONE && !later_replay(m, launch, l, x->graph))
+		state = CI_LS_IN_FLIGHT;
 	if (state == CI_LS_IN_FLIGHT && g->crumb_slot != CI_NONE && g->crumb_slot < m->crumb_count) {
 		r->crumb = true;
 		r->crumb_value = m->crumbs[g->crumb_slot];

@@ -844,6 +844,39 @@ void ci_refresh_live_heads(struct decoder *d)
 	}
 }
 
+
+/* Format 1.5: a graph launch is its launch-ring entry of api graph, which holds the exec's slot
+ * and the replay number (the recorder writes no graph-launch ring entry any more, a locked
+ * claim less per replay).  The model's list of graph launches is made of the launches it holds
+ * (all of them, the tail of a sparse model's, none of a lazy model's: the stages after decode
+ * read 1.5's from the launches). */
+static struct ci_error *graph_launches_of_launches(struct ci_model *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->launch_count; i++)
+		n += m->launches[i].api == CI_LAUNCH_GRAPH;
+	if (!n)
+		return NULL;
+	struct ci_graph_launch *g = calloc(n, sizeof *g);
+	if (!g)
+		return ci_error_create(CI_ERR_NOMEM, "out of memory listing graph launches");
+	n = 0;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const struct ci_launch *l = &m->launches[i];
+		if (l->api != CI_LAUNCH_GRAPH)
+			continue;
+		g[n++] = (struct ci_graph_launch){ .seq = l->seq, .time_ns = l->time_ns,
+						   .exec_handle = l->aux, .replay = l->replay,
+						   .launch_seq = l->seq, .stream_seq = l->stream_seq,
+						   .exec = l->exec, .stream = l->stream,
+						   .tid = l->tid, .result = l->result };
+	}
+	free(m->graph_launches);
+	m->graph_launches = g;
+	m->graph_launch_count = n;
+	return NULL;
+}
+
 static struct ci_error *decode_sections(struct decoder *d)
 {
 	struct ci_model *m = d->m;
@@ -946,6 +979,9 @@ static struct ci_error *decode_sections(struct decoder *d)
 	} else {
 		m->launches = p;
 	}
+	if (m->header.minor >= 5 && m->launches && !m->graph_launch_count &&
+	    (err = graph_launches_of_launches(m)))
+		return err;
 	if (!d->sparse || d->every_alloc || !keep_alloc_table(d))
 		DECODE(CI_SEC_ALLOCS, allocs, alloc_count);
 #undef DECODE

@@ -686,6 +686,21 @@ static void j_graph_replay(struct json *j, const struct ci_graph_replay *g)
 	j_close(j);
 }
 
+static void j_graph_launch(struct json *j, const struct ci_graph_launch *gl)
+{
+	j_obj(j, NULL);
+	j_hex(j, "exec", gl->exec_handle);
+	j_slot(j, "exec_slot", gl->exec);
+	j_stream(j, "stream", gl->stream);
+	j_u64(j, "replay", gl->replay);
+	j_u64(j, "launch", gl->launch_seq);
+	j_u64(j, "stream_seq", gl->stream_seq);
+	j_u64(j, "thread", gl->tid);
+	j_u64(j, "time_ns", gl->time_ns);
+	j_str(j, "result_name", ci_cuda_result_name(gl->result));
+	j_close(j);
+}
+
 static void j_part_graphs(struct json *j)
 {
 	const struct ci_model *m = j->m;
@@ -738,20 +753,26 @@ static void j_part_graphs(struct json *j)
 	}
 	j_close(j);
 	j_arr(j, "graph_launches");
-	for (size_t i = 0; i < m->graph_launch_count; i++) {
-		const struct ci_graph_launch *gl = &m->graph_launches[i];
-		j_obj(j, NULL);
-		j_hex(j, "exec", gl->exec_handle);
-		j_slot(j, "exec_slot", gl->exec);
-		j_stream(j, "stream", gl->stream);
-		j_u64(j, "replay", gl->replay);
-		j_u64(j, "launch", gl->launch_seq);
-		j_u64(j, "stream_seq", gl->stream_seq);
-		j_u64(j, "thread", gl->tid);
-		j_u64(j, "time_ns", gl->time_ns);
-		j_str(j, "result_name", ci_cuda_result_name(gl->result));
-		j_close(j);
+	if (m->header.minor >= 5) {
+		/* Format 1.5: the launches of api graph the document shows (their entries hold the
+		 * exec and the replay); a lazy model's are read again, not kept. */
+		struct ci_launch copy;
+		for (size_t i = 0; i < m->launch_count; i++) {
+			if (!shown(j, SHOWN_LAUNCHES, i))
+				continue;
+			const struct ci_launch *l = launch_at(j, i, &copy);
+			if (l && l->api == CI_LAUNCH_GRAPH)
+				j_graph_launch(j, &(struct ci_graph_launch){
+							  .time_ns = l->time_ns, .exec_handle = l->aux,
+							  .replay = l->replay, .launch_seq = l->seq,
+							  .stream_seq = l->stream_seq, .exec = l->exec,
+							  .stream = l->stream, .tid = l->tid,
+							  .result = l->result });
+		}
+		ci_model_launches_release(m);
 	}
+	for (size_t i = 0; m->header.minor < 5 && i < m->graph_launch_count; i++)
+		j_graph_launch(j, &m->graph_launches[i]);
 	j_close(j);
 	if (ix_ok)
 		ci_graph_index_deinit(&ix);

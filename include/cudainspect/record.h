@@ -42,7 +42,7 @@ extern "C" {
 /* A reader refuses a major it does not know; it accepts any minor of a major it knows and
  * ignores what it does not understand (new sections, bytes past the entry sizes it knows). */
 #define CI_FORMAT_MAJOR 1
-#define CI_FORMAT_MINOR 4
+#define CI_FORMAT_MINOR 5
 
 /* How a reader finds the record (docs/FORMAT.md, "Locating"): the memfd backing it is named
  * CI_MEMFD_NAME, so NT_FILE and /proc/PID/maps show "/memfd:cudainspect-record (deleted)"; the
@@ -471,8 +471,9 @@ struct ci_launch {
 	uint16_t flags;           /* CI_LAUNCH_* */
 	int16_t priority;         /* launch attribute priority, 0 if none */
 	uint16_t param_len;       /* valid bytes in params[] */
-	uint32_t pad;
-	uint64_t reserved;
+	uint32_t exec;            /* 1.5, graph launches: CI_SEC_GRAPH_EXECS slot or CI_NONE (was pad) */
+	uint64_t replay;          /* 1.5, graph launches: the exec's replay number, 1-based, 0 if
+				   * unknown (was reserved) */
 	uint8_t params[CI_LAUNCH_PARAM_BYTES]; /* packed as the kernel sees them (param_offset) */
 };
 
@@ -797,7 +798,9 @@ struct ci_graph_exec {
 	uint32_t pad;
 };
 
-/* One cuGraphLaunch: which exec, which stream, which replay. */
+/* One cuGraphLaunch: which exec, which stream, which replay.  Written up to format 1.4; from 1.5
+ * the launch-ring entry of api graph holds the same (exec, replay) and readers make these from
+ * it. */
 struct ci_graph_launch {
 	uint64_t seq;
 	uint64_t time_ns;

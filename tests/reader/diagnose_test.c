@@ -952,11 +952,16 @@ static struct ci_model *child_graph_model(uint32_t child_kernels, size_t *gl)
 	return m;
 }
 
-static void test_child_graph(void)
+static void test_child_graph(bool format_15)
 {
 	size_t gl;
 	struct ci_model *m = child_graph_model(1, &gl);
+	if (format_15) {
+		mb_format_15(m);
+		printf("# format 1.5: the graph launch's exec and replay from its launch entry\n");
+	}
 	struct ci_diagnosis *d = run(m, NULL);
+	ok(d->graph && d->graph->exec == 0 && d->graph->replay == 1, "child graph: exec 0, replay 1");
 	is_int(d->faulting_launch, (long long)gl, "child graph: the graph launch faulted");
 	ok(d->graph && d->graph->graph_nodes == 4 && d->graph->node_count == 6,
 	   "child graph: 4 nodes of the graph, the child's 2 after them");
@@ -982,6 +987,36 @@ static void test_child_graph(void)
 	   "child graph with 2 kernels running: their states are unknown");
 	ok(d->graph && d->graph->faulting_node < 0, "child graph with 2 kernels: no node named without a bad pointer");
 	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+}
+
+/* The in-graph breadcrumb of a replay whose stream cannot say how far it got (no breadcrumbs of
+ * its own) is its own unless a later replay of the same graph may have written it: replays 1
+ * and 2 of one exec, the graph's breadcrumb 1 (node 0 finished).  Replay 2 takes it; replay 1
+ * does not.  Both formats: a graph-launch ring (1.4) and graph launches in the launch ring (1.5). */
+static void test_later_replay(bool format_15)
+{
+	const char *f = format_15 ? "1.5" : "1.4";
+	struct ci_model *m = mb_new();
+	mb_device(m, "NVIDIA H200");
+	uint32_t fa = mb_function(m, "embed", 0, NULL), fb = mb_function(m, "norm", 0, NULL);
+	uint32_t s = mb_stream(m, 0xa000, false, 0, 2);
+	uint32_t g = mb_graph(m, 0x6000, CI_GRAPH_CAPTURED, 2, true, 1);
+	mb_graph_node(m, g, 0, CI_NODE_KERNEL, fa, 0, s, 1)->flags = CI_NODE_CRUMB;
+	mb_graph_node(m, g, 1, CI_NODE_KERNEL, fb, 0, s, 1)->flags = CI_NODE_CRUMB;
+	uint32_t x = mb_graph_exec(m, 0x7000, g, 2);
+	size_t l1 = mb_graph_launch(m, s, 1, x, 1, 5, 0, 7);
+	size_t l2 = mb_graph_launch(m, s, 2, x, 2, 6, 0, 7);
+	if (format_15)
+		mb_format_15(m);
+	struct ci_graph_replay r;
+	ok(ci_graph_replay_expand(m, l1, CI_LS_UNKNOWN, &r) && !r.crumb && r.replay == 1,
+	   "format %s: replay 1, followed by replay 2, does not take the graph's breadcrumb", f);
+	ci_graph_replay_deinit(&r);
+	ok(ci_graph_replay_expand(m, l2, CI_LS_UNKNOWN, &r) && r.crumb && r.crumb_value == 1 &&
+		   r.replay == 2 && r.nodes[0].state == CI_LS_FINISHED,
+	   "format %s: replay 2, the last, does: node 0 finished", f);
+	ci_graph_replay_deinit(&r);
 	ci_model_destroy(m);
 }
 
@@ -1178,7 +1213,10 @@ int main(void)
 	test_failed_launch_far();
 	test_container_far_back();
 	test_incomplete();
-	test_child_graph();
+	test_child_graph(false);
+	test_child_graph(true);
+	test_later_replay(false);
+	test_later_replay(true);
 	test_exec_child_update();
 	test_conditional_bodies();
 	test_child_graph_hostile(false);

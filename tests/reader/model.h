@@ -338,6 +338,8 @@ static inline size_t mb_graph_launch(struct ci_model *m, uint32_t stream, uint64
 	l->aux = m->graph_execs[exec].handle;
 	memset(l->grid, 0, sizeof l->grid);
 	memset(l->block, 0, sizeof l->block);
+	l->exec = exec; /* format 1.5's launch entry (mb_format_15); the list below, before */
+	l->replay = replay;
 	MB_GROW(m->graph_launches, m->graph_launch_count);
 	struct ci_graph_launch *g = &m->graph_launches[m->graph_launch_count];
 	g->seq = m->graph_launch_count + 1;
@@ -352,6 +354,17 @@ static inline size_t mb_graph_launch(struct ci_model *m, uint32_t stream, uint64
 	m->graph_execs[exec].launches = replay;
 	m->graph_launch_count++;
 	return li;
+}
+
+/* The model as a format 1.5 record gives it: no graph-launch entries, each graph launch's exec
+ * and replay in its launch entry (mb_graph_launch wrote both). */
+static inline void mb_format_15(struct ci_model *m)
+{
+	m->header.major = 1;
+	m->header.minor = 5;
+	free(m->graph_launches);
+	m->graph_launches = NULL;
+	m->graph_launch_count = 0;
 }
 
 static int mb_cmp_alloc(const void *a, const void *b)

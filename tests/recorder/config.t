@@ -41,7 +41,7 @@ run small CUDAINSPECT_SIZE=4M
 like "$("$DUMP" "$(snap "$T/small" exit)" | grep '^header ')" ' size=4194304 ' "CUDAINSPECT_SIZE=4M: a 4 MiB record"
 
 run verbose CUDAINSPECT_VERBOSE=1 CUDAINSPECT_SIZE=1M
-like "$(cat "$T/verbose/err")" '^cudainspect: recording into /memfd:cudainspect-record \(1 MiB: 921 launches, [0-9]+ live allocations' \
+like "$(cat "$T/verbose/err")" '^cudainspect: recording into /memfd:cudainspect-record \(1 MiB: 942 launches, [0-9]+ live allocations' \
 	"CUDAINSPECT_VERBOSE=1: where and how much"
 
 run driver CUDAINSPECT_DRIVER=/nonexistent/libcuda.so.1

@@ -246,5 +246,6 @@ like "$(grep '^warning ' "$T/full.dump")" 'the graph nodes table was full: 84 we
 like "$("$B/cudainspect" "$(snap "$T/full" exit)" graphs 2>&1)" '6 nodes \(42 node versions not recorded: the node table was full\)' \
 	"full: the graphs view says so"
 gl=$(grep '^section graph_launches ' "$T/full.dump")
-is "$(field capacity "$gl") $(field head "$gl") $(field accepted "$gl")" "128 200 128" "full: the graph-launch ring wraps"
+is "$(field capacity "$gl") $(field head "$gl") $(grep -c '^glaunch .* replay=' "$T/full.dump")" "1 0 200" \
+	"full: no graph-launch ring entries (format 1.5): all 200 replays come from the launch ring"
 done_testing
