@@ -603,10 +603,8 @@ static __attribute__((cold, noinline)) void ci_launch_failed_params(struct ci_la
 	e->param_len = 0;
 }
 
-/* Record a launch; returns its launch-ring seq (0 when dropped) and, unless STREAM_SEQ_OUT is
- * NULL, its number on its stream (NULL lets ci_on_launch end in a jump here). */
-static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch_args *a,
-				 uint64_t *stream_seq_out)
+/* Record a launch (of any api: kernels, host functions, graph replays). */
+static void ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 {
 	struct ci_tls *t = ci_thread();
 	/* The last function and stream this thread launched, cached until some stream, context
@@ -692,10 +690,8 @@ static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch
 		ci_crumb_after(t, sslot, s, stream_seq, c->t0, a->api == CI_LAUNCH_HOST_FUNC, &flags);
 	}
 	uint32_t stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
-	if (stream_seq_out)
-		*stream_seq_out = stream_seq;
 	if (!e)
-		return 0;
+		return;
 	e->time_ns = c->t0;
 	e->stream_seq = stream_seq;
 	e->aux = a->aux;
@@ -729,12 +725,11 @@ static uint64_t ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch
 	e->flags = flags;
 	ci_entry_publish(&e->seq, seq);
 	ci_launch_prefetch_next(t);
-	return seq;
 }
 
 void ci_on_launch(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 {
-	ci_launch_record(c, r, a, NULL);
+	ci_launch_record(c, r, a);
 }
 
 void ci_on_launch_ex(struct ci_call *c, CUresult r, const CUlaunchConfig *config, CUfunction f,
@@ -797,9 +792,9 @@ void ci_on_launch_cooperative_multi(struct ci_call *c, CUresult r,
 void ci_on_graph_launch(struct ci_call *c, CUresult r, uint64_t exec, CUstream s)
 {
 	/* The launch entry says all there is: the exec's slot and replay number too (format
-	 * 1.5: no graph-launch ring entry any more, a locked claim and 20 ns less per replay). */
+	 * 1.5: no graph-launch ring entry any more, a locked claim and 14 ns less per replay). */
 	struct ci_launch_args *a = CI_LAUNCH_ARGS(CI_LAUNCH_GRAPH, 0, 0, 0, 0, 0, 0, 0, 0, s, NULL,
 						  NULL, exec);
 	a->replay = ci_graph_replay(r, exec, &a->exec_slot);
-	ci_launch_record(c, r, a, NULL);
+	ci_launch_record(c, r, a);
 }

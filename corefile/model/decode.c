@@ -844,7 +844,6 @@ void ci_refresh_live_heads(struct decoder *d)
 	}
 }
 
-
 /* Format 1.5: a graph launch is its launch-ring entry of api graph, which holds the exec's slot
  * and the replay number (the recorder writes no graph-launch ring entry any more, a locked
  * claim less per replay).  The model's list of graph launches is made of the launches it holds
