@@ -95,6 +95,7 @@ static void lib_version(const char *path, char *out, size_t n)
 
 static struct ci_error *find_libs(struct ci_hostside *h, const struct ci_source_info *info)
 {
+	size_t driver = SIZE_MAX; /* an index: the list moves as it grows */
 	for (size_t i = 0; i < info->mapping_count; i++) {
 		const char *p = info->mappings[i].path;
 		const char *fam = p ? cuda_family(p) : NULL;
@@ -120,8 +121,10 @@ static struct ci_error *find_libs(struct ci_hostside *h, const struct ci_source_
 			l->version[0] = 0; /* libcuda.so.1: the soname's number, not a version */
 		/* The driver's version is libcuda's file name (libcuda.so.1 links to it). */
 		if (!strcmp(fam, "CUDA driver") && strchr(l->version, '.'))
-			h->driver_version = l->version;
+			driver = h->lib_count - 1;
 	}
+	if (driver != SIZE_MAX)
+		h->driver_version = h->libs[driver].version;
 	if (!h->driver_version)
 		for (size_t k = 0; k < h->lib_count; k++)
 			if (strstr(h->libs[k].family, "(driver)") && strchr(h->libs[k].version, '.'))
