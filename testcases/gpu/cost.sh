@@ -9,7 +9,9 @@
 #    PY_REPS interleaved processes;
 #  - launchbench graph: CPU ns per cuGraphLaunch of a captured 4-kernel graph, plain, under
 #    the defaults and without the in-graph breadcrumbs (they double the graph's nodes: what
-#    that costs the driver at each replay is not known without a GPU);
+#    that costs the driver at each replay is not known without a GPU), and the wall ns per
+#    replay up to the end of the stream's work: the GPU's time per replay where it is the
+#    bottleneck, which the breadcrumb nodes may lengthen;
 #  - with COST_PROBE=1, costprobe: each kind of driver call's cost without the recorder.
 #   testcases/gpu/cost.sh BUILD OUTDIR [REPS] [SECS]
 # Settings are LABEL or LABEL:VAR=VALUE,... words in COST_SETTINGS (plain = no recorder).  Every
@@ -63,9 +65,11 @@ if [ -x "$LB" ]; then
 				pin=$pin1
 				[ "$t" = 8 ] && pin=$pin8
 				# shellcheck disable=SC2046
-				v=$(timeout -k 5 60 env $(envs_of "$s") taskset -c "$pin" "$LB" graph "$t" 20000 1 2>&1 |
-					sed -n 's/^ns_per_op //p')
+				out=$(timeout -k 5 60 env $(envs_of "$s") taskset -c "$pin" "$LB" graph "$t" 20000 1 2>&1)
+				v=$(sed -n 's/^ns_per_op //p' <<<"$out")
+				w=$(sed -n 's/^wall_ns_per_op //p' <<<"$out")
 				echo "cost: graph-launch-ns ${s%%:*} $t $rep ${v:-failed}" >>"$res"
+				echo "cost: graph-replay-wall-ns ${s%%:*} $t $rep ${w:-failed}" >>"$res"
 			done
 		done
 	done
