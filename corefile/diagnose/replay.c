@@ -62,11 +62,15 @@ static const struct ci_graph_launch *graph_launch_of(const struct ci_model *m, c
  * handle instantiated before it. */
 static uint32_t exec_of(const struct ci_model *m, const struct ci_launch *l, uint64_t *replay)
 {
-	const struct ci_graph_launch *gl = m->header.minor >= 5 ? NULL : graph_launch_of(m, l);
-	uint32_t xs = gl ? gl->exec : m->header.minor >= 5 ? l->exec : CI_NONE;
-	*replay = gl ? gl->replay : m->header.minor >= 5 ? l->replay : 0;
-	if (slot_live(m->graph_execs, m->graph_exec_count, sizeof *m->graph_execs, xs))
-		return xs;
+	struct ci_graph_launch gl = { .exec = CI_NONE };
+	const struct ci_graph_launch *ring;
+	if (ci_model_graph_launches_in_launches(m))
+		gl = ci_graph_launch_of_launch(l);
+	else if ((ring = graph_launch_of(m, l)))
+		gl = *ring;
+	*replay = gl.replay;
+	if (slot_live(m->graph_execs, m->graph_exec_count, sizeof *m->graph_execs, gl.exec))
+		return gl.exec;
 	uint32_t best = CI_NONE;
 	for (size_t i = 0; i < m->graph_exec_count; i++) {
 		const struct ci_graph_exec *x = &m->graph_execs[i];
@@ -76,6 +80,12 @@ static uint32_t exec_of(const struct ci_model *m, const struct ci_launch *l, uin
 	return best;
 }
 
+/* Whether exec slot XS is a live exec of GRAPH. */
+static bool replay_of(const struct ci_model *m, uint32_t xs, uint32_t graph)
+{
+	return xs < m->graph_exec_count && m->graph_execs[xs].seq && m->graph_execs[xs].graph == graph;
+}
+
 /* Whether a replay of GRAPH followed launch L (index LAUNCH): from format 1.5 a launch of the
  * launch ring after it (the ring is in time order; a sparse model holds every launch after the
  * faulting one), before that an entry of the graph-launch ring. */
@@ -83,20 +93,15 @@ static bool later_replay(const struct ci_model *m, size_t launch, const struct c
 			 uint32_t graph)
 {
 	uint64_t time_ns = l->time_ns;
-	size_t n = m->header.minor >= 5 ? m->launch_count : m->graph_launch_count;
-	for (size_t i = m->header.minor >= 5 ? launch + 1 : 0; i < n; i++) {
-		uint32_t xs;
-		uint64_t t;
-		if (m->header.minor >= 5) {
-			const struct ci_launch *o = ci_model_launch(m, i);
-			if (!o || o->api != CI_LAUNCH_GRAPH)
-				continue;
-			xs = o->exec, t = o->time_ns;
-		} else {
-			xs = m->graph_launches[i].exec, t = m->graph_launches[i].time_ns;
-		}
-		if (t > time_ns && xs < m->graph_exec_count && m->graph_execs[xs].seq &&
-		    m->graph_execs[xs].graph == graph)
+	if (!ci_model_graph_launches_in_launches(m)) {
+		for (size_t i = 0; i < m->graph_launch_count; i++)
+			if (m->graph_launches[i].time_ns > time_ns && replay_of(m, m->graph_launches[i].exec, graph))
+				return true;
+		return false;
+	}
+	for (size_t i = launch + 1; i < m->launch_count; i++) {
+		const struct ci_launch *o = ci_model_launch(m, i);
+		if (o && o->api == CI_LAUNCH_GRAPH && o->time_ns > time_ns && replay_of(m, o->exec, graph))
 			return true;
 	}
 	return false;

@@ -861,14 +861,8 @@ static struct ci_error *graph_launches_of_launches(struct ci_model *m)
 		return ci_error_create(CI_ERR_NOMEM, "out of memory listing graph launches");
 	n = 0;
 	for (size_t i = 0; i < m->launch_count; i++) {
-		const struct ci_launch *l = &m->launches[i];
-		if (l->api != CI_LAUNCH_GRAPH)
-			continue;
-		g[n++] = (struct ci_graph_launch){ .seq = l->seq, .time_ns = l->time_ns,
-						   .exec_handle = l->aux, .replay = l->replay,
-						   .launch_seq = l->seq, .stream_seq = l->stream_seq,
-						   .exec = l->exec, .stream = l->stream,
-						   .tid = l->tid, .result = l->result };
+		if (m->launches[i].api == CI_LAUNCH_GRAPH)
+			g[n++] = ci_graph_launch_of_launch(&m->launches[i]);
 	}
 	free(m->graph_launches);
 	m->graph_launches = g;
@@ -978,7 +972,7 @@ static struct ci_error *decode_sections(struct decoder *d)
 	} else {
 		m->launches = p;
 	}
-	if (m->header.minor >= 5 && m->launches && !m->graph_launch_count &&
+	if (ci_model_graph_launches_in_launches(m) && m->launches && !m->graph_launch_count &&
 	    (err = graph_launches_of_launches(m)))
 		return err;
 	if (!d->sparse || d->every_alloc || !keep_alloc_table(d))

@@ -251,7 +251,7 @@ void ci_check_entry(struct refcheck *r, uint32_t kind, void *entry)
 		CHECK_STREAM(CI_SEC_LAUNCHES, l->stream);
 		CHECK_CTX(CI_SEC_LAUNCHES, l->ctx);
 		check_stack(r, CI_SEC_LAUNCHES, &l->stack);
-		if (l->api == CI_LAUNCH_GRAPH) /* 1.5; 0 before, taken only from 1.5 on */
+		if (l->api == CI_LAUNCH_GRAPH && ci_model_graph_launches_in_launches(m)) /* padding before */
 			CHECK_SLOT(r, CI_SEC_LAUNCHES, l->exec, CI_SEC_GRAPH_EXECS, m->graph_execs,
 				   m->graph_exec_count);
 		if (l->param_len > CI_LAUNCH_PARAM_BYTES) {

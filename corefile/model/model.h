@@ -81,6 +81,22 @@ size_t ci_model_each_alloc(const struct ci_model *model, ci_alloc_visit *visit, 
  * model copies and checks it on first use); NULL when it cannot be read any more. */
 const struct ci_alloc *ci_model_alloc_at(const struct ci_model *model, uint64_t handle);
 
+/* Format 1.5 and later: a graph launch is the launch entry of api graph, which holds the exec's
+ * slot and the replay number (the recorder writes no graph-launch ring entries any more);
+ * before, the graph-launch ring held them. */
+static inline bool ci_model_graph_launches_in_launches(const struct ci_model *model)
+{
+	return model->header.major > 1 || model->header.minor >= 5;
+}
+/* The graph launch that L, a launch of api graph of a 1.5 record, is. */
+static inline struct ci_graph_launch ci_graph_launch_of_launch(const struct ci_launch *l)
+{
+	return (struct ci_graph_launch){ .seq = l->seq, .time_ns = l->time_ns, .exec_handle = l->aux,
+					 .replay = l->replay, .launch_seq = l->seq,
+					 .stream_seq = l->stream_seq, .exec = l->exec,
+					 .stream = l->stream, .tid = l->tid, .result = l->result };
+}
+
 /* Launch I and live allocation I of MODEL, in the model's order, for the stages after decode:
  * ci_model_launch and ci_model_alloc (a lazy model's entry is copied from the input and its
  * references checked on first use).  The renderers use ci_model_launch_loaded and

@@ -753,7 +753,7 @@ static void j_part_graphs(struct json *j)
 	}
 	j_close(j);
 	j_arr(j, "graph_launches");
-	if (m->header.minor >= 5) {
+	if (ci_model_graph_launches_in_launches(m)) {
 		/* Format 1.5: the launches of api graph the document shows (their entries hold the
 		 * exec and the replay); a lazy model's are read again, not kept. */
 		struct ci_launch copy;
@@ -761,18 +761,16 @@ static void j_part_graphs(struct json *j)
 			if (!shown(j, SHOWN_LAUNCHES, i))
 				continue;
 			const struct ci_launch *l = launch_at(j, i, &copy);
-			if (l && l->api == CI_LAUNCH_GRAPH)
-				j_graph_launch(j, &(struct ci_graph_launch){
-							  .time_ns = l->time_ns, .exec_handle = l->aux,
-							  .replay = l->replay, .launch_seq = l->seq,
-							  .stream_seq = l->stream_seq, .exec = l->exec,
-							  .stream = l->stream, .tid = l->tid,
-							  .result = l->result });
+			if (l && l->api == CI_LAUNCH_GRAPH) {
+				struct ci_graph_launch gl = ci_graph_launch_of_launch(l);
+				j_graph_launch(j, &gl);
+			}
 		}
 		ci_model_launches_release(m);
+	} else {
+		for (size_t i = 0; i < m->graph_launch_count; i++)
+			j_graph_launch(j, &m->graph_launches[i]);
 	}
-	for (size_t i = 0; m->header.minor < 5 && i < m->graph_launch_count; i++)
-		j_graph_launch(j, &m->graph_launches[i]);
 	j_close(j);
 	if (ix_ok)
 		ci_graph_index_deinit(&ix);

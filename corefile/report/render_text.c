@@ -1810,12 +1810,12 @@ void ci_text_graphs(struct ci_text_out *o)
 	bool ix_ok = ci_graph_index_init(m, &ix);
 	/* Format 1.5: the replays the execs counted (a graph launch is a launch-ring entry, and a
 	 * sparse model holds only the ring's tail); before, the graph-launch ring's entries. */
-	uint64_t replays = 0;
-	for (size_t i = 0; m->header.minor >= 5 && i < m->graph_exec_count; i++)
+	bool in_launches = ci_model_graph_launches_in_launches(m);
+	uint64_t replays = in_launches ? 0 : m->graph_launch_count;
+	for (size_t i = 0; in_launches && i < m->graph_exec_count; i++)
 		replays += m->graph_execs[i].seq ? m->graph_execs[i].launches : 0;
 	line(o, "Graphs: %zu, executable graphs: %zu, graph launches%s: %s%s", ng, m->graph_exec_count,
-	     m->header.minor >= 5 ? "" : " in the ring",
-	     ci_fmt_count(m->header.minor >= 5 ? replays : m->graph_launch_count, n1, sizeof(n1)),
+	     in_launches ? "" : " in the ring", ci_fmt_count(replays, n1, sizeof(n1)),
 	     m->sections[CI_SEC_GRAPHS].present ? "" : " (the record has no graph tables)");
 	for (size_t gi = 0; gi < m->graph_count; gi++) {
 		const struct ci_graph *g = &m->graphs[gi];

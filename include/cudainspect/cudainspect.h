@@ -275,6 +275,7 @@ struct ci_model {
 	struct ci_launch *launches; size_t launch_count;
 	struct ci_api_error *errors; size_t error_count;
 	struct ci_event *events; size_t event_count;
+	/* Format 1.5: made from the launches of api graph the model holds (none in a lazy model). */
 	struct ci_graph_launch *graph_launches; size_t graph_launch_count;
 	struct ci_nccl_call *nccl_calls; size_t nccl_call_count; /* format 1.2 */
 	struct ci_alloc *frees; size_t free_count;
