@@ -29,7 +29,7 @@ static const char *const ci_known_vars[] = {
 	"CUDAINSPECT_SIGNALS",	     "CUDAINSPECT_JIT",		"CUDAINSPECT_DRIVER",
 	"CUDAINSPECT_LOG",	     "CUDAINSPECT_KMSG",	"CUDAINSPECT_PYTHON",
 	"CUDAINSPECT_GRAPH_CRUMBS",  "CUDAINSPECT_CRUMB_BUDGET", "CUDAINSPECT_NCCL",
-	"CUDAINSPECT_NCCL_TIMEOUT",
+	"CUDAINSPECT_NCCL_TIMEOUT",  "CUDAINSPECT_GRAPH_CRUMB_EVERY",
 	"CUDAINSPECT_CLI", /* the GDB command file's, inherited by programs GDB starts */
 };
 
@@ -121,6 +121,7 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 	cfg->stack_depth = 16;
 	cfg->crumbs = true;
 	cfg->graph_crumbs = true;
+	cfg->graph_crumb_every = CI_GRAPH_CRUMB_EVERY_DEFAULT;
 	cfg->crumb_budget_ppm = CI_CRUMB_BUDGET_DEFAULT;
 	cfg->crumb_barrier = true;
 	cfg->param_bytes = CI_LAUNCH_PARAM_BYTES;
@@ -208,6 +209,10 @@ bool ci_config_parse(struct ci_config *cfg, char *err, size_t errlen)
 			CI_BAD("CUDAINSPECT_CRUMB_EVERY=0 without CUDAINSPECT_CRUMB_US would never "
 			       "write a breadcrumb; set CUDAINSPECT_CRUMBS=off to turn them off");
 	}
+	if ((v = ci_env("CUDAINSPECT_GRAPH_CRUMB_EVERY")) &&
+	    (!ci_parse_uint(v, 1u << 30, &cfg->graph_crumb_every) || !cfg->graph_crumb_every))
+		CI_BAD("CUDAINSPECT_GRAPH_CRUMB_EVERY='%s' is not a kernel count from 1 (use "
+		       "CUDAINSPECT_GRAPH_CRUMBS=off to turn in-graph breadcrumbs off)", v);
 	if ((v = ci_env("CUDAINSPECT_CRUMB_WIDTH"))) {
 		if (!strcasecmp(v, "auto"))
 			cfg->crumb_width = 0;

@@ -307,7 +307,10 @@ void ci_graph_captured(struct ci_call *c, uint32_t sslot, const struct ci_captur
 	}
 	uint64_t at = 0;
 	uint32_t width = 8;
-	if (crumb_slot != CI_NONE && n->type == CI_NODE_KERNEL && ci_graph_crumbs_capturable())
+	/* Every K-th kernel the capture adds is followed by a breadcrumb write: the ones between
+	 * are a window the reader narrows with other evidence (docs/RECORDER.md). */
+	if (crumb_slot != CI_NONE && n->type == CI_NODE_KERNEL &&
+	    ++g->crumb_kernels % ci_cfg.graph_crumb_every == 0 && ci_graph_crumbs_capturable())
 		at = ci_crumb_address(ci_rec.streams[sslot].ctx, crumb_slot, &width);
 	uint32_t slot = ci_node_record_locked(c, graph, CI_NONE, CI_NONE, n, at ? CI_NODE_CRUMB : 0);
 	ci_capture_deps_save_locked(sslot, graph, &cap);

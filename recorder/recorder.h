@@ -120,6 +120,7 @@ struct ci_config {
 	unsigned stack_depth;
 	bool crumbs;
 	bool graph_crumbs;         /* in-graph breadcrumbs (CUDAINSPECT_GRAPH_CRUMBS) */
+	unsigned graph_crumb_every; /* one after every K-th captured kernel (_GRAPH_CRUMB_EVERY) */
 	unsigned crumb_every;      /* K launches, 0 = time only (a cadence replaces the budget) */
 	unsigned crumb_us;         /* T microseconds, 0 = not by time */
 	unsigned crumb_budget_ppm; /* share of each thread's time breadcrumbs may take (parts per
@@ -147,6 +148,9 @@ extern struct ci_config ci_cfg;
  * thread's time; the rest of the 1 % recording may cost is the launch's bookkeeping
  * (docs/RECORDER.md, "Breadcrumbs"). */
 #define CI_CRUMB_BUDGET_DEFAULT 2500u
+/* In-graph breadcrumbs after every K-th kernel a capture adds (docs/RECORDER.md, "In-graph
+ * breadcrumbs"). */
+#define CI_GRAPH_CRUMB_EVERY_DEFAULT 1u
 /* A breadcrumb write that took longer than this was preempted or waited: it counts as this. */
 #define CI_CRUMB_COST_MAX_NS 20000u
 /* A collective outstanding this long writes the hang snapshot (CUDAINSPECT_NCCL_TIMEOUT): well

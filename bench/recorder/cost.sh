@@ -85,6 +85,22 @@ for mode in graph alloc; do
 	done
 done
 
+# Graph launches again at 1 thread with fewer in-graph breadcrumbs: one after every 4th kernel
+# (CUDAINSPECT_GRAPH_CRUMB_EVERY=4: the 4-kernel graph gets 1 write and the reset instead of 4
+# and the reset) and none; the simulator runs their nodes on the CPU, where a GPU runs them.
+for r in $(seq "$REPS"); do
+	"$LB" graph 1 20000 1 | sed -n 's/^ns_per_op //p' >>"$tmp/gc.plain"
+	for s in every4:CUDAINSPECT_GRAPH_CRUMB_EVERY=4 off:CUDAINSPECT_GRAPH_CRUMBS=off; do
+		env LD_PRELOAD="$REC" "${s#*:}" "$LB" graph 1 20000 1 | sed -n 's/^ns_per_op //p' >>"$tmp/gc.${s%%:*}"
+	done
+done
+a=$(median <"$tmp/gc.plain")
+for label in every4 off; do
+	b=$(median <"$tmp/gc.$label")
+	awk -v a="$a" -v b="$b" -v n="cost.graph.graph-crumbs-$label.1t" \
+		'BEGIN { if (a > 0) printf "bench: %s.ratio %.4f (throughput %.4f; %+.0f ns)\n", n, b / a, a / b, b - a }'
+done
+
 # The launch again, as the calling thread's CPU time (launchbench launch: steadier than
 # launches/s on a shared machine, since time the thread waits for a CPU is not counted), from
 # launchbench's own 2 frames and from 30 frames down (the fast stack walk stops at 16): plain

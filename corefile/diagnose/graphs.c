@@ -23,8 +23,7 @@ static int node_args(const struct ci_model *m, const struct ci_graph_replay *g, 
 			continue;
 		if (g->faulting_node >= 0 && (size_t)g->faulting_node != i)
 			continue;
-		if (g->faulting_node < 0 && g->nodes[i].state != CI_LS_UNKNOWN &&
-		    g->nodes[i].state != CI_LS_IN_FLIGHT)
+		if (g->faulting_node < 0 && !ci_graph_replay_unfinished(g, i))
 			continue;
 		struct ci_graph_replay tmp = *g;
 		ci_graph_replay_pick(m, &tmp, i);

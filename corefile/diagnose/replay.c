@@ -8,11 +8,15 @@
  * latest version made before the launch (cuGraphExec*SetParams).
  *
  * Node states come from the in-graph breadcrumb (docs/RECORDER.md): the ordinal + 1 of the last
- * kernel node the replay in flight finished.  The nodes it depends on finished too: in a
- * captured graph a node depends on the one before it on its capture stream and, for an event
- * wait (a join), on the event record it waits for.  A kernel that did not finish but whose
- * kernels before it did was running; the nodes before such a kernel may still be running; the
- * rest had not started.  A replay that finished (its stream's breadcrumb is past it) finished
+ * kernel node with a breadcrumb write after it (CI_NODE_CRUMB) that the replay in flight
+ * finished.  The nodes it depends on finished too: in a captured graph a node depends on the one
+ * before it on its capture stream and, for an event wait (a join), on the event record it waits
+ * for.  A node whose marked kernels before it all finished may have started; a marked kernel
+ * that did not finish holds back the rest.  Kernels without a write after them (every K-th
+ * kernel has one with CUDAINSPECT_GRAPH_CRUMB_EVERY=K) and child-graph nodes may finish unseen,
+ * so with the next marked kernel they are a window, as a stream's launches between breadcrumbs
+ * are: unknown, one of them running, chosen among by other evidence (graphs.c).  A kernel left
+ * alone is in flight.  A replay that finished (its stream's breadcrumb is past it) finished
  * every node, one that had not started started none; without an in-graph breadcrumb the states
  * of a replay in flight are unknown.
  *
@@ -20,7 +24,7 @@
  * (or, for an exec's version of the node, of the graph cuGraphExecChildGraphNodeSetParams gave):
  * its nodes are expanded after the replayed graph's (nested ones after theirs, within depth,
  * node and work limits) and take the child-graph node's state; to the breadcrumb a child-graph
- * node with kernels inside is one kernel.  A conditional node's bodies (graphs of origin
+ * node with kernels inside is one kernel without a write after it.  A conditional node's bodies (graphs of origin
  * conditional_body) are expanded the same way, body by body; which of them ran is decided on
  * the device, so their nodes' states are unknown unless the replay finished or had not started.
  */
@@ -195,31 +199,51 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 					done[dep2[i]] = 1;
 			}
 	}
-	/* A child-graph node with kernels inside is one kernel to its dependants: what runs after
-	 * it waits for them, and it has no breadcrumb of its own. */
-	uint8_t *kernels = calloc(n ? n : 1, 1);
-	for (size_t i = 0; kernels && i < r->node_count; i++) {
+	/* The nodes that bound what the breadcrumb says are the kernels a breadcrumb write follows
+	 * (CI_NODE_CRUMB, on the captured version): one that did not finish holds back what
+	 * depends on it.  Kernels without one (CUDAINSPECT_GRAPH_CRUMB_EVERY above 1, a write
+	 * the driver refused) and child-graph nodes may have finished unseen, so what depends on
+	 * them may have started: they are a window with the next barrier, as a stream's launches
+	 * between two breadcrumbs are. */
+	uint8_t *barrier = calloc(n ? n : 1, 1), *kernelish = calloc(n ? n : 1, 1);
+	for (size_t i = 0; barrier && kernelish && i < r->node_count; i++) {
 		const struct ci_graph_node *e = r->nodes[i].node;
 		if (!e || e->type != CI_NODE_KERNEL)
 			continue;
 		size_t top = i;
 		while (r->nodes[top].parent >= 0)
 			top = (size_t)r->nodes[top].parent;
-		kernels[top] = 1;
+		kernelish[top] = 1;
+		const struct ci_graph_node *f = r->nodes[i].first ? r->nodes[i].first : e;
+		if (top == i && (f->flags & CI_NODE_CRUMB))
+			barrier[i] = 1;
 	}
-	/* ready[i]: every kernel among i's ancestors finished (computed in ordinal order). */
+	/* ready[i]: every barrier among i's ancestors finished (computed in ordinal order). */
 	uint8_t *ready = calloc(n ? n : 1, 1);
-	for (size_t i = 0; ready && i < n; i++) {
+	for (size_t i = 0; ready && barrier && i < n; i++) {
 		ready[i] = 1;
 		size_t ds[2] = { dep1[i], dep2[i] };
 		for (int k = 0; k < 2; k++) {
 			size_t d = ds[k];
-			if (d == SIZE_MAX)
-				continue;
-			bool kernel = kernels ? kernels[d] : r->nodes[d].node && r->nodes[d].node->type == CI_NODE_KERNEL;
-			if ((kernel && !done[d]) || (!kernel && !done[d] && !ready[d]))
+			if (d != SIZE_MAX && !done[d] && (barrier[d] || !ready[d]))
 				ready[i] = 0;
 		}
+	}
+	/* A kernel (or child graph with kernels) that is ready with another one before or after
+	 * it among the ready nodes is in a window: finished, running or not started yet.  One
+	 * alone was running. */
+	uint8_t *before = calloc(n ? n : 1, 1), *after = calloc(n ? n : 1, 1);
+	for (size_t i = 0; ready && kernelish && before && i < n; i++) {
+		size_t ds[2] = { dep1[i], dep2[i] };
+		for (int k = 0; k < 2 && ready[i] && !done[i]; k++)
+			if (ds[k] != SIZE_MAX && ready[ds[k]] && !done[ds[k]])
+				before[i] |= before[ds[k]] | kernelish[ds[k]];
+	}
+	for (size_t i = n; ready && kernelish && after && i-- > 0;) {
+		size_t ds[2] = { dep1[i], dep2[i] };
+		for (int k = 0; k < 2 && ready[i] && !done[i]; k++)
+			if (ds[k] != SIZE_MAX && ready[ds[k]] && !done[ds[k]])
+				after[ds[k]] |= after[i] | kernelish[i];
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct ci_graph_node *x = r->nodes[i].node;
@@ -227,13 +251,17 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 			continue;
 		if (done[i])
 			r->nodes[i].state = CI_LS_FINISHED;
-		else if (ready && ready[i])
+		else if (!ready || !barrier)
+			r->nodes[i].state = CI_LS_UNKNOWN;
+		else if (ready[i] && before && after && kernelish[i] && (before[i] || after[i]))
+			r->nodes[i].state = CI_LS_UNKNOWN;
+		else if (ready[i])
 			r->nodes[i].state = CI_LS_IN_FLIGHT;
 		else
 			r->nodes[i].state = CI_LS_NOT_STARTED;
 	}
+	free(before), free(after), free(barrier), free(kernelish);
 	free(ready);
-	free(kernels);
 	free(done), free(dep1), free(dep2);
 }
 
@@ -451,6 +479,16 @@ const char *ci_graph_replay_node_where(const struct ci_graph_replay *r, size_t i
 	return buf;
 }
 
+bool ci_graph_replay_unfinished(const struct ci_graph_replay *r, size_t i)
+{
+	size_t top = i;
+	while (r->nodes[top].parent >= 0)
+		top = (size_t)r->nodes[top].parent;
+	enum ci_launch_state st = r->nodes[i].state, ts = r->nodes[top].state;
+	return (st == CI_LS_IN_FLIGHT || st == CI_LS_UNKNOWN) &&
+	       (ts == CI_LS_IN_FLIGHT || ts == CI_LS_UNKNOWN);
+}
+
 bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_launch_state state,
 			    struct ci_graph_replay *r)
 {
@@ -518,18 +556,21 @@ bool ci_graph_replay_expand(const struct ci_model *m, size_t launch, enum ci_lau
 		states_from_crumb(m, r, r->crumb_value);
 		states_of_children(r);
 	}
-	/* The faulting node when the facts leave one: the only kernel running, or the only kernel. */
+	/* The faulting node when the facts leave one: the only kernel the breadcrumb leaves
+	 * unfinished (running, or in a window), or the only kernel. */
 	ptrdiff_t pick = -1;
 	size_t running = 0;
 	for (size_t i = 0; i < r->node_count; i++) {
 		const struct ci_graph_node *e = r->nodes[i].node;
 		if (!e || e->type != CI_NODE_KERNEL || (e->flags & CI_NODE_DISABLED))
 			continue; /* a disabled node is an empty one */
-		if (r->crumb ? r->nodes[i].state == CI_LS_IN_FLIGHT : r->kernel_count == 1) {
+		if (r->crumb ? ci_graph_replay_unfinished(r, i) : r->kernel_count == 1) {
 			pick = (ptrdiff_t)i;
 			running++;
 		}
 	}
+	if (r->crumb)
+		r->crumb_unfinished = running;
 	if (running == 1)
 		ci_graph_replay_pick(m, r, (size_t)pick);
 	return true;

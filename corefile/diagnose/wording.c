@@ -665,15 +665,24 @@ static void word_graph(struct wording *w, const struct ci_finding *f)
 	unsigned long long replay = (unsigned long long)g->replay;
 	size_t kernels = g->kernel_count;
 	const char *s = kernels == 1 ? "" : "s";
+	/* The kernel nodes the rule chose among: all of them, or with an in-graph breadcrumb the
+	 * ones it leaves unfinished (breadcrumbs follow only some kernels). */
+	char pool[160];
+	if (g->crumb)
+		snprintf(pool, sizeof pool, "the %zu kernel node%s its in-graph breadcrumb (%llu) leaves unfinished",
+			 g->crumb_unfinished, g->crumb_unfinished == 1 ? "" : "s",
+			 (unsigned long long)g->crumb_value);
+	else
+		snprintf(pool, sizeof pool, "its %zu kernel node%s", kernels, s);
 	if (f->node >= 0) {
 		ci_launch_kernel_name(m, &g->kernel, name, sizeof(name));
 		node_name(g, nn, sizeof nn);
 	}
 	switch (f->id) {
 	case CI_F_GRAPH_NODE_BY_PAGE:
-		text_add(why, " It is replay %llu of a graph; of its %zu kernel node%s, %s %s (node "
+		text_add(why, " It is replay %llu of a graph; of %s, %s %s (node "
 			      "%s) passes a pointer into or next to #%llu, where the kernel log's "
-			      "fault page lies.", replay, kernels, s,
+			      "fault page lies.", replay, pool,
 			 f->count == 1 ? "only" : "the first of those that do,", name, nn,
 			 (unsigned long long)f->alloc->id);
 		break;
@@ -682,28 +691,34 @@ static void word_graph(struct wording *w, const struct ci_finding *f)
 		ci_fault_fit_phrase(&f->where, fit, sizeof fit);
 		if (f->count == 1)
 			text_add(why, " It is replay %llu of a graph; the kernel log's fault page lies in "
-				      "no allocation, and of its %zu kernel node%s only %s (node %s) has an "
-				      "argument it fits: the page is %s.", replay, kernels, s, name, nn, fit);
+				      "no allocation, and of %s only %s (node %s) has an "
+				      "argument it fits: the page is %s.", replay, pool, name, nn, fit);
 		else
 			text_add(why, " It is replay %llu of a graph; the kernel log's fault page lies in "
-				      "no allocation, and %zu of its %zu kernel nodes have an argument it "
+				      "no allocation, and %zu of %s have an argument it "
 				      "fits (their allocations lie close together); %s (node %s) fits it "
-				      "most closely: the page is %s.", replay, f->count, kernels, name, nn, fit);
+				      "most closely: the page is %s.", replay, f->count, pool, name, nn, fit);
 		break;
 	}
 	case CI_F_GRAPH_NODE_BAD_POINTER:
-		text_add(why, " It is replay %llu of a graph; of its %zu kernel node%s %s %s, "
+		text_add(why, " It is replay %llu of a graph; of %s %s %s, "
 			      "node %s, passes a pointer outside every live allocation%s.", replay,
-			 kernels, s, f->count == 1 ? "only" : "the first of those that", name, nn,
+			 pool, f->count == 1 ? "only" : "the first of those that", name, nn,
 			 f->count == 1 ? "" : " (others do too)");
 		break;
 	case CI_F_GRAPH_NODE_UNKNOWN:
-		text_add(why, " It is replay %llu of a graph with %zu kernel node%s; %s, and none "
-			      "passes a bad pointer, so the kernel that faulted is not known.", replay,
-			 kernels, s,
-			 g->crumb ? "its in-graph breadcrumb does not single one out"
-				  : "the graph has no in-graph breadcrumb (built explicitly, "
-				    "or CUDAINSPECT_GRAPH_CRUMBS=off)");
+		if (g->crumb)
+			text_add(why, " It is replay %llu of a graph with %zu kernel node%s; its in-graph "
+				      "breadcrumb reads %llu and leaves %zu of them unfinished (running, or "
+				      "between breadcrumbs: finished or not), none passes a bad pointer, and "
+				      "no kernel log's fault page points to one, so the kernel that faulted "
+				      "is not known.", replay, kernels, s, (unsigned long long)g->crumb_value,
+				 g->crumb_unfinished);
+		else
+			text_add(why, " It is replay %llu of a graph with %zu kernel node%s; the graph has "
+				      "no in-graph breadcrumb (built explicitly, or "
+				      "CUDAINSPECT_GRAPH_CRUMBS=off), and none passes a bad pointer, so the "
+				      "kernel that faulted is not known.", replay, kernels, s);
 		break;
 	case CI_F_GRAPH_NODE_BY_CRUMB:
 		text_add(why, " It is replay %llu of a graph: its in-graph breadcrumb reads %llu, so "

@@ -668,10 +668,13 @@ static void j_graph_replay(struct json *j, const struct ci_graph_replay *g)
 	j_u64(j, "child_graph_nodes", g->node_count - g->graph_nodes);
 	j_bool(j, "child_graphs_cut", g->children_cut);
 	j_bool(j, "breadcrumb", g->crumb);
-	if (g->crumb)
+	if (g->crumb) {
 		j_u64(j, "breadcrumb_value", g->crumb_value);
-	else
+		j_u64(j, "unfinished_kernel_nodes", g->crumb_unfinished);
+	} else {
 		j_null(j, "breadcrumb_value");
+		j_null(j, "unfinished_kernel_nodes");
+	}
 	j_u64(j, "graph_launch_stack_id", gl->stack);
 	j_stack(j, "graph_launch_stack", gl->stack);
 	j_arr(j, "nodes");

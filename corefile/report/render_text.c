@@ -880,7 +880,11 @@ static void graph_fault_lines(struct ci_text_out *o, size_t frames, bool summary
 	if (g->faulting_node >= 0 && *ci_graph_replay_node_where(g, (size_t)g->faulting_node, where, sizeof where))
 		line(o, "  (node %s: %s)", nn, where);
 	print_stack(o, "  graph launched at ", gl->stack, frames);
-	if (g->crumb)
+	if (g->crumb && g->crumb_unfinished > 1)
+		line(o, "  in-graph breadcrumb %" PRIu64 ": how far this replay got; the %zu kernel "
+			"nodes past it are a window: running, finished or not started", g->crumb_value,
+		     g->crumb_unfinished);
+	else if (g->crumb)
 		line(o, "  in-graph breadcrumb %" PRIu64 ": how far this replay got", g->crumb_value);
 	else if (o->d->launch_state[g->launch] == CI_LS_IN_FLIGHT)
 		line(o, "  no in-graph breadcrumb: the states of its nodes are unknown");
@@ -1041,7 +1045,13 @@ static void summary_fault(struct ci_text_out *o)
 			 ci_launch_kernel_name(o->m, shown_launch(o, d->faulting_launch), name,
 					       sizeof(name)),
 			 ci_confidence_name(d->confidence));
-		if (d->graph && d->graph->faulting_node < 0)
+		if (d->graph && d->graph->faulting_node < 0 && d->graph->crumb)
+			snprintf(buf, sizeof(buf), "%s kernel: one of %zu unfinished kernels of a graph "
+				 "(of its %zu)   [confidence: %s]",
+				 d->verdict == CI_VERDICT_PENDING ? "Unfinished" : "Faulting",
+				 d->graph->crumb_unfinished, d->graph->kernel_count,
+				 ci_confidence_name(d->confidence));
+		else if (d->graph && d->graph->faulting_node < 0)
 			snprintf(buf, sizeof(buf), "%s kernel: one of the %zu kernels of a graph   "
 				 "[confidence: %s]", d->verdict == CI_VERDICT_PENDING ? "Unfinished" : "Faulting",
 				 d->graph->kernel_count, ci_confidence_name(d->confidence));

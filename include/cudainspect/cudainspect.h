@@ -651,6 +651,8 @@ struct ci_graph_replay {
 	size_t destroyed_count;    /* ordinals destroyed before the instantiation: no nodes */
 	bool crumb;                /* node states come from the in-graph breadcrumb */
 	uint64_t crumb_value;      /* its value: ordinal + 1 of the last kernel node finished */
+	size_t crumb_unfinished;   /* with crumb: the kernel nodes it leaves unfinished (in flight
+				      or in a window: between breadcrumbs, finished or not) */
 	ptrdiff_t faulting_node;   /* index into nodes, -1 when not identified */
 	/* The faulting kernel node as a launch (function, grid, block, parameters, the capture or
 	 * add stack), with the graph launch's stream, thread, time and number: what the views show

@@ -744,7 +744,8 @@ struct ci_graph {
 	uint32_t nodes;           /* ordinals handed out (atomic) */
 	uint32_t nodes_dropped;   /* nodes the node table had no room for (atomic) */
 	uint32_t crumb_slot;      /* index into CI_SEC_BREADCRUMBS, CI_NONE */
-	uint32_t pad;
+	uint32_t crumb_kernels;   /* kernels captured into it while it had a breadcrumb slot:
+				     every CUDAINSPECT_GRAPH_CRUMB_EVERY-th carries CI_NODE_CRUMB */
 };
 
 /* A node of a graph (exec == CI_NONE) or an update of one node in one executable graph.  The

@@ -8,10 +8,11 @@
 #    from Python 20 frames deep and a PyTorch loop of small ops, plain and under each setting,
 #    PY_REPS interleaved processes;
 #  - launchbench graph: CPU ns per cuGraphLaunch of a captured 4-kernel graph, plain, under
-#    the defaults and without the in-graph breadcrumbs (they double the graph's nodes: what
-#    that costs the driver at each replay is not known without a GPU), and the wall ns per
-#    replay up to the end of the stream's work: the GPU's time per replay where it is the
-#    bottleneck, which the breadcrumb nodes may lengthen;
+#    the defaults, with an in-graph breadcrumb after every 4th kernel only and without them
+#    (after every kernel they double the graph's nodes: what that costs the driver at each
+#    replay is not known without a GPU), and the wall ns per replay up to the end of the
+#    stream's work: the GPU's time per replay where it is the bottleneck, which the breadcrumb
+#    nodes may lengthen;
 #  - with COST_PROBE=1, costprobe: each kind of driver call's cost without the recorder.
 #   testcases/gpu/cost.sh BUILD OUTDIR [REPS] [SECS]
 # Settings are LABEL or LABEL:VAR=VALUE,... words in COST_SETTINGS (plain = no recorder).  Every
@@ -26,7 +27,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # two runs (-25 to -35 %); the bookkeeping alone (bare) is what the model needs now.
 SETTINGS=${COST_SETTINGS:-"plain defaults crumbs-off:CUDAINSPECT_CRUMBS=off bare:CUDAINSPECT_CRUMBS=off,CUDAINSPECT_STACKS=off"}
 PY_SETTINGS=${COST_PY_SETTINGS:-"plain defaults python-off:CUDAINSPECT_PYTHON=off"}
-GRAPH_SETTINGS=${COST_GRAPH_SETTINGS:-"plain defaults graph-crumbs-off:CUDAINSPECT_GRAPH_CRUMBS=off"}
+GRAPH_SETTINGS=${COST_GRAPH_SETTINGS:-"plain defaults graph-crumbs-every4:CUDAINSPECT_GRAPH_CRUMB_EVERY=4 graph-crumbs-off:CUDAINSPECT_GRAPH_CRUMBS=off"}
 ncpu=$(nproc)
 pin1=2 pin8=2-9
 [ "$ncpu" -lt 10 ] && pin1=0 pin8=0-$((ncpu - 1))

@@ -926,11 +926,12 @@ static void test_xid_copy(void)
 	ci_model_destroy(m);
 }
 
-/* A captured graph whose node 2 is a child-graph node (a memset and one kernel inside), its
- * in-graph breadcrumb 2: nodes 0 and 1 finished.  The child graph's nodes follow its node in the
- * replay; the child-graph node is one kernel to what runs after it, so node 3 had not started
- * and the child's kernel, node 2.1, was the only one running. */
-static struct ci_model *child_graph_model(uint32_t child_kernels, size_t *gl)
+/* A captured graph whose node 2 is a child-graph node (a memset and CHILD_KERNELS kernels inside),
+ * its in-graph breadcrumb 2: nodes 0 and 1 finished.  The child graph's nodes follow its node in
+ * the replay.  No breadcrumb write follows a child-graph node, so it may have finished unseen:
+ * with a kernel after it (node 3, sample, TAIL_KERNEL) the child's kernel and node 3 are a
+ * window; with a copy there instead, the child's kernel is the only one left unfinished. */
+static struct ci_model *child_graph_model(uint32_t child_kernels, bool tail_kernel, size_t *gl)
 {
 	struct ci_model *m = mb_new();
 	mb_device(m, "NVIDIA H200");
@@ -942,7 +943,10 @@ static struct ci_model *child_graph_model(uint32_t child_kernels, size_t *gl)
 	mb_graph_node(m, g, 0, CI_NODE_KERNEL, fa, 0, s, 1)->flags = CI_NODE_CRUMB;
 	mb_graph_node(m, g, 1, CI_NODE_KERNEL, fb, 0, s, 1)->flags = CI_NODE_CRUMB;
 	mb_graph_node(m, g, 2, CI_NODE_CHILD_GRAPH, CI_NONE, 0x6100, s, 1);
-	mb_graph_node(m, g, 3, CI_NODE_KERNEL, fd, 0, s, 1)->flags = CI_NODE_CRUMB;
+	if (tail_kernel)
+		mb_graph_node(m, g, 3, CI_NODE_KERNEL, fd, 0, s, 1)->flags = CI_NODE_CRUMB;
+	else
+		mb_graph_node(m, g, 3, CI_NODE_MEMCPY, CI_NONE, 0xe000, s, 1);
 	mb_graph_node(m, c, 0, CI_NODE_MEMSET, CI_NONE, 0xd000, CI_NONE, 1);
 	for (uint32_t k = 0; k < child_kernels; k++)
 		mb_graph_node(m, c, 1 + k, CI_NODE_KERNEL, fc, 0, CI_NONE, 1);
@@ -955,7 +959,7 @@ static struct ci_model *child_graph_model(uint32_t child_kernels, size_t *gl)
 static void test_child_graph(bool format_15)
 {
 	size_t gl;
-	struct ci_model *m = child_graph_model(1, &gl);
+	struct ci_model *m = child_graph_model(1, false, &gl);
 	if (format_15) {
 		mb_format_15(m);
 		printf("# format 1.5: the graph launch's exec and replay from its launch entry\n");
@@ -965,13 +969,13 @@ static void test_child_graph(bool format_15)
 	is_int(d->faulting_launch, (long long)gl, "child graph: the graph launch faulted");
 	ok(d->graph && d->graph->graph_nodes == 4 && d->graph->node_count == 6,
 	   "child graph: 4 nodes of the graph, the child's 2 after them");
-	ok(d->graph && d->graph->kernel_count == 4, "child graph: 4 kernels, the child's counted");
+	ok(d->graph && d->graph->kernel_count == 3, "child graph: 3 kernels, the child's counted");
 	char name[64] = "";
 	if (d->graph && d->graph->faulting_node >= 0)
 		ci_graph_replay_node_name(d->graph, (size_t)d->graph->faulting_node, name, sizeof name);
 	is_str(name, "2.1", "child graph: the child's kernel (node 1 of child-graph node 2) faulted");
-	ok(d->graph && d->graph->nodes[3].state == CI_LS_NOT_STARTED,
-	   "child graph: the kernel after the child-graph node had not started");
+	ok(d->graph && d->graph->nodes[5].state == CI_LS_IN_FLIGHT && d->graph->crumb_unfinished == 1,
+	   "child graph: the child's kernel is the only one left unfinished, in flight");
 	ok(d->graph && d->graph->nodes[1].state == CI_LS_FINISHED, "child graph: node 1 finished (breadcrumb 2)");
 	uint32_t kf = d->graph ? d->graph->kernel.function : CI_NONE;
 	is_str(kf < m->function_count ? m->strings + m->functions[kf].name_str : "", "attention",
@@ -979,8 +983,23 @@ static void test_child_graph(bool format_15)
 	ci_diagnosis_destroy(d);
 	ci_model_destroy(m);
 
+	/* A kernel after the child-graph node: the child may have finished unseen and node 3 been
+	 * running (its breadcrumb not yet written), so the two are a window and neither is named
+	 * without a bad pointer.  (A reader that took the child for a kernel with a breadcrumb said
+	 * node 3 had not started and named the child's kernel.) */
+	m = child_graph_model(1, true, &gl);
+	d = run(m, NULL);
+	ok(d->graph && d->graph->kernel_count == 4 && d->graph->nodes[3].state == CI_LS_UNKNOWN &&
+		   d->graph->nodes[5].state == CI_LS_UNKNOWN && d->graph->crumb_unfinished == 2,
+	   "child graph then a kernel: both are a window, finished or not");
+	ok(d->graph && d->graph->faulting_node < 0, "child graph then a kernel: no node named without a bad pointer");
+	ok(d->graph && d->graph->nodes[0].state == CI_LS_FINISHED && d->graph->nodes[1].state == CI_LS_FINISHED,
+	   "child graph then a kernel: nodes 0 and 1 finished");
+	ci_diagnosis_destroy(d);
+	ci_model_destroy(m);
+
 	/* Two kernels in the child: the breadcrumb cannot say which ran, and neither is named. */
-	m = child_graph_model(2, &gl);
+	m = child_graph_model(2, false, &gl);
 	d = run(m, NULL);
 	ok(d->graph && d->graph->node_count == 7 && d->graph->nodes[5].state == CI_LS_UNKNOWN &&
 		   d->graph->nodes[6].state == CI_LS_UNKNOWN,

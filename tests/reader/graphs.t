@@ -36,6 +36,15 @@ engine() {
 	"$CI" --json "$core" >"$dir/report.json" 2>/dev/null
 }
 q() { jq -r "$2" "$T/$1/report.json"; }
+# klog_engine NAME SETTING FAULT ARGS...: engine NAME under recorder SETTING with CUDASIM_FAULT
+# FAULT, which the simulator logs as the driver would; the summary read with that kernel log.
+klog_engine() {
+	local n=$1 setting=$2 fault=$3
+	shift 3
+	name=$n
+	RECORDER_ENV="$setting CUDASIM_FAULT=$fault CUDASIM_KERNEL_LOG=$T/$n/kern.log" engine "$n" "$@"
+	"$CI" --width 200 --kernel-log "$T/$n/kern.log" "$core" >"$T/$n.txt" 2>&1
+}
 # replay_of NAME STEP: the replay the engine printed for that step
 replay_of() { sed -n "s/^graphengine: step $2 batch [0-9]* replay \([0-9]*\)$/\1/p" "$T/$1/out"; }
 node() { grep -E "^ +node [0-9]+ +[A-Za-z ]+ +$2 " "$T/$1.txt" | head -1 | awk '{print $3, $4}' | sed 's/ [a-z_:]*$//; s/not$/not started/'; }
@@ -115,6 +124,29 @@ like "$(cat "$T/nocrumb.txt")" 'compute-sanitizer CMD ' "crumbs off: compute-san
 unlike "$(cat "$T/nocrumb.txt")" 'kns=' "crumbs off: no placeholder filter"
 is "$(q nocrumb '.diagnosis.faulting_launch.graph.faulting_node')" null "crumbs off JSON: faulting_node null"
 
+# ---- in-graph breadcrumbs after every 2nd kernel only (CUDAINSPECT_GRAPH_CRUMB_EVERY=2: matvec and
+# sample_token carry one): the breadcrumb says matvec finished (and embed before it); attention
+# and sampling are a window, either may have been running, and nothing else chooses
+name=every2; RECORDER_ENV=CUDAINSPECT_GRAPH_CRUMB_EVERY=2 engine every2 --steps 6 --fault-step 5
+like "$(cat "$T/every2.txt")" 'Faulting kernel: one of 2 unfinished kernels of a graph \(of its 4\)' \
+	"every 2nd: the window's two kernels, neither guessed"
+is "$(node every2 embed_gather) / $(node every2 decode::matvec) / $(node every2 paged_attention) / $(node every2 sample_token)" \
+	"finished / finished / unknown / unknown" "every 2nd: embed and matvec finished, attention and sampling a window"
+like "$(cat "$T/every2.txt")" 'in-graph breadcrumb 5: how far this replay got; the 2 kernel nodes past it are a window' \
+	"every 2nd: the window is said"
+like "$(tr -s ' \n' ' ' < "$T/every2.txt")" 'its in-graph breadcrumb reads 5 and leaves 2 of them unfinished .*so the kernel that faulted is not known' \
+	"every 2nd: the reasoning says why no node is named"
+is "$(q every2 '.diagnosis.faulting_launch.graph | [.faulting_node, .breadcrumb_value, .unfinished_kernel_nodes] | map(tostring) | join(" ")')" \
+	"null 5 2" "every 2nd JSON: no faulting node, breadcrumb 5, 2 kernel nodes unfinished"
+# ---- the same window, and the kernel log's fault page 64 bytes into attention's k_cache: the page
+# chooses within the window
+klog_engine every2k CUDAINSPECT_GRAPH_CRUMB_EVERY=2 paged_attention@5:arg=2+64 --steps 6 --fault-step 5
+like "$(cat "$T/every2k.txt")" 'Faulting kernel: paged_attention +\[confidence: exact\]' \
+	"every 2nd, kernel log: the attention node, exact"
+like "$(tr -s ' \n' ' ' < "$T/every2k.txt")" 'of the 2 kernel nodes its in-graph breadcrumb \(5\) leaves unfinished, only paged_attention \(node 7\) passes a pointer into or next to #[0-9]+, where the kernel log.s fault page lies' \
+	"every 2nd, kernel log: the page chose among the window's nodes"
+like "$(cat "$T/every2k.txt")" 'node 7 +unknown +paged_attention .*<- faulted' "every 2nd, kernel log: the node marked, its state honest"
+
 # ---- built explicitly; the exec's attention node repointed at a freed KV cache for step 3
 name=built; engine built --mode explicit --steps 4 --fault-step 3
 like "$(cat "$T/built.txt")" 'Faulting kernel: paged_attention ' "built: the node with the freed pointer"
@@ -157,9 +189,7 @@ like "$("$CI" --width 200 "$(ls "$T"/upd/core* | head -1)" graphs 2>&1)" 'Graph 
 # ---- without in-graph breadcrumbs, the kernel log's fault page names the node (the Xid rule
 # weighs the suspect graph launches' kernel nodes): the attention node's access 64 bytes into
 # its k_cache argument, logged by the simulator as the driver would
-name=klog; RECORDER_ENV="CUDAINSPECT_GRAPH_CRUMBS=off CUDASIM_FAULT=paged_attention@5:arg=2+64 CUDASIM_KERNEL_LOG=$T/klog/kern.log" \
-	engine klog --steps 6 --fault-step 5
-"$CI" --width 200 --kernel-log "$T/klog/kern.log" "$core" >"$T/klog.txt" 2>&1
+klog_engine klog CUDAINSPECT_GRAPH_CRUMBS=off paged_attention@5:arg=2+64 --steps 6 --fault-step 5
 like "$(cat "$T/klog.txt")" 'Faulting kernel: paged_attention +\[confidence: exact\]' \
 	"kernel log: the attention node, exact (the only suspect whose pointers reach the fault page)"
 like "$(cat "$T/klog.txt")" 'only paged_attention \(node 7\) passes a pointer into or next to #[0-9]+, where the kernel log.s fault page lies' \
@@ -169,9 +199,7 @@ like "$(cat "$T/klog.txt")" 'evidence: Xid 31 at 0x' "kernel log: the Xid line i
 # ---- the same without breadcrumbs, but the access 2^41 bytes past k_cache (an index bug's offset,
 # as the H200's Triton store was): the page lies in no allocation, and the node is the one with an
 # argument the page fits (issue 19)
-name=rel; RECORDER_ENV="CUDAINSPECT_GRAPH_CRUMBS=off CUDASIM_FAULT=paged_attention@5:arg=2+2199023255552 CUDASIM_KERNEL_LOG=$T/rel/kern.log" \
-	engine rel --steps 6 --fault-step 5
-"$CI" --width 200 --kernel-log "$T/rel/kern.log" "$core" >"$T/rel.txt" 2>&1
+klog_engine rel CUDAINSPECT_GRAPH_CRUMBS=off paged_attention@5:arg=2+2199023255552 --steps 6 --fault-step 5
 # The engine's small buffers lie within 64 KiB of each other, so 2^41 from one is 2^41 from all
 # (give or take): every node fits, and the page cannot tell them apart. The attention node's
 # arg 0 starts the page the store hit (the store was at its arg 2, 1 KiB further), so it fits

@@ -66,6 +66,20 @@ is "$(grep '^node .*type=kernel' "$T/cap.dump" | grep -v 'exec=[0-9]' | grep -c 
 	"in-graph breadcrumbs: every captured kernel node is followed by one"
 like "$(cat "$T/cap/out")" 'graph of batch 1 has 11 nodes' \
 	"in-graph breadcrumbs: the application's cuGraphGetNodes sees the 6 nodes, 4 memory writes and the reset"
+# CUDAINSPECT_GRAPH_CRUMB_EVERY=2: a write after the 2nd and 4th captured kernel only (matvec,
+# ordinal 4, and sample_token, 8), so 2 writes and the reset; the faulting replay got past matvec.
+run_in "$T/every2" env CUDASIM_KERNEL_US=200 CUDAINSPECT_GRAPH_CRUMB_EVERY=2 LD_PRELOAD="$REC" "$B/graphengine" --steps 6 --fault-step 5
+"$DUMP" "$(snap "$T/every2" signal)" >"$T/every2.dump"
+like "$(cat "$T/every2/out")" 'graph of batch 1 has 9 nodes' \
+	"CUDAINSPECT_GRAPH_CRUMB_EVERY=2: cuGraphGetNodes sees the 6 nodes, 2 memory writes and the reset"
+is "$(grep '^node .* graph=0 .*type=kernel' "$T/every2.dump" | sed 's/.* fn=\([^ ]*\) .* flags=\([^ ]*\) .*/\1 \2/' | tr '\n' ' ')" \
+	"embed_gather 0x0 _ZN6decode6matvecEPKfS1_PfiiiS1_ 0x100 paged_attention 0x0 sample_token 0x100 " \
+	"CUDAINSPECT_GRAPH_CRUMB_EVERY=2: the 2nd and the 4th kernel are marked"
+is "$(grep '^graph ' "$T/every2.dump" | sed 's/.* crumb=\([^ ]*\) crumb_kernels=\([0-9]*\).*/\1 \2/' | tr '\n' ' ')" "5 4 9 4 " \
+	"CUDAINSPECT_GRAPH_CRUMB_EVERY=2: breadcrumbs 5 (past matvec) and 9 (all), 4 kernels counted per graph"
+run_in "$T/badevery" env CUDAINSPECT_GRAPH_CRUMB_EVERY=0 LD_PRELOAD="$REC" "$B/graphengine" --steps 2
+like "$(cat "$T/badevery/err")" "CUDAINSPECT_GRAPH_CRUMB_EVERY='0' is not a kernel count from 1" \
+	"CUDAINSPECT_GRAPH_CRUMB_EVERY=0: a configuration error, said"
 run_in "$T/nocrumbs" env CUDASIM_KERNEL_US=200 CUDAINSPECT_GRAPH_CRUMBS=off LD_PRELOAD="$REC" "$B/graphengine" --steps 6 --fault-step 5
 "$DUMP" "$(snap "$T/nocrumbs" signal)" >"$T/nocrumbs.dump"
 like "$(cat "$T/nocrumbs/out")" 'graph of batch 1 has 6 nodes' "CUDAINSPECT_GRAPH_CRUMBS=off: the graph is the application's"

@@ -326,6 +326,7 @@ static void dump(void)
 			printf(" crumb=%" PRIu64, M->crumbs[g->crumb_slot]);
 		else
 			printf(" crumb=-");
+		printf(" crumb_kernels=%" PRIu32, g->crumb_kernels);
 		print_stack("stack", g->stack);
 		printf("\n");
 	}
