@@ -881,9 +881,9 @@ static void graph_fault_lines(struct ci_text_out *o, size_t frames, bool summary
 		line(o, "  (node %s: %s)", nn, where);
 	print_stack(o, "  graph launched at ", gl->stack, frames);
 	if (g->crumb && g->crumb_unfinished > 1)
-		line(o, "  in-graph breadcrumb %" PRIu64 ": how far this replay got; the %zu kernel "
-			"nodes past it are a window: running, finished or not started", g->crumb_value,
-		     g->crumb_unfinished);
+		line(o, "  in-graph breadcrumb %" PRIu64 ": how far this replay got; it leaves %zu "
+			"kernel nodes unfinished (running, or between breadcrumbs: finished or not)",
+		     g->crumb_value, g->crumb_unfinished);
 	else if (g->crumb)
 		line(o, "  in-graph breadcrumb %" PRIu64 ": how far this replay got", g->crumb_value);
 	else if (o->d->launch_state[g->launch] == CI_LS_IN_FLIGHT)

@@ -132,7 +132,7 @@ like "$(cat "$T/every2.txt")" 'Faulting kernel: one of 2 unfinished kernels of a
 	"every 2nd: the window's two kernels, neither guessed"
 is "$(node every2 embed_gather) / $(node every2 decode::matvec) / $(node every2 paged_attention) / $(node every2 sample_token)" \
 	"finished / finished / unknown / unknown" "every 2nd: embed and matvec finished, attention and sampling a window"
-like "$(cat "$T/every2.txt")" 'in-graph breadcrumb 5: how far this replay got; the 2 kernel nodes past it are a window' \
+like "$(cat "$T/every2.txt")" 'in-graph breadcrumb 5: how far this replay got; it leaves 2 kernel nodes unfinished \(running, or between breadcrumbs: finished or not\)' \
 	"every 2nd: the window is said"
 like "$(tr -s ' \n' ' ' < "$T/every2.txt")" 'its in-graph breadcrumb reads 5 and leaves 2 of them unfinished .*so the kernel that faulted is not known' \
 	"every 2nd: the reasoning says why no node is named"
