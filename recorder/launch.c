@@ -361,7 +361,8 @@ bool ci_crumb_now(uint32_t slot, uint64_t value, uint64_t now)
 
 /* The next number of stream S for a thread that does not own it (one-time setup: claiming or
  * sharing the stream, with a bounded wait). */
-static uint64_t ci_stream_next_shared(struct ci_stream_priv *p, struct ci_stream *s, uint32_t tid)
+static __attribute__((noinline)) uint64_t ci_stream_next_shared(struct ci_stream_priv *p, struct ci_stream *s,
+								 uint32_t tid)
 {
 	uint32_t owner = __atomic_load_n(&p->owner, __ATOMIC_ACQUIRE);
 	while (owner != CI_STREAM_SHARED && owner != tid) {
@@ -603,6 +604,28 @@ static __attribute__((cold, noinline)) void ci_launch_failed_params(struct ci_la
 	e->param_len = 0;
 }
 
+/* Whether launch A on stream SSLOT (S) went into a stream capture: then it is recorded into the
+ * graph, not run now, and gets no sequence number and no breadcrumb.  Out of the launch's way
+ * (the code of a launch that no capture is under stays in fewer cache lines). */
+static __attribute__((noinline, cold)) bool ci_launch_captured(struct ci_call *c, const struct ci_launch_args *a,
+							       uint32_t sslot, struct ci_stream *s)
+{
+	struct ci_capture cap;
+	if (!ci_capture_info(ci_rec.streams[sslot].handle, &cap))
+		return false;
+	ci_crumb_skip(s, CI_CRUMB_CAPTURING);
+	ci_graph_captured(c, sslot, &cap,
+			  &(struct ci_node_args){
+				  .type = a->api == CI_LAUNCH_HOST_FUNC ? CI_NODE_HOST : CI_NODE_KERNEL,
+				  .func = a->api == CI_LAUNCH_HOST_FUNC ? a->aux : a->func,
+				  .grid = { a->grid[0], a->grid[1], a->grid[2] },
+				  .block = { a->block[0], a->block[1], a->block[2] },
+				  .shared = a->shared_mem,
+				  .params = a->params,
+				  .extra = a->extra });
+	return true;
+}
+
 /* Record a launch (of any api: kernels, host functions, graph replays). */
 static void ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch_args *a)
 {
@@ -615,8 +638,8 @@ static void ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch_arg
 		t->last_func = t->last_stream = 0;
 	}
 	uint32_t fslot = CI_NONE, sslot;
-	if (a->func) {
-		if (a->func == t->last_func) {
+	if (CI_LIKELY(a->func)) {
+		if (CI_LIKELY(a->func == t->last_func)) {
 			fslot = t->last_fslot;
 		} else if (r != CUDA_SUCCESS) {
 			/* Maybe not a function at all: look it up, ask the driver nothing. */
@@ -628,7 +651,7 @@ static void ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch_arg
 		}
 	}
 	uint64_t sh = CI_U64(a->stream);
-	if (sh > (uint64_t)(uintptr_t)CU_STREAM_PER_THREAD && sh == t->last_stream) {
+	if (CI_LIKELY(sh > (uint64_t)(uintptr_t)CU_STREAM_PER_THREAD && sh == t->last_stream)) {
 		sslot = t->last_sslot;
 	} else {
 		sslot = ci_stream_slot(a->stream, c);
@@ -643,38 +666,24 @@ static void ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch_arg
 	uint16_t flags = a->flags | (c->flags & CI_F_PTSZ ? CI_LAUNCH_PTSZ : 0) |
 			 (c->flags & CI_F_TIME_SHARED ? CI_LAUNCH_TIME_SHARED : 0);
 	bool numbered = false;
-	struct ci_capture cap;
-	if (r != CUDA_SUCCESS) {
+	if (CI_UNLIKELY(r != CUDA_SUCCESS)) {
 		flags |= CI_LAUNCH_FAILED;
-	} else if (s) {
+	} else if (CI_LIKELY(s)) {
 		if (CI_UNLIKELY(__atomic_load_n(&ci_captures_active, __ATOMIC_RELAXED) > 0) &&
-		    ci_capture_info(ci_rec.streams[sslot].handle, &cap)) {
-			/* Recorded into a graph, not run now: no sequence number, no breadcrumb. */
+		    ci_launch_captured(c, a, sslot, s))
 			flags |= CI_LAUNCH_CAPTURED;
-			ci_crumb_skip(s, CI_CRUMB_CAPTURING);
-			ci_graph_captured(c, sslot, &cap,
-					  &(struct ci_node_args){
-						  .type = a->api == CI_LAUNCH_HOST_FUNC ? CI_NODE_HOST
-											 : CI_NODE_KERNEL,
-						  .func = a->api == CI_LAUNCH_HOST_FUNC ? a->aux : a->func,
-						  .grid = { a->grid[0], a->grid[1], a->grid[2] },
-						  .block = { a->block[0], a->block[1], a->block[2] },
-						  .shared = a->shared_mem,
-						  .params = a->params,
-						  .extra = a->extra });
-		} else {
+		else
 			numbered = true;
-		}
 	}
 	/* Take the ring slot first: its locked exchange is the owner's barrier (above). */
 	struct ci_stream_priv *p = numbered ? &ci_rec.streams[sslot] : NULL;
 	bool owned = p && __atomic_load_n(&p->owner, __ATOMIC_RELAXED) == t->tid;
-	if (owned)
+	if (CI_LIKELY(owned))
 		__atomic_store_n(&p->owner_busy, 1, __ATOMIC_RELAXED);
 	uint64_t seq;
 	struct ci_launch *e = ci_launch_slot(t, c->t0, &seq);
 	uint64_t stream_seq = 0;
-	if (owned) {
+	if (CI_LIKELY(owned)) {
 #if !defined(__x86_64__) && !defined(__i386__)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST); /* x86: the exchange was one */
 #endif
@@ -684,13 +693,13 @@ static void ci_launch_record(struct ci_call *c, CUresult r, struct ci_launch_arg
 		}
 		__atomic_store_n(&p->owner_busy, 0, __ATOMIC_RELEASE);
 	}
-	if (numbered) {
-		if (!stream_seq)
+	if (CI_LIKELY(numbered)) {
+		if (CI_UNLIKELY(!stream_seq))
 			stream_seq = ci_stream_next_shared(p, s, t->tid);
 		ci_crumb_after(t, sslot, s, stream_seq, c->t0, a->api == CI_LAUNCH_HOST_FUNC, &flags);
 	}
 	uint32_t stack = ci_cfg.stack_mode != CI_STACKS_OFF ? ci_stack_of(c) : 0;
-	if (!e)
+	if (CI_UNLIKELY(!e))
 		return;
 	e->time_ns = c->t0;
 	e->stream_seq = stream_seq;

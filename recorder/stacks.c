@@ -99,7 +99,7 @@ static unsigned ci_walk_fast(const struct ci_tls *t, const struct ci_call *c, ui
 			break;
 		const uintptr_t *f = (const uintptr_t *)fp;
 		uintptr_t ret = f[1];
-		if (!(n < known && last->frames[n] == ret)) {
+		if (CI_UNLIKELY(!(n < known && last->frames[n] == ret))) {
 			const void *ranges = ci_code_ranges_now();
 			if (last && last->stop.ret == ret && last->stop.n == n &&
 			    last->stop.ranges == ranges)
@@ -117,7 +117,8 @@ static unsigned ci_walk_fast(const struct ci_tls *t, const struct ci_call *c, ui
 	return n;
 }
 
-static unsigned ci_walk_accurate(const struct ci_call *c, uint64_t *frames, unsigned depth)
+static __attribute__((noinline)) unsigned ci_walk_accurate(const struct ci_call *c, uint64_t *frames,
+							    unsigned depth)
 {
 	void *buf[CI_STACK_DEPTH_MAX + 16];
 	int n = backtrace(buf, (int)depth + 16);
@@ -182,6 +183,9 @@ static uint32_t ci_stack_store(const uint64_t *frames, unsigned n, uint64_t hash
 	return slot + 1;
 }
 
+static uint32_t ci_stack_other(struct ci_call *c, const uint64_t *frames, unsigned n, uint32_t gen,
+			       struct ci_last_stack *last, struct ci_last_stack *other);
+
 uint32_t ci_stack_of(struct ci_call *c)
 {
 	if (c->stack || ci_cfg.stack_mode == CI_STACKS_OFF || !ci_rec.base)
@@ -194,14 +198,25 @@ uint32_t ci_stack_of(struct ci_call *c)
 	bool second = (int32_t)(recent[1].used - recent[0].used) > 0; /* wraps */
 	struct ci_last_stack *last = &recent[second], *other = &recent[!second];
 	uint32_t gen = __atomic_load_n(&ci_generation, __ATOMIC_RELAXED);
-	unsigned n = ci_cfg.stack_mode == CI_STACKS_ACCURATE
+	unsigned n = CI_UNLIKELY(ci_cfg.stack_mode == CI_STACKS_ACCURATE)
 			     ? ci_walk_accurate(c, frames, depth)
 			     : ci_walk_fast(t, c, frames, depth, last->generation == gen ? last : NULL,
 					    recent);
 	if (ci_python_walks)
 		n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
-	if (ci_stack_same(last, gen, frames, n))
+	if (CI_LIKELY(ci_stack_same(last, gen, frames, n)))
 		return c->stack = last->id;
+	return ci_stack_other(c, frames, n, gen, last, other);
+}
+
+/* The stack of C, FRAMES[0..N), is not the one this thread took last (LAST): the one before
+ * (OTHER), or one from the depot, which it then replaces.  Out of line: a launch loop takes the
+ * same stack again and again, and the code of what it does not need stays out of its way. */
+static __attribute__((noinline)) uint32_t ci_stack_other(struct ci_call *c, const uint64_t *frames,
+							 unsigned n, uint32_t gen,
+							 struct ci_last_stack *last,
+							 struct ci_last_stack *other)
+{
 	if (ci_stack_same(other, gen, frames, n)) {
 		other->used = last->used + 1;
 		return c->stack = other->id;
