@@ -260,9 +260,6 @@ int ci_history_apply(const struct ci_model *m, struct ci_attr_vec *av, const str
 /* Graph replays (replay.c), beyond the public ci_graph_replay_expand: for the graphs family    */
 /* and the views                                                                               */
 
-/* Whether node I of R may have been running: its state and that of the replayed graph's node
- * it runs in (a child graph's, a conditional body's) are in flight or unknown. */
-bool ci_graph_replay_unfinished(const struct ci_graph_replay *r, size_t i);
 /* Make node NODE of R (a kernel node) its faulting node: sets faulting_node and kernel. */
 void ci_graph_replay_pick(const struct ci_model *m, struct ci_graph_replay *r, size_t node);
 

@@ -12,7 +12,8 @@
  * finished.  The nodes it depends on finished too: in a captured graph a node depends on the one
  * before it on its capture stream and, for an event wait (a join), on the event record it waits
  * for.  A node whose marked kernels before it all finished may have started; a marked kernel
- * that did not finish holds back the rest.  Kernels without a write after them (every K-th
+ * after the one whose write the slot holds (a descendant of it) did not finish and holds back
+ * the rest, while one on a parallel branch may have written earlier and does not.  Kernels without a write after them (every K-th
  * kernel has one with CUDAINSPECT_GRAPH_CRUMB_EVERY=K) and child-graph nodes may finish unseen,
  * so with the next marked kernel they are a window, as a stream's launches between breadcrumbs
  * are: unknown, one of them running, chosen among by other evidence (graphs.c).  A kernel left
@@ -218,14 +219,29 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 		if (top == i && (f->flags & CI_NODE_CRUMB))
 			barrier[i] = 1;
 	}
-	/* ready[i]: every barrier among i's ancestors finished (computed in ordinal order). */
+	/* Of those, the ones after the node whose write the slot holds (its descendants) did not
+	 * finish, or their writes would have come later.  One on a parallel branch may have
+	 * finished and written before it (the slot keeps the last write only), so what depends on
+	 * it may have started.  Breadcrumb 0: no write since the reset, and none finished. */
+	bool placed = v && v - 1 < n;
+	uint8_t *later = calloc(n ? n : 1, 1);
+	for (size_t i = placed ? (size_t)(v - 1) : n; later && i < n; i++) {
+		later[i] |= i == v - 1;
+		if ((dep1[i] != SIZE_MAX && later[dep1[i]]) || (dep2[i] != SIZE_MAX && later[dep2[i]]))
+			later[i] = 1;
+	}
+	/* ready[i]: every barrier among i's ancestors that holds back finished (computed in
+	 * ordinal order). */
 	uint8_t *ready = calloc(n ? n : 1, 1);
-	for (size_t i = 0; ready && barrier && i < n; i++) {
+	for (size_t i = 0; ready && barrier && later && i < n; i++) {
 		ready[i] = 1;
 		size_t ds[2] = { dep1[i], dep2[i] };
 		for (int k = 0; k < 2; k++) {
 			size_t d = ds[k];
-			if (d != SIZE_MAX && !done[d] && (barrier[d] || !ready[d]))
+			if (d == SIZE_MAX || done[d])
+				continue;
+			bool holds = barrier[d] && (!placed || later[d]);
+			if (holds || !ready[d])
 				ready[i] = 0;
 		}
 	}
@@ -251,7 +267,7 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 			continue;
 		if (done[i])
 			r->nodes[i].state = CI_LS_FINISHED;
-		else if (!ready || !barrier)
+		else if (!ready || !barrier || !later)
 			r->nodes[i].state = CI_LS_UNKNOWN;
 		else if (ready[i] && before && after && kernelish[i] && (before[i] || after[i]))
 			r->nodes[i].state = CI_LS_UNKNOWN;
@@ -260,7 +276,7 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 		else
 			r->nodes[i].state = CI_LS_NOT_STARTED;
 	}
-	free(before), free(after), free(barrier), free(kernelish);
+	free(before), free(after), free(barrier), free(kernelish), free(later);
 	free(ready);
 	free(done), free(dep1), free(dep2);
 }

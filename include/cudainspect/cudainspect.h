@@ -665,6 +665,9 @@ struct ci_graph_replay {
 bool ci_graph_replay_expand(const struct ci_model *model, size_t launch, enum ci_launch_state state,
 			    struct ci_graph_replay *ret);
 void ci_graph_replay_deinit(struct ci_graph_replay *r);
+/* Whether node I of R may have been running: its state and that of the replayed graph's node
+ * it runs in (a child graph's, a conditional body's) are in flight or unknown. */
+bool ci_graph_replay_unfinished(const struct ci_graph_replay *r, size_t i);
 /* Node I of R as the reports name it: its ordinal ("7"), or for a node of a child graph the
  * child-graph node's name and its ordinal in that graph ("3.0"), for a node of a conditional
  * node's body the conditional node's name, the body and its ordinal there ("3.1.0"). */

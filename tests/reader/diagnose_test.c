@@ -1009,6 +1009,127 @@ static void test_child_graph(bool format_15)
 	ci_model_destroy(m);
 }
 
+/* The in-graph breadcrumb against replays played out: random captures (kernels on up to 3
+ * streams, forks and joins by event record and wait, a breadcrumb write after every K-th
+ * kernel) run node by node in a random order that respects the capture's dependencies, with
+ * each write a step of its own after its kernel and before what depends on it, until a ready
+ * kernel is chosen to fault; the slot holds the last write (0 before any).  Whatever the order,
+ * the faulting kernel must be among the nodes the reader leaves unfinished, a node it says
+ * finished must have finished, one it says had not started must not have, and a node it names
+ * must be the faulting one.  (Taking every marked kernel for one that holds back what follows
+ * it failed this on parallel branches: one may finish and write before the write the slot
+ * keeps.) */
+static uint64_t prop_rand(uint64_t *x)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	return *x;
+}
+
+static void test_graph_crumb_played(void)
+{
+	enum { MAXN = 40, RUNS = 3000 };
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	size_t bad_cand = 0, bad_fin = 0, bad_ns = 0, bad_pick = 0, runs = 0, exact = 0, windows = 0;
+	for (int run = 0; run < RUNS; run++) {
+		unsigned nstreams = 1 + (unsigned)(prop_rand(&rng) % 3), every = 1 + (unsigned)(prop_rand(&rng) % 3);
+		unsigned n = 0, kernels = 0;
+		uint32_t type[MAXN], lane[MAXN];
+		uint64_t event[MAXN];
+		size_t dep[MAXN][2];
+		bool crumbed[MAXN];
+		size_t last_on[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
+		unsigned want = 4 + (unsigned)(prop_rand(&rng) % 20);
+		while (n + 2 <= want) {
+			unsigned a = (unsigned)(prop_rand(&rng) % nstreams), b = (unsigned)(prop_rand(&rng) % nstreams);
+			if (nstreams > 1 && a != b && prop_rand(&rng) % 4 == 0) { /* a fork or join: a on b */
+				uint64_t ev = 0xe000 + n;
+				type[n] = CI_NODE_EVENT_RECORD, lane[n] = a, event[n] = ev, crumbed[n] = false;
+				dep[n][0] = last_on[a], dep[n][1] = SIZE_MAX, last_on[a] = n, n++;
+				type[n] = CI_NODE_EVENT_WAIT, lane[n] = b, event[n] = ev, crumbed[n] = false;
+				dep[n][0] = last_on[b], dep[n][1] = n - 1, last_on[b] = n, n++;
+			} else {
+				type[n] = CI_NODE_KERNEL, lane[n] = a, event[n] = 0;
+				crumbed[n] = ++kernels % every == 0;
+				dep[n][0] = last_on[a], dep[n][1] = SIZE_MAX, last_on[a] = n, n++;
+			}
+		}
+		/* Play it: a node is ready when its dependencies finished and, for a marked kernel,
+		 * wrote; each step finishes a ready node or writes for a finished marked kernel. */
+		bool fin[MAXN] = { false }, wrote[MAXN] = { false };
+		uint64_t crumb = 0;
+		size_t fault = SIZE_MAX;
+		for (;;) {
+			size_t ready[2 * MAXN], nr = 0, rk[MAXN], nk = 0;
+			for (size_t i = 0; i < n; i++) {
+				bool ok_deps = true;
+				for (int k = 0; k < 2; k++) {
+					size_t d = dep[i][k];
+					if (d != SIZE_MAX && (!fin[d] || (crumbed[d] && !wrote[d])))
+						ok_deps = false;
+				}
+				if (!fin[i] && ok_deps) {
+					ready[nr++] = i;
+					if (type[i] == CI_NODE_KERNEL)
+						rk[nk++] = i;
+				}
+				if (fin[i] && crumbed[i] && !wrote[i])
+					ready[nr++] = MAXN + i;
+			}
+			if (nk && (nr == nk || prop_rand(&rng) % 5 == 0)) {
+				fault = rk[prop_rand(&rng) % nk];
+				break;
+			}
+			if (!nr)
+				break;
+			size_t pick = ready[prop_rand(&rng) % nr];
+			if (pick >= MAXN) {
+				wrote[pick - MAXN] = true;
+				crumb = pick - MAXN + 1;
+			} else {
+				fin[pick] = true;
+			}
+		}
+		if (fault == SIZE_MAX)
+			continue;
+		runs++;
+		struct ci_model *m = mb_new();
+		mb_device(m, "NVIDIA H200");
+		uint32_t fn = mb_function(m, "k", 0, NULL), sl[3];
+		for (unsigned k = 0; k < nstreams; k++)
+			sl[k] = mb_stream(m, 0xa000 + k, false, 0, 1);
+		uint32_t g = mb_graph(m, 0x6000, CI_GRAPH_CAPTURED, n, true, crumb);
+		for (size_t i = 0; i < n; i++)
+			mb_graph_node(m, g, (uint32_t)i, type[i], type[i] == CI_NODE_KERNEL ? fn : CI_NONE, event[i],
+				      sl[lane[i]], 1)->flags = crumbed[i] ? CI_NODE_CRUMB : 0;
+		uint32_t x = mb_graph_exec(m, 0x7000, g, 2);
+		size_t gl = mb_graph_launch(m, sl[0], 1, x, 1, 5, 0, 7);
+		struct ci_graph_replay r;
+		if (!ci_graph_replay_expand(m, gl, CI_LS_IN_FLIGHT, &r) || !r.crumb) {
+			bad_cand++;
+			ci_model_destroy(m);
+			continue;
+		}
+		bad_cand += !ci_graph_replay_unfinished(&r, fault);
+		for (size_t i = 0; i < n; i++) {
+			bad_fin += r.nodes[i].state == CI_LS_FINISHED && !fin[i];
+			bad_ns += r.nodes[i].state == CI_LS_NOT_STARTED && (fin[i] || i == fault);
+		}
+		bad_pick += r.faulting_node >= 0 && (size_t)r.faulting_node != fault;
+		exact += r.faulting_node >= 0;
+		windows += r.crumb_unfinished > 1;
+		ci_graph_replay_deinit(&r);
+		ci_model_destroy(m);
+	}
+	printf("# %zu replays played out: the faulting node named in %zu, a window or branches left in %zu\n",
+	       runs, exact, windows);
+	ok(runs > RUNS / 2, "played replays: most of them faulted (%zu of %d)", runs, RUNS);
+	is_int((long long)bad_cand, 0, "played replays: the faulting kernel is always among those left unfinished");
+	is_int((long long)bad_fin, 0, "played replays: a node said finished always finished");
+	is_int((long long)bad_ns, 0, "played replays: a node said not started never started");
+	is_int((long long)bad_pick, 0, "played replays: a node named is always the faulting one");
+	ok(exact > 0 && windows > 0, "played replays: some name the node, some leave a window");
+}
+
 /* The in-graph breadcrumb of a replay whose stream cannot say how far it got (no breadcrumbs of
  * its own) is its own unless a later replay of the same graph may have written it: replays 1
  * and 2 of one exec, the graph's breadcrumb 1 (node 0 finished).  Replay 2 takes it; replay 1
@@ -1236,6 +1357,7 @@ int main(void)
 	test_child_graph(true);
 	test_later_replay(false);
 	test_later_replay(true);
+	test_graph_crumb_played();
 	test_exec_child_update();
 	test_conditional_bodies();
 	test_child_graph_hostile(false);
