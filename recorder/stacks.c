@@ -183,32 +183,6 @@ static uint32_t ci_stack_store(const uint64_t *frames, unsigned n, uint64_t hash
 	return slot + 1;
 }
 
-static uint32_t ci_stack_other(struct ci_call *c, const uint64_t *frames, unsigned n, uint32_t gen,
-			       struct ci_last_stack *last, struct ci_last_stack *other);
-
-uint32_t ci_stack_of(struct ci_call *c)
-{
-	if (c->stack || ci_cfg.stack_mode == CI_STACKS_OFF || !ci_rec.base)
-		return c->stack;
-	uint64_t frames[CI_STACK_FRAMES_MAX];
-	unsigned depth = ci_cfg.stack_depth;
-	struct ci_tls *t = ci_thread();
-	/* The one taken last is compared first, and lends the walk its checked addresses. */
-	struct ci_last_stack *recent = t->last_stack;
-	bool second = (int32_t)(recent[1].used - recent[0].used) > 0; /* wraps */
-	struct ci_last_stack *last = &recent[second], *other = &recent[!second];
-	uint32_t gen = __atomic_load_n(&ci_generation, __ATOMIC_RELAXED);
-	unsigned n = CI_UNLIKELY(ci_cfg.stack_mode == CI_STACKS_ACCURATE)
-			     ? ci_walk_accurate(c, frames, depth)
-			     : ci_walk_fast(t, c, frames, depth, last->generation == gen ? last : NULL,
-					    recent);
-	if (ci_python_walks)
-		n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
-	if (CI_LIKELY(ci_stack_same(last, gen, frames, n)))
-		return c->stack = last->id;
-	return ci_stack_other(c, frames, n, gen, last, other);
-}
-
 /* The stack of C, FRAMES[0..N), is not the one this thread took last (LAST): the one before
  * (OTHER), or one from the depot, which it then replaces.  Out of line: a launch loop takes the
  * same stack again and again, and the code of what it does not need stays out of its way. */
@@ -243,4 +217,27 @@ static __attribute__((noinline)) uint32_t ci_stack_other(struct ci_call *c, cons
 		memcpy(other->frames, frames, n * sizeof(frames[0]));
 	}
 	return c->stack;
+}
+
+uint32_t ci_stack_of(struct ci_call *c)
+{
+	if (c->stack || ci_cfg.stack_mode == CI_STACKS_OFF || !ci_rec.base)
+		return c->stack;
+	uint64_t frames[CI_STACK_FRAMES_MAX];
+	unsigned depth = ci_cfg.stack_depth;
+	struct ci_tls *t = ci_thread();
+	/* The one taken last is compared first, and lends the walk its checked addresses. */
+	struct ci_last_stack *recent = t->last_stack;
+	bool second = (int32_t)(recent[1].used - recent[0].used) > 0; /* wraps */
+	struct ci_last_stack *last = &recent[second], *other = &recent[!second];
+	uint32_t gen = __atomic_load_n(&ci_generation, __ATOMIC_RELAXED);
+	unsigned n = CI_UNLIKELY(ci_cfg.stack_mode == CI_STACKS_ACCURATE)
+			     ? ci_walk_accurate(c, frames, depth)
+			     : ci_walk_fast(t, c, frames, depth, last->generation == gen ? last : NULL,
+					    recent);
+	if (ci_python_walks)
+		n = ci_python_capture(frames, n, CI_STACK_FRAMES_MAX);
+	if (CI_LIKELY(ci_stack_same(last, gen, frames, n)))
+		return c->stack = last->id;
+	return ci_stack_other(c, frames, n, gen, last, other);
 }
