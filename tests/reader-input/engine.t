@@ -79,7 +79,7 @@ if command -v zstd >/dev/null; then
 	dec "$T/two.zst"
 	is "$rc $(sec launches accepted)" "0 $launches" "a core in two zstd frames decodes whole"
 	head -c $(( asize + 16 )) "$T/two.zst" >"$T/cnotes.zst"
-	zst_vs_plain "$T/cnotes.zst"
+	zst_vs_plain "$T/cnotes.zst" "$core"
 	is "$(stat -c %s "$T/cnotes.raw")" "$mid" "cut inside the notes: zstd gets the first frame"
 	is "$rc $(field source.truncated)" "4 1" "cut inside the notes: degrades to no record (the record is past the cut)"
 	like "$out" "warning.source .*zstd stream ends in the middle of a frame .*truncated" "  with the zstd warning"
@@ -87,7 +87,7 @@ if command -v zstd >/dev/null; then
 
 	n=$(zst_cut_after "$T/core.zst" $(( rec_off + rec_size / 2 )))
 	head -c "$n" "$T/core.zst" >"$T/crec.zst"
-	zst_vs_plain "$T/crec.zst"
+	zst_vs_plain "$T/crec.zst" "$core"
 	have=$(stat -c %s "$T/crec.raw")
 	ok "cut inside the record ($n of $zsize compressed bytes, $have decompressed)" \
 	   test "$have" -gt "$rec_off" -a "$have" -lt $(( rec_off + rec_size ))
@@ -99,7 +99,7 @@ if command -v zstd >/dev/null; then
 	n=$(zst_cut_after "$T/core.zst" $(( rec_off + rec_size )))
 	if [ "$n" -lt "$zsize" ]; then
 		head -c "$n" "$T/core.zst" >"$T/cafter.zst"
-		zst_vs_plain "$T/cafter.zst"
+		zst_vs_plain "$T/cafter.zst" "$core"
 		is "$rc $(field source.truncated) $(field location.size) $(sec launches accepted)" \
 		   "0 1 $rec_size $launches" "cut after the record: the whole record, truncated core"
 		is "$zcut" "$plain" "  as the same bytes cut as a plain core do"

@@ -93,7 +93,7 @@ if command -v zstd >/dev/null; then
 	like "$progress" "cudainspect: decompressing .*core.zst: +[0-9]+%" "progress shown while decompressing when asked (the CLI asks on a tty)"
 	# Cut in half: what zstd decoded is read, as the same bytes would be as a plain core.
 	head -c $(( $(stat -c %s "$T/core.zst") / 2 )) "$T/core.zst" >"$T/half.zst"
-	zst_vs_plain "$T/half.zst"
+	zst_vs_plain "$T/half.zst" "$base"
 	is "$(field source.truncated)" 1 "truncated zstd: the source is truncated"
 	like "$out" "warning.source .*half.zst: the zstd stream ends in the middle of a frame \(the compressed file is truncated\); reading the" "truncated zstd: warned"
 	is "$zcut" "$plain" "truncated zstd reads as the bytes zstd gets out of it, as a plain core"
