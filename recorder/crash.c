@@ -49,6 +49,12 @@ static int ci_snapshot_busy; /* atomic: tid of the thread writing a snapshot, 0 
 static char ci_snap_dir[PATH_MAX];
 static char ci_snap_stem[CI_SF_NAME_MAX];
 static uint8_t ci_snap_buf[1 << 16] __attribute__((aligned(64)));
+/* The last hang snapshot: its name in ci_snap_dir and the file it was, so that removing it
+ * (ci_snapshot_remove_hang) never removes another file put at that name since.  Only the NCCL
+ * watchdog thread writes hang snapshots. */
+static char ci_hang_name[CI_SF_NAME_MAX];
+static dev_t ci_hang_dev;
+static ino_t ci_hang_ino;
 
 /* ---------------------------------------------------------------------------------------- */
 /* Async-signal-safe helpers                                                                  */
@@ -413,9 +419,17 @@ static bool ci_snapshot_write_waiting(enum ci_snapshot_reason reason, bool wait)
 		if (!ci_snapshot_fd(f.fd, reason)) {
 			ci_sf_discard(&f);
 		} else if (ci_sf_publish(&f, ci_snap_stem, tail)) {
+			struct stat st;
+			bool known = reason == CI_SNAP_HANG && fstat(f.fd, &st) == 0;
 			ok = close(f.fd) == 0;
 			if (!ok) /* a late write error (network file systems): not a whole file */
 				unlinkat(dirfd, f.name, 0);
+			else if (known) {
+				ci_hang_name[0] = 0;
+				ci_strlcat(ci_hang_name, f.name, sizeof ci_hang_name);
+				ci_hang_dev = st.st_dev;
+				ci_hang_ino = st.st_ino;
+			}
 		}
 	}
 	bool not_dir = !ok && (errno == ENOTDIR || errno == ELOOP);
@@ -442,6 +456,22 @@ bool ci_snapshot_write(enum ci_snapshot_reason reason)
 {
 	ci_modules_refresh(true);
 	return ci_snapshot_write_waiting(reason, false);
+}
+
+bool ci_snapshot_remove_hang(char *name, size_t size)
+{
+	if (!ci_hang_name[0])
+		return false;
+	int dirfd = ci_sf_open_dir(ci_snap_dir);
+	struct stat st;
+	bool ok = dirfd >= 0 && fstatat(dirfd, ci_hang_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		  st.st_dev == ci_hang_dev && st.st_ino == ci_hang_ino &&
+		  unlinkat(dirfd, ci_hang_name, 0) == 0;
+	if (dirfd >= 0)
+		close(dirfd);
+	snprintf(name, size, "%s/%s", ci_snap_dir, ci_hang_name);
+	ci_hang_name[0] = 0;
+	return ok;
 }
 
 static void ci_snapshot_prepare(void)

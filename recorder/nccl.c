@@ -762,6 +762,11 @@ static void ci_nccl_group_end(struct ci_call *c, ncclResult_t r)
 	ci_nccl_publish(c, t, &o, r, 0, 0, group, &seq);
 }
 
+/* ncclCommAbort calls begun and ended (atomic).  Begun is counted before the real call: an
+ * abort ends the collectives in flight, and their breadcrumbs then land as if they had finished
+ * (the hang watchdog must not take that for the end of a delay). */
+static int ci_nccl_aborts, ci_nccl_aborts_done;
+
 /* Finalize, destroy, abort: the communicator's state, and an entry. */
 static void ci_nccl_comm_end(struct ci_call *c, ncclResult_t r, ncclComm_t comm, uint32_t op)
 {
@@ -784,6 +789,8 @@ static void ci_nccl_comm_end(struct ci_call *c, ncclResult_t r, ncclComm_t comm,
 	}
 	uint64_t seq;
 	ci_nccl_publish(c, t, &o, r, 0, 0, 0, &seq);
+	if (op == CI_NCCL_ABORT)
+		__atomic_fetch_add(&ci_nccl_aborts_done, 1, __ATOMIC_SEQ_CST);
 }
 
 /* ncclCommGetAsyncError: an entry only when its answer changes (watchdogs poll it). */
@@ -836,7 +843,7 @@ static void ci_nccl_async_error(struct ci_call *c, ncclResult_t r, ncclComm_t co
 #define CI_NH_finalize(c, o, r, comm) ci_nccl_comm_end(c, r, comm, CI_NCCL_FINALIZE)
 #define CI_NP_destroy CI_NP_NONE
 #define CI_NH_destroy(c, o, r, comm) ci_nccl_comm_end(c, r, comm, CI_NCCL_DESTROY)
-#define CI_NP_abort CI_NP_NONE
+#define CI_NP_abort(c, o, comm) __atomic_fetch_add(&ci_nccl_aborts, 1, __ATOMIC_SEQ_CST)
 #define CI_NH_abort(c, o, r, comm) ci_nccl_comm_end(c, r, comm, CI_NCCL_ABORT)
 #define CI_NP_async_error CI_NP_NONE
 #define CI_NH_async_error(c, o, r, comm, err) ci_nccl_async_error(c, r, comm, err)
@@ -932,7 +939,24 @@ static const void *const ci_nccl_wrapper[CI_NFN_WRAPPED] = {
 /* The hang watchdog                                                                          */
 
 static int ci_wd_started;   /* atomic: the generation whose watchdog runs, 0 none */
-static int ci_wd_fired;     /* atomic: the hang snapshot was written (once per process) */
+#define CI_WD_STREAMS 64
+/* The hang the watchdog flagged: the calls it flagged TIMEOUT (ring position, stream and number
+ * on it) and the one it named, until they all finish with no abort begun since (a delay, not a
+ * hang: flagged LATE instead, the snapshot removed, watched again) or an abort ends them (the
+ * hang was real).  The watchdog thread's only. */
+static struct ci_wd_hang {
+	unsigned n;              /* calls flagged; 0: none (watching) */
+	bool fired;              /* the hang was said (and the snapshot written) */
+	int aborts;              /* ci_nccl_aborts when it was said */
+	uint64_t comm_id, op_seq, time_ns;
+	int32_t rank, nranks;
+	const char *what;        /* the named call's API name */
+	struct ci_wd_call {
+		uint64_t q;      /* ring position: the entry is this call while its seq is q + 1 */
+		uint64_t stream_seq;
+		uint32_t stream;
+	} call[CI_WD_STREAMS];
+} ci_wd_hang;
 
 /* Whether breadcrumb SLOT's value says launch number N of its stream finished. */
 static bool ci_crumb_reached(uint32_t slot, uint64_t n)
@@ -952,13 +976,12 @@ static bool ci_crumb_reached(uint32_t slot, uint64_t n)
  * another, a split one) that wait behind it: the latest call (what the watchdog looks at) is not
  * where the rank hangs, the oldest unfinished one is.  Each gets CI_NCCL_CALL_TIMEOUT; the one of
  * the stream the watchdog saw stuck (STREAM) is returned for the message. */
-#define CI_WD_STREAMS 64
 static const struct ci_nccl_call *ci_nccl_flag_oldest(uint32_t stream, uint64_t now)
 {
 	struct ci_sec *ring = ci_sec(CI_SEC_NCCL_CALLS);
 	uint64_t head = __atomic_load_n(&ring->dir->head, __ATOMIC_ACQUIRE);
 	uint64_t first = head > ring->capacity ? head - ring->capacity : 0;
-	struct { uint32_t stream; uint64_t stream_seq; struct ci_nccl_call *call; } oldest[CI_WD_STREAMS];
+	struct { uint32_t stream; uint64_t stream_seq, q; struct ci_nccl_call *call; } oldest[CI_WD_STREAMS];
 	unsigned n = 0;
 	for (uint64_t q = first; q < head; q++) {
 		struct ci_nccl_call *e = (struct ci_nccl_call *)(ring->base + (q % ring->capacity) *
@@ -977,25 +1000,33 @@ static const struct ci_nccl_call *ci_nccl_flag_oldest(uint32_t stream, uint64_t 
 		if (k == n) {
 			if (n == CI_WD_STREAMS)
 				continue;
-			oldest[n++] = (__typeof__(oldest[0])){ e->stream, sseq, e };
+			oldest[n++] = (__typeof__(oldest[0])){ e->stream, sseq, q, e };
 		} else if (sseq < oldest[k].stream_seq) {
 			oldest[k].stream_seq = sseq;
+			oldest[k].q = q;
 			oldest[k].call = e;
 		}
 	}
 	const struct ci_nccl_call *named = NULL;
 	for (unsigned k = 0; k < n; k++) {
 		__atomic_fetch_or(&oldest[k].call->flags, CI_NCCL_CALL_TIMEOUT, __ATOMIC_RELAXED);
+		ci_wd_hang.call[k] = (struct ci_wd_call){ oldest[k].q, oldest[k].stream_seq,
+							  oldest[k].stream };
 		if (oldest[k].stream == stream)
 			named = oldest[k].call;
 	}
+	ci_wd_hang.n = n;
 	return named;
 }
 
 static void ci_nccl_fire(uint32_t slot, uint32_t stream, uint64_t now, uint64_t age_ns)
 {
-	if (__atomic_exchange_n(&ci_wd_fired, 1, __ATOMIC_ACQ_REL))
-		return;
+	ci_wd_hang.fired = true;
+	/* An abort under way may be what ends the calls about to be flagged: then none is a delay
+	 * (-1 matches no count); one begun later changes the count. */
+	ci_wd_hang.aborts = __atomic_load_n(&ci_nccl_aborts, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ci_nccl_aborts_done, __ATOMIC_SEQ_CST) != ci_wd_hang.aborts)
+		ci_wd_hang.aborts = -1;
 	const struct ci_nccl_call *e = ci_nccl_flag_oldest(stream, now);
 	const struct ci_nccl_comm *ce = ci_entry(CI_SEC_NCCL_COMMS, slot);
 	const char *what = "collective";
@@ -1012,6 +1043,12 @@ static void ci_nccl_fire(uint32_t slot, uint32_t stream, uint64_t now, uint64_t 
 		}
 #undef CI_OP_API
 	}
+	ci_wd_hang.what = what;
+	ci_wd_hang.op_seq = op_seq;
+	ci_wd_hang.comm_id = ce->comm_id;
+	ci_wd_hang.rank = ce->rank;
+	ci_wd_hang.nranks = ce->nranks;
+	ci_wd_hang.time_ns = now - age_ns;
 	bool snap = ci_cfg.snapshot_mask & 1u << CI_SNAP_HANG;
 	ci_say("%s #%llu of NCCL communicator %016llx (rank %d of %d), the oldest call its stream has "
 	       "not finished, is still outstanding after %.1f s (CUDAINSPECT_NCCL_TIMEOUT)%s", what,
@@ -1021,8 +1058,48 @@ static void ci_nccl_fire(uint32_t slot, uint32_t stream, uint64_t now, uint64_t 
 		ci_snapshot_write(CI_SNAP_HANG);
 }
 
-/* One look at every communicator: true when the snapshot was written (the watchdog's work is
- * done). */
+/* Whether every call the watchdog flagged has finished (its breadcrumb landed) with no abort
+ * begun since it flagged them: then it was a delay, not a hang.  A call whose ring entry was
+ * reused since is known by the stream and number kept. */
+static bool ci_nccl_hang_over(void)
+{
+	for (unsigned k = 0; k < ci_wd_hang.n; k++) {
+		const struct ci_wd_call *w = &ci_wd_hang.call[k];
+		const struct ci_stream *s = ci_entry(CI_SEC_STREAMS, w->stream);
+		if (!ci_crumb_reached(s->crumb_slot, w->stream_seq))
+			return false;
+	}
+	/* Read after the breadcrumbs: an abort counts itself before it releases the calls. */
+	return __atomic_load_n(&ci_nccl_aborts, __ATOMIC_SEQ_CST) == ci_wd_hang.aborts;
+}
+
+/* The flagged calls finished: flag them LATE instead of TIMEOUT (LATE first: a snapshot taken
+ * meanwhile sees both, and LATE wins), remove the hang snapshot (it shows a wait that ended; the
+ * record keeps the calls), say so, and watch again. */
+static void ci_nccl_delay_over(uint64_t now)
+{
+	struct ci_sec *ring = ci_sec(CI_SEC_NCCL_CALLS);
+	for (unsigned k = 0; k < ci_wd_hang.n; k++) {
+		uint64_t q = ci_wd_hang.call[k].q;
+		struct ci_nccl_call *e = (struct ci_nccl_call *)(ring->base + (q % ring->capacity) *
+								  ring->entry_size);
+		if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != q + 1)
+			continue;
+		__atomic_fetch_or(&e->flags, CI_NCCL_CALL_LATE, __ATOMIC_RELAXED);
+		__atomic_fetch_and(&e->flags, ~(uint32_t)CI_NCCL_CALL_TIMEOUT, __ATOMIC_RELAXED);
+	}
+	char path[PATH_MAX + 256];
+	bool removed = ci_snapshot_remove_hang(path, sizeof path);
+	ci_say("%s #%llu of NCCL communicator %016llx (rank %d of %d) finished after all, within "
+	       "%.1f s of the call: a delay, not a hang; its calls are flagged late%s%s; watching "
+	       "for a hang again", ci_wd_hang.what, (unsigned long long)ci_wd_hang.op_seq,
+	       (unsigned long long)ci_wd_hang.comm_id, ci_wd_hang.rank, ci_wd_hang.nranks,
+	       (now - ci_wd_hang.time_ns) / 1e9, removed ? "; removed the hang snapshot " : "",
+	       removed ? path : "");
+	memset(&ci_wd_hang, 0, sizeof ci_wd_hang);
+}
+
+/* One look at every communicator: true when it found a hang. */
 static bool ci_nccl_watch_all(void)
 {
 	if (!ci_on() || !ci_rec.nccl)
@@ -1063,12 +1140,18 @@ static void *ci_nccl_watchdog(void *arg)
 	if (period < 10000000ull)
 		period = 10000000ull;
 	struct timespec ts = { (time_t)(period / 1000000000ull), (long)(period % 1000000000ull) };
+	memset(&ci_wd_hang, 0, sizeof ci_wd_hang); /* a fork child's: the parent's hang is not its */
 	for (;;) {
 		nanosleep(&ts, NULL);
 		if (__atomic_load_n(&ci_generation, __ATOMIC_ACQUIRE) != gen)
 			return NULL;
-		if (ci_nccl_watch_all())
-			return NULL;
+		if (!ci_wd_hang.fired)
+			ci_nccl_watch_all();
+		else if (!ci_wd_hang.n || __atomic_load_n(&ci_nccl_aborts, __ATOMIC_SEQ_CST) !=
+						  ci_wd_hang.aborts)
+			return NULL; /* nothing to follow, or aborted: the hang was real */
+		else if (ci_nccl_hang_over())
+			ci_nccl_delay_over(ci_now());
 	}
 }
 

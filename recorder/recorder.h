@@ -700,6 +700,10 @@ void ci_signals_install(void);
 void ci_signals_at_load(void);
 /* Write a snapshot of the record for REASON; returns true on success. */
 bool ci_snapshot_write(enum ci_snapshot_reason reason);
+/* Remove the last hang snapshot this process wrote (a delay it described ended: the record
+ * keeps its calls flagged LATE), if that file is still at its name; NAME gets its path.  True
+ * when it was removed.  The NCCL watchdog thread's only. */
+bool ci_snapshot_remove_hang(char *name, size_t size);
 /* The first sticky error: CLAIM it (true for one caller only, who must then call
  * ci_sticky_error_seen); WAIT (bounded) while that caller is still re-registering with GDB, so
  * that a thread about to abort on an error does not stop a debugger before it. */

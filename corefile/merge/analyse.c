@@ -65,11 +65,38 @@ static bool shows_abort(const struct ci_job_facts *f)
 	return false;
 }
 
+/* The collective call SEQ of F on communicator ID, or NULL. */
+static const struct ci_job_call *call_of(const struct ci_job_facts *f, uint64_t id, uint64_t seq)
+{
+	for (size_t i = 0; i < f->call_count; i++)
+		if (f->calls[i].comm_id == id && f->calls[i].op_seq == seq)
+			return &f->calls[i];
+	return NULL;
+}
+
+/* Whether F has flagged late a collective G shows waited in: the recorder's watchdog saw that
+ * wait end (a delay, format 1.6), so G, its hang snapshot, is older news than F. */
+static bool ends_wait_of(const struct ci_job_facts *f, const struct ci_job_facts *g)
+{
+	for (size_t i = 0; i < g->call_count; i++) {
+		const struct ci_job_call *w = &g->calls[i];
+		const struct ci_job_call *c =
+			w->state == CI_JOB_CALL_IN_FLIGHT ? call_of(f, w->comm_id, w->op_seq) : NULL;
+		if (c && c->late)
+			return true;
+	}
+	return false;
+}
+
 /* Whether input A of a process tells more than input B of the same process. */
 static bool newer_says_more(const struct ci_job_facts *a, const struct ci_job_facts *b)
 {
 	if (!a->missing != !b->missing)
 		return !a->missing;
+	if (ends_wait_of(a, b))
+		return true;
+	if (ends_wait_of(b, a))
+		return false;
 	if (shows_wait(a) && !shows_wait(b) && shows_abort(b))
 		return true;
 	if (shows_wait(b) && !shows_wait(a) && shows_abort(a))
@@ -101,15 +128,6 @@ static void choose_comm(struct ci_merge *m)
 			}
 		}
 	}
-}
-
-/* The collective call SEQ of F on communicator ID, or NULL. */
-static const struct ci_job_call *call_of(const struct ci_job_facts *f, uint64_t id, uint64_t seq)
-{
-	for (size_t i = 0; i < f->call_count; i++)
-		if (f->calls[i].comm_id == id && f->calls[i].op_seq == seq)
-			return &f->calls[i];
-	return NULL;
 }
 
 static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f,

@@ -207,6 +207,8 @@ static void read_call(struct reader *r, json_t *o, void *elem)
 		bad(r, "collectives[].state");
 	json_t *t = member(r, o, "timeout", JSON_TRUE, true);
 	c->timeout = t && json_is_true(t);
+	json_t *late = member(r, o, "late", JSON_TRUE, true); /* absent before format 1.6 */
+	c->late = late && json_is_true(late);
 	c->result = get_i32(r, o, "result", 0);
 	c->time_ns = get_u64(r, o, "time_ns");
 }

@@ -196,7 +196,10 @@ struct ci_error *ci_job_facts_from_report(const struct ci_report *r, struct ci_j
 			.comm_id = c->comm_id, .op_seq = failed ? 0 : c->op_seq, .count = c->count,
 			.time_ns = realtime_of(h, c->time_ns), .op = c->op, .datatype = c->datatype,
 			.redop = c->redop, .peer = c->peer, .result = c->result,
-			.state = call_state(r, c), .timeout = c->flags & CI_NCCL_CALL_TIMEOUT,
+			.state = call_state(r, c), .late = c->flags & CI_NCCL_CALL_LATE,
+			/* LATE wins: the watchdog sets it before it clears TIMEOUT */
+			.timeout = (c->flags & (CI_NCCL_CALL_TIMEOUT | CI_NCCL_CALL_LATE)) ==
+				   CI_NCCL_CALL_TIMEOUT,
 		};
 		if (failed && !f->failure_ns)
 			f->failure_ns = realtime_of(h, c->time_ns);
@@ -273,6 +276,7 @@ void ci_job_facts_write(struct ci_json *w, const char *key, const struct ci_job_
 		ci_json_i64(w, "peer", c->peer);
 		ci_json_str(w, "state", ci_job_call_state_name(c->state));
 		ci_json_bool(w, "timeout", c->timeout);
+		ci_json_bool(w, "late", c->late);
 		ci_json_i64(w, "result", c->result);
 		ci_json_u64(w, "time_ns", c->time_ns);
 		ci_json_close(w);

@@ -1410,7 +1410,9 @@ static void nccl_call_words(const struct ci_job_call *c, char *buf, size_t n)
 {
 	if (c->op_seq)
 		snprintf(buf, n, "%s #%" PRIu64 " %s%s", ci_job_op_api(c->op), c->op_seq,
-			 nccl_state_text(c), c->timeout ? " past the hang timeout" : "");
+			 nccl_state_text(c), c->timeout ? " past the hang timeout"
+					     : c->late  ? " late (past the hang timeout, then finished)"
+							: "");
 	else
 		snprintf(buf, n, "%s refused (ncclResult %" PRId32 ")", ci_job_op_api(c->op), c->result);
 }
@@ -2296,7 +2298,10 @@ void ci_text_nccl(struct ci_text_out *o)
 			if (x->state == CI_JOB_CALL_FAILED)
 				snprintf(note, sizeof note, " returned ncclResult %" PRId32, x->result);
 			else
-				snprintf(note, sizeof note, "%s", x->timeout ? " past the hang timeout" : "");
+				snprintf(note, sizeof note, "%s",
+					 x->timeout ? " past the hang timeout"
+					 : x->late  ? " late (a delay)"
+						    : "");
 			line(o, "  %-6s %-20s %-12s %-12s %-8" PRId32 " %-6" PRId32 " %" PRId32 "%s", seq,
 			     ci_job_op_api(x->op), nccl_state_text(x), ci_fmt_count(x->count, cnt, sizeof cnt),
 			     x->datatype, x->redop, x->peer, note);
@@ -2309,7 +2314,8 @@ void ci_text_nccl(struct ci_text_out *o)
 		 "on the stream (waiting for the other ranks, or running), not started is behind "
 		 "unfinished work.  An abort ends the collectives in flight, so after one they read "
 		 "finished: \"past the hang timeout\" marks the one that waited (the recorder's "
-		 "CUDAINSPECT_NCCL_TIMEOUT).  For the whole job: cudainspect merge.");
+		 "CUDAINSPECT_NCCL_TIMEOUT); \"late\" one that waited that long and then finished: a delay, "
+		 "not the hang.  For the whole job: cudainspect merge.");
 	ci_job_facts_deinit(&f);
 }
 

@@ -376,6 +376,7 @@ struct ci_job_call {
 	int32_t datatype, redop, peer, result;
 	unsigned state;           /* enum ci_job_call_state */
 	bool timeout;             /* flagged by the recorder's hang watchdog */
+	bool late;                /* flagged, then finished: a delay, not the hang (format 1.6) */
 };
 
 struct ci_job_comm {

@@ -42,7 +42,7 @@ extern "C" {
 /* A reader refuses a major it does not know; it accepts any minor of a major it knows and
  * ignores what it does not understand (new sections, bytes past the entry sizes it knows). */
 #define CI_FORMAT_MAJOR 1
-#define CI_FORMAT_MINOR 5
+#define CI_FORMAT_MINOR 6
 
 /* How a reader finds the record (docs/FORMAT.md, "Locating"): the memfd backing it is named
  * CI_MEMFD_NAME, so NT_FILE and /proc/PID/maps show "/memfd:cudainspect-record (deleted)"; the
@@ -911,7 +911,10 @@ CI_RECORD_ENUM(ci_nccl_op, CI_NCCL_OPS);
 	X(CI_NCCL_CALL_FAILED, 4, "failed")                                                 \
 	/* outstanding past CUDAINSPECT_NCCL_TIMEOUT: the hang snapshot was written for it    \
 	 * (atomic or) */                                                                     \
-	X(CI_NCCL_CALL_TIMEOUT, 5, "timeout")
+	X(CI_NCCL_CALL_TIMEOUT, 5, "timeout")                                               \
+	/* 1.6: it was TIMEOUT, then finished without an abort: a delay, not the hang (the    \
+	 * watchdog cleared TIMEOUT, removed the hang snapshot and watches again) */          \
+	X(CI_NCCL_CALL_LATE, 6, "late")
 enum ci_nccl_call_flag { CI_NCCL_CALL_FLAGS(CI_RECORD_FLAG_ENTRY) };
 
 /* One NCCL call.  Where it stands on its stream: the recorder numbers it on its stream like a

@@ -31,9 +31,11 @@ ILLEGAL='^testcases/engine/ncclengine\.c:[0-9]+: CUDA error: CUDA_ERROR_ILLEGAL_
 TIMEOUT='Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=8, OpType=ALLREDUCE'
 
 d=$T/device
-# Watchdogs of 3 s: the others report rank 3's exit only once it is gone, after its core dump,
-# which an ASan build (check-asan) took more than a second to write once.
-run_in "$d" "$B/ncclengine" --ranks 4 --steps 6 --fault device --watchdog 3
+# Watchdogs of 8 s: the others report rank 3's exit only once it is gone, after its core dump,
+# which an ASan build (check-asan) took more than a second to write once, and a clean-clone CI
+# run on a loaded machine more than 3 s (with 3 s watchdogs no rank saw the remote error first;
+# reproduced here with a core_pattern pipe that waits 3 s before it takes the core).
+run_in "$d" "$B/ncclengine" --ranks 4 --steps 6 --fault device --watchdog 8
 is "$rc" 1 "device fault: the launcher exits 1"
 like "$(cat "$d/err")" "$ILLEGAL" "device fault: rank 3 prints the CUDA error line"
 like "$(rank_line "$d" 3)" "killed by signal 6" "device fault: rank 3 aborts (SIGABRT)"

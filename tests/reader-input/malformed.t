@@ -53,7 +53,7 @@ cp "$T/good.core" "$T/cnum"; patch "$T/cnum" '\377\377' 56; dec "$T/cnum"; check
 # a record (4, "run it under the recorder", which would send the user the wrong way); this
 # asserted 4 before.  The header is still not trusted: the message says what is wrong with it.
 "$D/mkcore" --damage=header-size "$T/hdr.core"; dec "$T/hdr.core"
-check "corrupt record header at the memfd" 3 "flight record at 0x10000000 \(where /memfd:cudainspect-record \(deleted\) is mapped\) has a corrupt header: the header size is impossible \(format 1.5, header 12 bytes"
+check "corrupt record header at the memfd" 3 "flight record at 0x10000000 \(where /memfd:cudainspect-record \(deleted\) is mapped\) has a corrupt header: the header size is impossible \(format 1.6, header 12 bytes"
 unlike "$out" "Was the program run under the recorder" "corrupt record header at the memfd: not sent to the recorder"
 "$D/mkcore" --damage=magic "$T/mag.core"; dec "$T/mag.core"
 check "wrong magic at the memfd" 3 "corrupt header: it starts with 58 55 44 41 49 4e 53 50, not the magic \"CUDAINSP\""
