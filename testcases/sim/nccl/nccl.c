@@ -162,9 +162,27 @@ static void sn_raise(uint64_t *p, uint64_t v)
 		;
 }
 
+/* Whether rank process PID is still there for its peers.  Real NCCL sees a peer go when its
+ * sockets close, at its exit: a zombie (exited, not yet reaped by its launcher, which may be
+ * waiting for another rank first) is gone.  A process writing its core dump has not exited. */
 static int sn_alive(pid_t pid)
 {
-	return pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH;
+	if (pid <= 0)
+		return 1;
+	if (kill(pid, 0) != 0 && errno == ESRCH)
+		return 0;
+	char path[40], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	const char *state = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold ')' */
+	return !state || (state[1] != ' ' || (state[2] != 'Z' && state[2] != 'X'));
 }
 
 static struct sn_comm *sn_comm(ncclComm_t h)
