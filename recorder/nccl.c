@@ -946,7 +946,6 @@ static int ci_wd_started;   /* atomic: the generation whose watchdog runs, 0 non
  * hang was real).  The watchdog thread's only. */
 static struct ci_wd_hang {
 	unsigned n;              /* calls flagged; 0: none (watching) */
-	bool fired;              /* the hang was said (and the snapshot written) */
 	int aborts;              /* ci_nccl_aborts when it was said */
 	uint64_t comm_id, op_seq, time_ns;
 	int32_t rank, nranks;
@@ -984,8 +983,7 @@ static const struct ci_nccl_call *ci_nccl_flag_oldest(uint32_t stream, uint64_t 
 	struct { uint32_t stream; uint64_t stream_seq, q; struct ci_nccl_call *call; } oldest[CI_WD_STREAMS];
 	unsigned n = 0;
 	for (uint64_t q = first; q < head; q++) {
-		struct ci_nccl_call *e = (struct ci_nccl_call *)(ring->base + (q % ring->capacity) *
-								  ring->entry_size);
+		struct ci_nccl_call *e = ci_entry(CI_SEC_NCCL_CALLS, q % ring->capacity);
 		uint64_t sseq = __atomic_load_n(&e->stream_seq, __ATOMIC_RELAXED);
 		if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != q + 1 || !sseq ||
 		    e->stream == CI_NONE || (e->flags & CI_NCCL_CALL_FAILED) || now < e->time_ns ||
@@ -1021,7 +1019,6 @@ static const struct ci_nccl_call *ci_nccl_flag_oldest(uint32_t stream, uint64_t 
 
 static void ci_nccl_fire(uint32_t slot, uint32_t stream, uint64_t now, uint64_t age_ns)
 {
-	ci_wd_hang.fired = true;
 	/* An abort under way may be what ends the calls about to be flagged: then none is a delay
 	 * (-1 matches no count); one begun later changes the count. */
 	ci_wd_hang.aborts = __atomic_load_n(&ci_nccl_aborts, __ATOMIC_SEQ_CST);
@@ -1081,8 +1078,7 @@ static void ci_nccl_delay_over(uint64_t now)
 	struct ci_sec *ring = ci_sec(CI_SEC_NCCL_CALLS);
 	for (unsigned k = 0; k < ci_wd_hang.n; k++) {
 		uint64_t q = ci_wd_hang.call[k].q;
-		struct ci_nccl_call *e = (struct ci_nccl_call *)(ring->base + (q % ring->capacity) *
-								  ring->entry_size);
+		struct ci_nccl_call *e = ci_entry(CI_SEC_NCCL_CALLS, q % ring->capacity);
 		if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != q + 1)
 			continue;
 		__atomic_fetch_or(&e->flags, CI_NCCL_CALL_LATE, __ATOMIC_RELAXED);
@@ -1145,12 +1141,12 @@ static void *ci_nccl_watchdog(void *arg)
 		nanosleep(&ts, NULL);
 		if (__atomic_load_n(&ci_generation, __ATOMIC_ACQUIRE) != gen)
 			return NULL;
-		if (!ci_wd_hang.fired)
-			ci_nccl_watch_all();
-		else if (!ci_wd_hang.n || __atomic_load_n(&ci_nccl_aborts, __ATOMIC_SEQ_CST) !=
-						  ci_wd_hang.aborts)
-			return NULL; /* nothing to follow, or aborted: the hang was real */
-		else if (ci_nccl_hang_over())
+		if (!ci_wd_hang.n) {
+			if (ci_nccl_watch_all() && !ci_wd_hang.n)
+				return NULL; /* said, with no call to follow */
+		} else if (__atomic_load_n(&ci_nccl_aborts, __ATOMIC_SEQ_CST) != ci_wd_hang.aborts) {
+			return NULL; /* aborted: the hang was real, its flags stay */
+		} else if (ci_nccl_hang_over())
 			ci_nccl_delay_over(ci_now());
 	}
 }

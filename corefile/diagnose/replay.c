@@ -147,13 +147,17 @@ void ci_graph_replay_pick(const struct ci_model *m, struct ci_graph_replay *r, s
 /* States of a replay in flight from its breadcrumb value V (see the file comment). */
 static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *r, uint64_t v)
 {
-	size_t n = r->graph_nodes;
-	uint8_t *done = calloc(n ? n : 1, 1);
-	size_t *dep1 = malloc((n ? n : 1) * sizeof *dep1), *dep2 = malloc((n ? n : 1) * sizeof *dep2);
-	if (!done || !dep1 || !dep2) {
-		free(done), free(dep1), free(dep2);
+	size_t n = r->graph_nodes, n1 = n ? n : 1;
+	/* Per node: finished, barrier, kernel-ish, after the written one, ready, a kernel-ish
+	 * ready one before it, after it (below), one byte each. */
+	uint8_t *bits = calloc(n1, 7);
+	size_t *dep1 = malloc(n1 * sizeof *dep1), *dep2 = malloc(n1 * sizeof *dep2);
+	if (!bits || !dep1 || !dep2) {
+		free(bits), free(dep1), free(dep2);
 		return; /* states stay unknown */
 	}
+	uint8_t *done = bits, *barrier = bits + n1, *kernelish = bits + 2 * n1, *later = bits + 3 * n1,
+		*ready = bits + 4 * n1, *before = bits + 5 * n1, *after = bits + 6 * n1;
 	/* Dependencies by capture order: the previous node on the same stream, and for a join
 	 * the event record it waits for.  Built graphs (no stream) are a chain.  One pass: the
 	 * last index per stream slot (CI_NONE last) and per event, in open-addressed tables. */
@@ -163,7 +167,7 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 	size_t *last_on = malloc(nstreams * sizeof *last_on);
 	struct { uint64_t event; size_t at; } *ev = calloc(evcap, sizeof *ev);
 	if (!last_on || !ev) {
-		free(last_on), free(ev), free(done), free(dep1), free(dep2);
+		free(last_on), free(ev), free(bits), free(dep1), free(dep2);
 		return;
 	}
 	for (size_t i = 0; i < nstreams; i++)
@@ -206,8 +210,7 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 	 * the driver refused) and child-graph nodes may have finished unseen, so what depends on
 	 * them may have started: they are a window with the next barrier, as a stream's launches
 	 * between two breadcrumbs are. */
-	uint8_t *barrier = calloc(n ? n : 1, 1), *kernelish = calloc(n ? n : 1, 1);
-	for (size_t i = 0; barrier && kernelish && i < r->node_count; i++) {
+	for (size_t i = 0; i < r->node_count; i++) {
 		const struct ci_graph_node *e = r->nodes[i].node;
 		if (!e || e->type != CI_NODE_KERNEL)
 			continue;
@@ -224,16 +227,14 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 	 * finished and written before it (the slot keeps the last write only), so what depends on
 	 * it may have started.  Breadcrumb 0: no write since the reset, and none finished. */
 	bool placed = v && v - 1 < n;
-	uint8_t *later = calloc(n ? n : 1, 1);
-	for (size_t i = placed ? (size_t)(v - 1) : n; later && i < n; i++) {
+	for (size_t i = placed ? (size_t)(v - 1) : n; i < n; i++) {
 		later[i] |= i == v - 1;
 		if ((dep1[i] != SIZE_MAX && later[dep1[i]]) || (dep2[i] != SIZE_MAX && later[dep2[i]]))
 			later[i] = 1;
 	}
 	/* ready[i]: every barrier among i's ancestors that holds back finished (computed in
 	 * ordinal order). */
-	uint8_t *ready = calloc(n ? n : 1, 1);
-	for (size_t i = 0; ready && barrier && later && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		ready[i] = 1;
 		size_t ds[2] = { dep1[i], dep2[i] };
 		for (int k = 0; k < 2; k++) {
@@ -248,14 +249,13 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 	/* A kernel (or child graph with kernels) that is ready with another one before or after
 	 * it among the ready nodes is in a window: finished, running or not started yet.  One
 	 * alone was running. */
-	uint8_t *before = calloc(n ? n : 1, 1), *after = calloc(n ? n : 1, 1);
-	for (size_t i = 0; ready && kernelish && before && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		size_t ds[2] = { dep1[i], dep2[i] };
 		for (int k = 0; k < 2 && ready[i] && !done[i]; k++)
 			if (ds[k] != SIZE_MAX && ready[ds[k]] && !done[ds[k]])
 				before[i] |= before[ds[k]] | kernelish[ds[k]];
 	}
-	for (size_t i = n; ready && kernelish && after && i-- > 0;) {
+	for (size_t i = n; i-- > 0;) {
 		size_t ds[2] = { dep1[i], dep2[i] };
 		for (int k = 0; k < 2 && ready[i] && !done[i]; k++)
 			if (ds[k] != SIZE_MAX && ready[ds[k]] && !done[ds[k]])
@@ -267,18 +267,14 @@ static void states_from_crumb(const struct ci_model *m, struct ci_graph_replay *
 			continue;
 		if (done[i])
 			r->nodes[i].state = CI_LS_FINISHED;
-		else if (!ready || !barrier || !later)
-			r->nodes[i].state = CI_LS_UNKNOWN;
-		else if (ready[i] && before && after && kernelish[i] && (before[i] || after[i]))
+		else if (ready[i] && kernelish[i] && (before[i] || after[i]))
 			r->nodes[i].state = CI_LS_UNKNOWN;
 		else if (ready[i])
 			r->nodes[i].state = CI_LS_IN_FLIGHT;
 		else
 			r->nodes[i].state = CI_LS_NOT_STARTED;
 	}
-	free(before), free(after), free(barrier), free(kernelish), free(later);
-	free(ready);
-	free(done), free(dep1), free(dep2);
+	free(bits), free(dep1), free(dep2);
 }
 
 /* The graph a child-graph node E runs: the newest of origin child with E's handle made by T

@@ -1405,14 +1405,18 @@ static bool nccl_unfinished(const struct ci_job_call *c)
 	       c->state == CI_JOB_CALL_FAILED;
 }
 
+/* What the recorder's hang watchdog said of call C, as a suffix. */
+static const char *nccl_watchdog_note(const struct ci_job_call *c)
+{
+	return c->timeout ? " past the hang timeout" : c->late ? " late (a delay)" : "";
+}
+
 /* "ncclAllReduce #7 IN FLIGHT past the hang timeout" (the summary's words). */
 static void nccl_call_words(const struct ci_job_call *c, char *buf, size_t n)
 {
 	if (c->op_seq)
 		snprintf(buf, n, "%s #%" PRIu64 " %s%s", ci_job_op_api(c->op), c->op_seq,
-			 nccl_state_text(c), c->timeout ? " past the hang timeout"
-					     : c->late  ? " late (past the hang timeout, then finished)"
-							: "");
+			 nccl_state_text(c), nccl_watchdog_note(c));
 	else
 		snprintf(buf, n, "%s refused (ncclResult %" PRId32 ")", ci_job_op_api(c->op), c->result);
 }
@@ -2298,10 +2302,7 @@ void ci_text_nccl(struct ci_text_out *o)
 			if (x->state == CI_JOB_CALL_FAILED)
 				snprintf(note, sizeof note, " returned ncclResult %" PRId32, x->result);
 			else
-				snprintf(note, sizeof note, "%s",
-					 x->timeout ? " past the hang timeout"
-					 : x->late  ? " late (a delay)"
-						    : "");
+				snprintf(note, sizeof note, "%s", nccl_watchdog_note(x));
 			line(o, "  %-6s %-20s %-12s %-12s %-8" PRId32 " %-6" PRId32 " %" PRId32 "%s", seq,
 			     ci_job_op_api(x->op), nccl_state_text(x), ci_fmt_count(x->count, cnt, sizeof cnt),
 			     x->datatype, x->redop, x->peer, note);

@@ -182,7 +182,7 @@ static int sn_alive(pid_t pid)
 		return 1;
 	buf[n] = 0;
 	const char *state = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold ')' */
-	return !state || (state[1] != ' ' || (state[2] != 'Z' && state[2] != 'X'));
+	return !state || state[1] != ' ' || (state[2] != 'Z' && state[2] != 'X');
 }
 
 static struct sn_comm *sn_comm(ncclComm_t h)
