@@ -15,23 +15,26 @@
 set -u
 B=${CI_BUILD:-build}
 REC=$B/libcudainspect-rec.so
+# The recorder with kernel launches recording nothing: interposing alone (bench/recorder/build.mk).
+INTERPOSED=$B/bench/recorder/libcudainspect-rec-interposed.so
 LS=$B/launchstorm
 LB=$B/bench/recorder/launchbench
 REPS=${BENCH_REPS:-5}
 SECS=${BENCH_SECS:-2}
 PY=${BENCH_PYTHON:-/usr/bin/python3.11}
-for f in "$REC" "$LS" "$LB" "$B/sim/libcuda.so.1"; do
+for f in "$REC" "$INTERPOSED" "$LS" "$LB" "$B/sim/libcuda.so.1"; do
 	[ -e "$f" ] || { echo "bench/recorder/cost: $f is not built (make)" >&2; exit 1; }
 done
 for v in $(env | sed -n 's/^\(CUDAINSPECT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CUDASIM_MODE=null \
 	CUDASIM_COST=h200 CUDAINSPECT_SNAPSHOT=none CUDAINSPECT_QUIET=1
 
-# Settings: LABEL or LABEL:VAR=VALUE,VAR=VALUE (plain = no recorder).
-SETTINGS=${BENCH_SETTINGS:-"plain defaults every-launch:CUDAINSPECT_CRUMB_EVERY=1 crumbs-off:CUDAINSPECT_CRUMBS=off bare:CUDAINSPECT_CRUMBS=off,CUDAINSPECT_STACKS=off accurate:CUDAINSPECT_STACKS=accurate"}
+# Settings: LABEL or LABEL:VAR=VALUE,VAR=VALUE (plain = no recorder; interposed = the wrappers
+# with launches recording nothing, the floor of any setting).
+SETTINGS=${BENCH_SETTINGS:-"plain defaults every-launch:CUDAINSPECT_CRUMB_EVERY=1 crumbs-off:CUDAINSPECT_CRUMBS=off bare:CUDAINSPECT_CRUMBS=off,CUDAINSPECT_STACKS=off accurate:CUDAINSPECT_STACKS=accurate interposed"}
 envs_of() {
 	[ "${1%%:*}" = plain ] && return
-	echo "LD_PRELOAD=$REC"
+	if [ "${1%%:*}" = interposed ]; then echo "LD_PRELOAD=$INTERPOSED"; else echo "LD_PRELOAD=$REC"; fi
 	[ "${1#*:}" != "$1" ] && echo "${1#*:}" | tr ',' ' '
 }
 line() { printf 'bench: %s %s %s\n' "$1" "$2" "$3"; }

@@ -56,10 +56,12 @@ gpu-prep: all $(GPU_PROBES)
 # them; glibc itself must be 2.34 or newer there.
 GPU_BUNDLE ?= build-gpu
 .PHONY: gpu-bundle
-gpu-bundle: gpu-prep $(CLI_OBJS) $(BUILD)/libcudainspect.a $(BUILD)/bench/recorder/launchbench
+gpu-bundle: gpu-prep $(CLI_OBJS) $(BUILD)/libcudainspect.a $(BUILD)/bench/recorder/launchbench \
+		$(BUILD)/bench/recorder/libcudainspect-rec-interposed.so
 	rm -rf $(GPU_BUNDLE) && mkdir -p $(GPU_BUNDLE)/gpu/lib $(GPU_BUNDLE)/lib
 	cp $(BUILD)/miniengine $(BUILD)/launchstorm $(BUILD)/apitour $(BUILD)/graphengine \
-	   $(BUILD)/bench/recorder/launchbench $(BUILD)/libcudainspect-rec.so $(GPU_BUNDLE)/
+	   $(BUILD)/bench/recorder/launchbench $(BUILD)/libcudainspect-rec.so \
+	   $(BUILD)/bench/recorder/libcudainspect-rec-interposed.so $(GPU_BUNDLE)/
 	# The CLI again, with its run path at its own lib/ (no LD_LIBRARY_PATH for the programs it
 	# starts to inherit).
 	$(CC) $(CFLAGS) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN/lib' -o $(GPU_BUNDLE)/cudainspect $(CLI_OBJS) \

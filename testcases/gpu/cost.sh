@@ -25,7 +25,15 @@ REC=$B/libcudainspect-rec.so
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # A breadcrumb after every launch (CUDAINSPECT_CRUMB_EVERY=1, the old default) was measured in
 # two runs (-25 to -35 %); the bookkeeping alone (bare) is what the model needs now.
-SETTINGS=${COST_SETTINGS:-"plain defaults crumbs-off:CUDAINSPECT_CRUMBS=off bare:CUDAINSPECT_CRUMBS=off,CUDAINSPECT_STACKS=off"}
+# interposed: the recorder's wrappers with kernel launches recording nothing (a gpu-bundle's
+# libcudainspect-rec-interposed.so), the floor of every setting: what interposing costs alone.
+INTERPOSED=$B/libcudainspect-rec-interposed.so
+[ -e "$INTERPOSED" ] || INTERPOSED=$B/bench/recorder/libcudainspect-rec-interposed.so
+SETTINGS=${COST_SETTINGS:-"plain defaults crumbs-off:CUDAINSPECT_CRUMBS=off bare:CUDAINSPECT_CRUMBS=off,CUDAINSPECT_STACKS=off interposed"}
+if [ ! -e "$INTERPOSED" ]; then
+	SETTINGS=$(tr ' ' '\n' <<<"$SETTINGS" | grep -v '^interposed$' | tr '\n' ' ')
+	echo "cost: setting interposed skipped ($INTERPOSED is not built: make gpu-bundle)" >&2
+fi
 PY_SETTINGS=${COST_PY_SETTINGS:-"plain defaults python-off:CUDAINSPECT_PYTHON=off"}
 GRAPH_SETTINGS=${COST_GRAPH_SETTINGS:-"plain defaults graph-crumbs-every4:CUDAINSPECT_GRAPH_CRUMB_EVERY=4 graph-crumbs-off:CUDAINSPECT_GRAPH_CRUMBS=off"}
 ncpu=$(nproc)
@@ -33,9 +41,21 @@ pin1=2 pin8=2-9
 [ "$ncpu" -lt 10 ] && pin1=0 pin8=0-$((ncpu - 1))
 res=$O/cost.txt
 : >"$res"
+# Measuring stops after COST_BUDGET_S seconds (run.sh sets it below the step's limit), so that
+# what was measured still gets its medians; the cut is noted in cost.txt.
+BUDGET=${COST_BUDGET_S:-0}
+over() {
+	[ "$BUDGET" -gt 0 ] && [ "$SECONDS" -ge "$BUDGET" ] || return 1
+	[ -n "${cut:-}" ] || echo "cost: cut at $SECONDS s (COST_BUDGET_S $BUDGET): the rest not measured" >>"$res"
+	cut=1
+}
 envs_of() { # LABEL[:A=1,B=2] -> words for env
 	[ "${1%%:*}" = plain ] && return
-	echo "LD_PRELOAD=$REC CUDAINSPECT_SNAPSHOT=none"
+	if [ "${1%%:*}" = interposed ]; then
+		echo "LD_PRELOAD=$INTERPOSED CUDAINSPECT_SNAPSHOT=none"
+	else
+		echo "LD_PRELOAD=$REC CUDAINSPECT_SNAPSHOT=none"
+	fi
 	[ "${1#*:}" != "$1" ] && echo "${1#*:}" | tr ',' ' '
 }
 if [ "${COST_PROBE:-0}" = 1 ] && [ -x "$B/gpu/costprobe" ]; then
@@ -45,6 +65,9 @@ fi
 for rep in $(seq 1 "$REPS"); do
 	for t in 1 8; do
 		for s in $SETTINGS; do
+			over && break 3
+			# The floor matters at one thread; at 8 the run's time is better spent on the rest.
+			[ "$t" = 8 ] && [ "${s%%:*}" = interposed ] && continue
 			pin=$pin1
 			[ "$t" = 8 ] && pin=$pin8
 			# shellcheck disable=SC2046 # envs_of prints VAR=VALUE words
@@ -63,6 +86,7 @@ if [ -x "$LB" ]; then
 	for rep in $(seq 1 "$REPS"); do
 		for t in 1 8; do
 			for s in $GRAPH_SETTINGS; do
+				over && break 3
 				pin=$pin1
 				[ "$t" = 8 ] && pin=$pin8
 				# shellcheck disable=SC2046
@@ -78,6 +102,7 @@ fi
 if python3 -c 'import torch, triton; assert torch.cuda.is_available()' 2>/dev/null; then
 	for rep in $(seq 1 "${PY_REPS:-4}"); do
 		for s in $PY_SETTINGS; do
+			over && break 2
 			f=$O/pyloop-${s%%:*}-$rep.txt
 			# shellcheck disable=SC2046
 			timeout -k 5 120 env $(envs_of "$s") taskset -c "$pin1" python3 "$TOP/testcases/gpu/pyloop.py" \

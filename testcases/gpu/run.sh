@@ -586,8 +586,11 @@ step_cost() {
 	# launches take minutes, and its figures are not the GPU's anyway.
 	local sim=()
 	[ "$SIM" = 1 ] && sim=(env CUDASIM_MODE=null)
-	t 240 "${sim[@]}" "$HERE/cost.sh" "$B" "$d" "${GPU_COST_REPS:-5}" "${GPU_COST_SECS:-2}" \
-		>"$d/out.txt" 2>&1
+	# cost.sh stops measuring at its budget, so that what it measured gets its medians before
+	# the step's limit (cut to the run's time left) ends it.
+	local budget=$((${STEP_LIMIT:-240} - 20))
+	t $((budget + 15)) env COST_BUDGET_S="$budget" "${sim[@]}" "$HERE/cost.sh" "$B" "$d" \
+		"${GPU_COST_REPS:-5}" "${GPU_COST_SECS:-2}" >"$d/out.txt" 2>&1
 	local rc=$?
 	sed 's/^/  /' "$d/medians.txt" 2>/dev/null
 	while read -r _ what set thr v rest; do
@@ -773,7 +776,7 @@ for s in "${STEPS[@]}"; do
 	echo "== $name (limit ${limit}s)"
 	t0=$(date +%s)
 	rc=0
-	timeout -k 10 "$limit" "$SELF" --step "$name" --out "$OUT" "${PASS[@]}" || rc=$?
+	STEP_LIMIT=$limit timeout -k 10 "$limit" "$SELF" --step "$name" --out "$OUT" "${PASS[@]}" || rc=$?
 	secs=$(($(date +%s) - t0))
 	case $rc in
 	0) status=ok note="" ;;
