@@ -19,9 +19,9 @@ uint64_t ci_time_mark CI_HIDDEN;
 #if defined(__x86_64__)
 #include <x86intrin.h>
 
-struct ci_tsc_anchor ci_tsc[2] CI_HIDDEN;
-int ci_tsc_current CI_HIDDEN;
-int ci_tsc_state CI_HIDDEN;
+struct ci_tsc_anchor ci_tsc[2] CI_HIDDEN CI_HOT __attribute__((aligned(64)));
+int ci_tsc_current CI_HIDDEN CI_HOT;
+int ci_tsc_state CI_HIDDEN CI_HOT;
 static int ci_tsc_busy;
 static uint64_t ci_cal_tsc, ci_cal_mono;
 

@@ -31,7 +31,7 @@
 #include "recorder.h"
 
 void *ci_real[CI_FN_COUNT] CI_HIDDEN;
-int ci_run_state CI_HIDDEN;
+int ci_run_state CI_HIDDEN CI_HOT;
 struct ci_config ci_cfg CI_HIDDEN;
 
 const char *const ci_fn_name[CI_FN_COUNT] CI_HIDDEN = {

@@ -184,7 +184,7 @@ uint64_t ci_crumb_address(uint32_t ctx, uint32_t slot, uint32_t *width)
  * CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER, which cuda.h says the v2 API does not support and the
  * H200's driver refuses; the first refusal switches to the default flags for good, says so once,
  * and the write is made again. */
-static unsigned ci_crumb_wflags = ~0u; /* ~0: not yet chosen */
+static unsigned ci_crumb_wflags CI_HOT = ~0u; /* ~0: not yet chosen */
 
 static unsigned ci_crumb_flags(void)
 {

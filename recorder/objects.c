@@ -15,8 +15,8 @@
 /* ---------------------------------------------------------------------------------------- */
 /* Capture-safe setup calls                                                                   */
 
-int ci_captures_active CI_HIDDEN;
-uint32_t ci_object_epoch CI_HIDDEN;
+int ci_captures_active CI_HIDDEN CI_HOT;
+uint32_t ci_object_epoch CI_HIDDEN CI_HOT;
 
 void ci_setup_enter(struct ci_setup_scope *s)
 {

@@ -359,7 +359,7 @@ ci_py_walk(struct ci_py_cache *cache, uintptr_t f, uint64_t *frames, unsigned n,
 	return n;
 }
 
-bool ci_python_walks;
+bool ci_python_walks CI_HOT;
 
 unsigned ci_python_capture(uint64_t *frames, unsigned n, unsigned max)
 {

@@ -23,7 +23,7 @@
 #endif
 
 struct ci_rec ci_rec CI_HIDDEN;
-uint32_t ci_generation CI_HIDDEN = 1;
+uint32_t ci_generation CI_HIDDEN CI_HOT = 1;
 bool ci_forked_child CI_HIDDEN;
 
 /* The region's address, for readers that find the recorder library but not the memfd (0 until
