@@ -29,9 +29,10 @@ for v in $(env | sed -n 's/^\(CUDAINSPECT_[A-Z_]*\)=.*/\1/p'); do unset "$v"; do
 export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CUDASIM_MODE=null \
 	CUDASIM_COST=h200 CUDAINSPECT_SNAPSHOT=none CUDAINSPECT_QUIET=1
 
-# Settings: LABEL or LABEL:VAR=VALUE,VAR=VALUE (plain = no recorder; interposed = the wrappers
-# with launches recording nothing, the floor of any setting).
-SETTINGS=${BENCH_SETTINGS:-"plain defaults every-launch:CUDAINSPECT_CRUMB_EVERY=1 crumbs-off:CUDAINSPECT_CRUMBS=off bare:CUDAINSPECT_CRUMBS=off,CUDAINSPECT_STACKS=off accurate:CUDAINSPECT_STACKS=accurate interposed"}
+# Settings: LABEL or LABEL:VAR=VALUE,VAR=VALUE (plain = no recorder; minimal = the least a
+# launch records, no breadcrumbs, stacks or argument bytes; interposed = the wrappers with
+# launches recording nothing, the floor of any setting).
+SETTINGS=${BENCH_SETTINGS:-"plain defaults every-launch:CUDAINSPECT_CRUMB_EVERY=1 crumbs-off:CUDAINSPECT_CRUMBS=off bare:CUDAINSPECT_CRUMBS=off,CUDAINSPECT_STACKS=off accurate:CUDAINSPECT_STACKS=accurate minimal:CUDAINSPECT_CRUMBS=off,CUDAINSPECT_STACKS=off,CUDAINSPECT_PARAM_BYTES=0 interposed"}
 envs_of() {
 	[ "${1%%:*}" = plain ] && return
 	if [ "${1%%:*}" = interposed ]; then echo "LD_PRELOAD=$INTERPOSED"; else echo "LD_PRELOAD=$REC"; fi
