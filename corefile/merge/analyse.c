@@ -88,6 +88,23 @@ static bool ends_wait_of(const struct ci_job_facts *f, const struct ci_job_facts
 	return false;
 }
 
+/* Whether F shows a collective G waited in, flagged by the recorder's hang watchdog, ended by
+ * an abort of its communicator: whatever F shows waiting began after that abort (the stream
+ * moved on once the abort released the hung call), so G, the hang snapshot, tells the hang. */
+static bool aborts_wait_of(const struct ci_job_facts *f, const struct ci_job_facts *g)
+{
+	for (size_t i = 0; i < g->call_count; i++) {
+		const struct ci_job_call *w = &g->calls[i];
+		if (w->state != CI_JOB_CALL_IN_FLIGHT || !w->timeout)
+			continue;
+		const struct ci_job_call *c = call_of(f, w->comm_id, w->op_seq);
+		const struct ci_job_comm *cm = comm_of(f, w->comm_id);
+		if (c && c->state == CI_JOB_CALL_FINISHED && cm && cm->state == CI_NCCL_COMM_ABORTED)
+			return true;
+	}
+	return false;
+}
+
 /* Whether input A of a process tells more than input B of the same process. */
 static bool newer_says_more(const struct ci_job_facts *a, const struct ci_job_facts *b)
 {
@@ -97,6 +114,10 @@ static bool newer_says_more(const struct ci_job_facts *a, const struct ci_job_fa
 		return true;
 	if (ends_wait_of(b, a))
 		return false;
+	if (aborts_wait_of(a, b))
+		return false;
+	if (aborts_wait_of(b, a))
+		return true;
 	if (shows_wait(a) && !shows_wait(b) && shows_abort(b))
 		return true;
 	if (shows_wait(b) && !shows_wait(a) && shows_abort(a))
@@ -182,6 +203,25 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 		r->wait_seq = other_wait->op_seq;
 		r->wait_op = other_wait->op;
 		r->wait_comm = other_wait->comm_id;
+	}
+	/* A call the hang watchdog flagged (the oldest its stream had not finished) that an abort
+	 * of its communicator ended, not a delay, is where the rank hung.  A call in flight without
+	 * the flag, enqueued after it, was no such oldest call then: it began once the abort
+	 * released the stream (a record written while the aborts went on). */
+	const struct ci_job_call *hung = NULL;
+	for (size_t i = 0; i < f->call_count; i++) {
+		const struct ci_job_call *c = &f->calls[i];
+		const struct ci_job_comm *ccm = c->timeout && !c->late && c->state == CI_JOB_CALL_FINISHED
+							? comm_of(f, c->comm_id) : NULL;
+		if (ccm && ccm->state == CI_NCCL_COMM_ABORTED && (!hung || c->time_ns < hung->time_ns))
+			hung = c;
+	}
+	const struct ci_job_call *w = r->wait_seq ? call_of(f, r->wait_comm, r->wait_seq) : NULL;
+	if (hung && w && !w->timeout && w->time_ns > hung->time_ns) {
+		r->wait_seq = hung->op_seq;
+		r->wait_op = hung->op;
+		r->wait_comm = hung->comm_id;
+		r->until_abort = true;
 	}
 	/* A refused collective gets no number: it would have had the one after those issued
 	 * before it. */

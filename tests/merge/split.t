@@ -57,4 +57,39 @@ done
 is "$(jq -c '.ranks[0] | [.state, .waits_in.communicator, .waits_in.seq]' "$T/late.json")" \
 	"[\"hung\",\"$sub\",$((STEP + 1))]" \
 	"from the records written at the abort: rank 0 still waits in the split communicator's #$((STEP + 1))"
+
+# A signal snapshot written while the aborts were still releasing rank 0's stream (seen under
+# load): the split communicator's call the hang watchdog flagged finished by its abort, and the
+# stream already in the job's #5 behind it.  Made here from rank 0's signal snapshot.  The hang
+# snapshot's flagged wait, ended by an abort, is the news (and the signal snapshot alone says so
+# too, from the same flag); without the flag in either (the control) the newer input's wait
+# would be taken.
+sig0=$(snap "$T/job/r0" signal); [ -n "$sig0" ] || sig0=$(snap "$T/job/r0" exit)
+"$CI" --json "$sig0" | jq --arg w "$world" --arg s "$sub" --argjson k $((STEP + 1)) --argjson n $((2 * STEP + 1)) '
+	(.job.collectives[] | select(.communicator == $s and .seq == $k)) |= (.state = "finished") |
+	(.job.collectives[] | select(.communicator == $w and .seq == $n)) |= (.state = "in_flight")' \
+	>"$T/s0.json"
+is "$(jq -c '[.job.communicators[].state] | unique' "$T/s0.json")" '["aborted"]' \
+	"rank 0's signal snapshot shows both communicators aborted"
+# Both through jq, which keeps numbers as doubles: the process's start time must round alike.
+"$CI" --json "$(snap "$T/job/r0" hang)" | jq . >"$T/h0.json"
+is "$(jq -c --arg s "$sub" '[.job.collectives[] | select(.communicator == $s and .state == "in_flight") | [.seq, .timeout]]' "$T/h0.json")" \
+	"[[$((STEP + 1)),true]]" "rank 0's hang snapshot: the split communicator's #$((STEP + 1)) in flight, flagged"
+"$CI" merge --json "$T/h0.json" "$T/s0.json" "$T"/job/r[123]/ >"$T/ma.json"
+is "$(jq -c '[.ranks[0].waits_in | .communicator, .seq] + [.waits[] | select(.nranks == 4) | [.seq, .waiting, .never_arrived]]' "$T/ma.json")" \
+	"[\"$sub\",$((STEP + 1)),[$((2 * STEP + 1)),[1,3],[0,$RANK]]]" \
+	"a snapshot written as the aborts released the stream: rank 0 still waits in the split communicator"
+is "$(jq -r '.inputs[] | select(.rank == 0) | .path' "$T/ma.json")" "$T/h0.json" \
+	"... from its hang snapshot, which the later one does not replace"
+"$CI" merge --json "$T/s0.json" "$T"/job/r[123]/ >"$T/ms.json"
+is "$(jq -c '.ranks[0] | [.waits_in.communicator, .waits_in.seq, .waits_in.until_abort]' "$T/ms.json")" \
+	"[\"$sub\",$((STEP + 1)),true]" \
+	"that snapshot alone: the flagged call its abort ended is rank 0's wait, not the later one in flight"
+for f in h0 s0; do
+	jq --arg s "$sub" '(.job.collectives[] | select(.communicator == $s)) |= (.timeout = false)' \
+		"$T/$f.json" >"$T/${f}plain.json"
+done
+"$CI" merge --json "$T/h0plain.json" "$T/s0plain.json" "$T"/job/r[123]/ >"$T/mc.json"
+is "$(jq -c '[.ranks[0].waits_in | .communicator, .seq]' "$T/mc.json")" "[\"$world\",$((2 * STEP + 1))]" \
+	"without the watchdog's flag (control): the newer input's wait in the job's #$((2 * STEP + 1)) is taken"
 done_testing
