@@ -88,6 +88,14 @@ static bool ends_wait_of(const struct ci_job_facts *f, const struct ci_job_facts
 	return false;
 }
 
+/* Whether call C of F finished because its communicator was aborted (as far as F tells). */
+static bool ended_by_abort(const struct ci_job_facts *f, const struct ci_job_call *c)
+{
+	const struct ci_job_comm *cm =
+		c && c->state == CI_JOB_CALL_FINISHED ? comm_of(f, c->comm_id) : NULL;
+	return cm && cm->state == CI_NCCL_COMM_ABORTED;
+}
+
 /* Whether F shows a collective G waited in, flagged by the recorder's hang watchdog, ended by
  * an abort of its communicator: whatever F shows waiting began after that abort (the stream
  * moved on once the abort released the hung call), so G, the hang snapshot, tells the hang. */
@@ -95,11 +103,8 @@ static bool aborts_wait_of(const struct ci_job_facts *f, const struct ci_job_fac
 {
 	for (size_t i = 0; i < g->call_count; i++) {
 		const struct ci_job_call *w = &g->calls[i];
-		if (w->state != CI_JOB_CALL_IN_FLIGHT || !w->timeout)
-			continue;
-		const struct ci_job_call *c = call_of(f, w->comm_id, w->op_seq);
-		const struct ci_job_comm *cm = comm_of(f, w->comm_id);
-		if (c && c->state == CI_JOB_CALL_FINISHED && cm && cm->state == CI_NCCL_COMM_ABORTED)
+		if (w->state == CI_JOB_CALL_IN_FLIGHT && w->timeout &&
+		    ended_by_abort(f, call_of(f, w->comm_id, w->op_seq)))
 			return true;
 	}
 	return false;
@@ -151,9 +156,27 @@ static void choose_comm(struct ci_merge *m)
 	}
 }
 
+/* Whether call C is in flight as a wait, not one begun after HUNG's abort (rank_state). */
+static bool waits(const struct ci_job_call *c, const struct ci_job_call *hung)
+{
+	return c->state == CI_JOB_CALL_IN_FLIGHT &&
+	       !(hung && !c->timeout && c->time_ns > hung->time_ns);
+}
+
 static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f,
 		       struct ci_merge_rank *r)
 {
+	/* The oldest call the hang watchdog flagged that an abort ended (not a delay): the rank
+	 * hung there.  A call in flight without the flag, enqueued after it, was not the oldest
+	 * its stream had not finished when the watchdog looked: it began once the abort released
+	 * the stream (a record written while the aborts went on), so it is no wait, and
+	 * waits_before_abort reads the wait from the flag. */
+	const struct ci_job_call *hung = NULL;
+	for (size_t i = 0; i < f->call_count; i++) {
+		const struct ci_job_call *c = &f->calls[i];
+		if (c->timeout && !c->late && ended_by_abort(f, c) && (!hung || c->time_ns < hung->time_ns))
+			hung = c;
+	}
 	bool failed_call = false;
 	uint64_t failed_ns = 0;
 	for (size_t i = 0; i < f->call_count; i++) {
@@ -164,7 +187,7 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 			failed_call = true;
 			failed_ns = c->time_ns;
 		}
-		if (c->state == CI_JOB_CALL_IN_FLIGHT || c->state == CI_JOB_CALL_FINISHED) {
+		if (waits(c, hung) || c->state == CI_JOB_CALL_FINISHED) {
 			if (c->op_seq > r->reached)
 				r->reached = c->op_seq;
 		}
@@ -173,7 +196,7 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 		if (c->timeout && c->op_seq > r->timeout_seq)
 			r->timeout_seq = c->op_seq;
 		/* The oldest collective still in flight is the one it waits in. */
-		if (c->state == CI_JOB_CALL_IN_FLIGHT && (!r->wait_seq || c->op_seq < r->wait_seq)) {
+		if (waits(c, hung) && (!r->wait_seq || c->op_seq < r->wait_seq)) {
 			r->wait_seq = c->op_seq;
 			r->wait_op = c->op;
 		}
@@ -187,7 +210,7 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 		if (c->comm_id == a->comm_id)
 			continue;
 		other_failed |= c->state == CI_JOB_CALL_FAILED;
-		if (c->state == CI_JOB_CALL_IN_FLIGHT && (!other_wait || c->time_ns < other_wait->time_ns))
+		if (waits(c, hung) && (!other_wait || c->time_ns < other_wait->time_ns))
 			other_wait = c;
 		if (c->timeout && (!other_timeout || c->time_ns < other_timeout->time_ns))
 			other_timeout = c;
@@ -203,25 +226,6 @@ static void rank_state(struct ci_merge_analysis *a, const struct ci_job_facts *f
 		r->wait_seq = other_wait->op_seq;
 		r->wait_op = other_wait->op;
 		r->wait_comm = other_wait->comm_id;
-	}
-	/* A call the hang watchdog flagged (the oldest its stream had not finished) that an abort
-	 * of its communicator ended, not a delay, is where the rank hung.  A call in flight without
-	 * the flag, enqueued after it, was no such oldest call then: it began once the abort
-	 * released the stream (a record written while the aborts went on). */
-	const struct ci_job_call *hung = NULL;
-	for (size_t i = 0; i < f->call_count; i++) {
-		const struct ci_job_call *c = &f->calls[i];
-		const struct ci_job_comm *ccm = c->timeout && !c->late && c->state == CI_JOB_CALL_FINISHED
-							? comm_of(f, c->comm_id) : NULL;
-		if (ccm && ccm->state == CI_NCCL_COMM_ABORTED && (!hung || c->time_ns < hung->time_ns))
-			hung = c;
-	}
-	const struct ci_job_call *w = r->wait_seq ? call_of(f, r->wait_comm, r->wait_seq) : NULL;
-	if (hung && w && !w->timeout && w->time_ns > hung->time_ns) {
-		r->wait_seq = hung->op_seq;
-		r->wait_op = hung->op;
-		r->wait_comm = hung->comm_id;
-		r->until_abort = true;
 	}
 	/* A refused collective gets no number: it would have had the one after those issued
 	 * before it. */
